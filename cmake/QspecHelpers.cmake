@@ -1,0 +1,83 @@
+# One-line helpers to add a qspec library, test or tool with the project's warning and label policy.
+
+# Warnings are errors for project code only (never for third-party sources built alongside).
+set(QSPEC_WARNINGS -Wall -Wextra -Werror -Wno-error=deprecated-declarations)
+
+# Deterministic RapidCheck seed used by every property test in CTest (override with RC_PARAMS).
+set(QSPEC_RC_SEED 20261121 CACHE STRING "RapidCheck seed for property tests run by CTest")
+set(QSPEC_RC_MAX_SUCCESS 200 CACHE STRING "RapidCheck cases per property in CTest")
+
+function(qspec_warnings target)
+  target_compile_options(${target} PRIVATE ${QSPEC_WARNINGS})
+endfunction()
+
+# qspec_library(name SRCS a.cc b.cc [DEPS x y] [PUBLIC_INCLUDE dir] [OBJECT])
+function(qspec_library name)
+  cmake_parse_arguments(A "OBJECT" "PUBLIC_INCLUDE" "SRCS;DEPS" ${ARGN})
+  if(A_OBJECT)
+    add_library(${name} OBJECT ${A_SRCS})
+  else()
+    add_library(${name} STATIC ${A_SRCS})
+  endif()
+  add_library(qspec::${name} ALIAS ${name})
+  if(A_PUBLIC_INCLUDE)
+    target_include_directories(${name} PUBLIC $<BUILD_INTERFACE:${A_PUBLIC_INCLUDE}> $<INSTALL_INTERFACE:include>)
+  endif()
+  target_link_libraries(${name} PUBLIC ${A_DEPS})
+  qspec_warnings(${name})
+endfunction()
+
+# qspec_test(name SRCS a.cc [DEPS x] LABELS unit|property|exhaustive|crosscheck|vectors|harness|backend
+#            [TIMEOUT s] [NO_MAIN])
+# Registers the GoogleTest cases one by one with CTest (discovered when CTest runs, so cross
+# builds discover them under the emulator). Property tests get a fixed RapidCheck seed.
+function(qspec_test name)
+  cmake_parse_arguments(A "NO_MAIN" "TIMEOUT" "SRCS;DEPS;LABELS" ${ARGN})
+  add_executable(${name} ${A_SRCS})
+  qspec_warnings(${name})
+  if("property" IN_LIST A_LABELS)
+    # Fixed seed by default (conformance/support/rc_main.cc), whether run by CTest or by hand.
+    target_sources(${name} PRIVATE ${PROJECT_SOURCE_DIR}/conformance/support/rc_main.cc)
+    target_compile_definitions(${name} PRIVATE
+      QSPEC_RC_DEFAULT_PARAMS="seed=${QSPEC_RC_SEED} max_success=${QSPEC_RC_MAX_SUCCESS}")
+    target_link_libraries(${name} PRIVATE ${A_DEPS} GTest::gtest GTest::gmock rapidcheck rapidcheck_gtest)
+  elseif(A_NO_MAIN)
+    target_link_libraries(${name} PRIVATE ${A_DEPS} GTest::gtest GTest::gmock)
+  else()
+    target_link_libraries(${name} PRIVATE ${A_DEPS} GTest::gtest_main GTest::gmock)
+  endif()
+  if(NOT A_TIMEOUT)
+    set(A_TIMEOUT 600)
+  endif()
+  target_compile_definitions(${name} PRIVATE QSPEC_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  gtest_discover_tests(${name}
+    DISCOVERY_MODE PRE_TEST
+    PROPERTIES LABELS "${A_LABELS}" TIMEOUT ${A_TIMEOUT})
+endfunction()
+
+# qspec_conformance_dir(): one test binary per *.cc in the current directory, labelled by its
+# file name: *_properties.cc -> property, exhaustive_*.cc -> exhaustive, crosscheck_*.cc ->
+# crosscheck, anything else -> unit. Adding a test file needs no CMake edit.
+function(qspec_conformance_dir)
+  cmake_parse_arguments(A "" "" "DEPS;EXCLUDE" ${ARGN})
+  file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
+  foreach(src ${srcs})
+    get_filename_component(stem ${src} NAME_WE)
+    if(stem IN_LIST A_EXCLUDE)
+      continue()
+    endif()
+    if(stem MATCHES "_properties$")
+      if(CMAKE_CROSSCOMPILING)
+        continue()
+      endif()
+      set(label property)
+    elseif(stem MATCHES "^exhaustive_")
+      set(label exhaustive)
+    elseif(stem MATCHES "^crosscheck_")
+      set(label crosscheck)
+    else()
+      set(label unit)
+    endif()
+    qspec_test(${stem} SRCS ${src} DEPS ${A_DEPS} LABELS ${label})
+  endforeach()
+endfunction()

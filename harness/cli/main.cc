@@ -1,0 +1,41 @@
+// Entry point of the `qspec` command line: global options and subcommand dispatch.
+#include <cstdlib>
+#include <iostream>
+
+#include "commands.h"
+
+#ifndef QSPEC_VERSION
+#define QSPEC_VERSION "0.0.0"
+#endif
+#ifndef QSPEC_DEFAULT_ROOT
+#define QSPEC_DEFAULT_ROOT "."
+#endif
+
+int main(int argc, char** argv) {
+  using namespace qspec::cli;
+  CLI::App app{"qspec: exact specification and conformance suite for integer-quantized NN arithmetic"};
+  app.set_version_flag("--version", std::string("qspec ") + QSPEC_VERSION);
+  app.require_subcommand(1);
+  Context ctx;
+  const char* env_root = std::getenv("QSPEC_ROOT");
+  ctx.root = env_root ? env_root : QSPEC_DEFAULT_ROOT;
+  app.add_option("--root", ctx.root, "qspec tree holding spec/ and vectors/ (default: $QSPEC_ROOT or the source tree)");
+
+  add_run_command(app, ctx);
+  add_vectors_command(app, ctx);
+  add_sweep_command(app, ctx);
+  add_spec_command(app, ctx);
+  add_backends_command(app, ctx);
+  add_eval_command(app, ctx);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? kOk : kUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "qspec: error: " << e.what() << "\n";
+    return kUsage;
+  }
+  return ctx.exit_code;
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The README's entry points: installs what is missing, builds, and runs qspec or its tests.
+#
+#   ./qspec.sh run  [qspec run options]   main job: conformance run of the built-in optimized
+#                                          backend on the shipped vectors
+#   ./qspec.sh test                       every test (unit, property, exhaustive, crosscheck,
+#                                          vectors, harness) through CTest
+#   ./qspec.sh asan                       the test suite under AddressSanitizer + UBSan
+#   ./qspec.sh aarch64                    cross build, tests under qemu-aarch64
+#   ./qspec.sh sweep [qspec sweep options]  long property sweeps
+#   ./qspec.sh bench                      Google Benchmark binaries
+set -euo pipefail
+cd "$(dirname "$0")"
+JOBS=${QSPEC_JOBS:-$(nproc)}
+
+build() {  # build PRESET
+  cmake --preset "$1" >/dev/null
+  cmake --build --preset "$1" -j "$JOBS"
+}
+
+default_backend() {
+  # The optimized backend once it is built; the exact reference until then.
+  if ./build/default/harness/qspec backends 2>/dev/null | grep -q '^avx2'; then echo avx2; else echo reference; fi
+}
+
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+case "$cmd" in
+  run)
+    tools/install-deps core
+    build default
+    if [ $# -eq 0 ]; then set -- --backend "$(default_backend)" --vectors vectors; fi
+    exec ./build/default/harness/qspec run "$@"
+    ;;
+  test)
+    tools/install-deps core backends
+    build default
+    exec ctest --preset default "$@"
+    ;;
+  asan)
+    tools/install-deps core backends
+    build asan
+    exec ctest --preset asan "$@"
+    ;;
+  aarch64)
+    tools/install-deps core cross
+    build aarch64
+    exec ctest --preset aarch64 "$@"
+    ;;
+  sweep)
+    tools/install-deps core
+    build default
+    exec ./build/default/harness/qspec sweep "$@"
+    ;;
+  bench)
+    tools/install-deps core backends
+    build default
+    for b in ./build/default/bench/bench_*; do [ -x "$b" ] && "$b" "$@"; done
+    ;;
+  *)
+    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+    exit 2
+    ;;
+esac

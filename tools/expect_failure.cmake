@@ -1,0 +1,10 @@
+# Runs `qspec --root ROOT spec lint` and passes only if it exits EXPECT_RC and prints EXPECT_TEXT.
+execute_process(COMMAND ${QSPEC} --root ${ROOT} spec lint RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("${out}${err}")
+if(NOT rc EQUAL ${EXPECT_RC})
+  message(FATAL_ERROR "expected exit status ${EXPECT_RC}, got ${rc}")
+endif()
+string(FIND "${out}${err}" "${EXPECT_TEXT}" pos)
+if(pos EQUAL -1)
+  message(FATAL_ERROR "expected the output to contain: ${EXPECT_TEXT}")
+endif()

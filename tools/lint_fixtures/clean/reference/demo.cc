@@ -1,0 +1,2 @@
+// Lint fixture: the reference function for demo.ok.
+// spec: demo.ok

@@ -1,0 +1,2 @@
+// Lint fixture: the test for demo.ok.
+TEST(demo_ok, Exists) {}

@@ -1,0 +1,3 @@
+// Lint fixture: one resolving tag and one dangling tag.
+// spec: demo.ok
+// spec: demo.no_such_clause

@@ -1,0 +1,73 @@
+// Registry of golden-vector families: each family generates test inputs; expected outputs come
+// from the reference op registered for (op, convention) (qspec/refops.h), never from the family.
+//
+// A family is one vector file, vectors/<file>. Generation must be deterministic across
+// machines: use only qspec::vecgen::Rng (std::mt19937_64 is fully specified by the standard,
+// but std::uniform_int_distribution is not, so Rng does its own range reduction).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "qspec/core/tensor.h"
+
+namespace qspec::vecgen {
+
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed) : engine_(seed) {}
+  std::uint64_t next() { return engine_(); }
+  // Uniform integer in [lo, hi] (inclusive), by rejection sampling: identical on every platform.
+  std::int64_t uniform(std::int64_t lo, std::int64_t hi);
+  bool coin() { return (next() & 1) != 0; }
+  // Picks one element of a non-empty list.
+  template <class T>
+  const T& pick(const std::vector<T>& v) {
+    return v[static_cast<std::size_t>(uniform(0, static_cast<std::int64_t>(v.size()) - 1))];
+  }
+
+ private:
+  std::mt19937_64 engine_;
+};
+
+struct Test {
+  std::string comment;
+  std::vector<std::string> flags;        // each must be explained in Family::notes
+  std::vector<Tensor> inputs;            // named, in the op's input order
+  nlohmann::ordered_json attributes = nlohmann::ordered_json::object();  // merged over the group's
+  bool invalid = false;                  // true: the reference must reject (ERROR_IF) -> "invalid"
+};
+
+struct Group {
+  nlohmann::ordered_json attributes = nlohmann::ordered_json::object();
+  std::vector<Test> tests;
+};
+
+struct Family {
+  std::string file;                      // path under vectors/, e.g. "requantize/gemmlowp.double_round.json"
+  std::string op;                        // reference op name
+  std::string convention;                // reference op convention
+  std::vector<std::string> clauses;      // clause IDs covered (all must resolve in spec/)
+  std::vector<std::pair<std::string, std::string>> notes;  // flag -> what it means
+  std::uint64_t seed = 1;
+  std::function<std::vector<Group>(Rng&)> generate;
+};
+
+bool register_family(Family f);
+const std::vector<Family>& families();
+
+// Tensor construction shorthands for generators.
+Tensor tensor(std::string name, DType t, std::vector<std::int64_t> shape, std::vector<std::int64_t> data);
+Tensor scalar_vector(std::string name, DType t, std::vector<std::int64_t> data);  // shape {n}
+
+}  // namespace qspec::vecgen
+
+#define QSPEC_VECGEN_CAT2(a, b) a##b
+#define QSPEC_VECGEN_CAT(a, b) QSPEC_VECGEN_CAT2(a, b)
+#define QSPEC_REGISTER_VECTOR_FAMILY(...) \
+  [[maybe_unused]] static const bool QSPEC_VECGEN_CAT(qspec_vecfam_reg_, __LINE__) = ::qspec::vecgen::register_family(__VA_ARGS__)
