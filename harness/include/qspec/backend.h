@@ -1,0 +1,94 @@
+/* qspec backend C ABI, version 1: how the harness drives a backend (built in or a plugin .so).
+ *
+ * C only, no qspec C++ types: a third party implements it in a shared library that exports
+ * qspec_backend_create. The harness loads the library, checks the ABI version, and for every
+ * vector test calls run() with the op name, the convention, the test's attributes as a JSON
+ * object string (docs/vector-format.md: integers as numbers or decimal strings, floats as
+ * "0x..." bit patterns), the input tensors, and output tensors whose dtype, shape and buffer
+ * the harness has prepared from the vector's expected outputs. The backend fills the output
+ * buffers and returns a status. Thread safety: the harness calls one backend from one thread.
+ */
+#ifndef QSPEC_BACKEND_H_
+#define QSPEC_BACKEND_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define QSPEC_BACKEND_ABI_VERSION 1u
+
+#if defined(_WIN32)
+#define QSPEC_BACKEND_EXPORT __declspec(dllexport)
+#else
+#define QSPEC_BACKEND_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* Element types. Integers are stored in native byte order at their own width; float32/float64
+ * are IEEE binary32/binary64. Values compare bitwise. */
+typedef enum qspec_dtype {
+  QSPEC_DTYPE_INT8 = 0,
+  QSPEC_DTYPE_UINT8 = 1,
+  QSPEC_DTYPE_INT16 = 2,
+  QSPEC_DTYPE_UINT16 = 3,
+  QSPEC_DTYPE_INT32 = 4,
+  QSPEC_DTYPE_INT64 = 5,
+  QSPEC_DTYPE_FLOAT32 = 6,
+  QSPEC_DTYPE_FLOAT64 = 7
+} qspec_dtype;
+
+typedef enum qspec_status {
+  QSPEC_STATUS_OK = 0,          /* outputs written */
+  QSPEC_STATUS_REJECTED = 1,    /* input rejected as invalid (the spec's ERROR_IF) */
+  QSPEC_STATUS_UNSUPPORTED = 2, /* this op/convention/parameter set is not implemented; say why in message */
+  QSPEC_STATUS_ERROR = 3        /* internal failure; message says what */
+} qspec_status;
+
+/* A dense row-major tensor. For inputs every field is read-only. For outputs the harness sets
+ * name, dtype, rank, shape and an allocated buffer of size_bytes; the backend writes data. */
+typedef struct qspec_tensor {
+  const char* name;
+  qspec_dtype dtype;
+  int32_t rank;
+  const int64_t* shape;
+  void* data;
+  size_t size_bytes;
+} qspec_tensor;
+
+typedef struct qspec_backend {
+  uint32_t abi_version;    /* must be QSPEC_BACKEND_ABI_VERSION */
+  const char* name;        /* short identifier, e.g. "avx2" */
+  const char* version;     /* free text, e.g. "1.2.0 (AVX2, VNNI)" */
+  void* self;              /* backend state passed back to every call */
+
+  /* JSON array describing what the backend implements, for `qspec backends`:
+   * [{"op": "requantize", "convention": "gemmlowp.double_round", "note": "..."}, ...].
+   * The string stays valid until destroy(). */
+  const char* (*capabilities_json)(void* self);
+
+  /* Nonzero if the backend implements (op, convention) at all. Tests of unclaimed pairs are
+   * reported UNSUPPORTED without calling run(). */
+  int (*supports)(void* self, const char* op, const char* convention);
+
+  /* Runs one test. message (message_size bytes, NUL-terminated by the backend) explains any
+   * status other than OK and may be left empty on OK. */
+  qspec_status (*run)(void* self, const char* op, const char* convention, const char* attrs_json,
+                      const qspec_tensor* inputs, size_t n_inputs, qspec_tensor* outputs, size_t n_outputs,
+                      char* message, size_t message_size);
+
+  void (*destroy)(void* self);
+} qspec_backend;
+
+/* Every backend library exports this symbol. host_abi_version is the harness's
+ * QSPEC_BACKEND_ABI_VERSION; return 0 and fill *out on success, nonzero if the versions are
+ * incompatible or creation failed. */
+typedef int (*qspec_backend_create_fn)(uint32_t host_abi_version, qspec_backend* out);
+QSPEC_BACKEND_EXPORT int qspec_backend_create(uint32_t host_abi_version, qspec_backend* out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QSPEC_BACKEND_H_ */
