@@ -21,9 +21,7 @@ if(QSPEC_BUILD_TESTS)
     # unit, exhaustive and vector tests and leaves properties to the host build.
     set(INSTALL_GTEST OFF CACHE BOOL "" FORCE)
     add_subdirectory(/usr/src/googletest ${CMAKE_BINARY_DIR}/_googletest EXCLUDE_FROM_ALL)
-    add_library(GTest::gtest ALIAS gtest)
-    add_library(GTest::gtest_main ALIAS gtest_main)
-    add_library(GTest::gmock ALIAS gmock)
+    # googletest's own CMake already defines the GTest:: aliases.
   else()
     find_package(GTest REQUIRED)
     find_package(rapidcheck REQUIRED)

@@ -1,5 +1,6 @@
 # Runs `qspec --root ROOT spec lint` and passes only if it exits EXPECT_RC and prints EXPECT_TEXT.
-execute_process(COMMAND ${QSPEC} --root ${ROOT} spec lint RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+# EMULATOR is the cross build's CMAKE_CROSSCOMPILING_EMULATOR (a list), empty natively.
+execute_process(COMMAND ${EMULATOR} ${QSPEC} --root ${ROOT} spec lint RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")
 if(NOT rc EQUAL ${EXPECT_RC})
   message(FATAL_ERROR "expected exit status ${EXPECT_RC}, got ${rc}")
