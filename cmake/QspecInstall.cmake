@@ -1,6 +1,36 @@
-# Installs the qspec tool, the specification and the vectors under the standard GNU layout.
+# Installs the qspec tool, the backend C ABI, the specification and the vectors, and exports a
+# CMake package so an out-of-tree backend can do find_package(qspec) (docs/backend-abi.md):
+#   qspec::backend_abi   INTERFACE target: the include directory of <qspec/backend.h>
+#   qspec::qspec         the qspec executable (imported), e.g. to run a plugin in a test
+#   QSPEC_DATA_DIR       <prefix>/share/qspec (spec/ and vectors/), QSPEC_BACKEND_ABI_VERSION
+# Everything is in install component "qspec" (`cmake --install build --component qspec`).
 include(GNUInstallDirs)
-install(TARGETS qspec RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/spec/ DESTINATION ${CMAKE_INSTALL_DATADIR}/qspec/spec)
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/vectors/ DESTINATION ${CMAKE_INSTALL_DATADIR}/qspec/vectors
-        FILES_MATCHING PATTERN "*.json")
+include(CMakePackageConfigHelpers)
+
+# What a backend compiles against: only the C header, no qspec library.
+add_library(qspec_backend_abi INTERFACE)
+add_library(qspec::backend_abi ALIAS qspec_backend_abi)
+set_target_properties(qspec_backend_abi PROPERTIES EXPORT_NAME backend_abi)
+target_include_directories(qspec_backend_abi INTERFACE
+  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/harness/include>
+  $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+
+set_target_properties(qspec PROPERTIES EXPORT_NAME qspec)
+install(TARGETS qspec EXPORT qspecTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT qspec)
+install(TARGETS qspec_backend_abi EXPORT qspecTargets COMPONENT qspec)
+install(FILES ${PROJECT_SOURCE_DIR}/harness/include/qspec/backend.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/qspec COMPONENT qspec)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/spec/ DESTINATION ${CMAKE_INSTALL_DATADIR}/qspec/spec COMPONENT qspec)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/vectors/ DESTINATION ${CMAKE_INSTALL_DATADIR}/qspec/vectors COMPONENT qspec
+        FILES_MATCHING PATTERN "*.json" PATTERN "gen" EXCLUDE)
+
+set(QSPEC_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/qspec)
+set(QSPEC_INSTALL_DATADIR ${CMAKE_INSTALL_DATADIR}/qspec)
+install(EXPORT qspecTargets NAMESPACE qspec:: DESTINATION ${QSPEC_CMAKE_DIR} COMPONENT qspec)
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/qspecConfig.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/qspecConfig.cmake
+  INSTALL_DESTINATION ${QSPEC_CMAKE_DIR}
+  PATH_VARS QSPEC_INSTALL_DATADIR)
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/qspecConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/qspecConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/qspecConfigVersion.cmake
+        DESTINATION ${QSPEC_CMAKE_DIR} COMPONENT qspec)

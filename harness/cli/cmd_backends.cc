@@ -1,6 +1,70 @@
-// `qspec backends`: List the built-in backends (placeholder until issue 5 lands).
-#include "stub.h"
+// `qspec backends`: list built-in backends (and any plugin paths given) with version and capabilities.
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "qspec/harness/backend_loader.h"
+#include "qspec/harness/builtin_backends.h"
 
 namespace qspec::cli {
-void add_backends_command(CLI::App& app, Context& ctx) { add_stub_command(app, ctx, "backends", "List the built-in backends", "issue 5"); }
+namespace {
+using namespace qspec::harness;
+
+struct BackendsOptions {
+  std::vector<std::string> plugins;
+  bool json = false;
+  bool verbose = false;
+};
+
+int list_backends(const BackendsOptions& o) {
+  std::vector<std::string> specs = builtin_backend_names();
+  specs.insert(specs.end(), o.plugins.begin(), o.plugins.end());
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  int rc = kOk;
+  for (const auto& spec : specs) {
+    std::unique_ptr<Backend> b;
+    std::vector<Capability> caps;
+    try {
+      b = Backend::load(spec);
+      caps = b->capabilities();
+    } catch (const BackendLoadError& e) {
+      std::cerr << "qspec backends: " << e.what() << "\n";
+      rc = kUsage;
+      continue;
+    }
+    if (o.json) {
+      all.push_back({{"name", b->name()},
+                     {"version", b->version()},
+                     {"source", b->source()},
+                     {"capabilities", nlohmann::ordered_json::parse(b->capabilities_json())}});
+      continue;
+    }
+    std::size_t normative = 0;
+    for (const auto& c : caps) normative += c.diagnostic_only ? 0 : 1;
+    std::cout << b->name() << "\t" << b->version() << "\t" << b->source() << "\t" << normative << " op conventions"
+              << (caps.size() != normative ? " (+" + std::to_string(caps.size() - normative) + " diagnostic-only)" : "") << "\n";
+    for (const auto& c : caps) {
+      if (c.diagnostic_only && !o.verbose) continue;
+      std::cout << "    " << c.op << " / " << (c.convention.empty() ? "*" : c.convention) << (c.diagnostic_only ? " [diagnostic only]" : "");
+      const std::string text = !c.note.empty() ? c.note : c.description;
+      if (!text.empty()) std::cout << "  -- " << text;
+      std::cout << "\n";
+    }
+  }
+  if (o.json) std::cout << all.dump(2) << "\n";
+  return rc;
+}
+
+}  // namespace
+
+void add_backends_command(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<BackendsOptions>();
+  auto* c = app.add_subcommand("backends", "List the built-in backends (and given plugins): name, version, capabilities");
+  c->add_option("plugins", o->plugins, "Plugin .so paths to describe as well");
+  c->add_flag("--json", o->json, "Print JSON instead of text");
+  c->add_flag("-v,--verbose", o->verbose, "Also list diagnostic-only conventions");
+  c->callback([&ctx, o] { ctx.exit_code = list_backends(*o); });
+}
+
 }  // namespace qspec::cli

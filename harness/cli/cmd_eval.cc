@@ -1,6 +1,103 @@
-// `qspec eval`: Print what a backend computes for a vector file (placeholder until issue 5 lands).
-#include "stub.h"
+// `qspec eval FILE --backend NAME`: print what a backend computes for each test next to the expected value.
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "qspec/harness/backend_loader.h"
+#include "qspec/harness/diagnostics.h"
+#include "qspec/harness/runner.h"
+#include "qspec/harness/vector_file.h"
 
 namespace qspec::cli {
-void add_eval_command(CLI::App& app, Context& ctx) { add_stub_command(app, ctx, "eval", "Print what a backend computes for a vector file", "issue 5"); }
+namespace {
+using namespace qspec::harness;
+
+struct EvalOptions {
+  std::string file;
+  std::string backend;
+  std::vector<std::string> filters;
+  std::size_t max_elements = 32;
+};
+
+std::string status_text(qspec_status s) {
+  switch (s) {
+    case QSPEC_STATUS_OK: return "OK";
+    case QSPEC_STATUS_REJECTED: return "REJECTED";
+    case QSPEC_STATUS_UNSUPPORTED: return "UNSUPPORTED";
+    case QSPEC_STATUS_ERROR: return "ERROR";
+  }
+  return "?";
+}
+
+int eval(const EvalOptions& o) {
+  std::unique_ptr<Backend> backend;
+  try {
+    backend = Backend::load(o.backend);
+  } catch (const BackendLoadError& e) {
+    std::cerr << "qspec eval: " << e.what() << "\n";
+    return kUsage;
+  }
+  VectorFile f;
+  try {
+    const auto srcs = find_vector_files({o.file});
+    if (srcs.size() != 1) {
+      std::cerr << "qspec eval: give exactly one vector file\n";
+      return kUsage;
+    }
+    f = load_vector_file(srcs[0].path, srcs[0].display_name);
+  } catch (const VectorFileError& e) {
+    std::cerr << "qspec eval: " << e.what() << "\n";
+    return kUsage;
+  }
+  std::cout << f.display_name << ": op " << f.op << ", convention " << f.convention << ", backend " << backend->name() << "\n";
+  const bool supported = backend->supports(f.op, f.convention);
+  std::size_t differ = 0, shown = 0;
+  for (const auto& t : f.tests) {
+    if (!test_selected(o.filters, f.display_name, t.tc_id)) continue;
+    ++shown;
+    std::cout << "tcId " << t.tc_id << " [" << (t.invalid ? "invalid" : "valid") << "] " << t.comment << "\n";
+    std::cout << "  attributes " << t.attributes.dump() << "\n";
+    for (const auto& in : t.inputs) std::cout << "  input    " << format_tensor(in, o.max_elements) << "\n";
+    if (!supported) {
+      std::cout << "  backend: does not implement " << f.op << " / " << f.convention << "\n";
+      continue;
+    }
+    const BackendResult r = backend->run(f.op, f.convention, t.attributes.dump(), t.inputs, t.expected);
+    if (t.invalid) {
+      const bool ok = r.status == QSPEC_STATUS_REJECTED;
+      differ += ok ? 0 : 1;
+      std::cout << "  expected REJECTED, backend " << status_text(r.status) << (r.message.empty() ? "" : ": " + r.message)
+                << (ok ? "" : "   <-- differs") << "\n";
+      continue;
+    }
+    for (const auto& e : t.expected) std::cout << "  expected " << format_tensor(e, o.max_elements) << "\n";
+    if (r.status != QSPEC_STATUS_OK) {
+      ++differ;
+      std::cout << "  backend  " << status_text(r.status) << (r.message.empty() ? "" : ": " + r.message) << "   <-- differs\n";
+      continue;
+    }
+    const Comparison c = compare_outputs(t.expected, r.outputs);
+    for (const auto& a : r.outputs) std::cout << "  actual   " << format_tensor(a, o.max_elements) << "\n";
+    if (!c.equal) {
+      ++differ;
+      std::cout << "  <-- differs: " << (c.structural.empty() ? std::to_string(c.differing) + " of " + std::to_string(c.total) + " elements" : c.structural)
+                << "\n";
+    }
+  }
+  std::cout << shown << " tests shown, " << differ << " differ from the expected value\n";
+  return differ == 0 ? kOk : kFail;
+}
+
+}  // namespace
+
+void add_eval_command(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<EvalOptions>();
+  auto* c = app.add_subcommand("eval", "Print what a backend computes for each test of a vector file next to the expected value");
+  c->add_option("file", o->file, "Vector file")->required();
+  c->add_option("--backend", o->backend, "Built-in backend name or plugin .so path")->required();
+  c->add_option("--filter", o->filters, "Only tests matching this glob (FILE#tcId form, as for qspec run)");
+  c->add_option("--max-elements", o->max_elements, "Abbreviate tensors longer than this (default 32)");
+  c->callback([&ctx, o] { ctx.exit_code = eval(*o); });
+}
+
 }  // namespace qspec::cli

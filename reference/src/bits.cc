@@ -16,8 +16,10 @@ int bit_length(const Int& n) {
 // spec: bits.mrt_get_bit
 // ceil(log2(y)) for a real y >= 1 is the least k >= 0 with 2^k >= y. With y = |x| + 1 and
 // 2^k an integer, 2^k >= y  <=>  2^k >= ceil(y), so k = bitlen(ceil(y) - 1).
-// (MRT evaluates this in double precision; for |x| below 2^52 the float result agrees with the
-// exact one except where log2 of a power of two is inexact, which IEEE log2 is not.)
+// This is the exact real-number definition. MRT evaluates it in double precision
+// (math.log2(math.fabs(x) + 1)), where the rounding of |x| + 1 can make the float result one
+// less than the exact one when |x| lies within about 2^(k-51) above 2^k - 1; mrt.requant_operator
+// (spec/mrt_quantization.md) states where that float evaluation matters.
 int mrt_get_bit(const Rat& x) {
   const Int c = round_ceil(abs(x) + 1);
   return bit_length(c - 1) + 1;

@@ -3,10 +3,22 @@
  * C only, no qspec C++ types: a third party implements it in a shared library that exports
  * qspec_backend_create. The harness loads the library, checks the ABI version, and for every
  * vector test calls run() with the op name, the convention, the test's attributes as a JSON
- * object string (docs/vector-format.md: integers as numbers or decimal strings, floats as
- * "0x..." bit patterns), the input tensors, and output tensors whose dtype, shape and buffer
- * the harness has prepared from the vector's expected outputs. The backend fills the output
- * buffers and returns a status. Thread safety: the harness calls one backend from one thread.
+ * object string (the group's attributes with the test's merged over them; docs/vector-format.md:
+ * integers as numbers or decimal strings, floats as "0x..." bit patterns), the input tensors,
+ * and output tensors whose name, dtype, shape and buffer the harness has prepared from the
+ * vector's expected outputs. The backend fills the output buffers and returns a status.
+ *
+ * Contract details (docs/backend-abi.md):
+ *  - For a test whose vector says "result": "invalid" (an ERROR_IF input) the harness passes no
+ *    outputs (n_outputs == 0, outputs == NULL): the backend must return QSPEC_STATUS_REJECTED.
+ *  - Output buffers are pre-filled with a 0xA5 byte pattern; every element must be written.
+ *  - message is never NULL and message_size >= 1 (4096 today); the harness NUL-terminates it.
+ *  - Thread safety: the harness calls one backend from one thread. A built-in backend written in
+ *    C++ may throw; the harness turns that into QSPEC_STATUS_ERROR for that one test, but a
+ *    plugin must not let exceptions cross the C boundary.
+ *  - Versioning: QSPEC_BACKEND_ABI_VERSION changes whenever a struct layout, a signature or the
+ *    meaning of a field changes; a backend returns nonzero from qspec_backend_create for a host
+ *    version it was not built for, and the harness refuses a backend reporting another version.
  */
 #ifndef QSPEC_BACKEND_H_
 #define QSPEC_BACKEND_H_
@@ -65,7 +77,7 @@ typedef struct qspec_backend {
 
   /* JSON array describing what the backend implements, for `qspec backends`:
    * [{"op": "requantize", "convention": "gemmlowp.double_round", "note": "..."}, ...].
-   * The string stays valid until destroy(). */
+   * The string stays valid until destroy(). May be NULL (no description). */
   const char* (*capabilities_json)(void* self);
 
   /* Nonzero if the backend implements (op, convention) at all. Tests of unclaimed pairs are
@@ -78,7 +90,7 @@ typedef struct qspec_backend {
                       const qspec_tensor* inputs, size_t n_inputs, qspec_tensor* outputs, size_t n_outputs,
                       char* message, size_t message_size);
 
-  void (*destroy)(void* self);
+  void (*destroy)(void* self); /* may be NULL */
 } qspec_backend;
 
 /* Every backend library exports this symbol. host_abi_version is the harness's

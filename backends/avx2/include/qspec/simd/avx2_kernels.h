@@ -1,0 +1,32 @@
+// The x86 kernels of the avx2 backend; each is called only after a run-time CPU check.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "qspec/simd/conv.h"
+#include "qspec/simd/gemm.h"
+#include "qspec/simd/quantize.h"
+#include "qspec/simd/requant.h"
+
+namespace qspec::simd::avx2 {
+
+// requant.h kinds, 8 lanes per step (AVX2).
+void requant(const RequantParams& p, std::size_t n, const std::int32_t* x, void* y);
+
+// quantize.h kernels, 8 lanes per step.
+void quantize(const QuantizeParams& p, std::size_t n, const float* x, void* y);
+void dequantize(std::size_t n, const std::int32_t* x, std::int32_t zp, float s, float* y);
+
+// GemmEngine::prepare_a with VPSADBW row sums (shared by both x86 engines).
+void prepare_a_avx2(std::int64_t m, std::int64_t k, const std::uint8_t* a, std::int64_t lda, std::uint8_t flip,
+                    std::uint8_t* dst, std::int64_t ldd, std::int64_t* sums);
+
+// u8 x s8 engines: VPMADDWD on widened operands (AVX2), VPDPBUSD on ymm (AVX512-VNNI + VL).
+const GemmEngine& gemm_engine_madd();
+const GemmEngine& gemm_engine_vnni();
+
+// Depthwise conv2d (NHWC, multiplier 1), 16 channels per step with VPMADDWD on tap pairs.
+void depthwise(const DepthwiseArgs& a);
+
+}  // namespace qspec::simd::avx2

@@ -1,0 +1,147 @@
+// conv2d (im2col + GEMM engines, and the direct depthwise kernel) against the int64 definition of
+// the padded, strided, dilated, grouped window sum, on every kernel set this CPU can run.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "qspec/simd/avx2_backend.h"
+#include "qspec/simd/conv.h"
+
+namespace qspec::simd {
+namespace {
+
+std::vector<KernelSet> kernel_sets() {
+  const CpuFeatures f = detect_cpu_features();
+  std::vector<KernelSet> v = {avx2::kernel_set(CpuFeatures{})};
+  if (f.avx2) {
+    CpuFeatures only_avx2 = f;
+    only_avx2.avx512vnni = false;
+    v.push_back(avx2::kernel_set(only_avx2));
+  }
+  if (f.avx512vnni) v.push_back(avx2::kernel_set(f));
+  return v;
+}
+
+class ConvTester {
+ public:
+  ConvTester& geom(const ConvGeom& g) {
+    g_ = g;
+    return *this;
+  }
+  ConvTester& x_signed(bool v) {
+    xs_ = v;
+    return *this;
+  }
+  ConvTester& w_unsigned(bool v) {
+    wu_ = v;
+    return *this;
+  }
+  ConvTester& za(std::int64_t v) {
+    za_ = v;
+    return *this;
+  }
+  ConvTester& zw(std::int64_t v) {
+    zw_ = v;
+    return *this;
+  }
+  ConvTester& pad(std::int64_t v) {
+    pad_ = v;
+    return *this;
+  }
+  ConvTester& seed(std::uint64_t v) {
+    seed_ = v;
+    return *this;
+  }
+
+  void Test(const KernelSet& k) const {
+    std::mt19937_64 rng(seed_);
+    const ConvGeom& g = g_;
+    std::vector<std::uint8_t> x(static_cast<std::size_t>(g.n * g.h * g.w * g.c)),
+        w(static_cast<std::size_t>(g.o * (g.c / g.groups) * g.kh * g.kw));
+    for (auto& v : x) v = static_cast<std::uint8_t>(rng());
+    for (auto& v : w) v = static_cast<std::uint8_t>(rng());
+    const QConvWeights packed = pack_conv_weights(k, g, w.data(), wu_, zw_, za_, pad_);
+    const std::int64_t oh = g.oh(), ow = g.ow();
+    std::vector<std::int64_t> y(static_cast<std::size_t>(g.n * oh * ow * g.o));
+    qconv2d_nhwc(k, packed, x.data(), xs_, za_, pad_, y.data());
+    std::vector<std::int32_t> y32(y.size());
+    qconv2d_nhwc(k, packed, x.data(), xs_, za_, pad_, y32.data());
+    auto xv = [&](std::size_t i) -> std::int64_t { return xs_ ? static_cast<std::int8_t>(x[i]) : x[i]; };
+    auto wv = [&](std::size_t i) -> std::int64_t { return wu_ ? w[i] : static_cast<std::int8_t>(w[i]); };
+    const std::int64_t cg = g.c / g.groups, og = g.o / g.groups;
+    for (std::int64_t n = 0; n < g.n; ++n)
+      for (std::int64_t p = 0; p < oh; ++p)
+        for (std::int64_t q = 0; q < ow; ++q)
+          for (std::int64_t o = 0; o < g.o; ++o) {
+            std::int64_t want = 0;
+            const std::int64_t gi = o / og;
+            for (std::int64_t ci = 0; ci < cg; ++ci)
+              for (std::int64_t i = 0; i < g.kh; ++i)
+                for (std::int64_t j = 0; j < g.kw; ++j) {
+                  const std::int64_t h = p * g.sh + i * g.dh - g.ph, v = q * g.sw + j * g.dw - g.pw;
+                  const bool inside = h >= 0 && h < g.h && v >= 0 && v < g.w;
+                  const std::int64_t a =
+                      inside ? xv(static_cast<std::size_t>(((n * g.h + h) * g.w + v) * g.c + gi * cg + ci)) : pad_;
+                  want += (a - za_) * (wv(static_cast<std::size_t>(((o * cg + ci) * g.kh + i) * g.kw + j)) - zw_);
+                }
+            ASSERT_EQ(y32[static_cast<std::size_t>(((n * oh + p) * ow + q) * g.o + o)], want);  // |want| < 2^31 here
+            ASSERT_EQ(y[static_cast<std::size_t>(((n * oh + p) * ow + q) * g.o + o)], want)
+                << k.isa << (packed.depthwise ? " depthwise" : " gemm") << " at n=" << n << " p=" << p << " q=" << q
+                << " o=" << o;
+          }
+  }
+
+ private:
+  ConvGeom g_;
+  bool xs_ = true, wu_ = false;
+  std::int64_t za_ = 0, zw_ = 0, pad_ = 0;
+  std::uint64_t seed_ = 1;
+};
+
+ConvGeom geom(std::int64_t n, std::int64_t h, std::int64_t w, std::int64_t c, std::int64_t o, std::int64_t k,
+              std::int64_t s, std::int64_t p, std::int64_t d = 1, std::int64_t groups = 1) {
+  ConvGeom g;
+  g.n = n;
+  g.h = h;
+  g.w = w;
+  g.c = c;
+  g.o = o;
+  g.kh = g.kw = k;
+  g.sh = g.sw = s;
+  g.ph = g.pw = p;
+  g.dh = g.dw = d;
+  g.groups = groups;
+  return g;
+}
+
+TEST(qconv2d, Shapes) {
+  for (const KernelSet& k : kernel_sets()) {
+    ConvTester().geom(geom(1, 5, 6, 3, 4, 3, 1, 1)).za(-3).zw(2).pad(-3).Test(k);
+    ConvTester().geom(geom(2, 9, 7, 8, 17, 3, 2, 1)).za(1).zw(-1).pad(1).Test(k);
+    ConvTester().geom(geom(1, 11, 11, 5, 9, 3, 1, 2, 2)).za(0).zw(0).pad(0).seed(3).Test(k);  // dilation
+    ConvTester().geom(geom(1, 8, 8, 16, 32, 1, 1, 0)).x_signed(false).za(128).zw(3).Test(k);  // pointwise
+    ConvTester().geom(geom(1, 7, 9, 8, 12, 3, 1, 1, 1, 4)).za(5).zw(-7).pad(5).Test(k);       // groups
+    ConvTester().geom(geom(1, 6, 5, 4, 4, 5, 1, 2)).x_signed(false).w_unsigned(true).za(200).zw(100).pad(17).Test(k);
+    ConvTester().geom(geom(1, 15, 15, 64, 8, 3, 1, 1)).za(-128).zw(127).pad(-128).seed(4).Test(k);  // 66 output pixels:
+                                                                                                    // two tiles
+  }
+}
+
+TEST(qconv2d, Depthwise) {
+  for (const KernelSet& k : kernel_sets())
+    for (std::int64_t c : {1, 7, 16, 17, 32, 40}) {
+      ConvTester()
+          .geom(geom(1, 9, 8, c, c, 3, 1, 1, 1, c))
+          .za(-5)
+          .zw(3)
+          .pad(-5)
+          .seed(static_cast<std::uint64_t>(c))
+          .Test(k);
+      ConvTester().geom(geom(2, 7, 7, c, c, 3, 2, 1, 1, c)).x_signed(false).za(128).zw(-128).pad(0).Test(k);
+      ConvTester().geom(geom(1, 6, 6, c, c, 2, 1, 0, 2, c)).za(127).zw(-128).pad(-128).Test(k);  // even tap count
+    }
+}
+
+}  // namespace
+}  // namespace qspec::simd

@@ -1,0 +1,65 @@
+// The gemmlowp adapter: claims, dispatch, and the exported qspec_backend_create of the plugin.
+#include <memory>
+#include <string>
+
+#include "ops.h"
+#include "qspec/thirdparty/adapter.h"
+
+#ifndef QSPEC_GEMMLOWP_VERSION
+#define QSPEC_GEMMLOWP_VERSION "unknown"
+#endif
+
+namespace qspec::gemmlowp_adapter {
+namespace {
+
+class GemmlowpAdapter final : public thirdparty::Adapter {
+ public:
+  std::string name() const override { return "gemmlowp"; }
+  std::string version() const override {
+#if defined(__SSE4_1__)
+    return std::string("gemmlowp ") + QSPEC_GEMMLOWP_VERSION + " (SSE4 kernels)";
+#else
+    return std::string("gemmlowp ") + QSPEC_GEMMLOWP_VERSION + " (portable kernels)";
+#endif
+  }
+
+  std::vector<thirdparty::Claim> claims() const override {
+    return {
+        {"requantize", "gemmlowp.double_round",
+         "1xn GemmWithOutputPipeline: BiasAddition(x) -> QuantizeDownInt32ByFixedPoint (shift <= 0) or "
+         "ScaleInt32ByFixedPointAndExponent (shift > 0) -> Clamp; shift in [-31, 31]"},
+        {"requantize_per_channel", "gemmlowp.double_round", "ScaleInt32ByFixedPointAndExponentPC<Row> -> Clamp"},
+        {"requantize", "gemmlowp.legacy_uint8_scale",
+         "QuantizeDownInt32ToUint8Scale -> SaturatingCastToUint8/Int16 (int8: Clamp, no SSE cast stage)"},
+        {"requantize_per_channel", "gemmlowp.legacy_uint8_scale", "QuantizeDownInt32ToUint8ScalePC<Row> -> cast"},
+        {"gemmlowp.matmul", "gemmlowp",
+         "GemmWithOutputPipeline<uint8,uint8,L8R8> with offsets -zero_point, QuantizeDownInt32ByFixedPoint -> "
+         "SaturatingCastToUint8"},
+        {"srdhm", "gemmlowp", "fixedpoint.h SaturatingRoundingDoublingHighMul (SSE registers on x86)"},
+        {"rdbpot", "gemmlowp", "fixedpoint.h RoundingDivideByPOT (SSE registers on x86); exponent 0..31"},
+    };
+  }
+
+  void run(const thirdparty::Call& call) override {
+    const bool legacy = call.native == "gemmlowp.legacy_uint8_scale";
+    if (call.op == "requantize") return legacy ? run_legacy_scale(call) : run_requantize(call);
+    if (call.op == "requantize_per_channel")
+      return legacy ? run_legacy_scale_per_channel(call) : run_requantize_per_channel(call);
+    if (call.op == "gemmlowp.matmul") return run_matmul(call);
+    if (call.op == "srdhm") return run_srdhm(call);
+    if (call.op == "rdbpot") return run_rdbpot(call);
+    throw thirdparty::Unsupported("gemmlowp adapter has no op '" + call.op + "'");
+  }
+};
+
+}  // namespace
+}  // namespace qspec::gemmlowp_adapter
+
+extern "C" QSPEC_BACKEND_EXPORT int qspec_backend_create(uint32_t host_abi_version, qspec_backend* out) {
+  try {
+    return qspec::thirdparty::make_backend(std::make_unique<qspec::gemmlowp_adapter::GemmlowpAdapter>(),
+                                           host_abi_version, out);
+  } catch (...) {
+    return 1;
+  }
+}

@@ -1,0 +1,12 @@
+// Registers "gemmlowp" as a built-in backend of the qspec executable: a thin loader of its plugin .so.
+#include "qspec/harness/builtin_backends.h"
+#include "qspec/thirdparty/builtin_loader.h"
+
+namespace {
+int create_gemmlowp(std::uint32_t host_abi_version, qspec_backend* out) {
+  return qspec::thirdparty::create_from_plugin("qspec_backend_gemmlowp.so", QSPEC_PLUGIN_BUILD_PATH, QSPEC_PLUGIN_INSTALL_PATH,
+                                               host_abi_version, out);
+}
+}  // namespace
+
+QSPEC_REGISTER_BUILTIN_BACKEND("gemmlowp", create_gemmlowp);

@@ -1,0 +1,101 @@
+// The op table and C ABI glue shared by the optimized backends (avx2, neon): each backend supplies
+// a KernelSet (its ISA's kernels, chosen at run time) and gets a complete qspec_backend.
+//
+// An op handler reads its attributes and tensors through OpCall, validates everything the spec
+// makes an ERROR_IF (throwing Rejected before any output is written), and runs the kernels.
+// Backends never call the reference: they are judged by the golden vectors.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "qspec/backend.h"
+#include "qspec/simd/conv.h"
+#include "qspec/simd/gemm.h"
+#include "qspec/simd/quantize.h"
+#include "qspec/simd/requant.h"
+
+namespace qspec::simd {
+
+// The ISA-specific kernels a backend plugs into the shared op handlers. Every pointer is set
+// (the scalar kernels fill whatever an ISA does not specialise).
+struct KernelSet {
+  std::string isa;  // "avx2+avx512vnni", "avx2", "neon+dotprod", "neon", "scalar"
+  RequantFn requant = nullptr;
+  const GemmEngine* gemm = nullptr;
+  DepthwiseFn depthwise = nullptr;
+  QuantizeFn quantize = nullptr;
+  DequantizeFn dequantize = nullptr;
+};
+
+// The portable kernels (every field set).
+KernelSet scalar_kernel_set();
+
+// Thrown by handlers: the input is invalid by an ERROR_IF of the spec (-> QSPEC_STATUS_REJECTED).
+struct Rejected : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// Thrown by handlers: this parameter set is outside what the backend implements (-> UNSUPPORTED).
+struct Unsupported : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// One run() call as the handlers see it.
+struct OpCall {
+  const KernelSet& k;
+  const nlohmann::ordered_json& attrs;
+  const qspec_tensor* inputs;
+  std::size_t n_inputs;
+  qspec_tensor* outputs;
+  std::size_t n_outputs;
+
+  // The input called `name`, else the one at `position`; throws std::invalid_argument.
+  const qspec_tensor& input(const char* name, std::size_t position) const;
+  // The output called `name`, else the one at `position`; throws std::invalid_argument.
+  qspec_tensor& output(const char* name, std::size_t position) const;
+};
+
+using OpHandler = void (*)(OpCall& call);
+
+struct OpEntry {
+  std::string op;
+  std::string convention;
+  std::string note;  // shown by `qspec backends`
+  OpHandler fn;
+};
+
+// Every op family adds its handlers here (one function per source file).
+void add_requant_ops(std::vector<OpEntry>& table);
+void add_float_ops(std::vector<OpEntry>& table);
+void add_mrt_ops(std::vector<OpEntry>& table);
+void add_nn_ops(std::vector<OpEntry>& table);
+void add_qnn_ops(std::vector<OpEntry>& table);
+void add_param_ops(std::vector<OpEntry>& table);
+void add_glow_ops(std::vector<OpEntry>& table);
+void add_expansion_ops(std::vector<OpEntry>& table);
+void add_glow_nn_ops(std::vector<OpEntry>& table);
+
+// The full table, built once.
+const std::vector<OpEntry>& op_table();
+
+// Fills *out with a backend named `name` over `kernels`; returns 0, or nonzero on an ABI
+// version mismatch. `version` is free text ("0.1.0 (avx2+avx512vnni)").
+int create_backend(std::uint32_t host_abi_version, qspec_backend* out, const char* name, const KernelSet& kernels);
+
+// ---- tensor helpers for handlers ----
+
+std::int64_t numel(const qspec_tensor& t);
+// Throws std::invalid_argument unless t has dtype d.
+void expect_dtype(const qspec_tensor& t, qspec_dtype d, const char* what);
+// Throws std::invalid_argument unless the two tensors have the same shape.
+void expect_same_shape(const qspec_tensor& a, const qspec_tensor& b, const char* what);
+// The OutType of an integer output tensor; throws Unsupported for other dtypes.
+OutType out_type_of(const qspec_tensor& t);
+// The qspec_dtype named by an attribute string ("int8"...); throws std::invalid_argument.
+qspec_dtype dtype_attr(const nlohmann::ordered_json& attrs, const char* key);
+
+}  // namespace qspec::simd

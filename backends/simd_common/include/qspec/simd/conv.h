@@ -1,0 +1,56 @@
+// Quantized 2-D convolution on NHWC data: im2col tiles through the GEMM engine, and a direct
+// depthwise kernel. Exact int64 results y = sum (x - za) * (w - zw) over the window, with the
+// input padded by `pad` (the spec's pad value: normally the integer whose real value is 0).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "qspec/simd/qgemm.h"
+
+namespace qspec::simd {
+
+struct KernelSet;
+
+struct ConvGeom {
+  std::int64_t n = 1, h = 1, w = 1, c = 1;  // input NHWC
+  std::int64_t o = 1, kh = 1, kw = 1;       // output channels and window
+  std::int64_t sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1, groups = 1;
+  std::int64_t ph2 = -1, pw2 = -1;  // bottom / right padding when it differs from top (ph) / left (pw)
+  std::int64_t oh() const { return (h + ph + (ph2 < 0 ? ph : ph2) - dh * (kh - 1) - 1) / sh + 1; }
+  std::int64_t ow() const { return (w + pw + (pw2 < 0 ? pw : pw2) - dw * (kw - 1) - 1) / sw + 1; }
+};
+
+// Depthwise kernel (one output channel per input channel): with xs = x - za and ps = pad - za
+// (int16 after the packer's range check) and ws the int16 weights w - zw,
+// y[p][ch] = sum_taps xs[tap(p)][ch] * ws[tap][ch], a tap outside the input reading ps.
+struct DepthwiseArgs {
+  const ConvGeom* g;
+  const std::uint8_t* x;  // n*h*w*c input bytes (int8 if x_signed, else uint8)
+  bool x_signed;
+  std::int64_t za, pad;
+  const std::int16_t* w16;  // kh*kw*c: w - zw (tap-major)
+  std::int32_t* y;          // n*oh*ow*c
+};
+using DepthwiseFn = void (*)(const DepthwiseArgs& a);
+void depthwise_scalar(const DepthwiseArgs& a);
+
+struct QConvWeights {
+  ConvGeom g;
+  std::int64_t zw = 0;
+  bool depthwise = false;           // the direct kernel applies (groups == c == o, operands fit int16)
+  std::vector<std::int16_t> w16;    // depthwise: kh*kw*c, w - zw
+  std::vector<QWeights> per_group;  // GEMM path: og x (kh*kw*cg), k ordered (kh, kw, cg)
+};
+
+// Packs OIHW weights (int8, or uint8 if w_unsigned) with weight zero point zw.
+QConvWeights pack_conv_weights(const KernelSet& k, const ConvGeom& g, const void* w_oihw, bool w_unsigned,
+                               std::int64_t zw, std::int64_t za, std::int64_t pad);
+
+// y (n, oh, ow, o) = the exact convolution of x (NHWC bytes: int8 if x_signed, else uint8);
+// Out = int32_t gives it modulo 2^32 (exact when it fits, as qgemm).
+template <class Out>
+void qconv2d_nhwc(const KernelSet& k, const QConvWeights& w, const void* x_nhwc, bool x_signed, std::int64_t za,
+                  std::int64_t pad, Out* y);
+
+}  // namespace qspec::simd

@@ -1,0 +1,26 @@
+// Run-time CPU feature detection for the optimized backends (x86 cpuid, AArch64 hwcaps).
+#pragma once
+
+#include <string>
+
+namespace qspec::simd {
+
+struct CpuFeatures {
+  bool avx2 = false;        // x86: AVX2 (with the OS saving ymm state)
+  bool avx512vnni = false;  // x86: VPDPBUSD on ymm (AVX512-VNNI + AVX512VL + AVX512BW)
+  bool neon = false;        // AArch64: Advanced SIMD (always present on AArch64 Linux)
+  bool dotprod = false;     // AArch64: SDOT/UDOT (HWCAP_ASIMDDP)
+};
+
+// What the CPU offers, capped by the environment variable QSPEC_SIMD_ISA: "scalar" disables
+// every SIMD path, "avx2" disables VNNI, "neon" disables the dot-product instructions. Tests and
+// benchmarks use it to exercise the lower paths on a machine that has the higher ones.
+const CpuFeatures& cpu_features();
+
+// The features the process detected, ignoring QSPEC_SIMD_ISA.
+CpuFeatures detect_cpu_features();
+
+// "avx2+avx512vnni", "avx2", "neon+dotprod", "neon" or "scalar".
+std::string isa_name(const CpuFeatures& f);
+
+}  // namespace qspec::simd

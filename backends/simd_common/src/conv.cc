@@ -1,0 +1,145 @@
+// Quantized conv2d on NHWC bytes: weight packing, im2col tiles through qgemm_u8, direct depthwise.
+#include "qspec/simd/conv.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "qspec/simd/backend_core.h"
+
+namespace qspec::simd {
+
+void depthwise_scalar(const DepthwiseArgs& a) {
+  const ConvGeom& g = *a.g;
+  const std::int64_t oh = g.oh(), ow = g.ow(), c = g.c;
+  auto xs = [&](std::int64_t i) -> std::int32_t {
+    return static_cast<std::int32_t>(
+        (a.x_signed ? std::int64_t{static_cast<std::int8_t>(a.x[i])} : std::int64_t{a.x[i]}) - a.za);
+  };
+  const auto ps = static_cast<std::int32_t>(a.pad - a.za);
+  for (std::int64_t n = 0; n < g.n; ++n)
+    for (std::int64_t p = 0; p < oh; ++p)
+      for (std::int64_t q = 0; q < ow; ++q) {
+        std::int32_t* yp = a.y + ((n * oh + p) * ow + q) * c;
+        for (std::int64_t ch = 0; ch < c; ++ch) yp[ch] = 0;
+        for (std::int64_t i = 0; i < g.kh; ++i)
+          for (std::int64_t j = 0; j < g.kw; ++j) {
+            const std::int64_t h = p * g.sh + i * g.dh - g.ph, v = q * g.sw + j * g.dw - g.pw;
+            const bool inside = h >= 0 && h < g.h && v >= 0 && v < g.w;
+            const std::int64_t base = ((n * g.h + h) * g.w + v) * c;
+            const std::int16_t* wp = a.w16 + (i * g.kw + j) * c;
+            for (std::int64_t ch = 0; ch < c; ++ch) yp[ch] += (inside ? xs(base + ch) : ps) * wp[ch];
+          }
+      }
+}
+
+QConvWeights pack_conv_weights(const KernelSet& k, const ConvGeom& g, const void* w_oihw, bool w_unsigned,
+                               std::int64_t zw, std::int64_t za, std::int64_t pad) {
+  QConvWeights q;
+  q.g = g;
+  q.zw = zw;
+  const auto* w = static_cast<const std::uint8_t*>(w_oihw);
+  auto wval = [&](std::int64_t idx) -> std::int64_t {
+    return w_unsigned ? std::int64_t{w[idx]} : std::int64_t{static_cast<std::int8_t>(w[idx])};
+  };
+  const std::int64_t cg = g.c / g.groups, og = g.o / g.groups, taps = g.kh * g.kw;
+  if (g.groups == g.c && g.o == g.c) {
+    // Depthwise with multiplier 1: the direct kernel, if every product and sum stays in int32.
+    std::int64_t amax = std::max({std::abs(-128 - za), std::abs(255 - za), std::abs(pad - za)}), wmax = 0;
+    for (std::int64_t i = 0; i < g.o * taps; ++i) wmax = std::max(wmax, std::abs(wval(i) - zw));
+    if (amax <= 32767 && wmax <= 32767 && taps * amax * wmax < (std::int64_t{1} << 31)) {
+      q.depthwise = true;
+      q.w16.resize(static_cast<std::size_t>(taps * g.c));
+      for (std::int64_t ch = 0; ch < g.c; ++ch)
+        for (std::int64_t t = 0; t < taps; ++t)
+          q.w16[static_cast<std::size_t>(t * g.c + ch)] = static_cast<std::int16_t>(wval(ch * taps + t) - zw);
+      return q;
+    }
+  }
+  // GEMM path: group gi's weights as og rows of k = taps * cg bytes in (kh, kw, cg) order.
+  std::vector<std::uint8_t> rows(static_cast<std::size_t>(std::max<std::int64_t>(og * taps * cg, 1)));
+  for (std::int64_t gi = 0; gi < g.groups; ++gi) {
+    for (std::int64_t oo = 0; oo < og; ++oo)
+      for (std::int64_t ci = 0; ci < cg; ++ci)
+        for (std::int64_t t = 0; t < taps; ++t)
+          rows[static_cast<std::size_t>((oo * taps + t) * cg + ci)] = w[((gi * og + oo) * cg + ci) * taps + t];
+    q.per_group.push_back(pack_weights(*k.gemm, og, taps * cg, rows.data(), w_unsigned, taps * cg));
+  }
+  return q;
+}
+
+namespace {
+
+template <class Out>
+void depthwise_path(const KernelSet& k, const QConvWeights& w, const std::uint8_t* x, bool x_signed, std::int64_t za,
+                    std::int64_t pad, Out* y) {
+  const ConvGeom& g = w.g;
+  if constexpr (sizeof(Out) == 4) {
+    k.depthwise(DepthwiseArgs{&g, x, x_signed, za, pad, w.w16.data(), y});
+  } else {
+    thread_local std::vector<std::int32_t> y32;
+    const std::int64_t outs = g.n * g.oh() * g.ow() * g.c;
+    y32.resize(static_cast<std::size_t>(std::max<std::int64_t>(outs, 1)));
+    k.depthwise(DepthwiseArgs{&g, x, x_signed, za, pad, w.w16.data(), y32.data()});
+    for (std::int64_t i = 0; i < outs; ++i) y[i] = y32[static_cast<std::size_t>(i)];
+  }
+}
+
+}  // namespace
+
+template <class Out>
+void qconv2d_nhwc(const KernelSet& k, const QConvWeights& w, const void* x_nhwc, bool x_signed, std::int64_t za,
+                  std::int64_t pad, Out* y) {
+  const ConvGeom& g = w.g;
+  const auto* x = static_cast<const std::uint8_t*>(x_nhwc);
+  if (w.depthwise) return depthwise_path(k, w, x, x_signed, za, pad, y);
+  const std::int64_t oh = g.oh(), ow = g.ow(), cg = g.c / g.groups, og = g.o / g.groups;
+  const std::int64_t taps = g.kh * g.kw, kk = taps * cg;
+  const std::uint8_t flip = x_signed ? 0x80 : 0x00;  // int8 -> u8: + 128
+  const std::int64_t za_u = za + (x_signed ? 128 : 0);
+  const auto pad_raw = static_cast<std::uint8_t>(pad);  // pad is in x's range (the caller checks)
+  const bool pointwise =
+      g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.groups == 1 && !x_signed;
+  constexpr std::int64_t kTile = 64;  // output pixels per im2col tile
+  thread_local std::vector<std::uint8_t> col;
+  thread_local std::vector<std::int64_t> sums;
+  col.resize(static_cast<std::size_t>(std::max<std::int64_t>(kTile * kk, 1)));
+  sums.resize(kTile);
+  for (std::int64_t n = 0; n < g.n; ++n)
+    for (std::int64_t gi = 0; gi < g.groups; ++gi)
+      for (std::int64_t p0 = 0; p0 < oh * ow; p0 += kTile) {
+        const std::int64_t tp = std::min(kTile, oh * ow - p0);
+        const std::uint8_t* a = col.data();
+        std::int64_t lda = kk;
+        if (pointwise) {
+          a = x + (n * g.h * g.w + p0) * g.c;
+          lda = g.c;
+          k.gemm->prepare_a(tp, kk, a, lda, 0x00, nullptr, 0, sums.data());
+        } else {
+          for (std::int64_t r = 0; r < tp; ++r) {
+            const std::int64_t p = (p0 + r) / ow, q = (p0 + r) % ow;
+            std::uint8_t* dst = col.data() + r * kk;
+            for (std::int64_t i = 0; i < g.kh; ++i)
+              for (std::int64_t j = 0; j < g.kw; ++j, dst += cg) {
+                const std::int64_t h = p * g.sh + i * g.dh - g.ph, v = q * g.sw + j * g.dw - g.pw;
+                if (h < 0 || h >= g.h || v < 0 || v >= g.w)
+                  std::memset(dst, pad_raw, static_cast<std::size_t>(cg));
+                else
+                  std::memcpy(dst, x + ((n * g.h + h) * g.w + v) * g.c + gi * cg, static_cast<std::size_t>(cg));
+              }
+          }
+          // int8 -> u8 (XOR 0x80) in place, and the row sums, in one vector pass.
+          k.gemm->prepare_a(tp, kk, col.data(), kk, flip, col.data(), kk, sums.data());
+        }
+        // The group's og output channels of these tp pixels, written in place (row stride o).
+        qgemm_u8(*k.gemm, tp, a, lda, sums.data(), za_u, w.per_group[static_cast<std::size_t>(gi)], w.zw,
+                 y + (n * oh * ow + p0) * g.o + gi * og, g.o);
+      }
+}
+
+template void qconv2d_nhwc<std::int32_t>(const KernelSet&, const QConvWeights&, const void*, bool, std::int64_t,
+                                         std::int64_t, std::int32_t*);
+template void qconv2d_nhwc<std::int64_t>(const KernelSet&, const QConvWeights&, const void*, bool, std::int64_t,
+                                         std::int64_t, std::int64_t*);
+
+}  // namespace qspec::simd

@@ -1,0 +1,100 @@
+// A C++ base for third-party adapters: one Adapter subclass per library, exposed through the C ABI.
+//
+// Each adapter (backends/gemmlowp, backends/xnnpack, backends/onednn) is built as a plugin .so
+// exporting qspec_backend_create, exactly as an out-of-tree user would build one. This header
+// turns the C ABI into a C++ interface so the adapters only write what is library-specific:
+//   - claims():   the (op, convention) pairs the library documents or is known to implement;
+//   - run(call):  drive the real library entry point and write the outputs, or throw
+//                 Unsupported / Rejected with the reason (never a silent pass).
+// The glue (make_backend) catches every exception at the ABI boundary and turns it into a status
+// and a message; it also implements the "all conventions" mode used for the conformance tables
+// (QSPEC_ADAPTER_ALL_CONVENTIONS=1, see conventions.h).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "qspec/backend.h"
+
+namespace qspec::thirdparty {
+
+// The library cannot express this op, convention or parameter set (QSPEC_STATUS_UNSUPPORTED).
+struct Unsupported : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// The library rejected the input as invalid (QSPEC_STATUS_REJECTED): the spec's ERROR_IF side.
+struct Rejected : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// One (op, convention) pair the adapter implements natively, with a note for `qspec backends`.
+struct Claim {
+  std::string op;
+  std::string convention;
+  std::string note;
+  // Claimed only in the all-conventions mode: the library can compute the op but not with this
+  // convention's arithmetic (e.g. XNNPACK on TVM's dense, which requantizes TVM's way).
+  bool all_conventions_only = false;
+};
+
+// One call of run(): the request as the harness sent it, plus the convention the adapter should
+// actually apply (differs from `requested` only in the all-conventions mode).
+struct Call {
+  std::string op;
+  std::string requested;  // convention named by the vector
+  std::string native;     // convention the adapter implements and will compute
+  bool all_conventions = false;  // QSPEC_ADAPTER_ALL_CONVENTIONS is on (see all_conventions.h)
+  nlohmann::ordered_json attrs;
+  std::span<const qspec_tensor> inputs;
+  std::span<qspec_tensor> outputs;
+
+  // True in the all-conventions mode when the vector's convention is not the library's own:
+  // the parameters were translated, so a refusal by the library is "cannot express"
+  // (Unsupported), not a rejection of the vector's input.
+  bool translated() const { return requested != native || foreign; }
+  bool foreign = false;  // the claim is all_conventions_only: the library computes it its own way
+  // Throws Rejected for the library's own convention, Unsupported for a translated one: how an
+  // adapter reports that the library refused a parameter set.
+  [[noreturn]] void refuse(const std::string& why) const;
+
+  // Named tensor lookup; throws std::invalid_argument naming the missing tensor.
+  const qspec_tensor& input(const char* name) const;
+  // The named output, or the first one. An invalid test (the spec's ERROR_IF side) comes with no
+  // output buffers: the library must still be driven so that it can refuse, so these then return
+  // a sink (rank -1, no buffer, dtype `sink_dtype`) that tensor_io's writers ignore.
+  qspec_tensor& output(const char* name) const;
+  qspec_tensor& first_output() const;
+  bool has_input(const char* name) const;
+  bool has_outputs() const { return !outputs.empty(); }
+  qspec_dtype sink_dtype = QSPEC_DTYPE_INT32;
+  mutable qspec_tensor sink{"(no output: invalid test)", QSPEC_DTYPE_INT32, -1, nullptr, nullptr, 0};
+};
+
+class Adapter {
+ public:
+  virtual ~Adapter() = default;
+  virtual std::string name() const = 0;
+  virtual std::string version() const = 0;
+  virtual std::vector<Claim> claims() const = 0;
+  // Computes call.outputs with the library, or throws Unsupported / Rejected / anything else
+  // (reported as QSPEC_STATUS_ERROR).
+  virtual void run(const Call& call) = 0;
+  // The dtype an op's output would have, for the output sink of an invalid test (see
+  // Call::output): the out_dtype attribute if given, else this, else the first input's dtype.
+  virtual bool output_dtype_hint(const Call& call, qspec_dtype& out) const {
+    (void)call;
+    (void)out;
+    return false;
+  }
+};
+
+// Fills *out with a backend that owns `adapter`. Returns 0 on success, nonzero if the host's ABI
+// version differs. Used by every adapter's qspec_backend_create.
+int make_backend(std::unique_ptr<Adapter> adapter, std::uint32_t host_abi_version, qspec_backend* out);
+
+}  // namespace qspec::thirdparty

@@ -1,0 +1,50 @@
+// A thin built-in entry for a third-party adapter plugin: `qspec run --backend xnnpack` by name.
+//
+// The adapters stay plugins (the qspec executable never links XNNPACK, oneDNN or gemmlowp);
+// each registers a built-in create function that dlopens its plugin and forwards to the
+// plugin's qspec_backend_create. Search order: $QSPEC_PLUGIN_DIR/<file>, the build tree, the
+// install tree. The plugin is never unloaded (the libraries keep process-wide state).
+#pragma once
+
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "qspec/backend.h"
+
+namespace qspec::thirdparty {
+
+// Loads `file_name` from the search path above and calls its qspec_backend_create; returns its
+// result, or 1 (with a message on stderr naming every place tried) if no plugin could be loaded.
+inline int create_from_plugin(const char* file_name, const char* build_path, const char* install_path,
+                              std::uint32_t host_abi_version, qspec_backend* out) {
+  std::string tried;
+  auto try_path = [&](const std::string& path) -> void* {
+    if (path.empty()) return nullptr;
+    void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+      const char* err = dlerror();
+      tried += "\n  " + path + ": " + (err ? err : "dlopen failed");
+    }
+    return h;
+  };
+  void* handle = nullptr;
+  if (const char* dir = std::getenv("QSPEC_PLUGIN_DIR"); dir && dir[0]) handle = try_path(std::string(dir) + "/" + file_name);
+  if (!handle) handle = try_path(build_path);
+  if (!handle) handle = try_path(install_path);
+  if (!handle) {
+    std::fprintf(stderr, "qspec: cannot load the %s adapter plugin; tried:%s\n", file_name, tried.c_str());
+    return 1;
+  }
+  auto create = reinterpret_cast<qspec_backend_create_fn>(dlsym(handle, "qspec_backend_create"));
+  if (!create) {
+    std::fprintf(stderr, "qspec: %s does not export qspec_backend_create\n", file_name);
+    return 1;
+  }
+  return create(host_abi_version, out);
+}
+
+}  // namespace qspec::thirdparty

@@ -1,0 +1,12 @@
+// Registers "xnnpack" as a built-in backend of the qspec executable: a thin loader of its plugin .so.
+#include "qspec/harness/builtin_backends.h"
+#include "qspec/thirdparty/builtin_loader.h"
+
+namespace {
+int create_xnnpack(std::uint32_t host_abi_version, qspec_backend* out) {
+  return qspec::thirdparty::create_from_plugin("qspec_backend_xnnpack.so", QSPEC_PLUGIN_BUILD_PATH, QSPEC_PLUGIN_INSTALL_PATH,
+                                               host_abi_version, out);
+}
+}  // namespace
+
+QSPEC_REGISTER_BUILTIN_BACKEND("xnnpack", create_xnnpack);

@@ -1,0 +1,247 @@
+// Benchmark driver: builds the problems, checks every implementation's result, registers
+// BM_<op>/<lib>/<shape> for each (single-threaded) and runs Google Benchmark.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <random>
+
+#include "bench_problems.h"
+
+namespace qspec::bench {
+
+std::vector<Impl>& impls() {
+  static std::vector<Impl> v;
+  return v;
+}
+bool register_impl(Impl impl) {
+  impls().push_back(std::move(impl));
+  return true;
+}
+
+std::string FcProblem::shape() const {
+  return "M" + std::to_string(m) + "_N" + std::to_string(n) + "_K" + std::to_string(k);
+}
+std::string ConvProblem::shape() const {
+  std::string s = std::to_string(h) + "x" + std::to_string(w) + "x" + std::to_string(c) + "_";
+  if (groups == c && o == c) return s + "dw" + std::to_string(k) + "x" + std::to_string(k);
+  return s + std::to_string(o) + "_" + std::to_string(k) + "x" + std::to_string(k);
+}
+std::string RequantProblem::shape() const {
+  std::size_t lg = 0;
+  while ((std::size_t{1} << lg) < x.size()) ++lg;
+  return convention + "_2^" + std::to_string(lg);
+}
+
+namespace {
+
+std::mt19937_64& rng() {
+  static std::mt19937_64 r(20261121);
+  return r;
+}
+template <class T>
+std::vector<T> random_bytes(std::size_t n) {
+  std::vector<T> v(n);
+  for (auto& x : v) x = static_cast<T>(rng()());
+  return v;
+}
+
+FcProblem make_fc(std::int64_t m, std::int64_t n, std::int64_t k) {
+  FcProblem p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.x = random_bytes<std::int8_t>(static_cast<std::size_t>(m * k));
+  p.w = random_bytes<std::int8_t>(static_cast<std::size_t>(n * k));
+  return p;
+}
+
+ConvProblem make_conv(std::int64_t h, std::int64_t w, std::int64_t c, std::int64_t o, std::int64_t k,
+                      std::int64_t groups) {
+  ConvProblem p;
+  p.h = h;
+  p.w = w;
+  p.c = c;
+  p.o = o;
+  p.k = k;
+  p.stride = 1;
+  p.pad = k / 2;
+  p.groups = groups;
+  p.x = random_bytes<std::int8_t>(static_cast<std::size_t>(h * w * c));
+  p.wt = random_bytes<std::int8_t>(static_cast<std::size_t>(o * (c / groups) * k * k));
+  return p;
+}
+
+// One requantization problem per convention, parameters typical of an int8 layer (scale ~2^-10).
+std::vector<RequantProblem> make_requants(std::size_t n) {
+  std::vector<std::int32_t> x(n);
+  for (auto& v : x) v = static_cast<std::int32_t>(static_cast<std::int64_t>(rng()() % (1u << 22)) - (1 << 21));
+  using J = nlohmann::ordered_json;
+  const J q31 = {{"multiplier", 1518500250}, {"shift", -9}, {"output_zero_point", 3}, {"out_dtype", "int8"}};
+  const J tosa = {{"multiplier", 1518500250}, {"shift", -9}, {"output_zero_point", 3}, {"out_dtype", "int8"}};
+  const J scale16 = {{"multiplier", 1518469120}, {"shift", -9}, {"output_zero_point", 3}, {"out_dtype", "int8"}};
+  const J legacy = {{"result_offset", 5}, {"result_mult_int", 181}, {"result_shift", 17}, {"out_dtype", "int8"}};
+  const J fl = {{"scale", "0x3ab504f3"}, {"output_zero_point", 3}, {"out_dtype", "int8"}};
+  const J tvm = {{"input_scale", "0x3b800000"},
+                 {"input_zero_point", 0},
+                 {"output_scale", "0x40b504f3"},
+                 {"output_zero_point", 3},
+                 {"out_dtype", "int8"}};
+  std::vector<RequantProblem> v;
+  for (const auto& [conv, attrs] : std::vector<std::pair<std::string, J>>{{"gemmlowp.double_round", q31},
+                                                                          {"tflite.single_round", q31},
+                                                                          {"tosa.single_round", tosa},
+                                                                          {"tosa.double_round", tosa},
+                                                                          {"tosa.scale16", scale16},
+                                                                          {"gemmlowp.legacy_uint8_scale", legacy},
+                                                                          {"xnnpack.fp32", fl},
+                                                                          {"onednn.fp32", fl},
+                                                                          {"pytorch.requantize_from_int", fl},
+                                                                          {"tvm.upward", tvm},
+                                                                          {"tvm.tonearest", tvm}})
+    v.push_back(RequantProblem{conv, attrs, x});  // NOLINT: all three fields given
+  return v;
+}
+
+// A shrunk copy of a problem for slow implementations (fewer rows / elements, same data source).
+FcProblem shrink(const FcProblem& p, int f) {
+  if (f <= 1) return p;
+  FcProblem q = make_fc(std::max<std::int64_t>(1, p.m / f), std::max<std::int64_t>(16, p.n / f), p.k);
+  q.zx = p.zx;
+  return q;
+}
+ConvProblem shrink(const ConvProblem& p, int f) {
+  if (f <= 1) return p;
+  return make_conv(std::max<std::int64_t>(4, p.h / f), std::max<std::int64_t>(4, p.w / f), p.c, p.o, p.k, p.groups);
+}
+RequantProblem shrink(const RequantProblem& p, int f) {
+  if (f <= 1) return p;
+  RequantProblem q = p;
+  q.x.resize(std::max<std::size_t>(1024, p.x.size() / static_cast<std::size_t>(f)));
+  return q;
+}
+
+// The first implementation ("avx2", registered first) is the judge of the others' outputs.
+template <class P, class Out, class Get>
+bool check(const P& p, Get get_runner, const Impl& judge, const Impl& impl, std::size_t n_out) {
+  std::vector<Out> want(n_out), got(n_out);
+  Runner rj = get_runner(judge)(p, want.data());
+  Runner ri = get_runner(impl)(p, got.data());
+  if (!rj || !ri) return static_cast<bool>(ri);
+  rj();
+  ri();
+  if (want != got) {
+    std::fprintf(stderr, "bench: %s disagrees with %s on %s: not benchmarked\n", impl.lib.c_str(), judge.lib.c_str(),
+                 p.shape().c_str());
+    return false;
+  }
+  return true;
+}
+
+struct Holder {  // problems and outputs must outlive the registered lambdas
+  std::vector<std::unique_ptr<FcProblem>> fcs;
+  std::vector<std::unique_ptr<ConvProblem>> convs;
+  std::vector<std::unique_ptr<RequantProblem>> requants;
+  std::vector<std::unique_ptr<std::vector<std::int32_t>>> outs32;
+  std::vector<std::unique_ptr<std::vector<std::int8_t>>> outs8;
+};
+
+void register_all(Holder& h) {
+  const Impl& judge = impls().front();
+  std::vector<FcProblem> fcs;
+  for (std::int64_t nk : {256, 1024})
+    for (std::int64_t m : {1, 16, 128}) fcs.push_back(make_fc(m, nk, nk));
+  std::vector<ConvProblem> convs = {make_conv(56, 56, 64, 64, 3, 1), make_conv(112, 112, 32, 32, 3, 32)};
+  std::vector<RequantProblem> requants = make_requants(std::size_t{1} << 20);
+
+  for (const Impl& impl : impls()) {
+    for (const auto& full : fcs) {
+      if (!impl.fc) continue;
+      auto p = std::make_unique<FcProblem>(shrink(full, impl.shrink));
+      const std::size_t n_out = static_cast<std::size_t>(p->m * p->n);
+      if (!check<FcProblem, std::int32_t>(
+              *p, [](const Impl& i) { return i.fc; }, judge, impl, n_out))
+        continue;
+      auto out = std::make_unique<std::vector<std::int32_t>>(n_out);
+      Runner run = impl.fc(*p, out->data());
+      const double ops = p->ops();
+      std::string name = "BM_fully_connected/" + impl.lib + "/" + full.shape();
+      if (p->m != full.m || p->n != full.n) name += "[run_at_" + p->shape() + "]";
+      benchmark::RegisterBenchmark(name.c_str(), [run, ops](benchmark::State& st) {
+        for (auto _ : st) run();
+        st.counters["GOPS"] =
+            benchmark::Counter(ops * static_cast<double>(st.iterations()) * 1e-9, benchmark::Counter::kIsRate);
+      })->Unit(benchmark::kMicrosecond);
+      h.fcs.push_back(std::move(p));
+      h.outs32.push_back(std::move(out));
+    }
+    for (const auto& full : convs) {
+      if (!impl.conv) continue;
+      auto p = std::make_unique<ConvProblem>(shrink(full, impl.shrink));
+      const std::size_t n_out = static_cast<std::size_t>(p->oh() * p->ow() * p->o);
+      if (!check<ConvProblem, std::int32_t>(
+              *p, [](const Impl& i) { return i.conv; }, judge, impl, n_out))
+        continue;
+      auto out = std::make_unique<std::vector<std::int32_t>>(n_out);
+      Runner run = impl.conv(*p, out->data());
+      const double ops = p->ops();
+      std::string name =
+          std::string(full.groups > 1 ? "BM_depthwise_conv2d/" : "BM_conv2d/") + impl.lib + "/" + full.shape();
+      if (p->h != full.h) name += "[run_at_" + p->shape() + "]";
+      benchmark::RegisterBenchmark(name.c_str(), [run, ops](benchmark::State& st) {
+        for (auto _ : st) run();
+        st.counters["GOPS"] =
+            benchmark::Counter(ops * static_cast<double>(st.iterations()) * 1e-9, benchmark::Counter::kIsRate);
+      })->Unit(benchmark::kMicrosecond);
+      h.convs.push_back(std::move(p));
+      h.outs32.push_back(std::move(out));
+    }
+    for (const auto& full : requants) {
+      if (!impl.requant) continue;
+      auto p = std::make_unique<RequantProblem>(shrink(full, impl.shrink));
+      const std::size_t n_out = p->x.size();
+      if (!check<RequantProblem, std::int8_t>(
+              *p, [](const Impl& i) { return i.requant; }, judge, impl, n_out))
+        continue;
+      auto out = std::make_unique<std::vector<std::int8_t>>(n_out);
+      Runner run = impl.requant(*p, out->data());
+      const double bytes = p->bytes(), elems = static_cast<double>(p->x.size());
+      std::string name = "BM_requantize/" + impl.lib + "/" + full.shape();
+      if (p->x.size() != full.x.size()) name += "[run_at_" + p->shape() + "]";
+      benchmark::RegisterBenchmark(name.c_str(), [run, bytes, elems](benchmark::State& st) {
+        for (auto _ : st) run();
+        st.counters["bytes/s"] = benchmark::Counter(bytes * static_cast<double>(st.iterations()),
+                                                    benchmark::Counter::kIsRate, benchmark::Counter::kIs1024);
+        st.counters["Gelem/s"] =
+            benchmark::Counter(elems * static_cast<double>(st.iterations()) * 1e-9, benchmark::Counter::kIsRate);
+      })->Unit(benchmark::kMicrosecond);
+      h.requants.push_back(std::move(p));
+      h.outs8.push_back(std::move(out));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace qspec::bench
+
+void qspec_bench_register_peaks();  // bench_peak*.cc
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (qspec::bench::impls().empty()) {
+    std::fprintf(stderr, "bench: no implementation registered\n");
+    return 1;
+  }
+  // The qspec backend registers as "avx2"/"neon" first; make it the judge whatever the link order.
+  auto& v = qspec::bench::impls();
+  std::stable_partition(v.begin(), v.end(),
+                        [](const qspec::bench::Impl& i) { return i.lib == "avx2" || i.lib == "neon"; });
+  qspec::bench::Holder holder;
+  qspec_bench_register_peaks();
+  qspec::bench::register_all(holder);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,104 @@
+// The machine's single-core roofs: int8 MAC throughput of VPDPBUSD / VPMADDWD and memory bandwidth.
+//
+// Compiled with AVX2 + AVX512-VNNI flags; each benchmark is registered only if the CPU has the
+// instructions. 12 independent accumulators hide the instruction latency, so the loops measure
+// throughput: MACs per second is the peak the GEMM kernels are compared against.
+#include <benchmark/benchmark.h>
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "qspec/simd/cpu.h"
+
+namespace {
+
+constexpr int kAcc = 12;
+
+void BM_peak_vpdpbusd(benchmark::State& st) {
+  __m256i acc[kAcc];
+  for (auto& a : acc) a = _mm256_setzero_si256();
+  const __m256i a = _mm256_set1_epi8(3), b = _mm256_set1_epi8(-5);
+  constexpr int kInner = 1000;
+  for (auto _ : st) {
+    for (int i = 0; i < kInner; ++i) {
+#pragma GCC unroll 12
+      for (int r = 0; r < kAcc; ++r) acc[r] = _mm256_dpbusd_epi32(acc[r], a, b);  // unrolled: registers
+    }
+    benchmark::DoNotOptimize(acc);
+  }
+  const double macs = 32.0 * kAcc * kInner;  // 32 u8*s8 products per instruction
+  st.counters["GMAC/s"] =
+      benchmark::Counter(macs * static_cast<double>(st.iterations()) * 1e-9, benchmark::Counter::kIsRate);
+  st.counters["GOPS"] =
+      benchmark::Counter(2 * macs * static_cast<double>(st.iterations()) * 1e-9, benchmark::Counter::kIsRate);
+}
+
+void BM_peak_vpmaddwd(benchmark::State& st) {
+  __m256i acc[kAcc];
+  for (auto& a : acc) a = _mm256_setzero_si256();
+  const __m256i a = _mm256_set1_epi16(3), b = _mm256_set1_epi16(-5);
+  constexpr int kInner = 1000;
+  for (auto _ : st) {
+    for (int i = 0; i < kInner; ++i) {
+#pragma GCC unroll 12
+      for (int r = 0; r < kAcc; ++r) acc[r] = _mm256_add_epi32(acc[r], _mm256_madd_epi16(a, b));
+    }
+    benchmark::DoNotOptimize(acc);
+  }
+  const double macs = 16.0 * kAcc * kInner;  // 16 int16 products per instruction
+  st.counters["GMAC/s"] =
+      benchmark::Counter(macs * static_cast<double>(st.iterations()) * 1e-9, benchmark::Counter::kIsRate);
+  st.counters["GOPS"] =
+      benchmark::Counter(2 * macs * static_cast<double>(st.iterations()) * 1e-9, benchmark::Counter::kIsRate);
+}
+
+// The requantization roof: read n int32, write n int8, no arithmetic (truncating packs).
+void BM_bandwidth_int32_to_int8(benchmark::State& st) {
+  const std::size_t n = static_cast<std::size_t>(st.range(0));
+  std::vector<std::int32_t> x(n, 7);
+  std::vector<std::int8_t> y(n);
+  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  for (auto _ : st) {
+    for (std::size_t i = 0; i + 32 <= n; i += 32) {
+      auto ld = [&](std::size_t j) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.data() + j)); };
+      const __m256i ab = _mm256_packs_epi32(ld(i), ld(i + 8)), cd = _mm256_packs_epi32(ld(i + 16), ld(i + 24));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(y.data() + i),
+                          _mm256_permutevar8x32_epi32(_mm256_packs_epi16(ab, cd), order));
+    }
+    benchmark::ClobberMemory();
+  }
+  st.counters["bytes/s"] = benchmark::Counter(5.0 * static_cast<double>(n) * static_cast<double>(st.iterations()),
+                                              benchmark::Counter::kIsRate, benchmark::Counter::kIs1024);
+}
+
+void BM_bandwidth_memcpy(benchmark::State& st) {
+  const std::size_t n = static_cast<std::size_t>(st.range(0));
+  std::vector<char> a(n, 1), b(n);
+  for (auto _ : st) {
+    std::memcpy(b.data(), a.data(), n);
+    benchmark::ClobberMemory();
+  }
+  st.counters["bytes/s"] = benchmark::Counter(2.0 * static_cast<double>(n) * static_cast<double>(st.iterations()),
+                                              benchmark::Counter::kIsRate, benchmark::Counter::kIs1024);
+}
+
+}  // namespace
+
+void qspec_bench_register_peaks() {
+  const auto f = qspec::simd::detect_cpu_features();
+  if (f.avx512vnni) benchmark::RegisterBenchmark("BM_peak/vpdpbusd_ymm", BM_peak_vpdpbusd);
+  if (f.avx2) {
+    benchmark::RegisterBenchmark("BM_peak/vpmaddwd_ymm", BM_peak_vpmaddwd);
+    // 2^20 elements: the working set of BM_requantize (5 MB, L3-resident here); 2^26: DRAM.
+    benchmark::RegisterBenchmark("BM_bandwidth/int32_to_int8", BM_bandwidth_int32_to_int8)
+        ->Arg(1 << 20)
+        ->Arg(1 << 26)
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark("BM_bandwidth/memcpy", BM_bandwidth_memcpy)
+        ->Arg(5 << 20)
+        ->Arg(256 << 20)
+        ->Unit(benchmark::kMicrosecond);
+  }
+}

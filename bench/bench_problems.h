@@ -1,0 +1,68 @@
+// The benchmark problems and the registry of implementations: one BM_<op>/<lib>/<shape> per
+// (problem, implementation). Third-party adapters add a bench_<lib>.cc that registers an Impl.
+//
+// Every implementation computes the same exact result (checked once against the qspec backend's
+// scalar path before timing), single-threaded:
+//   fully_connected  y[m][n] = sum_k (x[m][k] - zx) * w[n][k]       int8 x int8 -> int32
+//   conv2d           NHWC int8 input, OIHW int8 weights, zero-point padding -> int32 NHWC
+//   requantize       int32 -> int8 under one named convention (attributes as in the vectors)
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace qspec::bench {
+
+struct FcProblem {
+  std::int64_t m = 1, n = 1, k = 1;
+  std::int32_t zx = 3;  // activation zero point (weights symmetric, as in XNNPACK qs8)
+  std::vector<std::int8_t> x, w;
+  std::string shape() const;
+  double ops() const { return 2.0 * static_cast<double>(m * n * k); }  // 2 ops per MAC
+};
+
+struct ConvProblem {
+  std::int64_t h = 1, w = 1, c = 1, o = 1, k = 1, stride = 1, pad = 0, groups = 1;
+  std::int32_t zx = 3;
+  std::vector<std::int8_t> x, wt;  // NHWC input, OIHW weights
+  std::int64_t oh() const { return (h + 2 * pad - k) / stride + 1; }
+  std::int64_t ow() const { return (w + 2 * pad - k) / stride + 1; }
+  std::string shape() const;
+  double ops() const { return 2.0 * static_cast<double>(oh() * ow() * o * (c / groups) * k * k); }
+};
+
+struct RequantProblem {
+  std::string convention;
+  nlohmann::ordered_json attrs;  // the vector vocabulary (spec/*.md "Vector attributes")
+  std::vector<std::int32_t> x;
+  std::string shape() const;
+  double bytes() const { return 5.0 * static_cast<double>(x.size()); }  // 4 read + 1 written
+};
+
+// A prepared run: everything that can be done once (weight packing...) is done before.
+using Runner = std::function<void()>;
+
+struct Impl {
+  std::string lib;  // the <lib> of BM_<op>/<lib>/<shape>
+  // Each returns a runner writing into the given output, or an empty function if unsupported.
+  std::function<Runner(const FcProblem&, std::int32_t* y)> fc;
+  std::function<Runner(const ConvProblem&, std::int32_t* y)> conv;
+  std::function<Runner(const RequantProblem&, std::int8_t* y)> requant;
+  // Problems too slow for this implementation at full size are shrunk by this factor along M /
+  // output rows / elements (the counters stay per-op rates, so they compare).
+  int shrink = 1;
+};
+
+std::vector<Impl>& impls();
+bool register_impl(Impl impl);
+
+#define QSPEC_BENCH_CAT2(a, b) a##b
+#define QSPEC_BENCH_CAT(a, b) QSPEC_BENCH_CAT2(a, b)
+#define QSPEC_REGISTER_BENCH_IMPL(...)                                              \
+  [[maybe_unused]] static const bool QSPEC_BENCH_CAT(qspec_bench_impl_, __LINE__) = \
+      ::qspec::bench::register_impl(__VA_ARGS__)
+
+}  // namespace qspec::bench

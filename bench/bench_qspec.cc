@@ -1,0 +1,140 @@
+// The qspec implementations in the benchmark: the avx2 backend (best ISA, AVX2-only, scalar) and
+// the exact reference (on shrunk problems: it computes with cpp_int, thousands of times slower).
+#include <cstring>
+#include <memory>
+
+#include "bench_problems.h"
+#include "qspec/core/tensor.h"
+#include "qspec/ref/ops/nn.h"
+#include "qspec/refops.h"
+#include "qspec/simd/avx2_backend.h"
+#include "qspec/simd/conv.h"
+#include "qspec/simd/qgemm.h"
+
+namespace qspec::bench {
+namespace {
+
+using simd::KernelSet;
+
+Runner fc_runner(const KernelSet& k, const FcProblem& p, std::int32_t* y) {
+  auto w = std::make_shared<simd::QWeights>(simd::pack_weights(*k.gemm, p.n, p.k, p.w.data(), false, p.k));
+  const simd::GemmEngine* e = k.gemm;
+  return [e, w, &p, y] { simd::qgemm(*e, p.m, p.x.data(), true, p.k, p.zx, *w, 0, y, p.n); };
+}
+
+simd::ConvGeom geom_of(const ConvProblem& p) {
+  simd::ConvGeom g;
+  g.h = p.h;
+  g.w = p.w;
+  g.c = p.c;
+  g.o = p.o;
+  g.kh = g.kw = p.k;
+  g.sh = g.sw = p.stride;
+  g.ph = g.pw = p.pad;
+  g.groups = p.groups;
+  return g;
+}
+
+Runner conv_runner(const KernelSet& k, const ConvProblem& p, std::int32_t* y) {
+  const simd::ConvGeom g = geom_of(p);
+  // Padding with the input zero point: the padded taps stand for the real value 0.
+  auto w = std::make_shared<simd::QConvWeights>(simd::pack_conv_weights(k, g, p.wt.data(), false, 0, p.zx, p.zx));
+  auto ks = std::make_shared<KernelSet>(k);
+  return [ks, w, &p, y] { simd::qconv2d_nhwc(*ks, *w, p.x.data(), true, p.zx, p.zx, y); };
+}
+
+// Requantization through the backend's C ABI, exactly as `qspec run` drives it.
+Runner requant_runner(const KernelSet& k, const RequantProblem& p, std::int8_t* y) {
+  auto b = std::shared_ptr<qspec_backend>(new qspec_backend{}, [](qspec_backend* q) {
+    if (q->destroy) q->destroy(q->self);
+    delete q;
+  });
+  if (simd::create_backend(QSPEC_BACKEND_ABI_VERSION, b.get(), "avx2", k) != 0) return {};
+  if (!b->supports(b->self, "requantize", p.convention.c_str())) return {};
+  auto attrs = std::make_shared<std::string>(p.attrs.dump());
+  auto shape = std::make_shared<std::int64_t>(static_cast<std::int64_t>(p.x.size()));
+  return [b, attrs, shape, &p, y] {
+    qspec_tensor in{"x", QSPEC_DTYPE_INT32, 1, shape.get(), const_cast<std::int32_t*>(p.x.data()), p.x.size() * 4};
+    qspec_tensor out{"y", QSPEC_DTYPE_INT8, 1, shape.get(), y, p.x.size()};
+    char msg[256];
+    if (b->run(b->self, "requantize", p.convention.c_str(), attrs->c_str(), &in, 1, &out, 1, msg, sizeof msg) !=
+        QSPEC_STATUS_OK)
+      throw std::runtime_error(std::string("requantize failed: ") + msg);
+  };
+}
+
+Impl backend_impl(const std::string& lib, const simd::CpuFeatures& f) {
+  const KernelSet k = simd::avx2::kernel_set(f);
+  Impl impl;
+  impl.lib = lib;
+  impl.fc = [k](const FcProblem& p, std::int32_t* y) { return fc_runner(k, p, y); };
+  impl.conv = [k](const ConvProblem& p, std::int32_t* y) { return conv_runner(k, p, y); };
+  impl.requant = [k](const RequantProblem& p, std::int8_t* y) { return requant_runner(k, p, y); };
+  return impl;
+}
+
+simd::CpuFeatures without_vnni() {
+  simd::CpuFeatures f = simd::detect_cpu_features();
+  f.avx512vnni = false;
+  return f;
+}
+
+QSPEC_REGISTER_BENCH_IMPL(backend_impl("avx2", simd::detect_cpu_features()));
+QSPEC_REGISTER_BENCH_IMPL(simd::detect_cpu_features().avx512vnni ? backend_impl("avx2_no_vnni", without_vnni())
+                                                                 : Impl{});
+QSPEC_REGISTER_BENCH_IMPL(backend_impl("scalar", simd::CpuFeatures{}));
+
+// ---- the exact reference (cpp_int), on problems shrunk 64x ----
+
+using ref::Int;
+using ref::ops::NdArray;
+
+Impl reference_impl() {
+  Impl impl;
+  impl.lib = "reference";
+  impl.shrink = 64;
+  impl.fc = [](const FcProblem& p, std::int32_t* y) -> Runner {
+    return [&p, y] {
+      NdArray<Int> x({p.m, p.k}), w({p.n, p.k});
+      for (std::size_t i = 0; i < p.x.size(); ++i) x.data[i] = Int(p.x[i] - p.zx);
+      for (std::size_t i = 0; i < p.w.size(); ++i) w.data[i] = Int(p.w[i]);
+      const NdArray<Int> r = ref::ops::fully_connected(x, w);
+      for (std::size_t i = 0; i < r.data.size(); ++i) y[i] = static_cast<std::int32_t>(r.data[i]);
+    };
+  };
+  impl.conv = [](const ConvProblem& p, std::int32_t* y) -> Runner {
+    return [&p, y] {
+      NdArray<Int> x({1, p.c, p.h, p.w}), w({p.o, p.c / p.groups, p.k, p.k});
+      for (std::int64_t h = 0; h < p.h; ++h)
+        for (std::int64_t v = 0; v < p.w; ++v)
+          for (std::int64_t c = 0; c < p.c; ++c)
+            x.at4(0, c, h, v) = Int(p.x[static_cast<std::size_t>((h * p.w + v) * p.c + c)] - p.zx);
+      for (std::size_t i = 0; i < p.wt.size(); ++i) w.data[i] = Int(p.wt[i]);
+      ref::ops::Conv2dAttrs a;
+      a.stride = {p.stride, p.stride};
+      a.padding = {p.pad, p.pad};
+      a.groups = p.groups;
+      const NdArray<Int> r = ref::ops::conv2d(x, w, a);  // NCHW; padded with the real 0
+      const std::int64_t oh = r.dim(2), ow = r.dim(3);
+      for (std::int64_t o = 0; o < p.o; ++o)
+        for (std::int64_t i = 0; i < oh * ow; ++i)
+          y[i * p.o + o] = static_cast<std::int32_t>(r.data[static_cast<std::size_t>(o * oh * ow + i)]);
+    };
+  };
+  impl.requant = [](const RequantProblem& p, std::int8_t* y) -> Runner {
+    const refops::OpImpl* op = refops::find_op("requantize", p.convention);
+    if (!op) return {};
+    return [op, &p, y] {
+      Tensor x{"x", DType::I32, {static_cast<std::int64_t>(p.x.size())}, {}};
+      x.data.assign(p.x.begin(), p.x.end());
+      const auto out = op->fn(p.attrs, {x});
+      for (std::size_t i = 0; i < out[0].data.size(); ++i) y[i] = static_cast<std::int8_t>(out[0].data[i]);
+    };
+  };
+  return impl;
+}
+
+QSPEC_REGISTER_BENCH_IMPL(reference_impl());
+
+}  // namespace
+}  // namespace qspec::bench

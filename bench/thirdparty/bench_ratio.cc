@@ -1,0 +1,94 @@
+// bench_ratio: qspec's avx2 time over each library's time, per benchmark shape, from Google
+// Benchmark JSON output (bench_kernels --benchmark_format=json or --benchmark_out=FILE).
+//
+//   bench_ratio run.json [LABEL=other_run.json ...]
+// Libraries of a LABEL=file are shown as lib@LABEL (e.g. onednn@avx2_vnni for a run under
+// ONEDNN_MAX_CPU_ISA=AVX2_VNNI). A ratio above 1 means the library is faster than qspec's backend.
+// Benchmarks that ran on a shrunk problem ("[run_at_...]") are compared per operation rate.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Entry {
+  double seconds = 0;  // real time per iteration
+  double rate = 0;     // operations (GOPS) or elements (Gelem/s) per second, if reported
+  bool shrunk = false;
+};
+
+double to_seconds(double t, const std::string& unit) {
+  if (unit == "ns") return t * 1e-9;
+  if (unit == "us") return t * 1e-6;
+  if (unit == "ms") return t * 1e-3;
+  return t;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << "usage: bench_ratio run.json [LABEL=other.json ...]\n";
+    return 2;
+  }
+  // (op, shape) -> lib -> entry
+  std::map<std::pair<std::string, std::string>, std::map<std::string, Entry>> table;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i], label, path = arg;
+    if (const auto eq = arg.find('='); eq != std::string::npos) {
+      label = arg.substr(0, eq);
+      path = arg.substr(eq + 1);
+    }
+    std::ifstream in(path);
+    if (!in) {
+      std::cerr << "bench_ratio: cannot read " << path << "\n";
+      return 2;
+    }
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(in);
+    } catch (const std::exception& e) {
+      std::cerr << "bench_ratio: " << path << ": " << e.what() << "\n";
+      return 2;
+    }
+    for (const auto& b : j.value("benchmarks", nlohmann::json::array())) {
+      if (b.value("run_type", "iteration") != "iteration") continue;  // skip aggregates
+      std::string name = b.value("name", "");
+      if (name.rfind("BM_", 0) != 0) continue;
+      Entry e;
+      if (const auto br = name.find("[run_at_"); br != std::string::npos) {
+        name = name.substr(0, br);
+        e.shrunk = true;
+      }
+      const auto s1 = name.find('/'), s2 = name.find('/', s1 == std::string::npos ? 0 : s1 + 1);
+      if (s1 == std::string::npos || s2 == std::string::npos) continue;
+      const std::string op = name.substr(3, s1 - 3), lib = name.substr(s1 + 1, s2 - s1 - 1), shape = name.substr(s2 + 1);
+      const double t = to_seconds(b.value("real_time", 0.0), b.value("time_unit", "ns"));
+      // Shrunk runs: compare rates, i.e. time per operation from the GOPS / Gelem/s counter.
+      double rate = 0;
+      if (b.contains("GOPS")) rate = b["GOPS"].get<double>() * 1e9;
+      else if (b.contains("Gelem/s")) rate = b["Gelem/s"].get<double>() * 1e9;
+      e.seconds = t;
+      e.rate = rate;
+      table[{op, shape}][label.empty() ? lib : lib + "@" + label] = e;
+    }
+  }
+  std::printf("%-22s %-36s %-24s %12s %12s %10s\n", "op", "shape", "library", "avx2 (us)", "lib (us)", "avx2/lib");
+  for (const auto& [key, libs] : table) {
+    const auto base = libs.find("avx2");
+    if (base == libs.end()) continue;
+    for (const auto& [lib, e] : libs) {
+      if (lib == "avx2" || lib == "reference" || lib == "scalar" || lib == "avx2_no_vnni") continue;
+      const Entry& a = base->second;
+      const bool by_rate = (a.shrunk || e.shrunk) && a.rate > 0 && e.rate > 0;
+      const double ratio = by_rate ? e.rate / a.rate : a.seconds / e.seconds;
+      std::printf("%-22s %-36s %-24s %12.4g %12.4g %10.3f%s\n", key.first.c_str(), key.second.c_str(), lib.c_str(),
+                  a.seconds * 1e6, e.seconds * 1e6, ratio, by_rate ? " (by rate: shrunk problem)" : "");
+    }
+  }
+  return 0;
+}

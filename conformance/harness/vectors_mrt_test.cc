@@ -1,0 +1,242 @@
+// Checks the MRT/CVM vector families (vectors/gen/src/mrt.cc) against the reference ops that produce them.
+//
+// For every family under "mrt/": the op is registered and normative, its clause IDs exist in
+// spec/mrt_quantization.md, generation is deterministic, every flag is explained (and every
+// explanation used), tests marked invalid are exactly the ones the reference rejects with
+// ErrorIf, and every output lies in its dtype's range. The diagnostic conventions must tell
+// the families' tie and deviation cases apart, or the vectors would not be diagnostic.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "qspec/core/json_values.h"
+#include "qspec/harness/generate.h"
+#include "qspec/ref/exact.h"
+#include "qspec/refops.h"
+#include "qspec/vecgen.h"
+
+namespace {
+
+using qspec::Tensor;
+using qspec::refops::Attrs;
+namespace vecgen = qspec::vecgen;
+namespace refops = qspec::refops;
+
+const std::set<std::string> kExpectedFiles = {
+    "mrt/mrt.sym_quantize.json",         "mrt/mrt.affine_quantize.json", "mrt/mrt.cvm_float.json",
+    "mrt/cvm.clip.json",                 "mrt/cvm.right_shift.json",     "mrt/cvm.right_shift.cpu.json",
+    "mrt/cvm.left_shift.json",           "mrt/mrt.realize.json",         "mrt/mrt.sym_input_quantize.json",
+    "mrt/mrt.affine_input_quantize.json", "mrt/mrt.requant_operator.json"};
+
+std::vector<const vecgen::Family*> mrt_families() {
+  std::vector<const vecgen::Family*> v;
+  for (const auto& f : vecgen::families())
+    if (f.file.rfind("mrt/", 0) == 0) v.push_back(&f);
+  return v;
+}
+
+struct Case {
+  const vecgen::Test* test;
+  Attrs attrs;
+};
+
+std::vector<Case> flatten(const std::vector<vecgen::Group>& groups) {
+  std::vector<Case> out;
+  for (const auto& g : groups)
+    for (const auto& t : g.tests) {
+      Attrs merged = g.attributes;
+      for (const auto& [k, v] : t.attributes.items()) merged[k] = v;
+      out.push_back({&t, merged});
+    }
+  return out;
+}
+
+// A canonical text of a generated test (inputs and merged attributes) for the determinism check.
+std::string canonical(const std::vector<vecgen::Group>& groups) {
+  std::ostringstream os;
+  for (const auto& c : flatten(groups)) {
+    os << c.test->comment << "|" << c.attrs.dump() << "|" << c.test->invalid << "|";
+    for (const auto& in : c.test->inputs) os << in.name << "=" << qspec::tensor_to_json(in).dump() << ";";
+    os << "\n";
+  }
+  return os.str();
+}
+
+std::string read_spec() {
+  std::ifstream in(std::string(QSPEC_SOURCE_DIR) + "/spec/mrt_quantization.md");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Evaluates a (op, convention) on a case; returns nullopt if the convention refuses (ErrorIf or
+// RequireViolated), so diagnostics comparisons skip inputs outside a convention's domain.
+std::optional<std::vector<Tensor>> eval(const refops::OpImpl* impl, const Case& c) {
+  try {
+    return impl->fn(c.attrs, c.test->inputs);
+  } catch (const qspec::ref::ErrorIf&) {
+    return std::nullopt;
+  } catch (const qspec::ref::RequireViolated&) {
+    return std::nullopt;
+  }
+}
+
+bool same_outputs(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i].data != b[i].data || a[i].dtype != b[i].dtype) return false;
+  return true;
+}
+
+TEST(vectors_mrt, AllFamiliesRegistered) {
+  std::set<std::string> files;
+  for (const auto* f : mrt_families()) files.insert(f->file);
+  EXPECT_EQ(files, kExpectedFiles);
+}
+
+TEST(vectors_mrt, FamiliesAreWellFormed) {
+  const std::string spec = read_spec();
+  ASSERT_FALSE(spec.empty()) << "spec/mrt_quantization.md not found";
+  for (const auto* f : mrt_families()) {
+    SCOPED_TRACE(f->file);
+    const refops::OpImpl* impl = refops::find_op(f->op, f->convention);
+    ASSERT_NE(impl, nullptr) << "no reference op (" << f->op << ", " << f->convention << ")";
+    EXPECT_FALSE(impl->diagnostic_only);
+    ASSERT_FALSE(f->clauses.empty());
+    for (const auto& id : f->clauses) EXPECT_NE(spec.find("### `" + id + "`"), std::string::npos) << id;
+
+    std::set<std::string> noted, used;
+    for (const auto& [flag, meaning] : f->notes) {
+      EXPECT_TRUE(noted.insert(flag).second) << "flag explained twice: " << flag;
+      EXPECT_FALSE(meaning.empty()) << flag;
+    }
+    vecgen::Rng rng(f->seed), rng2(f->seed);
+    const auto groups = f->generate(rng);
+    EXPECT_EQ(canonical(groups), canonical(f->generate(rng2))) << "generation is not deterministic";
+    const auto cases = flatten(groups);
+    std::printf("[ vectors ] %s: %zu tests\n", f->file.c_str(), cases.size());
+    EXPECT_GE(cases.size(), 150u);
+    EXPECT_LE(cases.size(), 1000u);
+    for (const auto& c : cases)
+      for (const auto& fl : c.test->flags) {
+        EXPECT_TRUE(noted.count(fl)) << "flag '" << fl << "' not explained in notes (" << c.test->comment << ")";
+        used.insert(fl);
+      }
+    for (const auto& fl : noted) EXPECT_TRUE(used.count(fl)) << "note '" << fl << "' is used by no test";
+  }
+}
+
+// The shared writer accepts every family and produces the same document twice.
+TEST(vectors_mrt, DocumentsBuildDeterministically) {
+  for (const auto* f : mrt_families()) {
+    SCOPED_TRACE(f->file);
+    nlohmann::ordered_json a, b;
+    ASSERT_NO_THROW(a = vecgen::generate_document(*f, "test"));
+    ASSERT_NO_THROW(b = vecgen::generate_document(*f, "test"));
+    EXPECT_EQ(a, b);
+    EXPECT_GE(a["numberOfTests"].get<int>(), 150);
+  }
+}
+
+TEST(vectors_mrt, InvalidExactlyWhenReferenceRejects) {
+  for (const auto* f : mrt_families()) {
+    SCOPED_TRACE(f->file);
+    const refops::OpImpl* impl = refops::find_op(f->op, f->convention);
+    ASSERT_NE(impl, nullptr);
+    vecgen::Rng rng(f->seed);
+    int valid = 0, invalid = 0, index = 0;
+    const auto groups = f->generate(rng);  // the cases point into it
+    for (const auto& c : flatten(groups)) {
+      ++index;
+      const std::string where = "test " + std::to_string(index) + " \"" + c.test->comment + "\" attrs " + c.attrs.dump();
+      if (c.test->invalid) {
+        ++invalid;
+        EXPECT_THROW(impl->fn(c.attrs, c.test->inputs), qspec::ref::ErrorIf) << where;
+        continue;
+      }
+      ++valid;
+      try {
+        const auto outs = impl->fn(c.attrs, c.test->inputs);
+        ASSERT_FALSE(outs.empty()) << where;
+        for (const auto& o : outs) {
+          ASSERT_EQ(static_cast<std::int64_t>(o.data.size()), o.numel()) << where << " output " << o.name;
+          if (qspec::is_float(o.dtype)) continue;
+          for (auto v : o.data) {
+            EXPECT_GE(v, qspec::dtype_min(o.dtype)) << where << " output " << o.name;
+            EXPECT_LE(v, qspec::dtype_max(o.dtype)) << where << " output " << o.name;
+          }
+        }
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << where << ": the reference threw on a valid test: " << e.what();
+      }
+    }
+    EXPECT_GE(valid, 100);
+    EXPECT_GE(invalid, 1);
+  }
+}
+
+const vecgen::Family* family(const std::string& file) {
+  for (const auto* f : mrt_families())
+    if (f->file == file) return f;
+  return nullptr;
+}
+
+// Counts, over a family's valid tests, how often another convention of the same op agrees.
+struct Agreement {
+  int compared = 0, agree = 0;
+};
+Agreement agreement(const vecgen::Family& f, const std::string& other_convention) {
+  const auto* impl = refops::find_op(f.op, f.convention);
+  const auto* other = refops::find_op(f.op, other_convention);
+  Agreement a;
+  if (!impl || !other) return a;
+  vecgen::Rng rng(f.seed);
+  const auto groups = f.generate(rng);  // the cases point into it
+  for (const auto& c : flatten(groups)) {
+    if (c.test->invalid) continue;
+    const auto x = eval(impl, c), y = eval(other, c);
+    if (!x || !y) continue;
+    ++a.compared;
+    if (same_outputs(*x, *y)) ++a.agree;
+  }
+  return a;
+}
+
+TEST(vectors_mrt, RightShiftVectorsSeparateTheRoundings) {
+  const auto* f = family("mrt/cvm.right_shift.json");
+  ASSERT_NE(f, nullptr);
+  // The formal kernel is round half up: the exact half-up convention agrees everywhere ...
+  const Agreement up = agreement(*f, "shift.exact.half_up");
+  EXPECT_GT(up.compared, 0);
+  EXPECT_EQ(up.agree, up.compared);
+  // ... and every other rounding is caught by some test (the tie groups).
+  for (const char* other : {"shift.exact.half_away", "shift.exact.half_even", "shift.exact.half_down",
+                            "shift.exact.floor", "shift.exact.ceil", "shift.exact.trunc"}) {
+    const Agreement a = agreement(*f, other);
+    EXPECT_GT(a.compared, 0) << other;
+    EXPECT_LT(a.agree, a.compared) << other << " is indistinguishable from cvm.formal on these vectors";
+  }
+  // The CPU kernel's deviations are present in both shift families.
+  EXPECT_LT(agreement(*f, "cvm.cpu").agree, agreement(*f, "cvm.cpu").compared);
+  const auto* cpu = family("mrt/cvm.right_shift.cpu.json");
+  ASSERT_NE(cpu, nullptr);
+  const Agreement formal = agreement(*cpu, "cvm.formal");
+  EXPECT_LT(formal.agree, formal.compared);
+}
+
+TEST(vectors_mrt, SymQuantizeVectorsSeparateV1FromV2) {
+  const auto* f = family("mrt/mrt.sym_quantize.json");
+  ASSERT_NE(f, nullptr);
+  const Agreement v2 = agreement(*f, "mrt.v2");
+  EXPECT_GT(v2.compared, 0);
+  EXPECT_LT(v2.agree, v2.compared);
+}
+
+}  // namespace

@@ -1,0 +1,27 @@
+// Reports of a run: the text summary (per op, per clause), the JSON report and JUnit XML.
+// Files are written atomically (temporary file + rename), so a reader never sees half a report.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "qspec/harness/runner.h"
+
+namespace qspec::harness {
+
+// Tables of verdict counts per op and per clause, then the totals and the overall result line.
+std::string summary_text(const RunResult& r);
+
+// {"schema": "qspec-report/1", "backend": {...}, "summary": {...}, "files": [...], "tests": [...]}
+// (docs/running.md describes every field).
+nlohmann::ordered_json json_report(const RunResult& r);
+void write_json_report(const std::filesystem::path& path, const RunResult& r);
+
+// JUnit XML: one <testsuite> per vector file, one <testcase classname=FILE name="tcId N"> per test;
+// unexpected FAIL -> <failure>, unexpected ERROR -> <error>, UNSUPPORTED and expected deviations ->
+// <skipped>, an unexpected pass -> <failure> saying the --expect entry is stale.
+std::string junit_report(const RunResult& r);
+void write_junit_report(const std::filesystem::path& path, const RunResult& r);
+
+}  // namespace qspec::harness

@@ -1,0 +1,35 @@
+// JSON Schema validation of vector files (valijson): the common schema plus an optional per-op one.
+//
+// vectors/schema/vectors.schema.json applies to every vector file; vectors/schema/<op>.schema.json,
+// when present, refines it for the files whose "op" is <op>. Both must accept a file.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace qspec::harness {
+
+class SchemaSet {
+ public:
+  // Loads every *.schema.json in `schema_dir`; throws std::runtime_error naming a schema file
+  // that is not valid JSON or not a schema valijson can read, or if the common schema is missing.
+  explicit SchemaSet(const std::filesystem::path& schema_dir);
+  ~SchemaSet();
+  SchemaSet(const SchemaSet&) = delete;
+  SchemaSet& operator=(const SchemaSet&) = delete;
+
+  // Validates a vector file's text; returns one message per violation ("at /path: ...",
+  // prefixed with the schema file), empty if valid.
+  std::vector<std::string> validate(const std::string& vector_file_text) const;
+  // Names of the loaded per-op schemas (without the common one).
+  std::vector<std::string> op_schemas() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace qspec::harness

@@ -1,0 +1,79 @@
+// The in-memory model of a golden-vector file (format "qspec-vectors/1", docs/vector-format.md)
+// and its loader, which checks every field and names the file, tcId and JSON path of a defect.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "qspec/core/tensor.h"
+
+namespace qspec::harness {
+
+inline constexpr const char* kVectorSchemaId = "qspec-vectors/1";
+
+// A malformed vector file. what() reads "FILE: tcId N: at /json/path: problem".
+class VectorFileError : public std::runtime_error {
+ public:
+  VectorFileError(std::string file, std::optional<std::int64_t> tc_id, std::string json_path, std::string problem);
+  const std::string& file() const { return file_; }
+  const std::optional<std::int64_t>& tc_id() const { return tc_id_; }
+  const std::string& json_path() const { return json_path_; }
+  const std::string& problem() const { return problem_; }
+
+ private:
+  std::string file_;
+  std::optional<std::int64_t> tc_id_;
+  std::string json_path_;
+  std::string problem_;
+};
+
+struct VectorTest {
+  std::int64_t tc_id = 0;
+  std::string comment;
+  std::vector<std::string> flags;
+  bool invalid = false;                    // "result": "invalid": a conforming backend must reject it
+  nlohmann::ordered_json attributes;       // the group's attributes with the test's merged over them
+  std::vector<Tensor> inputs;              // in file order
+  std::vector<Tensor> expected;            // in file order; empty for invalid tests
+  std::string json_path;                   // "/testGroups/G/tests/T"
+};
+
+struct VectorFile {
+  std::string display_name;                // path relative to the vectors directory, '/'-separated
+  std::string schema;
+  std::string op;
+  std::string convention;
+  std::vector<std::string> clauses;
+  nlohmann::ordered_json generator;
+  std::int64_t number_of_tests = 0;
+  std::vector<std::pair<std::string, std::string>> notes;  // flag -> meaning
+  std::vector<VectorTest> tests;           // every group's tests, in file order
+};
+
+// Parses and checks a vector file's text. Throws VectorFileError (malformed JSON is reported
+// with its line and column).
+VectorFile parse_vector_file(const std::string& text, const std::string& display_name);
+// Reads `path` and parses it; a missing or unreadable file is a VectorFileError too.
+VectorFile load_vector_file(const std::filesystem::path& path, const std::string& display_name);
+
+struct VectorSource {
+  std::filesystem::path path;
+  std::string display_name;
+};
+
+// Expands the --vectors arguments: a directory contributes every *.json below it (except those
+// under a directory named "schema"), named relative to that directory; a file is named
+// relative to its nearest ancestor directory called "vectors", or by its path as given.
+// Sorted by display name, duplicates removed. A missing path throws VectorFileError.
+std::vector<VectorSource> find_vector_files(const std::vector<std::filesystem::path>& paths);
+
+// Merges `over` into a copy of `base`, key by key (the test's attributes over its group's).
+nlohmann::ordered_json merge_attributes(const nlohmann::ordered_json& base, const nlohmann::ordered_json& over);
+
+}  // namespace qspec::harness

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Regenerates docs/third-party.md: runs every third-party adapter on the vectors twice (its own
+# conventions with its --expect file; every convention) and renders the reports.
+#
+#   tools/thirdparty_report/generate.sh [BUILD_DIR]      (default: build/default)
+# Environment: VECTORS (default vectors), OUT (default docs/third-party.md), KEEP=DIR keeps the
+# reports and logs in DIR.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${1:-build/default}
+QSPEC=$BUILD/harness/qspec
+REPORT=$BUILD/tools/thirdparty_report/qspec_thirdparty_report
+VECTORS=${VECTORS:-vectors}
+OUT=${OUT:-docs/third-party.md}
+for f in "$QSPEC" "$REPORT"; do
+  [ -x "$f" ] || { echo "generate.sh: $f not built (cmake --build $BUILD --target qspec qspec_thirdparty_report)" >&2; exit 2; }
+done
+work=${KEEP:-$(mktemp -d)}
+mkdir -p "$work"
+export OMP_NUM_THREADS=1  # oneDNN: single-threaded, deterministic timing
+runs=()
+backends=$("$QSPEC" backends 2>/dev/null || true)  # captured first: grep -q would SIGPIPE qspec under pipefail
+for lib in gemmlowp xnnpack onednn; do
+  if ! grep -q "^$lib[[:space:]]" <<<"$backends"; then
+    echo "generate.sh: backend $lib not built, skipped" >&2
+    continue
+  fi
+  # Own conventions, with the known deviations: this is CI's run and must be green.
+  rc=0
+  "$QSPEC" run --backend "$lib" --vectors "$VECTORS" --expect "backends/$lib/expect.txt" \
+    --report-json "$work/$lib-native.json" --progress never --max-diagnostics 0 >"$work/$lib-native.log" 2>&1 || rc=$?
+  [ $rc -le 1 ] || { cat "$work/$lib-native.log" >&2; exit 2; }
+  [ $rc -eq 0 ] || echo "generate.sh: $lib on its own conventions has unexpected outcomes (see $work/$lib-native.log)" >&2
+  runs+=(--run "$lib:native:$work/$lib-native.json")
+  # Every convention: failures are expected; the report says what the results match.
+  rc=0
+  QSPEC_ADAPTER_ALL_CONVENTIONS=1 "$QSPEC" run --backend "$lib" --vectors "$VECTORS" \
+    --report-json "$work/$lib-all.json" --progress never --max-diagnostics 0 --explain-limit 1000000 \
+    >"$work/$lib-all.log" 2>&1 || rc=$?
+  [ $rc -le 1 ] || { cat "$work/$lib-all.log" >&2; exit 2; }
+  runs+=(--run "$lib:all:$work/$lib-all.json")
+done
+"$REPORT" --out "$OUT" --vectors "$VECTORS" --annotations tools/thirdparty_report/annotations.json \
+  --command "tools/thirdparty_report/generate.sh" "${runs[@]}"
+[ -n "${KEEP:-}" ] || rm -rf "$work"

@@ -1,0 +1,817 @@
+// Golden-vector families for Q31 fixed-point requantization (gemmlowp, TFLite, TOSA) and its primitives.
+//
+// Families generate inputs only; expected outputs come from the reference ops
+// (backends/reference/ops_requantize_fixedpoint.cc). The reference is consulted here only to keep
+// inputs inside the REQUIREs (vectors never go there) and to set descriptive flags.
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "qspec/ref/gemmlowp.h"
+#include "qspec/ref/tflite_tosa.h"
+#include "qspec/refops.h"
+#include "qspec/vecgen.h"
+
+namespace qspec::vecgen {
+namespace {
+
+using nlohmann::ordered_json;
+using ref::Int;
+
+constexpr std::int64_t kI32Min = -2147483648LL;
+constexpr std::int64_t kI32Max = 2147483647LL;
+constexpr std::int64_t kOne30 = 1LL << 30;
+// ~2^31/sqrt(2), a multiple of 2^16 so that the 16-bit TOSA convention represents it exactly.
+constexpr std::int64_t kSqrtHalf = 23170LL << 16;
+
+enum class Verdict { Valid, Invalid, OutsideRequire };
+
+ordered_json merged(const ordered_json& group, const ordered_json& test) {
+  ordered_json m = group;
+  for (auto it = test.begin(); it != test.end(); ++it) m[it.key()] = it.value();
+  return m;
+}
+
+// Evaluates the reference op: Valid, Invalid (an ERROR_IF fired), or OutsideRequire.
+Verdict classify(const std::string& op, const std::string& conv, const ordered_json& attrs,
+                 const std::vector<Tensor>& inputs) {
+  const auto* impl = refops::find_op(op, conv);
+  if (!impl) throw std::logic_error("vecgen: no reference op " + op + " / " + conv);
+  try {
+    impl->fn(attrs, inputs);
+    return Verdict::Valid;
+  } catch (const ref::ErrorIf&) {
+    return Verdict::Invalid;
+  } catch (const ref::RequireViolated&) {
+    return Verdict::OutsideRequire;
+  }
+}
+
+std::int64_t clamp_i32(const Int& v) {
+  if (v < kI32Min) return kI32Min;
+  if (v > kI32Max) return kI32Max;
+  return static_cast<std::int64_t>(v);
+}
+
+struct DtypeInfo {
+  const char* name;
+  DType dtype;
+  std::int64_t lo, hi;
+};
+const DtypeInfo kOutTypes[] = {{"int8", DType::I8, -128, 127},
+                               {"uint8", DType::U8, 0, 255},
+                               {"int16", DType::I16, -32768, 32767},
+                               {"int32", DType::I32, kI32Min, kI32Max}};
+
+// ---------------------------------------------------------------------------------------------
+// op "requantize" in the shared Q31 vocabulary (multiplier, shift, output_zero_point, out_dtype)
+// ---------------------------------------------------------------------------------------------
+
+struct Q31Convention {
+  std::string name;
+  bool tosa = false;     // TOSA's ERROR_IFs on zero points and unsigned outputs apply
+  bool scale16 = false;  // multipliers must be multiples of 2^16
+};
+
+const std::vector<std::pair<std::string, std::string>> kQ31Notes = {
+    {"tie_0_5", "x*M*2^(shift-31) is exactly +0.5 or -0.5: the roundings part (half up: 1 / 0; half away: 1 / -1)"},
+    {"tie_1_5", "x*M*2^(shift-31) is exactly +1.5 or -1.5"},
+    {"tie_2_5", "x*M*2^(shift-31) is exactly +2.5 or -2.5"},
+    {"double_round_differs",
+     "gemmlowp/TFLite double rounding (SRDHM then RDBPOT) differs from single half-up rounding on at least one "
+     "element (requant.double_round_vs_single)"},
+    {"int32_min", "an accumulator equal to INT32_MIN"},
+    {"int32_max", "an accumulator equal to INT32_MAX"},
+    {"saturate_low", "at least one element saturates at the low end of out_dtype"},
+    {"saturate_high", "at least one element saturates at the high end of out_dtype"},
+    {"shift_0", "shift = 0 (no RDBPOT / TOSA s = 31)"},
+    {"shift_right_1", "shift = -1 (a right shift by 1 after the Q31 product)"},
+    {"shift_right_30", "shift = -30"},
+    {"shift_right_31", "shift = -31 (the largest right shift RDBPOT allows)"},
+    {"shift_left", "shift > 0: a left shift (multiplier >= 1 for a normalized M)"},
+    {"mult_2_pow_m31", "real multiplier M*2^(shift-31) = 2^-31"},
+    {"mult_2_pow_m32", "real multiplier 2^-32 (M = 2^30, shift = -31; QuantizeMultiplier keeps it, does not flush)"},
+    {"mult_below_one", "real multiplier just below 1 (M = 2^31 - 1 or the largest allowed, shift = 0)"},
+    {"mult_one", "real multiplier exactly 1 (M = 2^30, shift = 1)"},
+    {"mult_above_one", "real multiplier above 1"},
+    {"mult_zero", "M = 0: every output is sat(output_zero_point)"},
+    {"zp_type_min", "output_zero_point at the low end of out_dtype"},
+    {"zp_type_max", "output_zero_point at the high end of out_dtype"},
+    {"zp_odd", "an odd output zero point together with ties"},
+    {"random", "random normalized multiplier, shift and accumulators targeting unsaturated outputs"},
+    {"invalid_zero_point", "TOSA ERROR_IF: output_zp != 0 for an int16 or int32 output"},
+    {"invalid_unsigned_output", "TOSA ERROR_IF: unsigned (uint8) output from an int32 input"},
+    {"invalid_zero_point_range", "TOSA ERROR_IF: output_zp not representable in out_t"},
+};
+
+class Q31Builder {
+ public:
+  Q31Builder(std::string op, const Q31Convention& c) : op_(std::move(op)), c_(c) {}
+
+  // Multipliers of the scale16 convention must be multiples of 2^16: round down (keeping >= 0).
+  std::int64_t m(std::int64_t multiplier) const {
+    return c_.scale16 ? (multiplier / 65536) * 65536 : multiplier;
+  }
+
+  // Adds a test with the distinct x values that lie inside the convention's REQUIREs (and are
+  // not ERROR_IF). A multiplier the convention cannot represent exactly (scale16) skips the test
+  // unless `round_multiplier` allows rounding it (random cases).
+  void add(Group& g, std::int64_t multiplier, int shift, std::int64_t zp, std::vector<std::int64_t> xs,
+           std::vector<std::string> flags, const std::string& comment, bool round_multiplier = false) {
+    if (!round_multiplier && m(multiplier) != multiplier) return;
+    ordered_json attrs;
+    attrs["multiplier"] = m(multiplier);
+    attrs["shift"] = shift;
+    attrs["output_zero_point"] = zp;
+    const ordered_json all = merged(g.attributes, attrs);
+    std::vector<std::int64_t> kept;
+    std::set<std::int64_t> seen;
+    for (auto x : xs)
+      if (seen.insert(x).second &&
+          classify(op_, c_.name, all, {scalar_vector("x", DType::I32, {x})}) == Verdict::Valid)
+        kept.push_back(x);
+    if (kept.empty()) return;
+    add_auto_flags(all, kept, flags);
+    Test t;
+    t.comment = comment;
+    t.flags = dedup(flags);
+    t.inputs = {scalar_vector("x", DType::I32, kept)};
+    t.attributes = attrs;
+    g.tests.push_back(std::move(t));
+  }
+
+  void add_invalid(Group& g, std::int64_t multiplier, int shift, std::int64_t zp, std::vector<std::int64_t> xs,
+                   const std::string& flag, const std::string& comment) {
+    ordered_json attrs;
+    attrs["multiplier"] = m(multiplier);
+    attrs["shift"] = shift;
+    attrs["output_zero_point"] = zp;
+    Test t;
+    t.comment = comment;
+    t.flags = {flag};
+    t.inputs = {scalar_vector("x", DType::I32, xs)};
+    t.attributes = attrs;
+    t.invalid = true;
+    g.tests.push_back(std::move(t));
+  }
+
+ private:
+  static std::vector<std::string> dedup(const std::vector<std::string>& v) {
+    std::vector<std::string> out;
+    std::set<std::string> seen;
+    for (const auto& s : v)
+      if (seen.insert(s).second) out.push_back(s);
+    return out;
+  }
+
+  // Flags that describe the kept values: saturation (judged on the exact value, two steps beyond
+  // the range so that every convention saturates) and double-rounding differences.
+  void add_auto_flags(const ordered_json& attrs, const std::vector<std::int64_t>& xs,
+                      std::vector<std::string>& flags) const {
+    const Int M(attrs["multiplier"].get<std::int64_t>());
+    const int shift = attrs["shift"].get<int>();
+    const Int zp(attrs["output_zero_point"].get<std::int64_t>());
+    const auto range = ref::int_range(*ref::dtype_from_name(attrs["out_dtype"].get<std::string>()));
+    for (auto x : xs) {
+      const ref::Rat v = ref::Rat(Int(x) * M) * ref::pow2r(shift - 31) + ref::Rat(zp);
+      if (v > ref::Rat(range.hi + 2)) flags.push_back("saturate_high");
+      if (v < ref::Rat(range.lo - 2)) flags.push_back("saturate_low");
+      if (x == kI32Min) flags.push_back("int32_min");
+      if (x == kI32Max) flags.push_back("int32_max");
+      try {
+        if (ref::double_round_minus_single_round(Int(x), M, shift) != 0) flags.push_back("double_round_differs");
+      } catch (const ref::RequireViolated&) {
+        // outside one of the two MBQM domains: no statement about their difference
+      }
+    }
+  }
+
+  std::string op_;
+  Q31Convention c_;
+};
+
+// Accumulators whose exact scaled value is near `targets` (in output steps), for (M, shift).
+std::vector<std::int64_t> accumulators_for(const std::vector<std::int64_t>& targets_times_16, std::int64_t multiplier,
+                                           int shift) {
+  std::vector<std::int64_t> xs;
+  if (multiplier == 0) return {-1000, 0, 1000};
+  for (auto t : targets_times_16) {
+    // x = floor(t/16 * 2^(31 - shift) / M), clamped to int32
+    const ref::Rat v = ref::Rat(t, 16) * ref::pow2r(31 - shift) / ref::Rat(multiplier);
+    xs.push_back(clamp_i32(ref::round_floor(v)));
+  }
+  return xs;
+}
+
+std::vector<Group> generate_q31(const std::string& op, const Q31Convention& c, Rng& rng) {
+  Q31Builder b(op, c);
+  std::vector<Group> groups;
+  for (const auto& t : kOutTypes) {
+    Group g;
+    g.attributes["out_dtype"] = t.name;
+    const bool restricted_zp = c.tosa && (t.dtype == DType::I16 || t.dtype == DType::I32);
+    if (c.tosa && t.dtype == DType::U8) {
+      // TOSA rejects every unsigned output from an int32 input.
+      b.add_invalid(g, kOne30, -1, 0, {0, 100, -100}, "invalid_unsigned_output", "uint8 output from int32: ERROR_IF");
+      b.add_invalid(g, kOne30, -8, 128, {5000, -5000}, "invalid_unsigned_output", "uint8 output, zp 128: ERROR_IF");
+      groups.push_back(std::move(g));
+      continue;
+    }
+    const std::int64_t zp_mid = restricted_zp ? 0 : (t.dtype == DType::U8 ? 128 : 0);
+    const std::int64_t zp_odd = restricted_zp ? 0 : (t.dtype == DType::U8 ? 131 : 3);
+
+    // Ties at +-0.5, +-1.5, +-2.5 of the output step, with an even and an odd zero point.
+    const std::vector<std::string> ties = {"tie_0_5", "tie_1_5", "tie_2_5"};
+    for (std::int64_t zp : {zp_mid, zp_odd}) {
+      auto f = ties;
+      if (zp % 2 != 0) f.push_back("zp_odd");
+      auto f0 = f;
+      f0.push_back("shift_0");
+      b.add(g, kOne30, 0, zp, {1, -1, 3, -3, 5, -5}, f0, "M = 2^30, shift 0: v = x/2, exact ties");
+      b.add(g, kOne30, -3, zp, {8, -8, 24, -24, 40, -40}, f, "M = 2^30, shift -3: v = x/16, exact ties");
+      auto f1 = f;
+      f1.push_back("shift_right_1");
+      b.add(g, kOne30 / 2, -1, zp, {4, -4, 12, -12, 20, -20}, f1, "M = 2^29, shift -1: v = x/8, exact ties");
+    }
+    b.add(g, kOne30, -31, zp_mid, {kI32Min, kI32Max, -(1LL << 31) + 1, 1LL << 30},
+          {"tie_0_5", "shift_right_31", "mult_2_pow_m32"}, "v = x/2^32: INT32_MIN is the tie -0.5");
+
+    // INT32 extremes with several scalings.
+    b.add(g, kOne30, -1, zp_mid, {kI32Min, kI32Max, kI32Min + 1, kI32Max - 1}, {"shift_right_1"},
+          "v = x/4 at the int32 extremes");
+    b.add(g, kI32Max, -24, zp_mid, {kI32Min, kI32Max, 0}, {}, "M = 2^31-1, shift -24 at the int32 extremes");
+    b.add(g, 1518500250, -12, zp_odd, {kI32Min, kI32Max, -1, 1}, {}, "M ~ 2^31/sqrt(2), shift -12");
+
+    // Saturation at both ends (v = x/2), around and far beyond the type's ends.
+    if (t.dtype != DType::I32) {
+      const std::int64_t hi = 2 * (t.hi - zp_mid), lo = 2 * (t.lo - zp_mid);
+      b.add(g, kOne30, 0, zp_mid, {hi - 1, hi, hi + 1, hi + 2, hi + 50, kI32Max}, {"shift_0"},
+            "v = x/2 around and beyond the high end");
+      b.add(g, kOne30, 0, zp_mid, {lo + 1, lo, lo - 1, lo - 2, lo - 50, kI32Min}, {"shift_0"},
+            "v = x/2 around and beyond the low end");
+      b.add(g, kOne30 + (3 << 16), 3, zp_odd, {(t.hi - zp_odd) / 4 + 5, (t.lo - zp_odd) / 4 - 5, 1000000, -1000000},
+            {"shift_left", "mult_above_one"}, "multiplier ~4: saturation");
+    }
+
+    // Right shifts 0, 1, 30, 31 with a generic multiplier.
+    const std::vector<std::int64_t> targets = {-4003, -1600, -257, -24, -8, 0, 7, 8, 9, 100, 1601, 4003};
+    const struct {
+      int shift;
+      const char* flag;
+    } shifts[] = {{0, "shift_0"}, {-1, "shift_right_1"}, {-30, "shift_right_30"}, {-31, "shift_right_31"}};
+    for (const auto& s : shifts) {
+      auto xs = accumulators_for(targets, kSqrtHalf, s.shift);
+      xs.push_back(kI32Min);
+      xs.push_back(kI32Max);
+      b.add(g, kSqrtHalf, s.shift, zp_mid, xs, {s.flag}, "M = 23170 * 2^16 ~ 2^31/sqrt(2)");
+    }
+    // Left shifts: x * 2^shift must fit int32 for double rounding; small accumulators.
+    for (int s : {1, 2, 7, 20, 29, 30}) {
+      const std::int64_t lim = (1LL << (31 - s)) - 1;
+      b.add(g, kSqrtHalf, s, zp_mid, {-lim, -(lim / 3), -1, 0, 1, lim / 5, lim}, {"shift_left", "mult_above_one"},
+            "a left shift of the accumulator (x * 2^shift in int32)");
+    }
+
+    // Multipliers at the edges.
+    b.add(g, kOne30, -30, zp_mid, {kOne30, -kOne30, kI32Max, kI32Min, 3 * (kOne30 / 2), -3 * (kOne30 / 2)},
+          {"mult_2_pow_m31", "tie_0_5", "shift_right_30"}, "real multiplier 2^-31 (M = 2^30, shift -30)");
+    b.add(g, 1, 0, zp_mid, {kOne30, -kOne30, kI32Max, kI32Min, 3 * (kOne30 / 2)}, {"mult_2_pow_m31", "shift_0"},
+          "real multiplier 2^-31 as M = 1, shift 0 (unnormalized)");
+    b.add(g, 1 << 16, -16, zp_mid, {kOne30, -kOne30, kI32Max, kI32Min, 3 * (kOne30 / 2)}, {"mult_2_pow_m31"},
+          "real multiplier 2^-31 as M = 2^16, shift -16 (representable with a 16-bit multiplier)");
+    b.add(g, kI32Max, 0, zp_mid, {0, 1, -1, 2, -2, 3, -3, 255, -255, 65535, kI32Max, kI32Min},
+          {"mult_below_one", "shift_0"}, "M = 2^31 - 1: (2^31-1)/2^31");
+    b.add(g, kI32Max - 65535, 0, zp_mid, {0, 1, -1, 255, -255, 65535, 100000, kI32Max, kI32Min},
+          {"mult_below_one", "shift_0"}, "M = 2^31 - 2^16: the largest 16-bit multiplier below 1");
+    {
+      std::vector<std::int64_t> xs = {t.lo - zp_mid - 1, t.lo - zp_mid, t.hi - zp_mid, t.hi - zp_mid + 1, 0, 1, -1};
+      b.add(g, kOne30, 1, zp_mid, xs, {"mult_one", "shift_left"}, "M = 2^30, shift 1: exactly 1, v = x");
+    }
+    b.add(g, kOne30 + 1, 8, zp_mid, {0, 1, -1, 100, -100, 8388607, -8388608}, {"mult_above_one", "shift_left"},
+          "M = 2^30 + 1, shift 8: 128 * (1 + 2^-30)");
+    b.add(g, 0, 0, zp_odd, {kI32Min, -1, 0, 1, kI32Max}, {"mult_zero", "shift_0"}, "M = 0");
+    b.add(g, 0, -5, zp_mid, {kI32Min, 12345, kI32Max}, {"mult_zero"}, "M = 0, shift -5");
+
+    // Zero points at both ends of the type.
+    if (!restricted_zp) {
+      const std::vector<std::int64_t> xs = {-4000, -41, -40, -2, -1, 0, 1, 2, 40, 41, 4000};
+      b.add(g, kOne30, -1, t.lo, xs, {"zp_type_min", "shift_right_1"}, "zero point at the type's low end, v = x/4");
+      b.add(g, kOne30, -1, t.hi, xs, {"zp_type_max", "shift_right_1"}, "zero point at the type's high end, v = x/4");
+    } else {
+      b.add_invalid(g, kOne30, -1, 5, {0, 7}, "invalid_zero_point", "output_zp != 0 for an int16/int32 output");
+      b.add_invalid(g, kOne30, -1, -1, {0, 7}, "invalid_zero_point", "output_zp != 0 for an int16/int32 output");
+    }
+    if (c.tosa && t.dtype == DType::I8) {
+      b.add_invalid(g, kOne30, -1, 200, {0, 7}, "invalid_zero_point_range", "output_zp 200 does not fit int8");
+      b.add_invalid(g, kOne30, -1, -129, {0, 7}, "invalid_zero_point_range", "output_zp -129 does not fit int8");
+    }
+
+    // Random cases: normalized multiplier, typical shifts, accumulators aimed at [-300, 300].
+    for (int i = 0; i < 70; ++i) {
+      const std::int64_t mult = rng.uniform(kOne30, kI32Max);
+      const int shift = rng.coin() ? static_cast<int>(rng.uniform(-12, 0)) : static_cast<int>(rng.uniform(-31, 3));
+      const std::int64_t zp = restricted_zp ? 0 : rng.uniform(t.lo < -1000 ? -1000 : t.lo, t.hi > 1000 ? 1000 : t.hi);
+      // Scaled values v with v + zp in the output range (a few steps beyond it), at most +-300.
+      const std::int64_t vlo = std::max<std::int64_t>(-300, t.lo - zp - 4);
+      const std::int64_t vhi = std::min<std::int64_t>(300, t.hi - zp + 4);
+      std::vector<std::int64_t> tg;
+      for (int k = 0; k < 8; ++k) tg.push_back(rng.uniform(vlo * 16, vhi * 16));
+      b.add(g, mult, shift, zp, accumulators_for(tg, b.m(mult), shift), {"random"}, "random", true);
+    }
+    groups.push_back(std::move(g));
+  }
+  return groups;
+}
+
+const Q31Convention kGemmlowp{"gemmlowp.double_round"};
+const Q31Convention kTfliteSingle{"tflite.single_round"};
+const Q31Convention kTosaSingle{"tosa.single_round", true};
+const Q31Convention kTosaDouble{"tosa.double_round", true};
+const Q31Convention kTosa16{"tosa.scale16", true, true};
+
+QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize/gemmlowp.double_round.json",
+                              .op = "requantize",
+                              .convention = "gemmlowp.double_round",
+                              .clauses = {"requant.gemmlowp.scale_by_fixedpoint_and_exponent",
+                                          "requant.gemmlowp.fixedpoint_output_stage", "requant.tflite.double_round"},
+                              .notes = kQ31Notes,
+                              .seed = 3001,
+                              .generate = [](Rng& r) { return generate_q31("requantize", kGemmlowp, r); }});
+QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize/tflite.single_round.json",
+                              .op = "requantize",
+                              .convention = "tflite.single_round",
+                              .clauses = {"requant.tflite.single_round"},
+                              .notes = kQ31Notes,
+                              .seed = 3002,
+                              .generate = [](Rng& r) { return generate_q31("requantize", kTfliteSingle, r); }});
+QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize/tosa.single_round.json",
+                              .op = "requantize",
+                              .convention = "tosa.single_round",
+                              .clauses = {"requant.tosa.rescale", "requant.tosa.apply_scale_32"},
+                              .notes = kQ31Notes,
+                              .seed = 3003,
+                              .generate = [](Rng& r) { return generate_q31("requantize", kTosaSingle, r); }});
+QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize/tosa.double_round.json",
+                              .op = "requantize",
+                              .convention = "tosa.double_round",
+                              .clauses = {"requant.tosa.rescale", "requant.tosa.apply_scale_32"},
+                              .notes = kQ31Notes,
+                              .seed = 3004,
+                              .generate = [](Rng& r) { return generate_q31("requantize", kTosaDouble, r); }});
+QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize/tosa.scale16.json",
+                              .op = "requantize",
+                              .convention = "tosa.scale16",
+                              .clauses = {"requant.tosa.rescale", "requant.tosa.apply_scale_16"},
+                              .notes = kQ31Notes,
+                              .seed = 3005,
+                              .generate = [](Rng& r) { return generate_q31("requantize", kTosa16, r); }});
+
+// ---------------------------------------------------------------------------------------------
+// op "requantize_per_channel"
+// ---------------------------------------------------------------------------------------------
+
+const std::vector<std::pair<std::string, std::string>> kPerChannelNotes = {
+    {"per_channel_axis_last", "channels along the last dimension (TFLite conv/FC, TOSA per_channel)"},
+    {"per_channel_axis_first", "channels along the first dimension (gemmlowp ...PC<VectorShape::Col>: one per row)"},
+    {"per_channel_zero_multiplier", "one channel has multiplier 0 (a zero filter scale): it outputs sat(zero point)"},
+    {"shift_left", "at least one channel has shift > 0"},
+    {"tie_0_5", "exact ties at +-0.5 of the output step in some channel"},
+    {"saturate_both", "values saturating at both ends of out_dtype"},
+    {"random", "random multipliers, shifts and accumulators"},
+};
+
+std::vector<Group> generate_per_channel(const Q31Convention& c, Rng& rng) {
+  std::vector<Group> groups;
+  const std::string op = "requantize_per_channel";
+  for (const auto& t : kOutTypes) {
+    if (c.tosa && t.dtype == DType::U8) continue;  // ERROR_IF; covered by the per-tensor family
+    Group g;
+    g.attributes["out_dtype"] = t.name;
+    const std::int64_t zp = (c.tosa && t.dtype != DType::I8) ? 0 : (t.dtype == DType::U8 ? 128 : -3);
+    auto add = [&](std::vector<std::int64_t> shape, int axis, std::vector<std::int64_t> ms, std::vector<int> ss,
+                   std::vector<std::int64_t> xs, std::vector<std::string> flags, const std::string& comment) {
+      for (auto& m : ms)
+        if (c.scale16) m = (m / 65536) * 65536;
+      Test test;
+      test.comment = comment;
+      test.flags = std::move(flags);
+      test.inputs = {tensor("x", DType::I32, shape, xs)};
+      test.attributes["multiplier"] = ms;
+      test.attributes["shift"] = ss;
+      test.attributes["axis"] = axis;
+      test.attributes["output_zero_point"] = zp;
+      const auto verdict = classify(op, c.name, merged(g.attributes, test.attributes), test.inputs);
+      if (verdict == Verdict::Valid) g.tests.push_back(std::move(test));
+      return verdict == Verdict::Valid;
+    };
+    // Ties in each channel, one channel with a zero multiplier.
+    add({2, 3}, 1, {kOne30, 0, kOne30 / 2}, {0, -2, -1}, {1, 5, 4, -1, -5, -4},
+        {"per_channel_axis_last", "per_channel_zero_multiplier", "tie_0_5"},
+        "channel 0: v = x/2; channel 1: M = 0; channel 2: v = x/8");
+    if (!c.tosa)  // TOSA's per_channel RESCALE always uses the last dimension
+      add({3, 2}, 0, {kOne30, 1518500250, 0}, {0, -4, 0}, {1, -1, 1000, -1000, kI32Max, kI32Min},
+          {"per_channel_axis_first", "per_channel_zero_multiplier", "tie_0_5"}, "one multiplier per row");
+    add({2, 4}, 1, {kOne30, kOne30 + 7, kI32Max, 1518500250}, {1, 3, 0, -31},
+        {3, -3, 100, 50, 70000, -70000, kOne30 - 1, kI32Min}, {"per_channel_axis_last", "shift_left"},
+        "left shifts in two channels");
+    if (t.dtype != DType::I32)
+      add({2, 2}, 1, {kOne30, kOne30}, {0, 0}, {2 * (t.hi - zp) + 10, 2 * (t.lo - zp) - 10, kOne30 - 1, -kOne30},
+          {"per_channel_axis_last", "saturate_both"}, "saturation in both channels");
+    // Random: retry until the whole tensor lies inside the REQUIREs.
+    for (int i = 0; i < 25; ++i) {
+      for (int attempt = 0; attempt < 20; ++attempt) {
+        const int channels = static_cast<int>(rng.uniform(1, 5));
+        const int rows = static_cast<int>(rng.uniform(1, 3));
+        std::vector<std::int64_t> ms;
+        std::vector<int> ss;
+        for (int k = 0; k < channels; ++k) {
+          ms.push_back(rng.uniform(0, 9) == 0 ? 0 : rng.uniform(kOne30, kI32Max));
+          ss.push_back(static_cast<int>(rng.uniform(-14, 1)));
+        }
+        std::vector<std::int64_t> xs;
+        for (int r = 0; r < rows; ++r)
+          for (int k = 0; k < channels; ++k) {
+            const auto v = accumulators_for({rng.uniform(-300 * 16, 300 * 16)}, ms[k] == 0 ? kOne30 : ms[k], ss[k]);
+            xs.push_back(v[0]);
+          }
+        if (add({rows, channels}, 1, ms, ss, xs, {"per_channel_axis_last", "random"}, "random")) break;
+      }
+    }
+    groups.push_back(std::move(g));
+  }
+  return groups;
+}
+
+QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize_per_channel/gemmlowp.double_round.json",
+                              .op = "requantize_per_channel",
+                              .convention = "gemmlowp.double_round",
+                              .clauses = {"requant.gemmlowp.scale_by_fixedpoint_and_exponent_pc",
+                                          "requant.tflite.per_channel"},
+                              .notes = kPerChannelNotes,
+                              .seed = 3011,
+                              .generate = [](Rng& r) { return generate_per_channel(kGemmlowp, r); }});
+QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize_per_channel/tflite.single_round.json",
+                              .op = "requantize_per_channel",
+                              .convention = "tflite.single_round",
+                              .clauses = {"requant.tflite.per_channel", "requant.tflite.single_round"},
+                              .notes = kPerChannelNotes,
+                              .seed = 3012,
+                              .generate = [](Rng& r) { return generate_per_channel(kTfliteSingle, r); }});
+QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize_per_channel/tosa.single_round.json",
+                              .op = "requantize_per_channel",
+                              .convention = "tosa.single_round",
+                              .clauses = {"requant.tosa.rescale"},
+                              .notes = kPerChannelNotes,
+                              .seed = 3013,
+                              .generate = [](Rng& r) { return generate_per_channel(kTosaSingle, r); }});
+QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize_per_channel/tosa.double_round.json",
+                              .op = "requantize_per_channel",
+                              .convention = "tosa.double_round",
+                              .clauses = {"requant.tosa.rescale"},
+                              .notes = kPerChannelNotes,
+                              .seed = 3014,
+                              .generate = [](Rng& r) { return generate_per_channel(kTosaDouble, r); }});
+
+// ---------------------------------------------------------------------------------------------
+// gemmlowp's legacy stage, per tensor and per channel
+// ---------------------------------------------------------------------------------------------
+
+const std::vector<std::pair<std::string, std::string>> kLegacyNotes = {
+    {"negative_tie",
+     "(x + result_offset) * result_mult_int is an exact negative tie: the code (RoundingDivideByPOT) rounds it away "
+     "from zero, the header comment's '+ 2^(shift-1) >> shift' would round it up (errata E-GEMMLOWP-1)"},
+    {"positive_tie", "an exact positive tie (both readings round it up)"},
+    {"saturate_low", "values below the out_dtype range"},
+    {"saturate_high", "values above the out_dtype range"},
+    {"shift_0", "result_shift = 0"},
+    {"shift_right_1", "result_shift = 1"},
+    {"shift_right_31", "result_shift = 31"},
+    {"int32_extremes", "x = INT32_MIN / INT32_MAX with result_offset 0 and result_mult_int 1 (no overflow)"},
+    {"mult_zero", "result_mult_int = 0 (a zero channel in the per-channel variant)"},
+    {"per_channel", "per-channel result_offset and result_mult_int"},
+    {"random", "random offsets, small multipliers and shifts, without int32 overflow"},
+};
+
+std::vector<Group> generate_legacy(Rng& rng) {
+  std::vector<Group> groups;
+  const std::string op = "requantize", conv = "gemmlowp.legacy_uint8_scale";
+  for (const auto& t : kOutTypes) {
+    Group g;
+    g.attributes["out_dtype"] = t.name;
+    auto add = [&](std::int64_t a, std::int64_t m, int r, std::vector<std::int64_t> xs, std::vector<std::string> flags,
+                   const std::string& comment) {
+      ordered_json attrs;
+      attrs["result_offset"] = a;
+      attrs["result_mult_int"] = m;
+      attrs["result_shift"] = r;
+      std::vector<std::int64_t> kept;
+      for (auto x : xs)
+        if (classify(op, conv, merged(g.attributes, attrs), {scalar_vector("x", DType::I32, {x})}) == Verdict::Valid)
+          kept.push_back(x);
+      if (kept.empty()) return;
+      Test test;
+      test.comment = comment;
+      test.flags = std::move(flags);
+      test.inputs = {scalar_vector("x", DType::I32, kept)};
+      test.attributes = attrs;
+      g.tests.push_back(std::move(test));
+    };
+    // (x + 0) * 1 / 2: ties at every odd x. Negative ties separate the code from the comment.
+    add(0, 1, 1, {-1, -3, -5, -7}, {"negative_tie", "shift_right_1"}, "x/2 at negative ties");
+    add(0, 1, 1, {1, 3, 5, 7}, {"positive_tie", "shift_right_1"}, "x/2 at positive ties");
+    add(-10, 3, 2, {8, 6, 4, 2}, {"negative_tie"}, "(x - 10) * 3 / 4: -6/4, -12/4 (not a tie), ...");
+    add(5, 1, 0, {0, 100, -100, 250, -133}, {"shift_0"}, "result_shift 0: x + 5");
+    add(0, 1, 31, {kI32Min, kI32Max, 1LL << 30, -(1LL << 30), 0}, {"shift_right_31", "int32_extremes", "negative_tie"},
+        "x / 2^31: INT32_MIN -> -1, -2^30 is the tie -0.5 -> -1");
+    add(0, 1, 4, {kI32Min, kI32Max}, {"int32_extremes", "saturate_low", "saturate_high"}, "x / 16");
+    add(7, 0, 3, {kI32Min, 0, kI32Max}, {"mult_zero"}, "result_mult_int 0");
+    if (t.dtype != DType::I32)
+      add(0, 1, 0, {t.lo - 1, t.lo - 300, t.hi + 1, t.hi + 300}, {"shift_0", "saturate_low", "saturate_high"},
+          "x just beyond the range");
+    for (int i = 0; i < 60; ++i) {
+      const std::int64_t a = rng.uniform(-300, 300);
+      const std::int64_t m = rng.uniform(1, 3000);
+      const int r = static_cast<int>(rng.uniform(0, 16));
+      std::vector<std::int64_t> xs;
+      for (int k = 0; k < 8; ++k) xs.push_back(rng.uniform(-200000, 200000));
+      add(a, m, r, xs, {"random"}, "random");
+    }
+    groups.push_back(std::move(g));
+  }
+  return groups;
+}
+
+std::vector<Group> generate_legacy_pc(Rng& rng) {
+  std::vector<Group> groups;
+  for (const auto& t : kOutTypes) {
+    Group g;
+    g.attributes["out_dtype"] = t.name;
+    auto add = [&](std::vector<std::int64_t> shape, int axis, std::vector<std::int64_t> a, std::vector<std::int64_t> m,
+                   int r, std::vector<std::int64_t> xs, std::vector<std::string> flags) {
+      Test test;
+      test.comment = "per-channel legacy stage";
+      test.flags = std::move(flags);
+      test.inputs = {tensor("x", DType::I32, shape, xs)};
+      test.attributes["result_offset"] = a;
+      test.attributes["result_mult_int"] = m;
+      test.attributes["result_shift"] = r;
+      test.attributes["axis"] = axis;
+      if (classify("requantize_per_channel", "gemmlowp.legacy_uint8_scale", merged(g.attributes, test.attributes),
+                   test.inputs) == Verdict::Valid)
+        g.tests.push_back(std::move(test));
+    };
+    add({2, 3}, 1, {0, 10, -3}, {1, 0, 5}, 1, {-1, 9, 2, 3, -20, 1}, {"per_channel", "mult_zero", "negative_tie"});
+    add({3, 2}, 0, {0, 1, 2}, {2, 3, 4}, 3, {-2, 2, -5, 5, 1000, -1000}, {"per_channel", "negative_tie"});
+    for (int i = 0; i < 20; ++i) {
+      const int channels = static_cast<int>(rng.uniform(1, 4));
+      std::vector<std::int64_t> a, m, xs;
+      for (int k = 0; k < channels; ++k) {
+        a.push_back(rng.uniform(-128, 128));
+        m.push_back(rng.uniform(0, 2000));
+      }
+      for (int k = 0; k < 2 * channels; ++k) xs.push_back(rng.uniform(-100000, 100000));
+      add({2, channels}, 1, a, m, static_cast<int>(rng.uniform(0, 12)), xs, {"per_channel", "random"});
+    }
+    groups.push_back(std::move(g));
+  }
+  return groups;
+}
+
+QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize/gemmlowp.legacy_uint8_scale.json",
+                              .op = "requantize",
+                              .convention = "gemmlowp.legacy_uint8_scale",
+                              .clauses = {"requant.gemmlowp.legacy_uint8_scale"},
+                              .notes = kLegacyNotes,
+                              .seed = 3021,
+                              .generate = generate_legacy});
+QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize_per_channel/gemmlowp.legacy_uint8_scale.json",
+                              .op = "requantize_per_channel",
+                              .convention = "gemmlowp.legacy_uint8_scale",
+                              .clauses = {"requant.gemmlowp.legacy_uint8_scale_pc"},
+                              .notes = kLegacyNotes,
+                              .seed = 3022,
+                              .generate = generate_legacy_pc});
+
+// ---------------------------------------------------------------------------------------------
+// The fixed-point primitives: srdhm and rdbpot
+// ---------------------------------------------------------------------------------------------
+
+std::vector<Group> generate_srdhm(Rng& rng) {
+  Group g;
+  auto add = [&](std::vector<std::int64_t> a, std::vector<std::int64_t> b, std::vector<std::string> flags,
+                 const std::string& comment) {
+    Test t;
+    t.comment = comment;
+    t.flags = std::move(flags);
+    t.inputs = {scalar_vector("a", DType::I32, a), scalar_vector("b", DType::I32, b)};
+    g.tests.push_back(std::move(t));
+  };
+  add({kI32Min, kI32Min, kI32Max, kI32Max}, {kI32Min, kI32Max, kI32Min, kI32Max}, {"saturate", "int32_extremes"},
+      "the one saturating product, and its neighbours");
+  add({7, 1, 3, 5, 2147483647}, {kOne30, kOne30, kOne30, kOne30, 1}, {"tie_positive"},
+      "7*2^30/2^31 = 3.5 -> 4; 0.5 -> 1; 1.5 -> 2; 2.5 -> 3; (2^31-1)/2^31 -> 1");
+  add({-7, -1, -3, -5, kI32Min}, {kOne30, kOne30, kOne30, kOne30, 1}, {"tie_negative"},
+      "-3.5 -> -3; -0.5 -> 0; -1.5 -> -1; -2.5 -> -2; -2^31/2^31 = -1");
+  add({0, kI32Min, 0, kOne30}, {kI32Min, 0, 0, kOne30}, {"int32_extremes"}, "zeros and 2^30*2^30");
+  for (int i = 0; i < 100; ++i) {
+    std::vector<std::int64_t> a, b;
+    for (int k = 0; k < 8; ++k) {
+      a.push_back(rng.uniform(kI32Min, kI32Max));
+      b.push_back(rng.coin() ? rng.uniform(kI32Min, kI32Max) : rng.uniform(-70000, 70000));
+    }
+    add(a, b, {"random"}, "random");
+  }
+  return {g};
+}
+
+std::vector<Group> generate_rdbpot(Rng& rng) {
+  Group g;
+  for (int e = 0; e <= 31; ++e) {
+    std::vector<std::int64_t> xs = {kI32Min, kI32Max, 0, 1, -1};
+    if (e >= 1) {
+      const std::int64_t half = 1LL << (e - 1);
+      for (std::int64_t k : {1, 3, 5}) {
+        if (k * half <= kI32Max) xs.push_back(k * half);
+        if (-k * half >= kI32Min) xs.push_back(-k * half);
+      }
+      xs.push_back(half - 1);
+      xs.push_back(-(half - 1));
+      if (half + 1 <= kI32Max) xs.push_back(half + 1);
+      if (-(half + 1) >= kI32Min) xs.push_back(-(half + 1));
+    }
+    for (int k = 0; k < 6; ++k) xs.push_back(rng.uniform(kI32Min, kI32Max));
+    Test t;
+    t.comment = "exponent " + std::to_string(e) + ": extremes, exact ties (2k+1)*2^(e-1) of both signs, neighbours";
+    t.flags = {"int32_extremes", "random"};
+    if (e >= 1) {
+      t.flags.push_back("tie_positive");
+      t.flags.push_back("tie_negative");
+    }
+    if (e == 0) t.flags.push_back("exponent_0");
+    if (e == 31) t.flags.push_back("exponent_31");
+    t.inputs = {scalar_vector("x", DType::I32, xs)};
+    t.attributes["exponent"] = e;
+    g.tests.push_back(std::move(t));
+  }
+  return {g};
+}
+
+QSPEC_REGISTER_VECTOR_FAMILY({.file = "fixedpoint/gemmlowp.srdhm.json",
+                              .op = "srdhm",
+                              .convention = "gemmlowp",
+                              .clauses = {"requant.gemmlowp.srdhm"},
+                              .notes = {{"saturate", "a == b == INT32_MIN: the only saturating product"},
+                                        {"int32_extremes", "operands at the int32 extremes or zero"},
+                                        {"tie_positive", "a*b/2^31 is an exact positive tie (rounds up)"},
+                                        {"tie_negative", "a*b/2^31 is an exact negative tie (rounds up, toward zero)"},
+                                        {"random", "random operands"}},
+                              .seed = 3031,
+                              .generate = generate_srdhm});
+QSPEC_REGISTER_VECTOR_FAMILY({.file = "fixedpoint/gemmlowp.rdbpot.json",
+                              .op = "rdbpot",
+                              .convention = "gemmlowp",
+                              .clauses = {"requant.gemmlowp.rdbpot"},
+                              .notes = {{"int32_extremes", "x = INT32_MIN / INT32_MAX / 0 / +-1"},
+                                        {"tie_positive", "x/2^e is an exact positive tie (rounds away: up)"},
+                                        {"tie_negative", "x/2^e is an exact negative tie (rounds away: down)"},
+                                        {"exponent_0", "exponent 0: the identity"},
+                                        {"exponent_31", "exponent 31, the largest allowed"},
+                                        {"random", "random accumulators"}},
+                              .seed = 3032,
+                              .generate = generate_rdbpot});
+
+// ---------------------------------------------------------------------------------------------
+// op "quantize_multiplier"
+// ---------------------------------------------------------------------------------------------
+
+// float64 bit patterns of the edge multipliers.
+constexpr std::uint64_t kD_Zero = 0x0000000000000000ull;
+constexpr std::uint64_t kD_NegZero = 0x8000000000000000ull;
+constexpr std::uint64_t kD_One = 0x3ff0000000000000ull;
+constexpr std::uint64_t kD_Half = 0x3fe0000000000000ull;
+constexpr std::uint64_t kD_BelowOne = 0x3fefffffffffffffull;      // 1 - 2^-53: carries to (2^30, 1)
+constexpr std::uint64_t kD_2m31 = 0x3e00000000000000ull;          // 2^-31
+constexpr std::uint64_t kD_2m32 = 0x3df0000000000000ull;          // 2^-32: kept as (2^30, -31)
+constexpr std::uint64_t kD_2m32_minus_2m64 = 0x3defffffffe00000ull;  // 2^-32 - 2^-64: carries, kept
+constexpr std::uint64_t kD_BelowFlush = 0x3defffffffdfffffull;    // the next double below: flushed
+constexpr std::uint64_t kD_2m33 = 0x3de0000000000000ull;          // 2^-33: flushed
+constexpr std::uint64_t kD_Tie = 0x3fe0000000200000ull;           // 0.5 + 2^-32: q*2^31 = 2^30 + 1/2
+constexpr std::uint64_t kD_2p30 = 0x41d0000000000000ull;          // 2^30: single rounding saturates
+constexpr std::uint64_t kD_2p30_minus_quarter = 0x41cfffffffe00000ull;  // 2^30 - 1/4: carries to shift 31
+constexpr std::uint64_t kD_Max = 0x7fefffffffffffffull;           // DBL_MAX
+constexpr std::uint64_t kD_MinSub = 0x0000000000000001ull;        // smallest subnormal
+constexpr std::uint64_t kD_Neg = 0xbfe0000000000000ull;           // -0.5
+
+std::int64_t as_stored(std::uint64_t bits) { return static_cast<std::int64_t>(bits); }
+
+std::vector<Group> generate_quantize_multiplier(Rng& rng) {
+  Group g;
+  auto add = [&](std::vector<std::uint64_t> bits, std::vector<std::string> flags, const std::string& comment,
+                 bool invalid = false) {
+    std::vector<std::int64_t> stored;
+    for (auto b : bits) stored.push_back(as_stored(b));
+    Test t;
+    t.comment = comment;
+    t.flags = std::move(flags);
+    t.inputs = {scalar_vector("real_multiplier", DType::F64, stored)};
+    t.invalid = invalid;
+    g.tests.push_back(std::move(t));
+  };
+  add({kD_Zero, kD_NegZero}, {"zero"}, "0 and -0 give (0, 0)");
+  add({kD_Half, kD_One, kD_BelowOne}, {"carry"}, "0.5, 1, and 1 - 2^-53 (rounds to 2^31: carry)");
+  add({kD_2m31, kD_2m32, kD_2m32_minus_2m64}, {"tiny_kept"}, "2^-31, 2^-32, 2^-32 - 2^-64 (carry): not flushed");
+  add({kD_BelowFlush, kD_2m33, kD_MinSub}, {"tiny_flushed"}, "below 2^-32 - 2^-64: flushed to (0, 0)");
+  add({kD_Tie}, {"tie"}, "0.5 + 2^-32: q*2^31 = 2^30 + 1/2 exactly (std::round: up; IntegerFrExp: down)");
+  add({kD_2p30, kD_2p30_minus_quarter, kD_Max}, {"large"}, "2^30, 2^30 - 1/4, DBL_MAX: single rounding saturates");
+  add({kD_Neg}, {"negative"}, "negative multiplier: ERROR_IF", true);
+  add({kD_Half, kD_Neg}, {"negative"}, "one negative element makes the test invalid", true);
+  for (int i = 0; i < 60; ++i) {
+    std::vector<std::uint64_t> bits;
+    for (int k = 0; k < 8; ++k) {
+      // exponent field spread over [2^-40, 2^12), random fraction bits
+      const std::uint64_t e = static_cast<std::uint64_t>(rng.uniform(1023 - 40, 1023 + 11));
+      bits.push_back((e << 52) | (rng.next() & 0x000fffffffffffffull));
+    }
+    add(bits, {"random"}, "random");
+  }
+  // Exact ties of the 22 discarded bits (default and emulated builds part).
+  for (int i = 0; i < 10; ++i) {
+    const std::uint64_t e = static_cast<std::uint64_t>(rng.uniform(1023 - 20, 1023 + 5));
+    const std::uint64_t top30 = rng.next() & 0x000fffffffc00000ull;
+    add({(e << 52) | top30 | 0x200000ull}, {"tie"}, "discarded 22 fraction bits are exactly one half");
+  }
+  return {g};
+}
+
+const std::vector<std::pair<std::string, std::string>> kQuantizeMultiplierNotes = {
+    {"zero", "+0.0 and -0.0"},
+    {"carry", "the rounded Q31 fraction equals 2^31 and carries into the exponent (or sits just below)"},
+    {"tiny_kept", "tiny multipliers that are NOT flushed (shift = -31 after any carry)"},
+    {"tiny_flushed", "multipliers below 2^-32 - 2^-64: shift < -31, flushed to (0, 0)"},
+    {"tie", "q*2^31 has fractional part exactly 1/2"},
+    {"large", "multipliers >= 2^30 - 1/4: the single-rounding build saturates to (2^31 - 1, 30)"},
+    {"negative", "a negative multiplier: ERROR_IF (invalid test)"},
+    {"random", "random positive doubles between 2^-40 and 2^12"},
+};
+
+QSPEC_REGISTER_VECTOR_FAMILY({.file = "quantize_multiplier/tflite.quantize_multiplier.json",
+                              .op = "quantize_multiplier",
+                              .convention = "tflite.quantize_multiplier",
+                              .clauses = {"requant.tflite.quantize_multiplier"},
+                              .notes = kQuantizeMultiplierNotes,
+                              .seed = 3041,
+                              .generate = generate_quantize_multiplier});
+QSPEC_REGISTER_VECTOR_FAMILY({.file = "quantize_multiplier/tflite.quantize_multiplier_single_round.json",
+                              .op = "quantize_multiplier",
+                              .convention = "tflite.quantize_multiplier_single_round",
+                              .clauses = {"requant.tflite.quantize_multiplier"},
+                              .notes = kQuantizeMultiplierNotes,
+                              .seed = 3042,
+                              .generate = generate_quantize_multiplier});
+QSPEC_REGISTER_VECTOR_FAMILY({.file = "quantize_multiplier/tflite.quantize_multiplier_emulate_float.json",
+                              .op = "quantize_multiplier",
+                              .convention = "tflite.quantize_multiplier_emulate_float",
+                              .clauses = {"requant.tflite.quantize_multiplier"},
+                              .notes = kQuantizeMultiplierNotes,
+                              .seed = 3043,
+                              .generate = generate_quantize_multiplier});
+
+std::vector<Group> generate_gemmlowp_quantize_multiplier(Rng& rng) {
+  Group g;
+  auto add = [&](std::vector<std::int64_t> bits, std::vector<std::string> flags, const std::string& comment) {
+    Test t;
+    t.comment = comment;
+    t.flags = std::move(flags);
+    t.inputs = {scalar_vector("real_multiplier", DType::F32, bits)};
+    g.tests.push_back(std::move(t));
+  };
+  add({0x3f000000, 0x3f7fffff, 0x3e800000}, {"edge"}, "0.5, 1 - 2^-24 (the largest float below 1), 0.25");
+  add({0x30000000, 0x00800000, 0x00000001, 0x007fffff}, {"tiny"},
+      "2^-31, FLT_MIN, the smallest subnormal, the largest subnormal: exact, large right shifts");
+  for (int i = 0; i < 40; ++i) {
+    std::vector<std::int64_t> bits;
+    for (int k = 0; k < 8; ++k) {
+      const std::int64_t e = rng.uniform(127 - 40, 126);  // [2^-40, 1)
+      bits.push_back((e << 23) | rng.uniform(0, (1 << 23) - 1));
+    }
+    add(bits, {"random"}, "random floats in (0, 1)");
+  }
+  return {g};
+}
+
+QSPEC_REGISTER_VECTOR_FAMILY({.file = "quantize_multiplier/gemmlowp.quantize_multiplier_smaller_than_one.json",
+                              .op = "quantize_multiplier",
+                              .convention = "gemmlowp.quantize_multiplier_smaller_than_one",
+                              .clauses = {"requant.gemmlowp.quantize_multiplier"},
+                              .notes = {{"edge", "0.5, the largest float below 1, 0.25"},
+                                        {"tiny", "2^-31, FLT_MIN and subnormals: right shifts beyond 31"},
+                                        {"random", "random floats in [2^-40, 1)"}},
+                              .seed = 3044,
+                              .generate = generate_gemmlowp_quantize_multiplier});
+
+}  // namespace
+}  // namespace qspec::vecgen
