@@ -19,8 +19,14 @@ build() {  # build PRESET
 }
 
 default_backend() {
-  # The optimized backend once it is built; the exact reference until then.
-  if ./build/default/harness/qspec backends 2>/dev/null | grep -q '^avx2'; then echo avx2; else echo reference; fi
+  # The built-in optimized backend for this machine (avx2 on x86-64, neon on AArch64); the
+  # exact reference only if neither was built.
+  local list
+  list=$(./build/default/harness/qspec backends 2>/dev/null || true)
+  for b in avx2 neon; do
+    if grep -q "^$b[[:space:]]" <<<"$list"; then echo "$b"; return; fi
+  done
+  echo reference
 }
 
 cmd=${1:-}
