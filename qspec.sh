@@ -9,13 +9,16 @@
 #   ./qspec.sh aarch64                    cross build, tests under qemu-aarch64
 #   ./qspec.sh sweep [qspec sweep options]  long property sweeps
 #   ./qspec.sh bench                      Google Benchmark binaries
+#   ./qspec.sh fuzz [SECONDS]             libFuzzer session on the vector loader (default 60 s)
 set -euo pipefail
 cd "$(dirname "$0")"
 JOBS=${QSPEC_JOBS:-$(nproc)}
 
-build() {  # build PRESET
-  cmake --preset "$1" >/dev/null
-  cmake --build --preset "$1" -j "$JOBS"
+build() {  # build PRESET [extra cmake -D options]
+  local preset=$1
+  shift
+  cmake --preset "$preset" "$@" >/dev/null
+  cmake --build --preset "$preset" -j "$JOBS"
 }
 
 default_backend() {
@@ -39,13 +42,22 @@ case "$cmd" in
     exec ./build/default/harness/qspec run "$@"
     ;;
   test)
-    tools/install-deps core backends
+    # browser: Debian's chromium for the HTML report test (CTest report_html_in_headless_chromium).
+    tools/install-deps core backends browser
     build default
     exec ctest --preset default "$@"
     ;;
   asan)
-    tools/install-deps core backends
-    build asan
+    tools/install-deps core backends browser
+    # QSPEC_ASAN_SCOPE=harness (CI) builds and runs only the harness, backend and tool tests: the
+    # code that parses untrusted vector files and drives backends. Default: the whole suite.
+    suite=ON
+    case "${QSPEC_ASAN_SCOPE:-all}" in
+      all) ;;
+      harness) suite=OFF ;;
+      *) echo "QSPEC_ASAN_SCOPE must be all or harness" >&2; exit 2 ;;
+    esac
+    build asan "-DQSPEC_BUILD_CONFORMANCE_SUITE=$suite"
     exec ctest --preset asan "$@"
     ;;
   aarch64)
@@ -63,8 +75,12 @@ case "$cmd" in
     build default
     for b in ./build/default/bench/bench_*; do [ -x "$b" ] && "$b" "$@"; done
     ;;
+  fuzz)
+    tools/install-deps core fuzz
+    exec tools/fuzz/run.sh "$@"
+    ;;
   *)
-    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac

@@ -7,6 +7,7 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -54,6 +55,41 @@ void BM_peak_vpmaddwd(benchmark::State& st) {
       benchmark::Counter(2 * macs * static_cast<double>(st.iterations()) * 1e-9, benchmark::Counter::kIsRate);
 }
 
+// The M=1 fully-connected roof: stream n bytes of weights through VPDPBUSD against one broadcast
+// activation word, 8 independent accumulators, no other work. Every weight byte is one MAC, so
+// GOPS = 2 * bytes/s: the rate a GEMV over n bytes of packed weights cannot beat from where those
+// bytes live (16 KiB: L1; 64 KiB, the M1_N256_K256 weights: past a 32 KiB L1; 1 MiB, the
+// M1_N1024_K1024 weights: as large as a Zen 4 core's whole L2, so partly from L3).
+void BM_bandwidth_dpbusd_stream(benchmark::State& st) {
+  const std::size_t n = static_cast<std::size_t>(st.range(0));
+  auto* w = static_cast<std::int8_t*>(std::aligned_alloc(64, n));
+  std::memset(w, 1, n);
+  const __m256i a = _mm256_set1_epi8(3);
+  auto ld = [w](std::size_t i) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(w + i)); };
+  for (auto _ : st) {
+    // Named accumulators (an array of them is kept in memory by GCC here: a store per step).
+    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+    for (std::size_t i = 0; i + 256 <= n; i += 256) {
+      a0 = _mm256_dpbusd_epi32(a0, a, ld(i));
+      a1 = _mm256_dpbusd_epi32(a1, a, ld(i + 32));
+      a2 = _mm256_dpbusd_epi32(a2, a, ld(i + 64));
+      a3 = _mm256_dpbusd_epi32(a3, a, ld(i + 96));
+      a4 = _mm256_dpbusd_epi32(a4, a, ld(i + 128));
+      a5 = _mm256_dpbusd_epi32(a5, a, ld(i + 160));
+      a6 = _mm256_dpbusd_epi32(a6, a, ld(i + 192));
+      a7 = _mm256_dpbusd_epi32(a7, a, ld(i + 224));
+    }
+    __m256i sum = _mm256_add_epi32(_mm256_add_epi32(_mm256_add_epi32(a0, a1), _mm256_add_epi32(a2, a3)),
+                                   _mm256_add_epi32(_mm256_add_epi32(a4, a5), _mm256_add_epi32(a6, a7)));
+    benchmark::DoNotOptimize(sum);
+    benchmark::ClobberMemory();
+  }
+  std::free(w);
+  const double bytes = static_cast<double>(n) * static_cast<double>(st.iterations());
+  st.counters["bytes/s"] = benchmark::Counter(bytes, benchmark::Counter::kIsRate, benchmark::Counter::kIs1024);
+  st.counters["GOPS"] = benchmark::Counter(2 * bytes * 1e-9, benchmark::Counter::kIsRate);
+}
+
 // The requantization roof: read n int32, write n int8, no arithmetic (truncating packs).
 void BM_bandwidth_int32_to_int8(benchmark::State& st) {
   const std::size_t n = static_cast<std::size_t>(st.range(0));
@@ -88,7 +124,15 @@ void BM_bandwidth_memcpy(benchmark::State& st) {
 
 void qspec_bench_register_peaks() {
   const auto f = qspec::simd::detect_cpu_features();
-  if (f.avx512vnni) benchmark::RegisterBenchmark("BM_peak/vpdpbusd_ymm", BM_peak_vpdpbusd);
+  if (f.avx512vnni) {
+    benchmark::RegisterBenchmark("BM_peak/vpdpbusd_ymm", BM_peak_vpdpbusd);
+    benchmark::RegisterBenchmark("BM_bandwidth/dpbusd_stream", BM_bandwidth_dpbusd_stream)
+        ->Arg(16 << 10)
+        ->Arg(64 << 10)
+        ->Arg(256 << 10)
+        ->Arg(1 << 20)
+        ->Unit(benchmark::kMicrosecond);
+  }
   if (f.avx2) {
     benchmark::RegisterBenchmark("BM_peak/vpmaddwd_ymm", BM_peak_vpmaddwd);
     // 2^20 elements: the working set of BM_requantize (5 MB, L3-resident here); 2^26: DRAM.

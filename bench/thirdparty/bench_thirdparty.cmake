@@ -1,6 +1,5 @@
 # Adds bench_thirdparty.cc (gemmlowp, XNNPACK, oneDNN) to bench_kernels and builds bench_ratio.
-# Included at the end of the top-level configure (cmake_language(DEFER) in
-# backends/thirdparty_common/CMakeLists.txt), after bench/CMakeLists.txt has created bench_kernels.
+# Included by bench/CMakeLists.txt once bench_kernels exists.
 if(NOT TARGET bench_kernels OR NOT QSPEC_HAVE_GEMMLOWP OR NOT QSPEC_XNNPACK_LIB OR NOT QSPEC_PTHREADPOOL_LIB
    OR NOT QSPEC_DNNL_LIB)
   return()

@@ -17,6 +17,11 @@ namespace qspec::cli {
 namespace {
 namespace fs = std::filesystem;
 using namespace qspec::harness::sweep;
+using qspec::harness::clear_gtest_shard_environment;
+using qspec::harness::resolve_shard;
+using qspec::harness::shard_text;
+using qspec::harness::ShardError;
+using qspec::harness::ShardSpec;
 
 struct SweepCliOptions {
   std::vector<std::string> globs;
@@ -30,6 +35,8 @@ struct SweepCliOptions {
   bool list = false;
   std::string progress = "auto";
   std::size_t failure_lines = 40;
+  std::string shard;               // --shard I/N
+  std::uint64_t seeds = 1;         // --seeds K: seeds per property
 };
 
 std::size_t terminal_width() {
@@ -49,7 +56,7 @@ class Progress {
     if (failed_) s += " " + std::to_string(failed_) + " failed;";
     if (!running.empty()) {
       s += " running:";
-      for (const auto* t : running) s += " " + t->test;
+      for (const auto* t : running) s += " " + unit_name(*t);
     }
     if (s.size() >= width_) s = s.substr(0, width_ - 4) + "...";
     std::fprintf(stderr, "\r\033[K%s", s.c_str());
@@ -59,7 +66,7 @@ class Progress {
   void finished(const PropertyOutcome& p, std::size_t done, std::size_t total) {
     if (p.status != Status::Pass && p.status != Status::Skip) ++failed_;
     if (tty_) return;
-    std::cout << "[" << done << "/" << total << "] " << status_name(p.status) << " " << p.target.test << " ("
+    std::cout << "[" << done << "/" << total << "] " << status_name(p.status) << " " << unit_name(p.target) << " ("
               << fixed(p.seconds) << " s)" << (p.reason.empty() ? "" : ": " + p.reason) << "\n"
               << std::flush;
   }
@@ -100,6 +107,11 @@ std::string indent(const std::string& text, std::size_t max_lines, const fs::pat
   return out;
 }
 
+// True when the units carry their own seeds (--seeds K > 1): "Suite.Name@SEED".
+bool so_units_seeded(const std::vector<PropertyOutcome>& outcomes) {
+  return !outcomes.empty() && outcomes.front().target.seed.has_value();
+}
+
 std::string replay_line(const std::string& rc_params_value, const PropertyTarget& t) {
   std::string s = "RC_PARAMS=" + shell_quote(rc_params_value);
   for (const auto& a : property_argv(t)) s += " " + shell_quote(a);
@@ -108,15 +120,16 @@ std::string replay_line(const std::string& rc_params_value, const PropertyTarget
 
 void print_summary(const std::vector<PropertyOutcome>& outcomes, const SweepOptions& so, double wall, std::size_t failure_lines) {
   std::size_t w = 8;
-  for (const auto& p : outcomes) w = std::max(w, p.target.test.size());
-  std::cout << "\nSummary (seed " << so.seed << ", up to " << so.cases << " cases per property)\n";
+  for (const auto& p : outcomes) w = std::max(w, unit_name(p.target).size());
+  std::cout << "\nSummary (seed " << so.seed << ", up to " << so.cases << " cases per " << (so_units_seeded(outcomes) ? "unit" : "property")
+            << ")\n";
   std::cout << "  " << pad_right("status", 8) << pad_left("cases", 9) << pad_left("time s", 9) << "  " << pad_right("property", w)
             << "  binary\n";
   std::size_t pass = 0, fail = 0, skip = 0;
   std::uint64_t cases = 0;
   for (const auto& p : outcomes) {
     std::cout << "  " << pad_right(status_name(p.status), 8) << pad_left(p.cases ? std::to_string(*p.cases) : "-", 9)
-              << pad_left(Progress::fixed(p.seconds), 9) << "  " << pad_right(p.target.test, w) << "  "
+              << pad_left(Progress::fixed(p.seconds), 9) << "  " << pad_right(unit_name(p.target), w) << "  "
               << p.target.binary.filename().string() << "\n";
     if (p.cases) cases += *p.cases;
     if (p.status == Status::Pass)
@@ -134,7 +147,7 @@ void print_summary(const std::vector<PropertyOutcome>& outcomes, const SweepOpti
   std::cout << "\nFailures\n";
   for (const auto& p : outcomes) {
     if (p.status == Status::Pass || p.status == Status::Skip) continue;
-    std::cout << status_name(p.status) << " " << p.target.test << " (" << p.target.binary.filename().string() << "): " << p.reason
+    std::cout << status_name(p.status) << " " << unit_name(p.target) << " (" << p.target.binary.filename().string() << "): " << p.reason
               << "\n";
     if (!p.report.failure_text.empty())
       std::cout << indent(p.report.failure_text, failure_lines, p.log_file);
@@ -142,7 +155,7 @@ void print_summary(const std::vector<PropertyOutcome>& outcomes, const SweepOpti
       std::cout << indent(p.output, failure_lines, p.log_file);
     if (!p.report.reproduce.empty())
       std::cout << "  replay this case:  " << replay_line("reproduce=" + p.report.reproduce, p.target) << "\n";
-    std::cout << "  replay the run:    " << replay_line(rc_params(so), p.target) << "\n";
+    std::cout << "  replay the run:    " << replay_line(rc_params(so, p.target), p.target) << "\n";
     for (const auto& f : p.counterexample_files) std::cout << "  counterexample vector: " << f.string() << " (ready to add to vectors/)\n";
     if (!p.log_file.empty()) std::cout << "  full output: " << p.log_file.string() << "\n";
   }
@@ -181,14 +194,39 @@ int sweep(const SweepCliOptions& o) {
     return kUsage;
   }
 
+  // The units: (property, seed) pairs, then this shard's share of them (round-robin, shard.h).
+  std::optional<ShardSpec> shard;
+  try {
+    shard = resolve_shard(o.shard);  // --shard, else GTEST_SHARD_INDEX / GTEST_TOTAL_SHARDS
+  } catch (const ShardError& e) {
+    std::cerr << "qspec sweep: " << e.what() << "\n";
+    return kUsage;
+  }
+  clear_gtest_shard_environment();  // the property binaries run their whole --gtest_filter
+  if (shard && !o.seed) {
+    std::cerr << "qspec sweep: --shard " << shard_text(*shard)
+              << " needs --seed S: every shard must sweep the same (property, seed) units, and a fresh random seed differs per machine\n";
+    return kUsage;
+  }
+  const std::uint64_t seed = o.seed ? *o.seed : std::random_device{}();
+  const std::size_t all_units = targets.size() * o.seeds;
+  targets = sweep_units(targets, seed, o.seeds, shard);
+
   if (o.list) {
-    for (const auto& t : targets) std::cout << t.test << "  " << t.binary.filename().string() << "\n";
+    for (const auto& t : targets) std::cout << unit_name(t) << "  " << t.binary.filename().string() << "\n";
     return kOk;
+  }
+  if (shard) {
+    std::cout << "qspec sweep: shard " << shard_text(*shard) << ": " << targets.size() << " of " << all_units << " (property, seed) units\n";
+    if (targets.empty()) {
+      std::cout << "qspec sweep: nothing to do in this shard\n";
+      return kOk;
+    }
   }
 
   SweepOptions so;
   so.cases = o.cases;
-  so.seed = o.seed ? *o.seed : std::random_device{}();
+  so.seed = seed;
   so.rc_extra = o.rc_extra;
   so.jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
   so.out_dir = fs::absolute(o.out);
@@ -241,6 +279,12 @@ void add_sweep_command(CLI::App& app, Context& ctx) {
   c->add_option("--progress", o->progress, "Progress line: auto (on a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   c->add_option("--failure-lines", o->failure_lines, "Print at most this many lines of each failure (default 40)");
+  c->add_option("--seeds", o->seeds,
+                "Run each property with K seeds (--seed, --seed+1, ...): K (property, seed) units per property (default 1)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
+  c->add_option("--shard", o->shard,
+                "Run only shard I of N (0 <= I < N): every N-th (property, seed) unit from position I; needs --seed; default: "
+                "GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS when set");
   c->callback([&ctx, o] { ctx.exit_code = sweep(*o); });
 }
 

@@ -22,5 +22,6 @@ void add_vectors_command(CLI::App& app, Context& ctx);
 void add_sweep_command(CLI::App& app, Context& ctx);
 void add_backends_command(CLI::App& app, Context& ctx);
 void add_eval_command(CLI::App& app, Context& ctx);
+void add_report_command(CLI::App& app, Context& ctx);
 
 }  // namespace qspec::cli

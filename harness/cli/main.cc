@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   add_spec_command(app, ctx);
   add_backends_command(app, ctx);
   add_eval_command(app, ctx);
+  add_report_command(app, ctx);
 
   try {
     app.parse(argc, argv);

@@ -23,7 +23,11 @@ std::optional<std::int64_t> parse_tc_id(const std::string& s, const std::string&
 
 Verdict parse_verdict(const std::string& s, const std::string& where) {
   auto v = verdict_from_name(s);
-  if (!v) throw ExpectationError(where + ": verdict must be PASS, FAIL, ERROR or UNSUPPORTED, got '" + s + "'");
+  if (!v) {
+    std::string names;
+    for (Verdict k : kAllVerdicts) names += (names.empty() ? "" : ", ") + std::string(verdict_name(k));
+    throw ExpectationError(where + ": verdict must be one of " + names + ", got '" + s + "'");
+  }
   return *v;
 }
 

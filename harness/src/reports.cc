@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "qspec/core/json_values.h"
 #include "qspec/harness/vectors_tree.h"
 
 namespace qspec::harness {
@@ -13,25 +14,39 @@ using OJ = nlohmann::ordered_json;
 
 std::string pad(const std::string& s, std::size_t w) { return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' '); }
 
+// Columns: tests, one per verdict (kAllVerdicts), unexpected; each as wide as its heading (min 6).
 std::string counts_row(const std::string& key, std::size_t w, const Counts& c) {
-  char buf[128];
-  std::snprintf(buf, sizeof buf, "%7zu %6zu %6zu %6zu %12zu %11zu", c.total(), c.pass, c.fail, c.error, c.unsupported, c.unexpected);
-  return "  " + pad(key, w) + buf + "\n";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%7zu", c.total());
+  std::string s = "  " + pad(key, w) + buf;
+  for (Verdict v : kAllVerdicts) {
+    std::snprintf(buf, sizeof buf, " %*zu", static_cast<int>(std::max<std::size_t>(6, verdict_name(v).size())), c.of(v));
+    s += buf;
+  }
+  std::snprintf(buf, sizeof buf, " %11zu", c.unexpected);
+  return s + buf + "\n";
 }
 
 std::string counts_table(const char* title, const std::map<std::string, Counts>& rows) {
   std::size_t w = 10;
   for (const auto& [k, c] : rows) w = std::max(w, k.size() + 2);
-  std::string s = std::string(title) + "\n  " + pad("", w) + "  tests   PASS   FAIL  ERROR  UNSUPPORTED  unexpected\n";
+  std::string s = std::string(title) + "\n  " + pad("", w) + "  tests";
+  for (Verdict v : kAllVerdicts) {
+    const std::string name(verdict_name(v));
+    s += " " + std::string(name.size() < 6 ? 6 - name.size() : 0, ' ') + name;
+  }
+  s += "  unexpected\n";
   for (const auto& [k, c] : rows) s += counts_row(k, w, c);
   return s;
 }
 
 OJ counts_json(const Counts& c) {
-  return OJ{{"total", c.total()},           {"PASS", c.pass},
-            {"FAIL", c.fail},               {"ERROR", c.error},
-            {"UNSUPPORTED", c.unsupported}, {"unexpected", c.unexpected},
-            {"expected_deviations", c.expected_deviation}, {"unexpected_passes", c.unexpected_pass}};
+  OJ j = OJ{{"total", c.total()}};
+  for (Verdict v : kAllVerdicts) j[std::string(verdict_name(v))] = c.of(v);
+  j["unexpected"] = c.unexpected;
+  j["expected_deviations"] = c.expected_deviation;
+  j["unexpected_passes"] = c.unexpected_pass;
+  return j;
 }
 
 std::string xml_escape(const std::string& s) {
@@ -49,6 +64,17 @@ std::string xml_escape(const std::string& s) {
     }
   }
   return o;
+}
+
+// [{"name": "x", "dtype": "int32", "shape": [6], "data": [...]}, ...] in the vector encoding.
+OJ tensors_json(const std::vector<Tensor>& ts) {
+  OJ a = OJ::array();
+  for (const auto& t : ts) {
+    OJ e = OJ{{"name", t.name}};
+    e.update(tensor_to_json(t));
+    a.push_back(std::move(e));
+  }
+  return a;
 }
 
 std::string time_text(double seconds) {
@@ -69,9 +95,21 @@ std::string summary_text(const RunResult& r) {
   const Counts& c = r.counts;
   s += "Total: " + std::to_string(c.total()) + " tests: " + std::to_string(c.pass) + " PASS, " + std::to_string(c.fail) + " FAIL, " +
        std::to_string(c.error) + " ERROR, " + std::to_string(c.unsupported) + " UNSUPPORTED";
+  if (c.crash) s += ", " + std::to_string(c.crash) + " CRASH";
+  if (c.timeout) s += ", " + std::to_string(c.timeout) + " TIMEOUT";
   if (c.expected_deviation) s += "; " + std::to_string(c.expected_deviation) + " known deviations (--expect)";
   if (c.unexpected_pass) s += "; " + std::to_string(c.unexpected_pass) + " unexpected passes";
   s += "\n";
+  if (r.interrupted)  // SIGINT/SIGTERM: the counts are those of the tests done so far
+    return s + "Result: INTERRUPTED after " + std::to_string(c.total()) + " tests (" + std::to_string(c.unexpected) +
+           " unexpected so far; qspec run --resume continues)\n";
+  if (!r.skipped.empty()) {  // --keep-going: an input error outranks the verdicts
+    const std::size_t n = r.skipped.size();
+    s += "Skipped " + std::to_string(n) + " malformed vector file" + (n == 1 ? "" : "s") + " (--keep-going):\n";
+    for (const auto& k : r.skipped) s += "  " + k.error + "\n";
+    return s + "Result: INPUT ERROR (" + std::to_string(n) + " vector file" + (n == 1 ? "" : "s") + " skipped" +
+           (c.unexpected ? "; " + std::to_string(c.unexpected) + " unexpected outcome" + (c.unexpected == 1 ? "" : "s") : "") + ")\n";
+  }
   s += c.unexpected == 0 ? "Result: OK (every outcome as expected)\n"
                          : "Result: FAILED (" + std::to_string(c.unexpected) + " unexpected outcome" + (c.unexpected == 1 ? "" : "s") + ")\n";
   return s;
@@ -80,7 +118,16 @@ std::string summary_text(const RunResult& r) {
 OJ json_report(const RunResult& r) {
   OJ j = OJ::object();
   j["schema"] = "qspec-report/1";
+  // true: the run did not finish (SIGINT/SIGTERM, or a checkpoint of a run still going):
+  // "tests" holds the tests done so far; `qspec run --resume` continues it.
+  j["interrupted"] = r.interrupted;
+  j["vector_files"] = r.vector_files;  // every vector file found (display names), for --resume
+  j["filters"] = r.filters;
   j["backend"] = OJ{{"name", r.backend_name}, {"version", r.backend_version}, {"source", r.backend_source}};
+  j["selection"] = OJ{{"tests", r.selected_total},
+                      {"fingerprint", r.selection_fingerprint},
+                      {"shard", r.shard ? OJ{{"index", r.shard->index}, {"count", r.shard->count}} : OJ(nullptr)},
+                      {"shard_tests", r.shard ? shard_size(*r.shard, r.selected_total) : r.selected_total}};
   std::map<std::string, Counts> by_op, by_clause;
   for (const auto& o : r.outcomes) {
     by_op[o.op].add(o);
@@ -88,6 +135,7 @@ OJ json_report(const RunResult& r) {
   }
   OJ summary = counts_json(r.counts);
   summary["exit_code"] = r.exit_code();
+  summary["skipped_files"] = r.skipped.size();
   OJ ops = OJ::object(), clauses = OJ::object();
   for (const auto& [k, c] : by_op) ops[k] = counts_json(c);
   for (const auto& [k, c] : by_clause) clauses[k] = counts_json(c);
@@ -98,11 +146,15 @@ OJ json_report(const RunResult& r) {
   for (const auto& f : r.files)
     files.push_back(OJ{{"file", f.file}, {"op", f.op}, {"convention", f.convention}, {"clauses", f.clauses}, {"counts", counts_json(f.counts)}});
   j["files"] = files;
+  OJ skipped_files = OJ::array();  // malformed vector files skipped by --keep-going
+  for (const auto& k : r.skipped) skipped_files.push_back(OJ{{"file", k.file}, {"error", k.error}});
+  j["skipped_files"] = skipped_files;
   OJ tests = OJ::array();
   for (const auto& o : r.outcomes) {
     OJ t = OJ::object();
     t["file"] = o.file;
     t["tcId"] = o.tc_id;
+    t["index"] = o.index;
     t["op"] = o.op;
     t["convention"] = o.convention;
     t["clauses"] = o.clauses;
@@ -130,6 +182,11 @@ OJ json_report(const RunResult& r) {
         t["closest_convention"] = OJ{{"convention", o.conventions->closest->convention}, {"differing_elements", o.conventions->closest->differing}};
     }
     if (!o.diagnostic.empty()) t["diagnostic"] = o.diagnostic;
+    if (o.data) {
+      OJ d = OJ{{"attributes", o.data->attributes}, {"inputs", tensors_json(o.data->inputs)}, {"expected", tensors_json(o.data->expected)}};
+      if (!o.data->actual.empty()) d["actual"] = tensors_json(o.data->actual);
+      t["data"] = std::move(d);
+    }
     t["seconds"] = o.seconds;
     tests.push_back(std::move(t));
   }
@@ -164,9 +221,11 @@ std::string junit_report(const RunResult& r) {
         ++f_fail;
         inner = "<failure message=\"unexpected PASS (--expect says " + std::string(verdict_name(*o->expected_verdict)) +
                 ": " + xml_escape(o->expectation_reason) + ")\" type=\"UNEXPECTED_PASS\"/>";
-      } else if (!o->as_expected && o->verdict == Verdict::Error) {
+      } else if (!o->as_expected &&
+                 (o->verdict == Verdict::Error || o->verdict == Verdict::Crash || o->verdict == Verdict::Timeout)) {
         ++f_err;
-        inner = "<error message=\"" + xml_escape(o->reason) + "\" type=\"ERROR\">" + xml_escape(text) + "</error>";
+        inner = "<error message=\"" + xml_escape(o->reason) + "\" type=\"" + std::string(verdict_name(o->verdict)) + "\">" +
+                xml_escape(text) + "</error>";
       } else if (!o->as_expected) {
         ++f_fail;
         inner = "<failure message=\"" + xml_escape(o->reason) + "\" type=\"" + std::string(verdict_name(o->verdict)) + "\">" +
@@ -186,8 +245,14 @@ std::string junit_report(const RunResult& r) {
          << "\" errors=\"" << f_err << "\" skipped=\"" << f_skip << "\" time=\"" << time_text(f_time) << "\">\n"
          << cases.str() << "  </testsuite>\n";
   }
+  for (const auto& k : r.skipped) {  // --keep-going: one <error> per malformed vector file
+    ++errors;
+    body << "  <testsuite name=\"" << xml_escape(k.file) << "\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0.000000\">\n"
+         << "    <testcase classname=\"" << xml_escape(k.file) << "\" name=\"load\" time=\"0.000000\"><error message=\"malformed vector file\" "
+         << "type=\"MALFORMED_VECTOR_FILE\">" << xml_escape(k.error) << "</error></testcase>\n  </testsuite>\n";
+  }
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  x << "<testsuites name=\"qspec run --backend " << xml_escape(r.backend_name) << "\" tests=\"" << r.outcomes.size() << "\" failures=\""
+  x << "<testsuites name=\"qspec run --backend " << xml_escape(r.backend_name) << "\" tests=\"" << r.outcomes.size() + r.skipped.size() << "\" failures=\""
     << failures << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\">\n";
   x << body.str() << "</testsuites>\n";
   return x.str();

@@ -4,6 +4,7 @@
 #include <fnmatch.h>
 
 #include <chrono>
+#include <cstdio>
 
 namespace qspec::harness {
 
@@ -13,10 +14,24 @@ void Counts::add(const TestOutcome& o) {
     case Verdict::Fail: ++fail; break;
     case Verdict::Error: ++error; break;
     case Verdict::Unsupported: ++unsupported; break;
+    case Verdict::Crash: ++crash; break;
+    case Verdict::Timeout: ++timeout; break;
   }
   if (!o.as_expected) ++unexpected;
   if (o.unexpected_pass) ++unexpected_pass;
   if (o.expected_verdict && o.as_expected && *o.expected_verdict != Verdict::Pass) ++expected_deviation;
+}
+
+std::size_t Counts::of(Verdict v) const {
+  switch (v) {
+    case Verdict::Pass: return pass;
+    case Verdict::Fail: return fail;
+    case Verdict::Error: return error;
+    case Verdict::Unsupported: return unsupported;
+    case Verdict::Crash: return crash;
+    case Verdict::Timeout: return timeout;
+  }
+  return 0;
 }
 
 bool test_selected(const std::vector<std::string>& filters, const std::string& file, std::int64_t tc_id) {
@@ -70,9 +85,63 @@ std::string mismatch_text(const VectorTest& t, const Comparison& c, const std::v
   return s;
 }
 
+// The selection fingerprint: FNV-1a (64 bit) over every selected test's name and content, in
+// selection order. Not cryptographic: it tells shards of one run from shards of runs on other
+// vector files or filters, which is all `qspec report merge` needs.
+constexpr std::uint64_t kFnvOffset = 14695981039346656037ull;
+
+void fnv_bytes(std::uint64_t& h, const void* p, std::size_t n) {
+  const auto* b = static_cast<const unsigned char*>(p);
+  for (std::size_t i = 0; i < n; ++i) {
+    h ^= b[i];
+    h *= 1099511628211ull;
+  }
+}
+
+void fnv_string(std::uint64_t& h, const std::string& s) {
+  fnv_bytes(h, s.data(), s.size());
+  fnv_bytes(h, "", 1);  // a terminator, so that "ab"+"c" differs from "a"+"bc"
+}
+
+void fnv_tensors(std::uint64_t& h, const std::vector<Tensor>& ts) {
+  for (const auto& t : ts) {
+    fnv_string(h, t.name);
+    fnv_string(h, std::string(dtype_name(t.dtype)));
+    for (std::int64_t d : t.shape) fnv_bytes(h, &d, sizeof d);
+    for (std::int64_t v : t.data) fnv_bytes(h, &v, sizeof v);
+    fnv_bytes(h, "|", 1);
+  }
+}
+
+void add_to_fingerprint(std::uint64_t& h, const std::string& file, const VectorTest& t) {
+  fnv_string(h, file);
+  fnv_bytes(h, &t.tc_id, sizeof t.tc_id);
+  fnv_string(h, t.invalid ? "invalid" : "valid");
+  fnv_string(h, t.attributes.dump());
+  fnv_tensors(h, t.inputs);
+  fnv_tensors(h, t.expected);
+}
+
+std::string fingerprint_text(std::uint64_t h) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "fnv1a64:%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
 }  // namespace
 
 TestOutcome judge_test(const Backend& backend, const VectorFile& f, const VectorTest& t, const ConventionExplainer* explainer,
+                       bool explain) {
+  const auto start = std::chrono::steady_clock::now();
+  BackendCall call;
+  call.supported = backend.supports(f.op, f.convention);
+  if (call.supported) call.result = backend.run(f.op, f.convention, t.attributes.dump(), t.inputs, t.expected);
+  TestOutcome o = judge_call(f, t, call, explainer, explain);
+  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return o;
+}
+
+TestOutcome judge_call(const VectorFile& f, const VectorTest& t, const BackendCall& call, const ConventionExplainer* explainer,
                        bool explain) {
   TestOutcome o;
   o.file = f.display_name;
@@ -83,15 +152,20 @@ TestOutcome judge_test(const Backend& backend, const VectorFile& f, const Vector
   o.comment = t.comment;
   o.flags = t.flags;
   o.invalid = t.invalid;
-  const auto start = std::chrono::steady_clock::now();
   const std::string attrs_json = t.attributes.dump();
 
-  if (!backend.supports(f.op, f.convention)) {
+  if (call.fault) {  // the harness saw the backend crash, hang or misuse its buffers
+    o.verdict = *call.fault;
+    o.reason = call.fault_reason;
+    o.diagnostic = context_text(f, t, attrs_json, true) + "  " + call.fault_reason + "\n" + call.fault_detail;
+    return o;
+  }
+  if (!call.supported) {
     o.verdict = Verdict::Unsupported;
     o.reason = "backend does not implement " + f.op + " / " + f.convention;
     return o;
   }
-  const BackendResult r = backend.run(f.op, f.convention, attrs_json, t.inputs, t.expected);
+  const BackendResult& r = call.result;
   const std::string msg = r.message.empty() ? "" : ": " + r.message;
   switch (r.status) {
     case QSPEC_STATUS_UNSUPPORTED:
@@ -145,28 +219,83 @@ TestOutcome judge_test(const Backend& backend, const VectorFile& f, const Vector
       }
       break;
   }
-  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (o.verdict == Verdict::Fail && r.status == QSPEC_STATUS_OK) o.actual = r.outputs;  // for the report's drill-down
   return o;
 }
 
 RunResult run_vectors(const Backend& backend, const RunOptions& opt) {
+  InProcessExecutor executor(backend);
+  return run_vectors(executor, opt);
+}
+
+RunResult run_vectors(BackendExecutor& executor, const RunOptions& opt) {
   RunResult rr;
-  rr.backend_name = backend.name();
-  rr.backend_version = backend.version();
-  rr.backend_source = backend.source();
-  std::size_t explained = 0;
+  rr.backend_name = executor.name();
+  rr.backend_version = executor.version();
+  rr.backend_source = executor.source();
+  for (const auto& src : opt.files) rr.vector_files.push_back(src.display_name);
+  rr.filters = opt.filters;
+  auto last_checkpoint = std::chrono::steady_clock::now();
+  std::size_t explained = 0, with_data = 0;
+  std::uint64_t fingerprint = kFnvOffset;
   for (const auto& src : opt.files) {
-    VectorFile f = load_vector_file(src.path, src.display_name);
+    VectorFile f;
+    try {
+      f = load_vector_file(src.path, src.display_name);
+      if (!opt.known_ops.empty() && !executor.supports(f))
+        check_op_known(f, opt.known_ops, "the reference or by backend '" + executor.name() + "'");
+    } catch (const VectorFileError& e) {
+      if (!opt.keep_going) throw;
+      rr.skipped.push_back({src.display_name, e.what()});
+      if (opt.observer.file_skipped) opt.observer.file_skipped(rr.skipped.back());
+      continue;
+    }
     std::vector<const VectorTest*> selected;
+    std::vector<std::size_t> positions;  // of `selected` in the whole (unsharded) selection
     for (const auto& t : f.tests)
-      if (test_selected(opt.filters, f.display_name, t.tc_id)) selected.push_back(&t);
+      if (test_selected(opt.filters, f.display_name, t.tc_id)) {
+        add_to_fingerprint(fingerprint, f.display_name, t);
+        const std::size_t position = rr.selected_total++;
+        if (opt.shard && !in_shard(*opt.shard, position)) continue;
+        selected.push_back(&t);
+        positions.push_back(position);
+      }
     if (selected.empty()) continue;
     if (opt.observer.file_started) opt.observer.file_started(f, selected.size());
     FileResult fr{f.display_name, f.op, f.convention, f.clauses, {}};
-    std::size_t done = 0;
+    std::size_t done = 0, in_file = 0;
+    executor.begin_file(f);
     for (const VectorTest* t : selected) {
-      TestOutcome o = judge_test(backend, f, *t, opt.explainer, explained < opt.explain_limit);
+      if (opt.interrupt && *opt.interrupt) {
+        rr.interrupted = true;
+        break;
+      }
+      TestOutcome o;
+      const TestOutcome* previous = nullptr;
+      if (opt.previous)
+        if (const auto it = opt.previous->find({f.display_name, t->tc_id}); it != opt.previous->end()) previous = &it->second;
+      if (previous) {
+        o = *previous;  // --resume: done before; its expectation is decided afresh below
+        o.expected_verdict.reset();
+        o.expectation_reason.clear();
+        o.unexpected_pass = false;
+      } else {
+        const auto start = std::chrono::steady_clock::now();
+        const BackendCall call = executor.execute(f, static_cast<std::size_t>(t - f.tests.data()));
+        if (call.abandoned) {  // SIGINT/SIGTERM while it ran: not a result
+          rr.interrupted = true;
+          break;
+        }
+        o = judge_call(f, *t, call, opt.explainer, explained < opt.explain_limit);
+        o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      }
       if (o.conventions) ++explained;
+      o.index = positions[in_file++];
+      if (o.verdict != Verdict::Pass && o.verdict != Verdict::Unsupported && with_data < opt.data_limit) {
+        ++with_data;
+        o.data = TestOutcome::Data{t->attributes, t->inputs, t->expected, std::move(o.actual)};
+      }
+      o.actual.clear();
       if (opt.expectations) {
         if (const Expectation* e = opt.expectations->find(f.display_name, t->tc_id)) {
           o.expected_verdict = e->verdict;
@@ -183,10 +312,26 @@ RunResult run_vectors(const Backend& backend, const RunOptions& opt) {
       rr.counts.add(o);
       rr.outcomes.push_back(std::move(o));
       if (opt.observer.test_done) opt.observer.test_done(rr.outcomes.back(), ++done, selected.size());
+      if (opt.checkpoint && std::chrono::duration<double>(std::chrono::steady_clock::now() - last_checkpoint).count() >=
+                                opt.checkpoint_seconds) {
+        RunResult partial = rr;
+        partial.files.push_back(fr);
+        partial.interrupted = true;
+        partial.shard = opt.shard;
+        opt.checkpoint(partial);
+        last_checkpoint = std::chrono::steady_clock::now();
+      }
+    }
+    executor.end_file();
+    if (rr.interrupted) {  // keep the finished part of this file; stop
+      if (fr.counts.total() > 0) rr.files.push_back(std::move(fr));
+      break;
     }
     if (opt.observer.file_done) opt.observer.file_done(fr);
     rr.files.push_back(std::move(fr));
   }
+  rr.shard = opt.shard;
+  rr.selection_fingerprint = fingerprint_text(fingerprint);
   return rr;
 }
 

@@ -18,6 +18,8 @@
 #include <valijson/validation_results.hpp>
 #include <valijson/validator.hpp>
 
+#include "qspec/harness/json_precheck.h"
+
 namespace qspec::harness {
 namespace fs = std::filesystem;
 
@@ -111,6 +113,11 @@ SchemaSet::~SchemaSet() = default;
 
 std::vector<std::string> SchemaSet::validate(const std::string& text) const {
   std::vector<std::string> out;
+  // The loader's limits first (vector_limits.h): the validator walks the document recursively,
+  // so a deeply nested or oversized file must never become a DOM here either.
+  if (const auto e = precheck_json(text))
+    return {(e->tc_id ? "tcId " + std::to_string(*e->tc_id) + ": " : std::string()) +
+            (e->json_path.empty() ? std::string() : "at " + e->json_path + ": ") + e->problem};
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text);

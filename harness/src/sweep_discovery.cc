@@ -56,6 +56,22 @@ std::vector<std::string> parse_gtest_list(const std::string& listing) {
   return tests;
 }
 
+std::string unit_name(const PropertyTarget& t) { return t.seed ? t.test + "@" + std::to_string(*t.seed) : t.test; }
+
+std::vector<PropertyTarget> sweep_units(const std::vector<PropertyTarget>& properties, std::uint64_t seed, std::uint64_t seeds_per_property,
+                                        const std::optional<ShardSpec>& shard) {
+  std::vector<PropertyTarget> units;
+  std::size_t position = 0;
+  for (const auto& p : properties)
+    for (std::uint64_t j = 0; j < std::max<std::uint64_t>(1, seeds_per_property); ++j, ++position) {
+      if (shard && !in_shard(*shard, position)) continue;
+      PropertyTarget u = p;
+      if (seeds_per_property > 1) u.seed = seed + j;  // wraps modulo 2^64, like any RapidCheck seed
+      units.push_back(std::move(u));
+    }
+  return units;
+}
+
 bool glob_match(const std::string& pattern, const std::string& text) { return ::fnmatch(pattern.c_str(), text.c_str(), 0) == 0; }
 
 std::vector<PropertyTarget> select_properties(const std::vector<fs::path>& binaries, const std::vector<std::string>& globs) {
@@ -66,7 +82,7 @@ std::vector<PropertyTarget> select_properties(const std::vector<fs::path>& binar
       throw SweepError("cannot list the tests of " + bin.string() + ":\n" + r.output);
     for (const auto& t : parse_gtest_list(r.output)) {
       const bool keep = globs.empty() || std::any_of(globs.begin(), globs.end(), [&](const std::string& g) { return glob_match(g, t); });
-      if (keep) selected.push_back({bin, t});
+      if (keep) selected.push_back({bin, t, std::nullopt});
     }
   }
   return selected;

@@ -151,7 +151,7 @@ std::map<fs::path, fs::file_time_type> json_files(const fs::path& dir) {
   return files;
 }
 
-fs::path counterexample_dir(const SweepOptions& o, const PropertyTarget& t) { return o.out_dir / t.test; }
+fs::path counterexample_dir(const SweepOptions& o, const PropertyTarget& t) { return o.out_dir / unit_name(t); }
 
 PropertyOutcome classify(const PropertyTarget& t, const Child& c, const SweepOptions& o) {
   PropertyOutcome p;
@@ -202,7 +202,7 @@ void keep_log(PropertyOutcome& p, const SweepOptions& o) {
   std::error_code ec;
   const fs::path dir = o.out_dir / "logs";
   fs::create_directories(dir, ec);
-  const fs::path file = dir / (p.target.test + ".log");
+  const fs::path file = dir / (unit_name(p.target) + ".log");
   std::ofstream f(file);
   f << p.output;
   if (f) p.log_file = file;
@@ -236,6 +236,13 @@ std::string rc_params(const SweepOptions& o) {
   return p;
 }
 
+std::string rc_params(const SweepOptions& o, const PropertyTarget& t) {
+  if (!t.seed) return rc_params(o);
+  SweepOptions unit = o;
+  unit.seed = *t.seed;
+  return rc_params(unit);
+}
+
 std::vector<std::string> property_argv(const PropertyTarget& t) { return {t.binary.string(), "--gtest_filter=" + t.test}; }
 
 ChildResult run_child(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env_overrides,
@@ -256,7 +263,7 @@ std::vector<PropertyOutcome> run_sweep(const std::vector<PropertyTarget>& target
   while (done < targets.size()) {
     while (running.size() < jobs && next < targets.size()) {
       const PropertyTarget& t = targets[next];
-      std::map<std::string, std::string> env = {{"RC_PARAMS", rc_params(o)},
+      std::map<std::string, std::string> env = {{"RC_PARAMS", rc_params(o, t)},
                                                 {"QSPEC_COUNTEREXAMPLE_DIR", counterexample_dir(o, t).string()},
                                                 {"GTEST_COLOR", "no"}};
       const auto before = json_files(counterexample_dir(o, t));

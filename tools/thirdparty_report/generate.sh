@@ -34,7 +34,7 @@ for lib in gemmlowp xnnpack onednn; do
   runs+=(--run "$lib:native:$work/$lib-native.json")
   # Every convention: failures are expected; the report says what the results match.
   rc=0
-  QSPEC_ADAPTER_ALL_CONVENTIONS=1 "$QSPEC" run --backend "$lib" --vectors "$VECTORS" \
+  "$QSPEC" run --backend "$lib" --all-conventions --vectors "$VECTORS" \
     --report-json "$work/$lib-all.json" --progress never --max-diagnostics 0 --explain-limit 1000000 \
     >"$work/$lib-all.log" 2>&1 || rc=$?
   [ $rc -le 1 ] || { cat "$work/$lib-all.log" >&2; exit 2; }

@@ -13,7 +13,10 @@ KernelSet kernel_set(const CpuFeatures& f) {
     k.quantize = quantize;
     k.dequantize = dequantize;
   }
-  if (f.avx512vnni) k.gemm = &gemm_engine_vnni();
+  if (f.avx512vnni) {
+    k.gemm = &gemm_engine_vnni();
+    k.depthwise = depthwise_vnni;
+  }
   k.isa = isa_name(f);
   return k;
 }

@@ -1,6 +1,11 @@
-// The u8 x s8 engines (scalar, AVX2 VPMADDWD, AVX512-VNNI) through qgemm: every m/n/k tail, every
-// signedness and zero point, strides, and the traps (VPMADDUBSW's int16 saturation, K beyond int32).
+// The u8 x s8 engines (scalar, AVX2 VPMADDWD, AVX512-VNNI) through qgemm: every m/n/k tail (and
+// every GEMV panel-group tail at M = 1), every signedness and zero point, strides, the fused
+// corrections modulo 2^32, and the traps (VPMADDUBSW's int16 saturation, K beyond int32).
 #include <gtest/gtest.h>
+
+#include <climits>
+#include <random>
+#include <vector>
 
 #include "gemm_tester.h"  // backends/simd_common/testing
 #include "qspec/simd/avx2_kernels.h"
@@ -54,6 +59,57 @@ TEST(qgemm, StridedRowsAndLargeBlocks) {
     GemmTester().m(300).n(40).k(70).seed(4).Test(*e);  // more than one row block of the drivers
     GemmTester().m(100).n(130).k(200).seed(5).za(-3).zw(4).Test(*e);
   }
+}
+
+// M = 1 takes the VNNI engine's GEMV kernel (four 16-column panels per pass, then 3/2/1-panel
+// tails, masked stores past n): every panel-group tail of n, every k tail around the 4-byte
+// groups and the 2-group unroll, and a single-row block after full ones (m = 97 = 96 + 1).
+TEST(qgemm, GemvEveryTail) {
+  std::uint64_t seed = 100;
+  for (const GemmEngine* e : engines())
+    for (std::int64_t n :
+         {1, 8, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65, 79, 80, 96, 113, 127, 128, 129, 255, 256, 257})
+      for (std::int64_t k : {1, 2, 3, 4, 5, 7, 8, 9, 12, 31, 32, 33, 63, 64, 65, 200}) {
+        ++seed;
+        GemmTester().m(1).n(n).k(k).seed(seed).za(seed % 3 == 0 ? 127 : -7).zw(seed % 4 == 0 ? -128 : 5).Test(*e);
+      }
+  for (const GemmEngine* e : engines()) {
+    GemmTester().m(97).n(70).k(37).seed(7).za(4).zw(-3).Test(*e);
+    GemmTester().m(1).n(1024).k(1024).seed(8).za(-128).zw(0).Test(*e);  // the benchmark's shape
+    GemmTester().m(1).n(33).k(29).lda_pad(3).seed(9).Test(*e);
+    GemmTester().m(1).n(65).k(64).a_signed(false).constant(255, 0x80).Test(*e);  // 255 * -128 sums
+  }
+}
+
+// run_fused (qgemm's single-chunk path) adds row_add[i] + col_mul * rowsum(B)[j] modulo 2^32:
+// against the scalar engine's run() given the same corrections as an explicit col_add vector,
+// with wrapping values (INT32_MIN row terms, multipliers whose products leave int32).
+TEST(qgemm, FusedCorrectionsWrap) {
+  std::mt19937_64 rng(11);
+  for (const GemmEngine* e : engines())
+    for (std::int64_t m : {1, 2, 5, 7})
+      for (std::int64_t n : {1, 16, 17, 64, 67})
+        for (std::int32_t col_mul : {0, 1, -255, 65535, INT32_MIN, INT32_MAX}) {
+          const std::int64_t k = 21;
+          std::vector<std::uint8_t> a(static_cast<std::size_t>(m * k));
+          std::vector<std::int8_t> b(static_cast<std::size_t>(n * k));
+          for (auto& v : a) v = static_cast<std::uint8_t>(rng());
+          for (auto& v : b) v = static_cast<std::int8_t>(rng());
+          std::vector<std::int32_t> row_add(static_cast<std::size_t>(m));
+          for (std::int64_t i = 0; i < m; ++i) row_add[static_cast<std::size_t>(i)] = i % 2 ? INT32_MIN : INT32_MAX - 3;
+          PackedB pe, ps;
+          e->pack(n, k, b.data(), k, pe);
+          scalar_gemm_engine().pack(n, k, b.data(), k, ps);
+          std::vector<std::int32_t> col_add(static_cast<std::size_t>((n + 15) / 16 * 16), 0);
+          for (std::int64_t j = 0; j < n; ++j)
+            col_add[static_cast<std::size_t>(j)] =
+                static_cast<std::int32_t>(static_cast<std::uint32_t>(col_mul) *
+                                          static_cast<std::uint32_t>(ps.row_sums[static_cast<std::size_t>(j)]));
+          std::vector<std::int32_t> want(static_cast<std::size_t>(m * n)), got(want.size(), 0x5a5a5a5a);
+          scalar_gemm_engine().run(m, a.data(), k, ps, want.data(), n, row_add.data(), col_add.data());
+          e->run_fused(m, a.data(), k, pe, got.data(), n, row_add.data(), col_mul);
+          ASSERT_EQ(got, want) << e->name() << " m=" << m << " n=" << n << " col_mul=" << col_mul;
+        }
 }
 
 // 255 * 127 + 255 * 127 = 64770 overflows int16: an engine built on VPMADDUBSW would saturate.

@@ -1,7 +1,8 @@
-// Portable u8 x s8 -> int32 matrix-product engine and the aligned buffer it packs into.
+// Portable u8 x s8 -> int32 matrix-product engine, the GemmEngine defaults and the aligned buffer.
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <vector>
 
 #include "qspec/simd/gemm.h"
 
@@ -29,6 +30,17 @@ void GemmEngine::prepare_a(std::int64_t m, std::int64_t k, const std::uint8_t* a
     }
     sums[i] = s;
   }
+}
+
+void GemmEngine::run_fused(std::int64_t m, const std::uint8_t* a, std::int64_t lda, const PackedB& b, std::int32_t* c,
+                           std::int64_t ldc, const std::int32_t* row_add, std::int32_t col_mul) const {
+  thread_local std::vector<std::int32_t> col_add;
+  col_add.assign(static_cast<std::size_t>((b.n + 15) / 16 * 16), 0);  // readable up to a multiple of 16
+  // modulo 2^32: unsigned, never undefined
+  for (std::int64_t j = 0; j < b.n; ++j)
+    col_add[static_cast<std::size_t>(j)] = static_cast<std::int32_t>(
+        static_cast<std::uint32_t>(col_mul) * static_cast<std::uint32_t>(b.row_sums[static_cast<std::size_t>(j)]));
+  run(m, a, lda, b, c, ldc, row_add, col_add.data());
 }
 
 namespace {

@@ -44,16 +44,14 @@ void qgemm_u8(const GemmEngine& e, std::int64_t m, const std::uint8_t* a_u, std:
   const U kzz = static_cast<U>(w.k) * za * zw_s;
   if constexpr (sizeof(Out) == 4) {
     if (w.chunks.size() == 1 && w.k > 0) {
-      // One chunk, int32 result modulo 2^32: the engine adds the corrections as it stores.
-      thread_local std::vector<std::int32_t> row_add, col_add;
+      // One chunk, int32 result modulo 2^32: the engine adds the corrections as it stores, the
+      // column term -za' * colsum(W_s) from the chunk's own row sums (the same sums: one chunk).
+      thread_local std::vector<std::int32_t> row_add;
       row_add.resize(static_cast<std::size_t>(m));
-      col_add.assign(static_cast<std::size_t>((w.n + 15) / 16 * 16), 0);
       for (std::int64_t i = 0; i < m; ++i)
         row_add[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(kzz - zw_s * static_cast<U>(row_sums[i]));
-      for (std::int64_t j = 0; j < w.n; ++j)
-        col_add[static_cast<std::size_t>(j)] =
-            static_cast<std::int32_t>(U{0} - za * static_cast<U>(w.col_sums[static_cast<std::size_t>(j)]));
-      e.run(m, a_u, lda, w.chunks[0], reinterpret_cast<std::int32_t*>(y), ldy, row_add.data(), col_add.data());
+      e.run_fused(m, a_u, lda, w.chunks[0], reinterpret_cast<std::int32_t*>(y), ldy, row_add.data(),
+                  static_cast<std::int32_t>(U{0} - za));
       return;
     }
   }

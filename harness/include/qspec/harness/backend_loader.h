@@ -58,6 +58,8 @@ class Backend {
   // Parsed capabilities; throws BackendLoadError if the JSON is malformed.
   std::vector<Capability> capabilities() const;
   bool supports(const std::string& op, const std::string& convention) const;
+  // The raw function table (the worker process calls run() on buffers it places itself).
+  const qspec_backend& abi() const { return b_; }
 
   // Runs one test. `outputs` give each output's name, dtype and shape (their data is ignored);
   // for an invalid test there are none. Never throws for a backend failure.

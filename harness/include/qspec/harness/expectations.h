@@ -2,7 +2,7 @@
 //
 // Two formats (docs/running.md). Lines:
 //     # comment (a '#' at the start of a line or after a blank)
-//     <file-glob> <tcId|*> <PASS|FAIL|ERROR|UNSUPPORTED> <reason...>
+//     <file-glob> <tcId|*> <PASS|FAIL|ERROR|UNSUPPORTED|CRASH|TIMEOUT> <reason...>
 // or JSON:
 //     {"schema": "qspec-expect/1", "expectations": [
 //        {"file": "requantize/*.json", "tcId": "*", "verdict": "FAIL", "reason": "..."}]}

@@ -19,7 +19,7 @@ nlohmann::ordered_json json_report(const RunResult& r);
 void write_json_report(const std::filesystem::path& path, const RunResult& r);
 
 // JUnit XML: one <testsuite> per vector file, one <testcase classname=FILE name="tcId N"> per test;
-// unexpected FAIL -> <failure>, unexpected ERROR -> <error>, UNSUPPORTED and expected deviations ->
+// unexpected FAIL -> <failure>, unexpected ERROR/CRASH/TIMEOUT -> <error>, UNSUPPORTED and expected deviations ->
 // <skipped>, an unexpected pass -> <failure> saying the --expect entry is stale.
 std::string junit_report(const RunResult& r);
 void write_junit_report(const std::filesystem::path& path, const RunResult& r);

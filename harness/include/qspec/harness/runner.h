@@ -2,18 +2,23 @@
 //
 // Verdicts come from the vectors only (never from the reference); the reference is consulted
 // through ConventionExplainer to name the convention a wrong answer matches. A backend failure
-// (ERROR status, exception) costs only its test. A malformed vector file throws VectorFileError.
+// (ERROR status, exception) costs only its test. A malformed vector file throws VectorFileError
+// (with RunOptions::keep_going it is skipped and listed in RunResult::skipped).
 #pragma once
 
+#include <csignal>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "qspec/harness/backend_executor.h"
 #include "qspec/harness/backend_loader.h"
 #include "qspec/harness/diagnostics.h"
 #include "qspec/harness/expectations.h"
+#include "qspec/harness/shard.h"
 #include "qspec/harness/vector_file.h"
 #include "qspec/harness/verdict.h"
 
@@ -40,11 +45,26 @@ struct TestOutcome {
   std::optional<Comparison> comparison;
   std::optional<ConventionReport> conventions;
   double seconds = 0;
+
+  // Position of this test in the run's whole selection (before --shard): merging shards restores
+  // the unsharded order from it.
+  std::size_t index = 0;
+  // The backend's outputs when it returned some and the verdict is FAIL (set by judge_test).
+  std::vector<Tensor> actual;
+  // The test's data, kept for the report's drill-down (HTML) of a non-passing test; see
+  // RunOptions::data_limit. `actual` moves in here.
+  struct Data {
+    nlohmann::ordered_json attributes;
+    std::vector<Tensor> inputs, expected, actual;
+  };
+  std::optional<Data> data;
 };
 
 struct Counts {
-  std::size_t pass = 0, fail = 0, error = 0, unsupported = 0, unexpected = 0, expected_deviation = 0, unexpected_pass = 0;
-  std::size_t total() const { return pass + fail + error + unsupported; }
+  std::size_t pass = 0, fail = 0, error = 0, unsupported = 0, crash = 0, timeout = 0;
+  std::size_t unexpected = 0, expected_deviation = 0, unexpected_pass = 0;
+  std::size_t total() const { return pass + fail + error + unsupported + crash + timeout; }
+  std::size_t of(Verdict v) const;  // the count of one verdict
   void add(const TestOutcome& o);
 };
 
@@ -56,6 +76,13 @@ struct FileResult {
   Counts counts;
 };
 
+// A vector file that could not be loaded (--keep-going): its name and the loader's message
+// (VectorFileError::what(): "FILE: tcId N: at /path: problem").
+struct SkippedFile {
+  std::string file;
+  std::string error;
+};
+
 struct RunResult {
   std::string backend_name;
   std::string backend_version;
@@ -63,14 +90,30 @@ struct RunResult {
   std::vector<FileResult> files;
   std::vector<TestOutcome> outcomes;
   Counts counts;
-  // 0: every outcome as expected; 1: at least one unexpected outcome.
-  int exit_code() const { return counts.unexpected == 0 ? 0 : 1; }
+  // The vector files found (display names, sorted) and the --filter globs: `--resume` checks
+  // that a report continues the same run.
+  std::vector<std::string> vector_files;
+  std::vector<std::string> filters;
+  // The run stopped early (SIGINT/SIGTERM, or a periodic checkpoint of a run still going):
+  // `outcomes` hold the tests finished so far.
+  bool interrupted = false;
+  // The selection before sharding: its size and a fingerprint of its tests (names and contents),
+  // so that `qspec report merge` can check that shards cover one selection exactly once.
+  std::size_t selected_total = 0;
+  std::string selection_fingerprint;
+  std::optional<ShardSpec> shard;  // this run's shard (nullopt: the whole selection)
+  // Malformed vector files skipped by RunOptions::keep_going, in the order met.
+  std::vector<SkippedFile> skipped;
+  // 0: every outcome as expected; 1: at least one unexpected outcome; 2: a malformed vector file
+  // was skipped (an input error outranks the verdicts of the files that did run).
+  int exit_code() const { return !skipped.empty() ? 2 : counts.unexpected == 0 ? 0 : 1; }
 };
 
 struct RunObserver {
   std::function<void(const VectorFile&, std::size_t selected)> file_started;
   std::function<void(const TestOutcome&, std::size_t done, std::size_t selected)> test_done;
   std::function<void(const FileResult&)> file_done;
+  std::function<void(const SkippedFile&)> file_skipped;  // RunOptions::keep_going only
 };
 
 struct RunOptions {
@@ -82,7 +125,29 @@ struct RunOptions {
   const ConventionExplainer* explainer = nullptr;
   std::size_t explain_limit = 100;  // name conventions for at most this many failures
   bool unsupported_is_failure = false;
+  // (op, convention) pairs qspec knows: the reference backend's capabilities. When non-empty, a
+  // file whose pair is neither listed here nor claimed by the backend under test is malformed
+  // (check_op_known): a misspelt op would otherwise pass as a file of UNSUPPORTED verdicts.
+  std::vector<std::pair<std::string, std::string>> known_ops;
+  // A malformed vector file is skipped and recorded in RunResult::skipped (the other files'
+  // results are kept) instead of ending the run with VectorFileError.
+  bool keep_going = false;
+  // Run only this shard of the selection (round-robin over the selected tests, shard.h).
+  std::optional<ShardSpec> shard;
+  // Keep attributes, inputs, expected and actual outputs (TestOutcome::data) for at most this
+  // many tests whose verdict is neither PASS nor UNSUPPORTED (per run, i.e. per shard).
+  std::size_t data_limit = 1000;
   RunObserver observer;
+  // Nonzero (the signal number) once SIGINT/SIGTERM arrived: the run stops at the next test
+  // boundary, discards the test in flight and returns with RunResult::interrupted set.
+  const volatile std::sig_atomic_t* interrupt = nullptr;
+  // `--resume`: tests found here ((file, tcId) -> outcome of an earlier run) are not run again;
+  // their outcome is taken as is (expectations are applied afresh).
+  const std::map<std::pair<std::string, std::int64_t>, TestOutcome>* previous = nullptr;
+  // Called with the results so far (interrupted = true) at a test boundary at most every
+  // checkpoint_seconds, so a killed run leaves a recent report behind.
+  std::function<void(const RunResult&)> checkpoint;
+  double checkpoint_seconds = 30;
 };
 
 bool test_selected(const std::vector<std::string>& filters, const std::string& file, std::int64_t tc_id);
@@ -91,6 +156,12 @@ bool test_selected(const std::vector<std::string>& filters, const std::string& f
 TestOutcome judge_test(const Backend& backend, const VectorFile& f, const VectorTest& t, const ConventionExplainer* explainer,
                        bool explain);
 
+// Judges one test from what an executor returned (a fault, "unsupported", or the backend's result).
+TestOutcome judge_call(const VectorFile& f, const VectorTest& t, const BackendCall& call, const ConventionExplainer* explainer,
+                       bool explain);
+
 RunResult run_vectors(const Backend& backend, const RunOptions& options);
+// The same through any executor (backend_worker.h: the backend in worker subprocesses).
+RunResult run_vectors(BackendExecutor& executor, const RunOptions& options);
 
 }  // namespace qspec::harness

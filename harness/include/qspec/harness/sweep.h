@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "qspec/harness/shard.h"
+
 namespace qspec::harness::sweep {
 
 namespace fs = std::filesystem;
@@ -46,7 +48,19 @@ bool glob_match(const std::string& pattern, const std::string& text);
 struct PropertyTarget {
   fs::path binary;
   std::string test;  // "Suite.Name"
+  std::optional<std::uint64_t> seed;  // this unit's RapidCheck seed (--seeds K); nullopt: SweepOptions::seed
 };
+
+// "Suite.Name", or "Suite.Name@SEED" for a unit with its own seed (also its directory and log name).
+std::string unit_name(const PropertyTarget& t);
+
+// The work units of a sweep, the list `--shard` deals out. With seeds_per_property K > 1 each
+// property becomes K units with the seeds seed, seed+1, ..., seed+K-1 (property-major order);
+// with K = 1 the units are the properties themselves (seed unset: the sweep's seed). A shard
+// keeps every N-th unit from position I (round-robin, shard.h); with K a multiple of N every
+// shard runs every property with K/N seeds, which balances shards whatever the properties cost.
+std::vector<PropertyTarget> sweep_units(const std::vector<PropertyTarget>& properties, std::uint64_t seed, std::uint64_t seeds_per_property,
+                                        const std::optional<ShardSpec>& shard);
 
 // Lists every binary's tests (running `binary --gtest_list_tests`) and keeps those matching any
 // of `globs` (all when `globs` is empty), in binary then listing order.
@@ -98,6 +112,8 @@ struct PropertyOutcome {
 
 // The RC_PARAMS value for a run of these options.
 std::string rc_params(const SweepOptions& o);
+// The same for one unit: its own seed when it has one.
+std::string rc_params(const SweepOptions& o, const PropertyTarget& t);
 
 // The environment and command line used to run one property (for replay lines, too).
 std::vector<std::string> property_argv(const PropertyTarget& t);

@@ -17,7 +17,8 @@ namespace qspec::harness {
 
 inline constexpr const char* kVectorSchemaId = "qspec-vectors/1";
 
-// A malformed vector file. what() reads "FILE: tcId N: at /json/path: problem".
+// A malformed vector file. what() reads "FILE: tcId N: at /json/path: problem". Control
+// characters in the parts (from a hostile file's keys or strings) are shown as \xNN.
 class VectorFileError : public std::runtime_error {
  public:
   VectorFileError(std::string file, std::optional<std::int64_t> tc_id, std::string json_path, std::string problem);
@@ -27,6 +28,8 @@ class VectorFileError : public std::runtime_error {
   const std::string& problem() const { return problem_; }
 
  private:
+  struct Printable {};
+  VectorFileError(Printable, std::string file, std::optional<std::int64_t> tc_id, std::string json_path, std::string problem);
   std::string file_;
   std::optional<std::int64_t> tc_id_;
   std::string json_path_;
@@ -57,10 +60,18 @@ struct VectorFile {
 };
 
 // Parses and checks a vector file's text. Throws VectorFileError (malformed JSON is reported
-// with its line and column).
+// with its line, column and byte offset; invalid UTF-8 with the offset of the bad byte). The
+// limits of vector_limits.h are checked before the allocations they bound.
 VectorFile parse_vector_file(const std::string& text, const std::string& display_name);
-// Reads `path` and parses it; a missing or unreadable file is a VectorFileError too.
+// Reads `path` and parses it; a missing, unreadable or oversized file is a VectorFileError too
+// (the size is checked before the file is read).
 VectorFile load_vector_file(const std::filesystem::path& path, const std::string& display_name);
+
+// Checks the file's (op, convention) against the pairs in `known` (the reference backend's
+// capabilities in `qspec run`); `known_by` names that catalogue in the message. Throws
+// VectorFileError at /op for an unknown op, at /convention (listing the op's known conventions)
+// for an unknown convention of a known op.
+void check_op_known(const VectorFile& f, const std::vector<std::pair<std::string, std::string>>& known, const std::string& known_by);
 
 struct VectorSource {
   std::filesystem::path path;

@@ -1,6 +1,7 @@
 // The verdict of one vector test on one backend, and its name as printed and reported.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string_view>
 
@@ -8,9 +9,19 @@ namespace qspec::harness {
 
 // PASS: the outputs equal the expected ones bit for bit, or an invalid input was rejected.
 // FAIL: a wrong output, a valid input rejected, or an invalid input accepted.
-// ERROR: the backend reported an internal error (or threw); it costs only this test.
+// ERROR: the backend reported an internal error (or threw), or the harness caught it misusing
+//   its buffers (changed an output descriptor, wrote before an output, leaked memory); it costs
+//   only this test.
 // UNSUPPORTED: the backend does not implement this op/convention/parameter set.
-enum class Verdict { Pass, Fail, Error, Unsupported };
+// CRASH: the backend's worker process died during this test (a signal such as SIGSEGV or
+//   SIGABRT, exit() called, a write past the end of an output buffer); the worker is restarted.
+// TIMEOUT: the backend did not return within `--timeout`; its worker was killed and restarted.
+// CRASH and TIMEOUT exist only with worker isolation (the default of `qspec run`).
+enum class Verdict { Pass, Fail, Error, Unsupported, Crash, Timeout };
+
+// Every verdict, in report order: code that tabulates verdicts iterates this.
+inline constexpr std::array<Verdict, 6> kAllVerdicts = {Verdict::Pass,        Verdict::Fail,  Verdict::Error,
+                                                        Verdict::Unsupported, Verdict::Crash, Verdict::Timeout};
 
 constexpr std::string_view verdict_name(Verdict v) {
   switch (v) {
@@ -18,12 +29,14 @@ constexpr std::string_view verdict_name(Verdict v) {
     case Verdict::Fail: return "FAIL";
     case Verdict::Error: return "ERROR";
     case Verdict::Unsupported: return "UNSUPPORTED";
+    case Verdict::Crash: return "CRASH";
+    case Verdict::Timeout: return "TIMEOUT";
   }
   return "?";
 }
 
 inline std::optional<Verdict> verdict_from_name(std::string_view s) {
-  for (Verdict v : {Verdict::Pass, Verdict::Fail, Verdict::Error, Verdict::Unsupported})
+  for (Verdict v : kAllVerdicts)
     if (verdict_name(v) == s) return v;
   return std::nullopt;
 }

@@ -22,11 +22,16 @@ void dequantize(std::size_t n, const std::int32_t* x, std::int32_t zp, float s, 
 void prepare_a_avx2(std::int64_t m, std::int64_t k, const std::uint8_t* a, std::int64_t lda, std::uint8_t flip,
                     std::uint8_t* dst, std::int64_t ldd, std::int64_t* sums);
 
-// u8 x s8 engines: VPMADDWD on widened operands (AVX2), VPDPBUSD on ymm (AVX512-VNNI + VL).
+// u8 x s8 engines: VPMADDWD on widened operands (AVX2), VPDPBUSD on ymm (AVX512-VNNI + VL; with
+// a GEMV kernel for single rows).
 const GemmEngine& gemm_engine_madd();
 const GemmEngine& gemm_engine_vnni();
 
 // Depthwise conv2d (NHWC, multiplier 1), 16 channels per step with VPMADDWD on tap pairs.
 void depthwise(const DepthwiseArgs& a);
+// The same with VPDPBUSD (AVX512-VNNI + VL + BW), 32 channels per block and four input bytes of
+// one channel per int32 lane; it runs `depthwise` when the weights (w - zw) do not all fit int8
+// or the padding value is not a byte of the input's type.
+void depthwise_vnni(const DepthwiseArgs& a);
 
 }  // namespace qspec::simd::avx2

@@ -57,6 +57,13 @@ class GemmEngine {
   virtual void run(std::int64_t m, const std::uint8_t* a, std::int64_t lda, const PackedB& b, std::int32_t* c,
                    std::int64_t ldc, const std::int32_t* row_add = nullptr,
                    const std::int32_t* col_add = nullptr) const = 0;
+  // The same product with qgemm's zero-point corrections, the column term formed in the kernel:
+  // C[i][j] = sum_k A[i][k] * B[j][k] + row_add[i] + col_mul * b.row_sums[j], modulo 2^32.
+  // (qgemm's column correction is -za' * colsum(W_s), and colsum is b.row_sums for one chunk;
+  // forming it per call would be an O(n) pass that costs as much as a small GEMV.) The default
+  // builds the col_add vector and calls run(); the x86 engines fuse it into their stores.
+  virtual void run_fused(std::int64_t m, const std::uint8_t* a, std::int64_t lda, const PackedB& b, std::int32_t* c,
+                         std::int64_t ldc, const std::int32_t* row_add, std::int32_t col_mul) const;
   // Row sums of m rows of k bytes XOR `flip` (0 or 0x80), and, if dst is given, the flipped
   // bytes copied there (row stride ldd). The SIMD engines override it with vector code.
   virtual void prepare_a(std::int64_t m, std::int64_t k, const std::uint8_t* a, std::int64_t lda, std::uint8_t flip,

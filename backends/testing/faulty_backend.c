@@ -1,0 +1,148 @@
+/* Deliberately faulty backend plugins: each build (one compile definition QSPEC_FAULT_<NAME>)
+ * misbehaves in one way that `qspec run`'s worker isolation must contain and name.
+ *
+ * The arithmetic is the documented example plugin's (docs/examples/example_backend: requantize /
+ * gemmlowp.double_round, correct on every vector), included here with its entry point renamed.
+ * The fault strikes only on tests whose first input element is odd, so each run mixes faulty
+ * tests with correct ones and the CTest tests can check that every other test still passes and
+ * none is lost (fault_driver.cc computes the same set from the vector file):
+ *   SEGV      writes through a wild pointer (SIGSEGV)
+ *   ABORT     prints a line to stderr, then abort() (SIGABRT)
+ *   EXIT      exit(3)
+ *   HANG      sleeps forever
+ *   SHAPE     changes the output's qspec_tensor (shape and size_bytes) after writing it
+ *   OVERRUN   writes one element past the end of the output buffer
+ *   UNDERRUN  writes one element before the start of the output buffer
+ *   LEAK      mallocs 64 MiB per call and never frees it
+ *   THROW     (with faulty_throw.cc) a C++ exception; see there
+ *   SLOW      no fault: every call sleeps QSPEC_SLOW_MS milliseconds (interrupt/resume tests)
+ */
+#define _DEFAULT_SOURCE /* usleep */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "qspec/backend.h"
+
+/* The correct arithmetic: the example plugin, its create function renamed (and kept private). */
+#define qspec_backend_create qspec_testing_example_create
+#undef QSPEC_BACKEND_EXPORT
+#define QSPEC_BACKEND_EXPORT static
+#include "example_backend.c"
+#undef qspec_backend_create
+#undef QSPEC_BACKEND_EXPORT
+#define QSPEC_BACKEND_EXPORT __attribute__((visibility("default")))
+
+#if defined(QSPEC_FAULT_SEGV)
+#define FAULT_NAME "segv"
+#elif defined(QSPEC_FAULT_ABORT)
+#define FAULT_NAME "abort"
+#elif defined(QSPEC_FAULT_EXIT)
+#define FAULT_NAME "exit"
+#elif defined(QSPEC_FAULT_HANG)
+#define FAULT_NAME "hang"
+#elif defined(QSPEC_FAULT_SHAPE)
+#define FAULT_NAME "shape"
+#elif defined(QSPEC_FAULT_OVERRUN)
+#define FAULT_NAME "overrun"
+#elif defined(QSPEC_FAULT_UNDERRUN)
+#define FAULT_NAME "underrun"
+#elif defined(QSPEC_FAULT_LEAK)
+#define FAULT_NAME "leak"
+#elif defined(QSPEC_FAULT_THROW)
+#define FAULT_NAME "throw"
+#elif defined(QSPEC_FAULT_SLOW)
+#define FAULT_NAME "slow"
+#ifndef QSPEC_SLOW_MS
+#define QSPEC_SLOW_MS 50
+#endif
+#else
+#error "define one QSPEC_FAULT_<NAME>"
+#endif
+
+static qspec_backend g_inner;
+static void* volatile g_leak_sink;
+
+/* The tests that fault: a valid test (it has an output) whose first int32 input element is odd. */
+static int faulty_test(const qspec_tensor* inputs, size_t n_inputs, size_t n_outputs) {
+  int32_t x0;
+  if (n_inputs < 1 || n_outputs < 1 || inputs[0].dtype != QSPEC_DTYPE_INT32 || inputs[0].size_bytes < sizeof x0) return 0;
+  memcpy(&x0, inputs[0].data, sizeof x0);
+  return (x0 & 1) != 0;
+}
+
+static size_t element_size(qspec_dtype t) {
+  switch (t) {
+    case QSPEC_DTYPE_INT8: case QSPEC_DTYPE_UINT8: return 1;
+    case QSPEC_DTYPE_INT16: case QSPEC_DTYPE_UINT16: return 2;
+    case QSPEC_DTYPE_INT32: case QSPEC_DTYPE_FLOAT32: return 4;
+    default: return 8;
+  }
+}
+
+#ifdef QSPEC_FAULT_THROW
+/* faulty_throw.cc: throws a std::runtime_error (through a noexcept frame unless
+ * QSPEC_THROW_CATCHABLE, so it ends in std::terminate). */
+void qspec_testing_throw(const char* what);
+#endif
+
+static qspec_status faulty_run(void* self, const char* op, const char* convention, const char* attrs, const qspec_tensor* inputs,
+                               size_t n_inputs, qspec_tensor* outputs, size_t n_outputs, char* message, size_t message_size) {
+#ifdef QSPEC_FAULT_SLOW
+  usleep(QSPEC_SLOW_MS * 1000);
+#endif
+  const int fault = faulty_test(inputs, n_inputs, n_outputs);
+  if (fault) {
+#if defined(QSPEC_FAULT_SEGV)
+    int* volatile wild = (int*)(uintptr_t)16;
+    *wild = 1;
+#elif defined(QSPEC_FAULT_ABORT)
+    fprintf(stderr, "faulty backend: internal consistency check failed\n");
+    abort();
+#elif defined(QSPEC_FAULT_EXIT)
+    exit(3);
+#elif defined(QSPEC_FAULT_HANG)
+    for (;;) sleep(1);
+#elif defined(QSPEC_FAULT_THROW)
+    qspec_testing_throw("faulty backend: odd first element");
+#elif defined(QSPEC_FAULT_LEAK)
+    g_leak_sink = malloc((size_t)64 << 20);
+    if (g_leak_sink) ((volatile char*)g_leak_sink)[0] = 1;
+#endif
+  }
+  const qspec_status st = g_inner.run(self, op, convention, attrs, inputs, n_inputs, outputs, n_outputs, message, message_size);
+  if (fault && st == QSPEC_STATUS_OK) {
+#if defined(QSPEC_FAULT_SHAPE)
+    static int64_t fake_shape[1];
+    fake_shape[0] = 1;
+    outputs[0].shape = fake_shape;
+    outputs[0].size_bytes = element_size(outputs[0].dtype);
+#elif defined(QSPEC_FAULT_OVERRUN)
+    memset((char*)outputs[0].data + outputs[0].size_bytes, 0, element_size(outputs[0].dtype));
+#elif defined(QSPEC_FAULT_UNDERRUN)
+    memset((char*)outputs[0].data - element_size(outputs[0].dtype), 0, element_size(outputs[0].dtype));
+#else
+    (void)element_size;
+#endif
+  }
+  return st;
+}
+
+#ifdef QSPEC_FAULTY_INNER
+/* faulty_throw.cc wraps this one. */
+int qspec_testing_faulty_create(uint32_t host_abi_version, qspec_backend* out);
+int qspec_testing_faulty_create(uint32_t host_abi_version, qspec_backend* out)
+#else
+QSPEC_BACKEND_EXPORT int qspec_backend_create(uint32_t host_abi_version, qspec_backend* out)
+#endif
+{
+  const int rc = qspec_testing_example_create(host_abi_version, &g_inner);
+  if (rc != 0) return rc;
+  *out = g_inner;
+  out->name = "testing.faulty." FAULT_NAME;
+  out->version = "1 (deliberately faulty)";
+  out->run = faulty_run;
+  return 0;
+}

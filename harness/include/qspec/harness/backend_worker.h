@@ -1,0 +1,88 @@
+// Running a backend in worker subprocesses, so that a crashing, hanging or scribbling backend
+// costs one test its verdict and nothing else (`qspec run`'s default; docs/running.md).
+//
+// The parent fork()s a worker (no exec) that loads the backend (Backend::load) and then serves
+// requests from a socket: supports(op, convention), and run one test (the request carries the
+// op, convention, attributes, inputs and output shapes; the reply the status, the message and
+// the output bytes). One worker serves the whole run until it crashes, hangs or grows too much.
+// The parent waits for each reply at most `timeout_seconds`. What the parent concludes:
+//   - the worker died from a signal: CRASH naming the signal and the last lines it wrote to
+//     stderr (a C++ exception escaping a plugin shows "terminate called after throwing ...");
+//   - the backend called exit(N) / _exit(N): CRASH "backend called exit(N)";
+//   - no reply in time: TIMEOUT (the worker is killed with SIGKILL and reaped);
+//   - a write past the end of an output buffer: each buffer ends exactly at a PROT_NONE guard
+//     page, the worker's SIGSEGV handler recognizes the address: CRASH "wrote past the end of
+//     output 'y' (guard page)";
+//   - bytes changed before a buffer (canary) or a changed output descriptor (name, dtype,
+//     rank, shape, data, size_bytes): ERROR naming the output and the field;
+//   - the heap grew by more than `leak_limit_bytes` during one call: ERROR "leaked N bytes".
+// After CRASH or TIMEOUT the next test gets a fresh worker. A worker whose heap grew by more
+// than `restart_after_bytes` in total is replaced (quietly) before its next test.
+#pragma once
+
+#include <csignal>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "qspec/harness/backend_executor.h"
+
+namespace qspec::harness {
+
+struct WorkerOptions {
+  double timeout_seconds = 10;                          // per test (and per backend load); 0: none
+  std::uint64_t memory_limit_bytes = 4ull << 30;        // RLIMIT_AS growth over the inherited address space; 0: none
+  std::uint64_t leak_limit_bytes = 16ull << 20;         // heap growth in one run() call that is an ERROR; 0: off
+  std::uint64_t restart_after_bytes = 256ull << 20;     // replace a worker whose heap grew this much in total
+  const volatile std::sig_atomic_t* interrupt = nullptr;  // nonzero: abandon the call in flight
+};
+
+class WorkerExecutor : public BackendExecutor {
+ public:
+  // Starts the first worker, which loads `spec` and reports the backend's name, version and source.
+  // Throws BackendLoadError if the backend cannot be loaded, or crashes or hangs while loading.
+  static std::unique_ptr<WorkerExecutor> start(const std::string& spec, const WorkerOptions& options);
+  ~WorkerExecutor() override;
+
+  const std::string& name() const override { return name_; }
+  const std::string& version() const override { return version_; }
+  const std::string& source() const override { return source_; }
+  void begin_file(const VectorFile& f) override;
+  void end_file() override;
+  bool supports(const VectorFile& f) override;
+  BackendCall execute(const VectorFile& f, std::size_t test_index) override;
+
+  std::size_t workers_started() const { return started_; }
+  std::size_t restarts_for_memory() const { return memory_restarts_; }
+
+  struct Worker;  // one live worker process (backend_worker.cc)
+
+ private:
+  WorkerExecutor(std::string spec, const WorkerOptions& options);
+  // Forks a worker and waits for it to load the backend; false with *error set if it cannot
+  // (and last_start_failure_ set when it crashed or hung doing so).
+  bool start_worker(std::string* error);
+  // Makes sure a worker runs; false (with file_failure_ set, unless interrupted) if it cannot.
+  bool ensure_worker(const VectorFile& f);
+  // supports(f.op, f.convention) in the worker, cached per pair; a fault if it crashed or hung.
+  std::optional<BackendCall> ask_supports(const VectorFile& f, bool& supported);
+  void stop_worker();
+
+  std::string spec_;
+  WorkerOptions opt_;
+  std::string name_, version_, source_;
+  std::string hello_name_, hello_version_, hello_source_;
+  std::unique_ptr<Worker> worker_;
+  std::map<std::pair<std::string, std::string>, bool> supports_;
+  std::string request_;  // the request being sent (reused)
+  // A worker could not start, or crashed or hung in supports(), for the current file: every
+  // further test of the file gets this fault instead of a new attempt per test.
+  std::string file_name_;
+  std::optional<BackendCall> file_failure_, last_start_failure_;
+  std::size_t started_ = 0, memory_restarts_ = 0;
+};
+
+}  // namespace qspec::harness
