@@ -21,6 +21,17 @@ build() {  # build PRESET [extra cmake -D options]
   cmake --build --preset "$preset" -j "$JOBS"
 }
 
+# QSPEC_TEST_SCOPE=harness (CI's asan and aarch64 jobs) builds and runs only the harness, backend
+# and tool tests: the code that parses untrusted vector files, drives backends and holds the SIMD
+# kernels. Default (all): also the reference's clause tests (conformance/*.cc).
+suite_flag() {
+  case "${QSPEC_TEST_SCOPE:-all}" in
+    all) echo ON ;;
+    harness) echo OFF ;;
+    *) echo "QSPEC_TEST_SCOPE must be all or harness" >&2; exit 2 ;;
+  esac
+}
+
 default_backend() {
   # The built-in optimized backend for this machine (avx2 on x86-64, neon on AArch64); the
   # exact reference only if neither was built.
@@ -48,21 +59,15 @@ case "$cmd" in
     exec ctest --preset default "$@"
     ;;
   asan)
+    suite=$(suite_flag) || exit 2
     tools/install-deps core backends browser
-    # QSPEC_ASAN_SCOPE=harness (CI) builds and runs only the harness, backend and tool tests: the
-    # code that parses untrusted vector files and drives backends. Default: the whole suite.
-    suite=ON
-    case "${QSPEC_ASAN_SCOPE:-all}" in
-      all) ;;
-      harness) suite=OFF ;;
-      *) echo "QSPEC_ASAN_SCOPE must be all or harness" >&2; exit 2 ;;
-    esac
     build asan "-DQSPEC_BUILD_CONFORMANCE_SUITE=$suite"
     exec ctest --preset asan "$@"
     ;;
   aarch64)
+    suite=$(suite_flag) || exit 2
     tools/install-deps core cross
-    build aarch64
+    build aarch64 "-DQSPEC_BUILD_CONFORMANCE_SUITE=$suite"
     exec ctest --preset aarch64 "$@"
     ;;
   sweep)
