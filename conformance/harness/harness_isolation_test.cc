@@ -12,6 +12,7 @@
 #include <fstream>
 #include <thread>
 
+#include "build_tree_paths.h"
 #include "harness_test_ops.h"
 #include "qspec/harness/backend_worker.h"
 #include "qspec/harness/expectations.h"
@@ -28,14 +29,7 @@ using namespace qspec;
 using namespace qspec::harness;
 using OJ = nlohmann::ordered_json;
 
-std::string testing_plugin(const std::string& name) {
-  const std::string file = "libqspec_testing_" + name + ".so";
-  if (const char* d = std::getenv("QSPEC_TESTING_PLUGIN_DIR")) return (fs::path(d) / file).string();
-  const fs::path exe_dir = fs::read_symlink("/proc/self/exe").parent_path();
-  for (const fs::path& dir : {exe_dir / ".." / ".." / "backends" / "testing", exe_dir})
-    if (fs::exists(dir / file)) return fs::canonical(dir / file).string();
-  return "";
-}
+using harness_test::testing_plugin;
 
 struct VectorDir {
   fs::path root = fs::temp_directory_path() / ("qspec_isolation_" + std::to_string(::getpid()));

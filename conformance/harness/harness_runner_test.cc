@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 
+#include "build_tree_paths.h"
 #include "harness_test_ops.h"
 #include "qspec/harness/backend_loader.h"
 #include "qspec/harness/builtin_backends.h"
@@ -26,15 +27,7 @@ namespace fs = std::filesystem;
 using namespace qspec;
 using namespace qspec::harness;
 
-// The plugins of backends/testing: $QSPEC_TESTING_PLUGIN_DIR, else next to this test in the build tree.
-std::string testing_plugin(const std::string& name) {
-  const std::string file = "libqspec_testing_" + name + ".so";
-  if (const char* d = std::getenv("QSPEC_TESTING_PLUGIN_DIR")) return (fs::path(d) / file).string();
-  const fs::path exe_dir = fs::read_symlink("/proc/self/exe").parent_path();
-  for (const fs::path& dir : {exe_dir / ".." / ".." / "backends" / "testing", exe_dir})
-    if (fs::exists(dir / file)) return fs::canonical(dir / file).string();
-  return "";
-}
+using harness_test::testing_plugin;
 
 // Writes the test family's vector file under a temporary vectors/ directory.
 struct VectorDir {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "build_tree_paths.h"
 #include "harness_test_ops.h"
 #include "qspec/harness/generate.h"
 #include "qspec/harness/vector_serialize.h"
@@ -22,23 +23,8 @@ namespace fs = std::filesystem;
 using namespace qspec;
 using namespace qspec::harness;
 
-fs::path exe_dir() { return fs::read_symlink("/proc/self/exe").parent_path(); }
-
-// The qspec executable and the testing plugins of this build (as in harness_cli_test.cc).
-std::string find_qspec() {
-  if (const char* e = std::getenv("QSPEC_EXE")) return e;
-  for (const fs::path& p : {exe_dir() / ".." / ".." / "harness" / "qspec", exe_dir() / "qspec"})
-    if (fs::exists(p)) return fs::canonical(p).string();
-  return "";
-}
-
-std::string find_plugin(const std::string& name) {
-  const std::string file = "libqspec_testing_" + name + ".so";
-  if (const char* d = std::getenv("QSPEC_TESTING_PLUGIN_DIR")) return (fs::path(d) / file).string();
-  for (const fs::path& dir : {exe_dir() / ".." / ".." / "backends" / "testing", exe_dir()})
-    if (fs::exists(dir / file)) return fs::canonical(dir / file).string();
-  return "";
-}
+using harness_test::find_qspec;
+std::string find_plugin(const std::string& name) { return harness_test::testing_plugin(name); }
 
 std::string quote(const std::string& s) {
   std::string q = "'";

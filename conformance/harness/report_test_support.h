@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "build_tree_paths.h"
 #include "harness_test_ops.h"
 #include "qspec/harness/backend_loader.h"
 #include "qspec/harness/diagnostics.h"
@@ -23,15 +24,7 @@ namespace qspec::report_test {
 
 namespace fs = std::filesystem;
 
-// The plugins of backends/testing: $QSPEC_TESTING_PLUGIN_DIR, else next to this test in the build tree.
-inline std::string testing_plugin(const std::string& name) {
-  const std::string file = "libqspec_testing_" + name + ".so";
-  if (const char* d = std::getenv("QSPEC_TESTING_PLUGIN_DIR")) return (fs::path(d) / file).string();
-  const fs::path exe_dir = fs::read_symlink("/proc/self/exe").parent_path();
-  for (const fs::path& dir : {exe_dir / ".." / ".." / "backends" / "testing", exe_dir})
-    if (fs::exists(dir / file)) return fs::canonical(dir / file).string();
-  return "";
-}
+using harness_test::testing_plugin;
 
 // The test family's vector file written under `copies` names (test/a.json, test/b.json, ...),
 // so a run has 7 * copies tests in several files.

@@ -1,0 +1,31 @@
+// Where the harness tests find the qspec executable and the backends/testing plugins of this build.
+#pragma once
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+namespace qspec::harness_test {
+
+inline std::filesystem::path test_exe_dir() { return std::filesystem::read_symlink("/proc/self/exe").parent_path(); }
+
+// $QSPEC_EXE, else <build>/harness/qspec (this test lives in <build>/conformance/harness); "" if absent.
+inline std::string find_qspec() {
+  namespace fs = std::filesystem;
+  if (const char* e = std::getenv("QSPEC_EXE")) return e;
+  for (const fs::path& p : {test_exe_dir() / ".." / ".." / "harness" / "qspec", test_exe_dir() / "qspec"})
+    if (fs::exists(p)) return fs::canonical(p).string();
+  return "";
+}
+
+// libqspec_testing_<name>.so: $QSPEC_TESTING_PLUGIN_DIR, else <build>/backends/testing; "" if absent.
+inline std::string testing_plugin(const std::string& name) {
+  namespace fs = std::filesystem;
+  const std::string file = "libqspec_testing_" + name + ".so";
+  if (const char* d = std::getenv("QSPEC_TESTING_PLUGIN_DIR")) return (fs::path(d) / file).string();
+  for (const fs::path& dir : {test_exe_dir() / ".." / ".." / "backends" / "testing", test_exe_dir()})
+    if (fs::exists(dir / file)) return fs::canonical(dir / file).string();
+  return "";
+}
+
+}  // namespace qspec::harness_test
