@@ -6,7 +6,7 @@
 #   ./qspec.sh test                       every test (unit, property, exhaustive, crosscheck,
 #                                          vectors, harness) through CTest
 #   ./qspec.sh asan                       the test suite under AddressSanitizer + UBSan
-#   ./qspec.sh aarch64                    cross build, tests under qemu-aarch64
+#   ./qspec.sh aarch64                    cross build with UBSan, tests under qemu-aarch64
 #   ./qspec.sh sweep [qspec sweep options]  long property sweeps
 #   ./qspec.sh bench                      Google Benchmark binaries
 #   ./qspec.sh fuzz [SECONDS]             libFuzzer session on the vector loader (default 60 s)
@@ -21,15 +21,20 @@ build() {  # build PRESET [extra cmake -D options]
   cmake --build --preset "$preset" -j "$JOBS"
 }
 
-# QSPEC_TEST_SCOPE=harness (CI's asan and aarch64 jobs) builds and runs only the harness, backend
-# and tool tests: the code that parses untrusted vector files, drives backends and holds the SIMD
-# kernels. Default (all): also the reference's clause tests (conformance/*.cc).
-suite_flag() {
+# QSPEC_TEST_SCOPE selects what the asan and aarch64 commands build and run:
+#   all (default)  every test: the reference's clause tests (conformance/*.cc) too
+#   harness        the harness, backend and tool tests: the code that parses untrusted vector
+#                  files, drives backends and holds the SIMD kernels
+#   simd           aarch64 only (CI): the NEON backend's kernel tests and `qspec run --backend
+#                  neon` on every shipped vector (CTest label `backend`)
+scope() {
   case "${QSPEC_TEST_SCOPE:-all}" in
-    all) echo ON ;;
-    harness) echo OFF ;;
-    *) echo "QSPEC_TEST_SCOPE must be all or harness" >&2; exit 2 ;;
+    all | harness | simd) echo "${QSPEC_TEST_SCOPE:-all}" ;;
+    *) echo "QSPEC_TEST_SCOPE must be all, harness or simd" >&2; exit 2 ;;
   esac
+}
+suite_flag() {  # QSPEC_BUILD_CONFORMANCE_SUITE for a scope
+  [ "$1" = all ] && echo ON || echo OFF
 }
 
 default_backend() {
@@ -54,20 +59,27 @@ case "$cmd" in
     ;;
   test)
     # browser: Debian's chromium for the HTML report test (CTest report_html_in_headless_chromium).
-    tools/install-deps core backends browser
+    # torch: libtorch for its adapter (backends/libtorch).
+    tools/install-deps core backends browser torch
     build default
     exec ctest --preset default "$@"
     ;;
   asan)
-    suite=$(suite_flag) || exit 2
+    sc=$(scope) || exit 2
+    [ "$sc" != simd ] || { echo "QSPEC_TEST_SCOPE=simd is for aarch64; asan runs all or harness" >&2; exit 2; }
     tools/install-deps core backends browser
-    build asan "-DQSPEC_BUILD_CONFORMANCE_SUITE=$suite"
+    build asan "-DQSPEC_BUILD_CONFORMANCE_SUITE=$(suite_flag "$sc")"
     exec ctest --preset asan "$@"
     ;;
   aarch64)
-    suite=$(suite_flag) || exit 2
+    sc=$(scope) || exit 2
     tools/install-deps core cross
-    build aarch64 "-DQSPEC_BUILD_CONFORMANCE_SUITE=$suite"
+    if [ "$sc" = simd ]; then
+      cmake --preset aarch64 -DQSPEC_BUILD_CONFORMANCE_SUITE=OFF >/dev/null
+      cmake --build --preset aarch64 -j "$JOBS" --target qspec neon_kernels_test
+      exec ctest --preset aarch64 -L backend "$@"
+    fi
+    build aarch64 "-DQSPEC_BUILD_CONFORMANCE_SUITE=$(suite_flag "$sc")"
     exec ctest --preset aarch64 "$@"
     ;;
   sweep)

@@ -26,6 +26,7 @@
 #include <public/output_stages.h>
 #pragma GCC diagnostic pop
 
+#include "exhaustive_domain.h"
 #include "qspec/ref/gemmlowp.h"
 #include "qspec/ref/tflite_tosa.h"
 #include "qspec/ref/types.h"
@@ -37,6 +38,8 @@ namespace {
 
 constexpr int kRandomPrimitives = 1000000;
 constexpr int kRandomStages = 1000000;
+// The random cases a loop runs: n, or n / QSPEC_DOMAIN_STRIDE under the sanitizer preset.
+int random_cases(int n) { return static_cast<int>(n / qspec::test::domain_stride()); }
 
 std::int64_t to64(const Int& v) { return static_cast<std::int64_t>(v); }
 
@@ -91,7 +94,7 @@ TEST(requant_gemmlowp_srdhm, CrosscheckGemmlowp) {
       ASSERT_EQ(to64(ref::gemmlowp_srdhm(b, a)), gemmlowp::SaturatingRoundingDoublingHighMul(b, a)) << b << " " << a;
     }
   std::mt19937_64 g(20261121);
-  for (int i = 0; i < kRandomPrimitives; ++i) {
+  for (int i = 0; i < random_cases(kRandomPrimitives); ++i) {
     const std::int32_t a = random_int32(g), b = random_int32(g);
     ASSERT_EQ(to64(ref::gemmlowp_srdhm(a, b)), gemmlowp::SaturatingRoundingDoublingHighMul(a, b)) << a << " " << b;
   }
@@ -102,7 +105,7 @@ TEST(requant_gemmlowp_rdbpot, CrosscheckGemmlowp) {
     for (int e = 0; e <= 31; ++e)
       ASSERT_EQ(to64(ref::gemmlowp_rdbpot(x, e)), gemmlowp::RoundingDivideByPOT(x, e)) << x << " " << e;
   std::mt19937_64 g(20261122);
-  for (int i = 0; i < kRandomPrimitives; ++i) {
+  for (int i = 0; i < random_cases(kRandomPrimitives); ++i) {
     const std::int32_t x = random_int32(g);
     const int e = static_cast<int>(g() % 32);
     ASSERT_EQ(to64(ref::gemmlowp_rdbpot(x, e)), gemmlowp::RoundingDivideByPOT(x, e)) << x << " " << e;
@@ -118,7 +121,7 @@ TEST(requant_tflite_double_round, CrosscheckGemmlowpComposition) {
   };
   std::mt19937_64 g(20261123);
   int checked = 0;
-  for (int i = 0; i < kRandomPrimitives; ++i) {
+  for (int i = 0; i < random_cases(kRandomPrimitives); ++i) {
     const std::int32_t m = static_cast<std::int32_t>((1u << 30) + (g() % (1u << 30)));
     const int shift = static_cast<int>(g() % 40) - 31;  // [-31, 8]
     std::int32_t x = random_int32(g);
@@ -127,12 +130,12 @@ TEST(requant_tflite_double_round, CrosscheckGemmlowpComposition) {
         << x << " " << m << " " << shift;
     ++checked;
   }
-  EXPECT_EQ(checked, kRandomPrimitives);
+  EXPECT_EQ(checked, random_cases(kRandomPrimitives));
 }
 
 TEST(requant_gemmlowp_fixedpoint_output_stage, CrosscheckPipelineEvaluator) {
   std::mt19937_64 g(20261124);
-  for (int i = 0; i < kRandomStages; ++i) {
+  for (int i = 0; i < random_cases(kRandomStages); ++i) {
     gemmlowp::OutputStageQuantizeDownInt32ByFixedPoint stage;
     stage.result_fixedpoint_multiplier = (i % 7 == 0) ? random_int32(g) : static_cast<std::int32_t>((1u << 30) + (g() % (1u << 30)));
     stage.result_shift = static_cast<std::int32_t>(g() % 32);
@@ -173,7 +176,7 @@ TEST(requant_gemmlowp_scale_by_fixedpoint_and_exponent, ScalarShiftLeftSaturates
 
 TEST(requant_gemmlowp_scale_by_fixedpoint_and_exponent, CrosscheckPipelineEvaluator) {
   std::mt19937_64 g(20261125);
-  for (int i = 0; i < kRandomStages; ++i) {
+  for (int i = 0; i < random_cases(kRandomStages); ++i) {
     gemmlowp::OutputStageScaleInt32ByFixedPointAndExponent stage;
     stage.result_fixedpoint_multiplier = static_cast<std::int32_t>((1u << 30) + (g() % (1u << 30)));
     stage.result_exponent = static_cast<std::int32_t>(g() % 62) - 31;  // [-31, 30]
@@ -189,7 +192,7 @@ TEST(requant_gemmlowp_scale_by_fixedpoint_and_exponent, CrosscheckPipelineEvalua
 TEST(requant_gemmlowp_scale_by_fixedpoint_and_exponent_pc, CrosscheckPipelineEvaluator) {
   std::mt19937_64 g(20261126);
   constexpr int kChannels = 4;
-  for (int i = 0; i < kRandomStages / kChannels; ++i) {
+  for (int i = 0; i < random_cases(kRandomStages / kChannels); ++i) {
     std::vector<std::int32_t> mult(kChannels), expo(kChannels);
     for (int c = 0; c < kChannels; ++c) {
       mult[static_cast<std::size_t>(c)] = (g() % 5 == 0) ? 0 : static_cast<std::int32_t>((1u << 30) + (g() % (1u << 30)));
@@ -214,7 +217,7 @@ TEST(requant_gemmlowp_scale_by_fixedpoint_and_exponent_pc, CrosscheckPipelineEva
 TEST(requant_gemmlowp_legacy_uint8_scale, CrosscheckPipelineEvaluator) {
   std::mt19937_64 g(20261127);
   int negative_ties = 0;
-  for (int i = 0; i < kRandomStages; ++i) {
+  for (int i = 0; i < random_cases(kRandomStages); ++i) {
     gemmlowp::OutputStageQuantizeDownInt32ToUint8Scale stage;
     stage.result_offset = static_cast<std::int32_t>(g() % 601) - 300;
     stage.result_mult_int = static_cast<std::int32_t>(g() % 3001);

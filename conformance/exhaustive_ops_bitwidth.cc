@@ -22,6 +22,8 @@ bool full() {
 }
 
 // Zero points in the order -0, 1, -1, 2, -2, ...: the first counterexample found is a small one.
+// Never sampled (QSPEC_DOMAIN_STRIDE): the scans assert which formulas have counterexamples, and
+// those sit at particular zero points.
 std::vector<std::int64_t> zero_points(std::int64_t r) {
   std::vector<std::int64_t> z{0};
   for (std::int64_t i = 1; i <= r; ++i) {

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "exhaustive_domain.h"
 #include "qspec/ref/float_conventions.h"
 #include "qspec/ref/glow.h"
 #include "qspec/ref/tvm_qnn.h"
@@ -45,10 +46,7 @@ float hadd(float a, float b) {
   return r;
 }
 
-bool full() {
-  const char* e = std::getenv("QSPEC_EXHAUSTIVE_FULL");
-  return e && std::string(e) == "1";
-}
+bool full() { return qspec::test::exhaustive_full(); }
 
 struct Grid {
   std::vector<float> scales;
@@ -96,6 +94,7 @@ long run_quantizer(const RefQuantize& ref, const HwQuantize& hw) {
     for (float s : g.scales)
       for (std::int64_t zp : (r.t == DType::I8 ? g.zps_i8 : g.zps_u8)) {
         for (std::int64_t q = r.lo; q <= r.hi; ++q) {
+          if (!qspec::test::visit(q - r.lo, r.hi - r.lo + 1)) continue;
           const auto xs = inputs_of(q, zp, s);
           for (float x : xs) {
             const Int y = ref(F(x), F(s), zp, r.t);

@@ -6,7 +6,8 @@
 // with the reference (cpp_int, mask/threshold and nudge/truncate as the sources compute them).
 //
 // The CI slice covers every int16 accumulator for a small set of (multiplier, shift, zero point,
-// out dtype); QSPEC_EXHAUSTIVE_FULL=1 widens the parameter sets (about 20x the work).
+// out dtype); QSPEC_EXHAUSTIVE_FULL=1 widens the parameter sets (about 20x the work);
+// QSPEC_DOMAIN_STRIDE samples the accumulators (exhaustive_domain.h).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "exhaustive_domain.h"
 #include "qspec/ref/gemmlowp.h"
 #include "qspec/ref/tflite_tosa.h"
 
@@ -22,10 +24,7 @@ using i128 = __int128;
 
 namespace {
 
-bool full_domain() {
-  const char* v = std::getenv("QSPEC_EXHAUSTIVE_FULL");
-  return v && std::string(v) == "1";
-}
+bool full_domain() { return qspec::test::exhaustive_full(); }
 
 // floor(a / b) for b > 0.
 i128 floor_div(i128 a, i128 b) {
@@ -65,8 +64,7 @@ i128 clamp(i128 v, DType t) {
 }
 
 std::vector<std::int64_t> all_int16_and_extremes() {
-  std::vector<std::int64_t> xs;
-  for (std::int64_t x = -32768; x <= 32767; ++x) xs.push_back(x);
+  std::vector<std::int64_t> xs = qspec::test::domain_range(-32768, 32767);
   xs.push_back(INT32_MIN);
   xs.push_back(INT32_MAX);
   xs.push_back(INT32_MIN + 1);

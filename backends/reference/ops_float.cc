@@ -66,8 +66,8 @@ std::vector<std::int64_t> attr_int_array(const Attrs& attrs, const char* key) {
 // do not have x.shape[axis] entries (the type checks of TVM / ONNX / PyTorch / XNNPACK).
 std::size_t channel_axis(const Attrs& attrs, const Tensor& x, std::size_t channels) {
   const std::int64_t axis = attr_int(attrs, "axis");
-  ref::error_if(axis < 0 || axis >= static_cast<std::int64_t>(x.shape.size()), "axis must index a dimension of x");
-  ref::error_if(static_cast<std::size_t>(x.shape[static_cast<std::size_t>(axis)]) != channels,
+  QSPEC_ERROR_IF(axis < 0 || axis >= static_cast<std::int64_t>(x.shape.size()), "axis must index a dimension of x");
+  QSPEC_ERROR_IF(static_cast<std::size_t>(x.shape[static_cast<std::size_t>(axis)]) != channels,
                 "per-channel scales / zero points must have shape[axis] entries");
   return static_cast<std::size_t>(axis);
 }
@@ -107,7 +107,7 @@ OpFn quantize_per_channel_op(QuantizeFn f, std::initializer_list<DType> outs, co
     if (!ok) throw JsonValueError(conv + " does not apply to out_dtype " + std::string(dtype_name(out)));
     const auto scales = attr_f32_array(attrs, "scales");
     const auto zps = attr_int_array(attrs, "zero_points");
-    ref::error_if(scales.size() != zps.size(), "scales and zero_points must have the same length");
+    QSPEC_ERROR_IF(scales.size() != zps.size(), "scales and zero_points must have the same length");
     const std::size_t axis = channel_axis(attrs, x, scales.size());
     Tensor y{"y", out, x.shape, {}};
     for (std::size_t i = 0; i < x.data.size(); ++i) {
@@ -202,7 +202,7 @@ OpFn dequantize_op(std::initializer_list<DType> ins, const std::string& conv,
     checks(x.dtype, zp, scale);
     Tensor y{"y", DType::F32, x.shape, {}};
     for (auto v : x.data) {
-      ref::require(Int(v) - zp >= -ref::pow2(31) && Int(v) - zp < ref::pow2(31), conv + ": q - zero_point fits int32");
+      QSPEC_REQUIRE(Int(v) - zp >= -ref::pow2(31) && Int(v) - zp < ref::pow2(31), conv + ": q - zero_point fits int32");
       y.data.push_back(static_cast<std::int64_t>(ref::float_dequantize(Int(v), zp, scale)));
     }
     return std::vector<Tensor>{y};
@@ -217,8 +217,8 @@ QSPEC_REGISTER_REF_OP({.op = "dequantize",
                        .description = "ONNX DequantizeLinear: fl32(fl32(x - zero_point) * scale)",
                        .fn = dequantize_op({DType::I8, DType::U8, DType::I32}, "onnx.dequantize_linear",
                                            [](DType in, const Int& zp, std::uint32_t) {
-                                             ref::error_if(!fits(zp, in), "x_zero_point must have x's type");
-                                             ref::error_if(in == DType::I32 && zp != 0,
+                                             QSPEC_ERROR_IF(!fits(zp, in), "x_zero_point must have x's type");
+                                             QSPEC_ERROR_IF(in == DType::I32 && zp != 0,
                                                            "dequantizing int32 has no zero point (must be 0)");
                                            })});
 QSPEC_REGISTER_REF_OP({.op = "dequantize",
@@ -228,9 +228,9 @@ QSPEC_REGISTER_REF_OP({.op = "dequantize",
                        .fn = dequantize_op({DType::I8, DType::U8}, "xnnpack.convert",
                                            [](DType in, const Int& zp, std::uint32_t scale) {
                                              const std::uint32_t e = (scale >> 23) & 0xffu;
-                                             ref::error_if((scale >> 31) != 0 || e == 0 || e == 0xffu,
+                                             QSPEC_ERROR_IF((scale >> 31) != 0 || e == 0 || e == 0xffu,
                                                            "scale must be finite, normalized, and positive");
-                                             ref::error_if(!fits(zp, in), "zero_point must fit the input type");
+                                             QSPEC_ERROR_IF(!fits(zp, in), "zero_point must fit the input type");
                                            })});
 QSPEC_REGISTER_REF_OP({.op = "dequantize",
                        .convention = "pytorch.dequantize",
@@ -238,7 +238,7 @@ QSPEC_REGISTER_REF_OP({.op = "dequantize",
                        .description = "PyTorch dequantize_val: fl32(float(scale) * fl32(value - zero_point))",
                        .fn = dequantize_op({DType::I8, DType::U8, DType::I32}, "pytorch.dequantize",
                                            [](DType in, const Int& zp, std::uint32_t) {
-                                             ref::error_if(!fits(zp, in), "zero_point is out of range (checkZeroPoint)");
+                                             QSPEC_ERROR_IF(!fits(zp, in), "zero_point is out of range (checkZeroPoint)");
                                            })});
 
 // ---- op "requantize" (real-valued scale vocabulary) ----
@@ -286,7 +286,7 @@ const bool kExactRequantizeRegistered = [] {
                        } else {
                          const std::uint32_t in_s = attr_f32(attrs, "input_scale"), out_s = attr_f32(attrs, "output_scale");
                          const Int in_zp(attr_int(attrs, "input_zero_point"));
-                         ref::require(ref::float_is_finite(in_s, ref::kBinary32) && ref::float_is_finite(out_s, ref::kBinary32) &&
+                         QSPEC_REQUIRE(ref::float_is_finite(in_s, ref::kBinary32) && ref::float_is_finite(out_s, ref::kBinary32) &&
                                           ref::f32_value(out_s) != 0,
                                       "fp32.exact: finite scales, nonzero output scale");
                          const ref::Rat m = ref::f32_value(in_s) / ref::f32_value(out_s);

@@ -78,7 +78,7 @@ void require_dtype(DType t, std::initializer_list<DType> allowed, const std::str
 
 // A float32 matrix [rows, cols] split into rows (ERROR_IF not a non-empty matrix).
 std::vector<std::vector<std::uint32_t>> rows_of(const Tensor& x) {
-  ref::error_if(x.shape.size() != 2 || x.shape[0] < 1 || x.shape[1] < 1, "glow: row-wise input must be a [rows, cols] matrix");
+  QSPEC_ERROR_IF(x.shape.size() != 2 || x.shape[0] < 1 || x.shape[1] < 1, "glow: row-wise input must be a [rows, cols] matrix");
   const auto rows = static_cast<std::size_t>(x.shape[0]), cols = static_cast<std::size_t>(x.shape[1]);
   std::vector<std::vector<std::uint32_t>> out(rows);
   for (std::size_t r = 0; r < rows; ++r)
@@ -201,7 +201,7 @@ QSPEC_REGISTER_REF_OP({.op = "glow.uint8_to_int8",
                          const Tensor& x = input_named(inputs, "x");
                          require_dtype(x.dtype, {DType::U8}, "glow.uint8_to_int8");
                          const Int zp(attr_int(attrs, "zero_point"));
-                         ref::error_if(zp < 0 || zp > 255, "glow.uint8_to_int8: a Caffe2 uint8 zero point is in [0, 255]");
+                         QSPEC_ERROR_IF(zp < 0 || zp > 255, "glow.uint8_to_int8: a Caffe2 uint8 zero point is in [0, 255]");
                          Tensor y{"y", DType::I8, x.shape, {}};
                          for (auto v : x.data) y.data.push_back(static_cast<std::int64_t>(ref::glow_uint8_to_int8(Int(v))));
                          return std::vector<Tensor>{y, scalar_i32("zero_point", ref::glow_uint8_to_int8(zp))};
@@ -236,11 +236,11 @@ QSPEC_REGISTER_REF_OP({.op = "glow.rowwise_dequantize",
                        .fn = [](const Attrs& attrs, const std::vector<Tensor>& inputs) {
                          const Tensor& x = input_named(inputs, "x");
                          require_dtype(x.dtype, {DType::I8}, "glow.rowwise_dequantize");
-                         ref::error_if(x.shape.size() != 2 || x.shape[0] < 1 || x.shape[1] < 1,
+                         QSPEC_ERROR_IF(x.shape.size() != 2 || x.shape[0] < 1 || x.shape[1] < 1,
                                        "glow: row-wise input must be a [rows, cols] matrix");
                          const auto scales = attr_f32_array(attrs, "scales");
                          const auto offsets = attr_int_array(attrs, "offsets");
-                         ref::error_if(scales.size() != static_cast<std::size_t>(x.shape[0]) || offsets.size() != scales.size(),
+                         QSPEC_ERROR_IF(scales.size() != static_cast<std::size_t>(x.shape[0]) || offsets.size() != scales.size(),
                                        "glow: one scale and one offset per row");
                          const auto cols = static_cast<std::size_t>(x.shape[1]);
                          Tensor y{"y", DType::F32, x.shape, {}};
@@ -277,7 +277,7 @@ QSPEC_REGISTER_REF_OP({.op = "glow.fused_rowwise_dequantize",
                        .fn = [](const Attrs&, const std::vector<Tensor>& inputs) {
                          const Tensor& x = input_named(inputs, "x");
                          require_dtype(x.dtype, {DType::U8}, "glow.fused_rowwise_dequantize");
-                         ref::error_if(x.shape.size() != 2 || x.shape[0] < 1 || x.shape[1] <= 8,
+                         QSPEC_ERROR_IF(x.shape.size() != 2 || x.shape[0] < 1 || x.shape[1] <= 8,
                                        "glow: a fused row-wise tensor is [rows, cols + 8] with cols >= 1");
                          const auto width = static_cast<std::size_t>(x.shape[1]), cols = width - 8;
                          Tensor y{"y", DType::F32, {x.shape[0], static_cast<std::int64_t>(cols)}, {}};

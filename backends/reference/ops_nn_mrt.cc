@@ -29,7 +29,7 @@ Tensor to_tensor(const std::string& name, const IntArray& a, std::optional<DType
   t.shape = a.shape;
   bool fits32 = true;
   for (const auto& v : a.data) {
-    ref::require(v >= INT64_MIN && v <= INT64_MAX, "reference op output fits int64");
+    QSPEC_REQUIRE(v >= INT64_MIN && v <= INT64_MAX, "reference op output fits int64");
     fits32 = fits32 && v >= INT32_MIN && v <= INT32_MAX;
     t.data.push_back(static_cast<std::int64_t>(v));
   }

@@ -62,8 +62,8 @@ std::size_t tvm_axis(const Attrs& attrs, const Tensor& x, std::size_t channels) 
   std::int64_t axis = attr_int(attrs, "axis");
   const auto rank = static_cast<std::int64_t>(x.shape.size());
   if (axis < 0) axis += rank;
-  ref::error_if(axis < 0 || axis >= rank, "tvm: axis is out of range");
-  ref::error_if(static_cast<std::size_t>(x.shape[static_cast<std::size_t>(axis)]) != channels,
+  QSPEC_ERROR_IF(axis < 0 || axis >= rank, "tvm: axis is out of range");
+  QSPEC_ERROR_IF(static_cast<std::size_t>(x.shape[static_cast<std::size_t>(axis)]) != channels,
                 "tvm: per-axis scales / zero points must have shape[axis] entries");
   return static_cast<std::size_t>(axis);
 }
@@ -78,7 +78,7 @@ std::size_t channel_of(const Tensor& x, std::size_t i, std::size_t axis) {
 void check_rounding(const Attrs& attrs, ref::TvmRounding rounding) {
   if (!has_attr(attrs, "rounding")) return;
   const std::string r = attr_str(attrs, "rounding");
-  ref::error_if(r != "UPWARD" && r != "TONEAREST", "tvm.requantize: rounding must be UPWARD or TONEAREST, not " + r);
+  QSPEC_ERROR_IF(r != "UPWARD" && r != "TONEAREST", "tvm.requantize: rounding must be UPWARD or TONEAREST, not " + r);
   const bool upward = rounding == ref::TvmRounding::Upward;
   if ((r == "UPWARD") != upward) throw JsonValueError("rounding attribute " + r + " selects the other convention");
 }
@@ -100,7 +100,7 @@ std::vector<Tensor> quantize_per_channel_fn(const Attrs& attrs, const std::vecto
   const DType out = out_dtype(attrs);
   const auto scales = attr_f32_array(attrs, "scales");
   const auto zps = attr_int_array(attrs, "zero_points");
-  ref::error_if(scales.size() != zps.size(), "tvm.quantize: scale and zero point counts differ");
+  QSPEC_ERROR_IF(scales.size() != zps.size(), "tvm.quantize: scale and zero point counts differ");
   const std::size_t axis = tvm_axis(attrs, x, scales.size());
   Tensor y{"y", out, x.shape, {}};
   for (std::size_t i = 0; i < x.data.size(); ++i) {
@@ -149,7 +149,7 @@ OpFn requantize_per_channel_fn(ref::TvmRounding rounding) {
       in_zps = attr_int_array(attrs, "input_zero_points");
     else
       in_zps.assign(in_scales.size(), attr_int(attrs, "input_zero_point"));
-    ref::error_if(in_zps.size() != in_scales.size(), "tvm.requantize: input scale and zero point counts differ");
+    QSPEC_ERROR_IF(in_zps.size() != in_scales.size(), "tvm.requantize: input scale and zero point counts differ");
     const std::size_t axis = tvm_axis(attrs, x, in_scales.size());
     const std::uint32_t out_s = attr_f32(attrs, "output_scale");
     const Int out_zp(attr_int(attrs, "output_zero_point"));

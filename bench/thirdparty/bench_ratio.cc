@@ -5,21 +5,50 @@
 // Libraries of a LABEL=file are shown as lib@LABEL (e.g. onednn@avx2_vnni for a run under
 // ONEDNN_MAX_CPU_ISA=AVX2_VNNI). A ratio above 1 means the library is faster than qspec's backend.
 // Benchmarks that ran on a shrunk problem ("[run_at_...]") are compared per operation rate.
+// Times are CPU times (single-threaded runs: not inflated by preemption on a busy machine); with
+// --benchmark_repetitions=N the median of the N repetitions (or Google Benchmark's own median
+// aggregate, if only aggregates were reported).
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
 
 struct Entry {
-  double seconds = 0;  // real time per iteration
+  double seconds = 0;  // CPU time per iteration
   double rate = 0;     // operations (GOPS) or elements (Gelem/s) per second, if reported
   bool shrunk = false;
 };
+
+// Repetitions of one benchmark, and Google Benchmark's median aggregate if it reported one.
+struct Samples {
+  std::vector<Entry> runs;
+  bool has_median = false;
+  Entry median;
+  bool shrunk = false;
+};
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+Entry summarize(const Samples& s) {
+  if (s.runs.empty()) return s.median;
+  std::vector<double> t, r;
+  for (const auto& e : s.runs) {
+    t.push_back(e.seconds);
+    r.push_back(e.rate);
+  }
+  return Entry{median_of(t), median_of(r), s.shrunk};
+}
 
 double to_seconds(double t, const std::string& unit) {
   if (unit == "ns") return t * 1e-9;
@@ -55,9 +84,12 @@ int main(int argc, char** argv) {
       std::cerr << "bench_ratio: " << path << ": " << e.what() << "\n";
       return 2;
     }
+    std::map<std::tuple<std::string, std::string, std::string>, Samples> samples;  // (op, shape, lib)
     for (const auto& b : j.value("benchmarks", nlohmann::json::array())) {
-      if (b.value("run_type", "iteration") != "iteration") continue;  // skip aggregates
-      std::string name = b.value("name", "");
+      const std::string run_type = b.value("run_type", "iteration");
+      const bool median = run_type == "aggregate" && b.value("aggregate_name", "") == "median";
+      if (run_type != "iteration" && !median) continue;  // mean, stddev, cv
+      std::string name = b.value("run_name", b.value("name", ""));
       if (name.rfind("BM_", 0) != 0) continue;
       Entry e;
       if (const auto br = name.find("[run_at_"); br != std::string::npos) {
@@ -67,16 +99,22 @@ int main(int argc, char** argv) {
       const auto s1 = name.find('/'), s2 = name.find('/', s1 == std::string::npos ? 0 : s1 + 1);
       if (s1 == std::string::npos || s2 == std::string::npos) continue;
       const std::string op = name.substr(3, s1 - 3), lib = name.substr(s1 + 1, s2 - s1 - 1), shape = name.substr(s2 + 1);
-      const double t = to_seconds(b.value("real_time", 0.0), b.value("time_unit", "ns"));
+      e.seconds = to_seconds(b.value("cpu_time", 0.0), b.value("time_unit", "ns"));
       // Shrunk runs: compare rates, i.e. time per operation from the GOPS / Gelem/s counter.
-      double rate = 0;
-      if (b.contains("GOPS")) rate = b["GOPS"].get<double>() * 1e9;
-      else if (b.contains("Gelem/s")) rate = b["Gelem/s"].get<double>() * 1e9;
-      e.seconds = t;
-      e.rate = rate;
-      table[{op, shape}][label.empty() ? lib : lib + "@" + label] = e;
+      if (b.contains("GOPS")) e.rate = b["GOPS"].get<double>() * 1e9;
+      else if (b.contains("Gelem/s")) e.rate = b["Gelem/s"].get<double>() * 1e9;
+      Samples& sm = samples[{op, shape, label.empty() ? lib : lib + "@" + label}];
+      sm.shrunk = sm.shrunk || e.shrunk;
+      if (median) {
+        sm.has_median = true;
+        sm.median = e;
+      } else {
+        sm.runs.push_back(e);
+      }
     }
+    for (const auto& [key, sm] : samples) table[{std::get<0>(key), std::get<1>(key)}][std::get<2>(key)] = summarize(sm);
   }
+  std::printf("# median CPU time per iteration; avx2/lib < 1: qspec's avx2 backend is faster\n");
   std::printf("%-22s %-36s %-24s %12s %12s %10s\n", "op", "shape", "library", "avx2 (us)", "lib (us)", "avx2/lib");
   for (const auto& [key, libs] : table) {
     const auto base = libs.find("avx2");

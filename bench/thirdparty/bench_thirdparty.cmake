@@ -1,5 +1,12 @@
 # Adds bench_thirdparty.cc (gemmlowp, XNNPACK, oneDNN) to bench_kernels and builds bench_ratio.
 # Included by bench/CMakeLists.txt once bench_kernels exists.
+# libtorch (optional, tools/install-deps torch): its benchmarks live with its adapter and are added
+# only where the adapter is built.
+if(TARGET bench_kernels AND TARGET qspec_backend_libtorch)
+  target_sources(bench_kernels PRIVATE ${PROJECT_SOURCE_DIR}/backends/libtorch/bench/bench_libtorch.cc)
+  target_include_directories(bench_kernels PRIVATE ${PROJECT_SOURCE_DIR}/bench)
+  target_link_libraries(bench_kernels PRIVATE ${QSPEC_TORCH_CPU_LIB} ${QSPEC_C10_LIB})
+endif()
 if(NOT TARGET bench_kernels OR NOT QSPEC_HAVE_GEMMLOWP OR NOT QSPEC_XNNPACK_LIB OR NOT QSPEC_PTHREADPOOL_LIB
    OR NOT QSPEC_DNNL_LIB)
   return()

@@ -409,8 +409,15 @@ TEST(hostile_vectors, vectors_check_reports_every_bad_file) {
   std::ofstream(dir / "a" / "deep.json") << std::string(100000, '[');
   std::ofstream(dir / "a" / "good.json") << kGood;
   std::ofstream(dir / "a" / "utf8.json") << edit(R"("comment":"two")", "\"comment\":\"\xfe\"");
+  {
+    std::ofstream(dir / "a" / "big.json") << "";
+  }
+  fs::resize_file(dir / "a" / "big.json", std::uintmax_t{1} << 30);  // sparse: costs no disk
   const SchemaSet schemas(fs::path(QSPEC_SOURCE_DIR) / "vectors" / "schema");
+  HeapPeak heap;
   const auto issues = check_vectors_tree(dir, {}, schemas);
+  // The 1 GiB file is refused from its size; the tree's other files are small.
+  EXPECT_LT(heap.bytes(), std::size_t{16} << 20);
   auto issue_for = [&](const std::string& file, const std::string& part) {
     for (const auto& i : issues)
       if (i.file == file && contains(i.message, part)) return true;
@@ -419,6 +426,7 @@ TEST(hostile_vectors, vectors_check_reports_every_bad_file) {
   EXPECT_TRUE(issue_for("a/broken.json", "not valid JSON (line 3")) << ::testing::PrintToString(issues.size());
   EXPECT_TRUE(issue_for("a/deep.json", "nesting deeper than 32"));
   EXPECT_TRUE(issue_for("a/utf8.json", "not valid UTF-8: byte 0xfe"));
+  EXPECT_TRUE(issue_for("a/big.json", "the file is 1073741824 bytes, more than the limit"));
   EXPECT_FALSE(issue_for("a/good.json", "not valid"));
   fs::remove_all(dir);
 }

@@ -111,6 +111,16 @@ TEST(keep_going, the_input_error_outranks_unexpected_outcomes) {
   EXPECT_TRUE(contains(summary_text(r), "Result: INPUT ERROR (1 vector file skipped; 3 unexpected outcomes)")) << summary_text(r);
 }
 
+// An interrupted --keep-going run still lists the files it skipped before it stopped.
+TEST(keep_going, an_interrupted_run_still_lists_its_skipped_files) {
+  RunResult r;
+  r.interrupted = true;
+  r.skipped.push_back({"x.json", "x.json: not valid JSON (line 1, column 2, byte 1)"});
+  const std::string s = summary_text(r);
+  EXPECT_TRUE(contains(s, "Skipped 1 malformed vector file (--keep-going):\n  x.json: not valid JSON (line 1")) << s;
+  EXPECT_TRUE(contains(s, "Result: INTERRUPTED after 0 tests (0 unexpected so far, 1 vector file skipped; qspec run --resume continues)")) << s;
+}
+
 // Against the reference's capabilities: a misspelt op or convention is an input error, not a file
 // of UNSUPPORTED verdicts; a pair the backend under test claims is fine even if the reference lacks it.
 TEST(keep_going, unknown_op_or_convention_is_skipped_unless_the_backend_claims_it) {

@@ -100,13 +100,16 @@ std::string summary_text(const RunResult& r) {
   if (c.expected_deviation) s += "; " + std::to_string(c.expected_deviation) + " known deviations (--expect)";
   if (c.unexpected_pass) s += "; " + std::to_string(c.unexpected_pass) + " unexpected passes";
   s += "\n";
-  if (r.interrupted)  // SIGINT/SIGTERM: the counts are those of the tests done so far
-    return s + "Result: INTERRUPTED after " + std::to_string(c.total()) + " tests (" + std::to_string(c.unexpected) +
-           " unexpected so far; qspec run --resume continues)\n";
-  if (!r.skipped.empty()) {  // --keep-going: an input error outranks the verdicts
-    const std::size_t n = r.skipped.size();
+  const std::size_t n = r.skipped.size();
+  if (n) {  // --keep-going: listed whether or not the run finished
     s += "Skipped " + std::to_string(n) + " malformed vector file" + (n == 1 ? "" : "s") + " (--keep-going):\n";
     for (const auto& k : r.skipped) s += "  " + k.error + "\n";
+  }
+  if (r.interrupted)  // SIGINT/SIGTERM: the counts are those of the tests done so far
+    return s + "Result: INTERRUPTED after " + std::to_string(c.total()) + " tests (" + std::to_string(c.unexpected) +
+           " unexpected so far" + (n ? ", " + std::to_string(n) + " vector file" + (n == 1 ? "" : "s") + " skipped" : std::string()) +
+           "; qspec run --resume continues)\n";
+  if (n) {  // an input error outranks the verdicts
     return s + "Result: INPUT ERROR (" + std::to_string(n) + " vector file" + (n == 1 ? "" : "s") + " skipped" +
            (c.unexpected ? "; " + std::to_string(c.unexpected) + " unexpected outcome" + (c.unexpected == 1 ? "" : "s") : "") + ")\n";
   }

@@ -246,7 +246,7 @@ VectorFile parse_vector_file(const std::string& text, const std::string& display
   return f;
 }
 
-VectorFile load_vector_file(const fs::path& path, const std::string& display_name) {
+std::string read_vector_file_text(const fs::path& path, const std::string& display_name) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw VectorFileError(display_name, std::nullopt, "", path.string() + " is a directory, not a vector file");
   // The size limit is checked before reading: from the file system when it knows the size, and
@@ -271,7 +271,11 @@ VectorFile load_vector_file(const fs::path& path, const std::string& display_nam
   if (text.size() > lim::kMaxFileBytes)  // a file whose size the file system does not know
     throw VectorFileError(display_name, std::nullopt, "",
                           "the file holds more than " + std::to_string(lim::kMaxFileBytes) + " bytes, the limit (docs/vector-format.md, Limits)");
-  return parse_vector_file(text, display_name);
+  return text;
+}
+
+VectorFile load_vector_file(const fs::path& path, const std::string& display_name) {
+  return parse_vector_file(read_vector_file_text(path, display_name), display_name);
 }
 
 void check_op_known(const VectorFile& f, const std::vector<std::pair<std::string, std::string>>& known, const std::string& known_by) {

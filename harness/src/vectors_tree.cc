@@ -65,17 +65,6 @@ void write_file_atomically(const fs::path& path, const std::string& bytes) {
   }
 }
 
-namespace {
-bool read_file(const fs::path& p, std::string& out) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
-  return true;
-}
-}  // namespace
-
 std::vector<TreeIssue> check_vectors_tree(const fs::path& dir, const std::vector<GeneratedFile>& fresh, const SchemaSet& schemas) {
   std::vector<TreeIssue> issues;
   std::map<std::string, const GeneratedFile*> generated;
@@ -86,9 +75,16 @@ std::vector<TreeIssue> check_vectors_tree(const fs::path& dir, const std::vector
       issues.push_back({g.file, "generation failed: " + g.error});
       continue;
     }
-    std::string committed;
-    if (!read_file(dir / g.file, committed)) {
+    std::error_code ec;
+    if (!fs::exists(dir / g.file, ec)) {
       issues.push_back({g.file, "missing (run `qspec vectors regen`)"});
+      continue;
+    }
+    std::string committed;
+    try {
+      committed = read_vector_file_text(dir / g.file, g.file);
+    } catch (const VectorFileError& e) {
+      issues.push_back({g.file, e.problem()});
       continue;
     }
     if (auto d = first_line_difference(g.bytes, committed))
@@ -107,9 +103,12 @@ std::vector<TreeIssue> check_vectors_tree(const fs::path& dir, const std::vector
   for (const auto& src : files) {
     if (!generated.count(src.display_name))
       issues.push_back({src.display_name, "stale: no registered vector family generates this file (delete it or register the family)"});
+    // Bounded like every vector read: an oversized file is reported, never loaded whole.
     std::string text;
-    if (!read_file(src.path, text)) {
-      issues.push_back({src.display_name, "cannot read"});
+    try {
+      text = read_vector_file_text(src.path, src.display_name);
+    } catch (const VectorFileError& e) {
+      issues.push_back({src.display_name, e.problem()});
       continue;
     }
     for (const auto& e : schemas.validate(text)) issues.push_back({src.display_name, "schema: " + e});

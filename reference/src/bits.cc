@@ -7,7 +7,7 @@ namespace qspec::ref {
 
 // spec: bits.bit_length
 int bit_length(const Int& n) {
-  require(n >= 0, "bits.bit_length: n >= 0");
+  QSPEC_REQUIRE(n >= 0, "bits.bit_length: n >= 0");
   int b = 0;
   for (Int m = n; m != 0; m >>= 1) ++b;
   return b;
@@ -27,13 +27,13 @@ int mrt_get_bit(const Rat& x) {
 
 // spec: bits.mrt_get_bit_cnt
 int mrt_get_bit_cnt(const Int& n) {
-  error_if(n <= 0, "bits.mrt_get_bit_cnt: n must be a positive integer");
+  QSPEC_ERROR_IF(n <= 0, "bits.mrt_get_bit_cnt: n must be a positive integer");
   return bit_length(n);
 }
 
 // spec: bits.cvm_number_precision
 int cvm_number_precision(const Int& n) {
-  require(n >= 0, "bits.cvm_number_precision: n >= 0");
+  QSPEC_REQUIRE(n >= 0, "bits.cvm_number_precision: n >= 0");
   return bit_length(n + 1) + 1;
 }
 

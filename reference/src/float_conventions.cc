@@ -34,7 +34,7 @@ std::uint32_t f32_clamp(std::uint32_t v, std::uint32_t lo, std::uint32_t hi) {
 }  // namespace
 
 int f32_compare(std::uint32_t a, std::uint32_t b) {
-  require(!f32_is_nan(a) && !f32_is_nan(b), "f32_compare: operands are not NaN");
+  QSPEC_REQUIRE(!f32_is_nan(a) && !f32_is_nan(b), "f32_compare: operands are not NaN");
   auto rank = [](std::uint32_t v) { return f32_is_inf(v) ? (f32_sign(v) ? -1 : 1) : 0; };
   const int ra = rank(a), rb = rank(b);
   if (ra != rb) return ra < rb ? -1 : 1;
@@ -45,7 +45,7 @@ int f32_compare(std::uint32_t a, std::uint32_t b) {
 
 std::uint32_t f32_add_ext(std::uint32_t a, std::uint32_t b) {
   if (f32_is_inf(a) && f32_is_inf(b)) {
-    require(f32_sign(a) == f32_sign(b), "f32_add_ext: inf + (-inf) is NaN");
+    QSPEC_REQUIRE(f32_sign(a) == f32_sign(b), "f32_add_ext: inf + (-inf) is NaN");
     return a;
   }
   if (f32_is_inf(a)) return a;
@@ -56,7 +56,7 @@ std::uint32_t f32_add_ext(std::uint32_t a, std::uint32_t b) {
 std::uint32_t f32_mul_ext(std::uint32_t a, std::uint32_t b) {
   if (f32_is_inf(a) || f32_is_inf(b)) {
     const std::uint32_t other = f32_is_inf(a) ? b : a;
-    require(f32_is_inf(other) || f32_value(other) != 0, "f32_mul_ext: inf * 0 is NaN");
+    QSPEC_REQUIRE(f32_is_inf(other) || f32_value(other) != 0, "f32_mul_ext: inf * 0 is NaN");
     return (f32_sign(a) != f32_sign(b)) ? kF32NegInf : kF32PosInf;
   }
   return f32_mul(a, b);
@@ -73,7 +73,7 @@ std::uint32_t f32_round_to_integral(std::uint32_t f, Rounding mode) {
 }
 
 Int round_saturate_f32(std::uint32_t f, Rounding mode, const Range& r) {
-  require(!f32_is_nan(f), "round_saturate_f32: not NaN");
+  QSPEC_REQUIRE(!f32_is_nan(f), "round_saturate_f32: not NaN");
   if (f32_is_inf(f)) return f32_sign(f) ? r.lo : r.hi;
   return saturate(round(f32_value(f), mode), r);
 }
@@ -83,7 +83,7 @@ Int round_saturate_f32(std::uint32_t f, Rounding mode, const Range& r) {
 // the operands the callers admit it is exact. Then one rounding for the int->float conversion
 // (cvtsi2ss, exact when |q - zp| <= 2^24) and one for the product.
 std::uint32_t float_dequantize(const Int& q, const Int& zero_point, std::uint32_t scale) {
-  require(float_is_finite(scale, kBinary32), "float.dequantize: finite scale");
+  QSPEC_REQUIRE(float_is_finite(scale, kBinary32), "float.dequantize: finite scale");
   return f32_mul(f32_from_int(q - zero_point), scale);
 }
 
@@ -96,15 +96,15 @@ std::uint32_t float_dequantize(const Int& q, const Int& zero_point, std::uint32_
 // so clamping before the rounding equals saturating after it; we follow the source literally.
 Int xnnpack_fp32_requantize(const Int& x, std::uint32_t scale, const Int& zero_point, DType out) {
   const std::string c = "float.xnnpack_fp32: ";
-  require(out == DType::I8 || out == DType::U8, c + "out is int8 or uint8, not " + dtype_str(out));
-  require(x >= kInt32Min && x <= kInt32Max, c + "x is an int32 accumulator");
-  error_if(f32_is_nan(scale) || f32_is_inf(scale), c + "scale must be finite");
+  QSPEC_REQUIRE(out == DType::I8 || out == DType::U8, c + "out is int8 or uint8, not " + dtype_str(out));
+  QSPEC_REQUIRE(x >= kInt32Min && x <= kInt32Max, c + "x is an int32 accumulator");
+  QSPEC_ERROR_IF(f32_is_nan(scale) || f32_is_inf(scale), c + "scale must be finite");
   const Rat s = f32_value(scale);
-  error_if(!(s > 0), c + "scale must be positive (XNNPACK rejects non-positive scales)");
-  error_if(s >= 256, c + "scale must be < 256 (xnn_status_unsupported_parameter)");
-  require(s >= pow2r(-32), c + "scale >= 2^-32 (XNNPACK asserts)");
+  QSPEC_ERROR_IF(!(s > 0), c + "scale must be positive (XNNPACK rejects non-positive scales)");
+  QSPEC_ERROR_IF(s >= 256, c + "scale must be < 256 (xnn_status_unsupported_parameter)");
+  QSPEC_REQUIRE(s >= pow2r(-32), c + "scale >= 2^-32 (XNNPACK asserts)");
   const Range r = int_range(out);
-  error_if(!in_range(zero_point, r), c + "zero_point must fit " + dtype_str(out));
+  QSPEC_ERROR_IF(!in_range(zero_point, r), c + "zero_point must fit " + dtype_str(out));
   const std::uint32_t lo = f32_from_int(r.lo - zero_point);  // |.| <= 255: exact
   const std::uint32_t hi = f32_from_int(r.hi - zero_point);
   std::uint32_t v = f32_mul(f32_from_int(x), scale);  // |x * s| < 2^39: finite
@@ -118,11 +118,11 @@ Int xnnpack_fp32_requantize(const Int& x, std::uint32_t scale, const Int& zero_p
 // [min - zp, max - zp]; lrintf(vx) + zp. A product that overflows to +-inf is clamped.
 Int xnnpack_convert_quantize(std::uint32_t x, std::uint32_t scale, const Int& zero_point, DType out) {
   const std::string c = "float.xnnpack_convert: ";
-  require(out == DType::I8 || out == DType::U8, c + "out is int8 or uint8, not " + dtype_str(out));
-  require(float_is_finite(x, kBinary32), c + "finite input");
-  error_if(!is_positive_normal(scale), c + "scale must be finite, normalized, and positive");
+  QSPEC_REQUIRE(out == DType::I8 || out == DType::U8, c + "out is int8 or uint8, not " + dtype_str(out));
+  QSPEC_REQUIRE(float_is_finite(x, kBinary32), c + "finite input");
+  QSPEC_ERROR_IF(!is_positive_normal(scale), c + "scale must be finite, normalized, and positive");
   const Range r = int_range(out);
-  error_if(!in_range(zero_point, r), c + "zero_point must fit " + dtype_str(out));
+  QSPEC_ERROR_IF(!in_range(zero_point, r), c + "zero_point must fit " + dtype_str(out));
   const std::uint32_t inv = f32_div(kF32One, scale);  // finite: scale >= 2^-126
   std::uint32_t v = f32_mul(x, inv);                   // may overflow to +-inf
   v = f32_clamp(v, f32_from_int(r.lo - zero_point), f32_from_int(r.hi - zero_point));
@@ -135,10 +135,10 @@ Int xnnpack_convert_quantize(std::uint32_t x, std::uint32_t scale, const Int& ze
 // out_round (nearbyintf, half to even).
 Int onednn_fp32_requantize(const Int& x, std::uint32_t scale, const Int& zero_point, DType out) {
   const std::string c = "float.onednn_fp32: ";
-  require(out == DType::I8 || out == DType::U8, c + "out is int8 or uint8, not " + dtype_str(out));
-  require(x >= kInt32Min && x <= kInt32Max, c + "x is an int32 accumulator");
-  require(zero_point >= kInt32Min && zero_point <= kInt32Max, c + "zero_point is int32");
-  require(float_is_finite(scale, kBinary32), c + "finite scale");
+  QSPEC_REQUIRE(out == DType::I8 || out == DType::U8, c + "out is int8 or uint8, not " + dtype_str(out));
+  QSPEC_REQUIRE(x >= kInt32Min && x <= kInt32Max, c + "x is an int32 accumulator");
+  QSPEC_REQUIRE(zero_point >= kInt32Min && zero_point <= kInt32Max, c + "zero_point is int32");
+  QSPEC_REQUIRE(float_is_finite(scale, kBinary32), c + "finite scale");
   std::uint32_t d = f32_mul(f32_from_int(x), scale);  // may overflow to +-inf
   d = f32_add_ext(d, f32_from_int(zero_point));
   const Range r = int_range(out);
@@ -151,12 +151,12 @@ Int onednn_fp32_requantize(const Int& x, std::uint32_t scale, const Int& zero_po
 // destination zero point: d = x * a; d += zp; saturate_and_round(d).
 Int onednn_reorder_quantize(std::uint32_t x, std::uint32_t scale, const Int& zero_point, DType out) {
   const std::string c = "float.onednn_reorder: ";
-  require(out == DType::I8 || out == DType::U8, c + "out is int8 or uint8, not " + dtype_str(out));
-  require(float_is_finite(x, kBinary32), c + "finite input");
-  require(float_is_finite(scale, kBinary32) && f32_value(scale) != 0, c + "finite nonzero scale");
-  require(zero_point >= kInt32Min && zero_point <= kInt32Max, c + "zero_point is int32");
+  QSPEC_REQUIRE(out == DType::I8 || out == DType::U8, c + "out is int8 or uint8, not " + dtype_str(out));
+  QSPEC_REQUIRE(float_is_finite(x, kBinary32), c + "finite input");
+  QSPEC_REQUIRE(float_is_finite(scale, kBinary32) && f32_value(scale) != 0, c + "finite nonzero scale");
+  QSPEC_REQUIRE(zero_point >= kInt32Min && zero_point <= kInt32Max, c + "zero_point is int32");
   const std::uint32_t a = f32_div(kF32One, scale);  // may be +-inf for a subnormal scale
-  require(!f32_is_inf(a) || f32_value(x) != 0, c + "x * (1/scale) is not inf * 0");
+  QSPEC_REQUIRE(!f32_is_inf(a) || f32_value(x) != 0, c + "x * (1/scale) is not inf * 0");
   std::uint32_t d = f32_mul_ext(x, a);
   d = f32_add_ext(d, f32_from_int(zero_point));
   const Range r = int_range(out);
@@ -170,12 +170,12 @@ Int onednn_reorder_quantize(std::uint32_t x, std::uint32_t scale, const Int& zer
 // implementation computes it with numpy in float32). The integer add is exact.
 Int onnx_quantize_linear(std::uint32_t x, std::uint32_t scale, const Int& zero_point, DType out) {
   const std::string c = "float.onnx_quantize_linear: ";
-  require(out == DType::I8 || out == DType::U8 || out == DType::I16 || out == DType::U16 || out == DType::I32,
+  QSPEC_REQUIRE(out == DType::I8 || out == DType::U8 || out == DType::I16 || out == DType::U16 || out == DType::I32,
           c + "out is an integer type ONNX quantizes to, not " + dtype_str(out));
-  require(float_is_finite(x, kBinary32), c + "finite input");
-  require(float_is_finite(scale, kBinary32) && f32_value(scale) > 0, c + "finite positive scale");
+  QSPEC_REQUIRE(float_is_finite(x, kBinary32), c + "finite input");
+  QSPEC_REQUIRE(float_is_finite(scale, kBinary32) && f32_value(scale) > 0, c + "finite positive scale");
   const Range r = int_range(out);
-  error_if(!in_range(zero_point, r), c + "y_zero_point must have the output type " + dtype_str(out));
+  QSPEC_ERROR_IF(!in_range(zero_point, r), c + "y_zero_point must have the output type " + dtype_str(out));
   const std::uint32_t v = f32_div(x, scale);  // may overflow to +-inf
   if (f32_is_inf(v)) return f32_sign(v) ? r.lo : r.hi;
   return saturate(round_half_even(f32_value(v)) + zero_point, r);
@@ -190,18 +190,18 @@ Int onnx_quantize_linear(std::uint32_t x, std::uint32_t scale, const Int& zero_p
 // is a float32 addition.
 Int pytorch_quantize_per_tensor(std::uint32_t x, std::uint32_t scale, const Int& zero_point, DType out) {
   const std::string c = "float.pytorch_quantize_per_tensor: ";
-  require(out == DType::I8 || out == DType::U8 || out == DType::I32,
+  QSPEC_REQUIRE(out == DType::I8 || out == DType::U8 || out == DType::I32,
           c + "out is qint8 / quint8 / qint32, not " + dtype_str(out));
-  require(float_is_finite(x, kBinary32), c + "finite input");
-  require(float_is_finite(scale, kBinary32) && f32_value(scale) > 0, c + "finite positive scale");
+  QSPEC_REQUIRE(float_is_finite(x, kBinary32), c + "finite input");
+  QSPEC_REQUIRE(float_is_finite(scale, kBinary32) && f32_value(scale) > 0, c + "finite positive scale");
   const Range r = int_range(out);
-  error_if(!in_range(zero_point, r), c + "zero_point is out of range for " + dtype_str(out) + " (checkZeroPoint)");
+  QSPEC_ERROR_IF(!in_range(zero_point, r), c + "zero_point is out of range for " + dtype_str(out) + " (checkZeroPoint)");
   const std::uint32_t inv = f32_div(kF32One, scale);  // +inf for a tiny subnormal scale
-  require(!f32_is_inf(inv) || f32_value(x) != 0, c + "value * inv_scale is not 0 * inf");
+  QSPEC_REQUIRE(!f32_is_inf(inv) || f32_value(x) != 0, c + "value * inv_scale is not 0 * inf");
   const std::uint32_t p = f32_mul_ext(x, inv);
   const std::uint32_t rounded = f32_round_to_integral(p, Rounding::HalfEven);
   const std::uint32_t v = f32_add_ext(f32_from_int(zero_point), rounded);
-  require(!f32_is_inf(v) && fits_int64(f32_value(v)), c + "the sum converts to int64 (|v| < 2^63)");
+  QSPEC_REQUIRE(!f32_is_inf(v) && fits_int64(f32_value(v)), c + "the sum converts to int64 (|v| < 2^63)");
   return saturate(round_trunc(f32_value(v)), r);  // v is integral: the truncating cast is exact
 }
 
@@ -212,28 +212,28 @@ Int pytorch_quantize_per_tensor(std::uint32_t x, std::uint32_t scale, const Int&
 // `src * float` converts the int64 src to float first.
 Int pytorch_requantize_from_int(const Int& x, std::uint32_t multiplier, const Int& zero_point, DType out) {
   const std::string c = "float.pytorch_requantize_from_int: ";
-  require(out == DType::I8 || out == DType::U8 || out == DType::I32,
+  QSPEC_REQUIRE(out == DType::I8 || out == DType::U8 || out == DType::I32,
           c + "out is qint8 / quint8 / qint32, not " + dtype_str(out));
-  require(float_is_finite(multiplier, kBinary32), c + "finite multiplier");
-  require(x >= -pow2(63) && x < pow2(63), c + "x is an int64");
-  require(zero_point >= -pow2(63) && zero_point < pow2(63), c + "zero_point is an int64");
+  QSPEC_REQUIRE(float_is_finite(multiplier, kBinary32), c + "finite multiplier");
+  QSPEC_REQUIRE(x >= -pow2(63) && x < pow2(63), c + "x is an int64");
+  QSPEC_REQUIRE(zero_point >= -pow2(63) && zero_point < pow2(63), c + "zero_point is an int64");
   const std::uint32_t v = f32_mul(f32_from_int(x), multiplier);
-  require(!f32_is_inf(v), c + "the product is finite (lrintf of inf is undefined)");
+  QSPEC_REQUIRE(!f32_is_inf(v), c + "the product is finite (lrintf of inf is undefined)");
   const Int n = round_half_even(f32_value(v));
-  require(fits_int64(Rat(n)), c + "lrintf's result fits long");
+  QSPEC_REQUIRE(fits_int64(Rat(n)), c + "lrintf's result fits long");
   return saturate(zero_point + n, int_range(out));
 }
 
 // spec: float.exact_quantize
 Int exact_quantize(std::uint32_t x, std::uint32_t scale, const Int& zero_point, DType out, Rounding mode) {
-  require(float_is_finite(x, kBinary32), "float.exact_quantize: finite input");
-  require(float_is_finite(scale, kBinary32) && f32_value(scale) != 0, "float.exact_quantize: finite nonzero scale");
+  QSPEC_REQUIRE(float_is_finite(x, kBinary32), "float.exact_quantize: finite input");
+  QSPEC_REQUIRE(float_is_finite(scale, kBinary32) && f32_value(scale) != 0, "float.exact_quantize: finite nonzero scale");
   return saturate(round(f32_value(x) / f32_value(scale), mode) + zero_point, out);
 }
 
 // spec: float.exact_requantize
 Int exact_requantize(const Int& x, std::uint32_t scale, const Int& zero_point, DType out, Rounding mode) {
-  require(float_is_finite(scale, kBinary32), "float.exact_requantize: finite scale");
+  QSPEC_REQUIRE(float_is_finite(scale, kBinary32), "float.exact_requantize: finite scale");
   return saturate(round(Rat(x) * f32_value(scale), mode) + zero_point, out);
 }
 

@@ -16,7 +16,7 @@ const Int kInt32Max = pow2(31) - 1;
 bool fits_int32(const Int& v) { return v >= kInt32Min && v <= kInt32Max; }
 
 void require_int32(const Int& v, const char* clause, const char* what) {
-  require(fits_int32(v), std::string(clause) + ": " + what + " must fit int32");
+  QSPEC_REQUIRE(fits_int32(v), std::string(clause) + ": " + what + " must fit int32");
 }
 
 // float32 bit patterns used by the example code's constants.
@@ -44,7 +44,7 @@ Rat gemmlowp_real_value(const Rat& scale, const Int& q, const Int& zero_point) {
 //   const double initial_zero_point = qmin - min / scale;    // double divide, exact 0 - v
 //   nudged = initial < 0 ? 0 : initial > 255 ? 255 : (uint8)std::round(initial);
 GemmlowpQuantParams gemmlowp_choose_params(std::uint32_t min_bits, std::uint32_t max_bits) {
-  require(float_is_finite(min_bits, kBinary32) && float_is_finite(max_bits, kBinary32),
+  QSPEC_REQUIRE(float_is_finite(min_bits, kBinary32) && float_is_finite(max_bits, kBinary32),
           "gemmlowp.choose_params: finite min and max");
   // std::min(a, b) returns (b < a) ? b : a and std::max(a, b) returns (a < b) ? b : a; a zero of
   // either sign is kept as given. The sign of a zero never changes the results below.
@@ -53,9 +53,9 @@ GemmlowpQuantParams gemmlowp_choose_params(std::uint32_t min_bits, std::uint32_t
   // (max - min) is max + (-min): negating a float is exact (flip the sign bit).
   const std::uint32_t range = f32_add(max_bits, min_bits ^ kF32SignBit);
   // An infinite range gives an infinite scale (inf / 255 = inf).
-  error_if(f32_is_inf(range), "gemmlowp.choose_params: max - min overflows float32, the scale is infinite");
+  QSPEC_ERROR_IF(f32_is_inf(range), "gemmlowp.choose_params: max - min overflows float32, the scale is infinite");
   const std::uint32_t scale = f32_div(range, kF32_255);  // (qmax - qmin) == 255.f exactly
-  error_if(f32_value(scale) == 0, "gemmlowp.choose_params: the float32 scale (max - min) / 255 is 0");
+  QSPEC_ERROR_IF(f32_value(scale) == 0, "gemmlowp.choose_params: the float32 scale (max - min) / 255 is 0");
   // min / scale in double: both operands widen exactly; one double rounding.
   const std::uint64_t min_over_scale = f64_div(f64_from_f32(min_bits), f64_from_f32(scale));
   const Rat initial_zero_point = -f64_value(min_over_scale);  // qmin - v with qmin == 0: exact
@@ -71,9 +71,9 @@ GemmlowpQuantParams gemmlowp_choose_params(std::uint32_t min_bits, std::uint32_t
 //   clamped = std::max(0.f, std::min(255.f, transformed));
 //   q = (uint8)std::round(clamped);               // ties away from zero
 Int gemmlowp_quantize(std::uint32_t real_bits, std::uint32_t scale_bits, const Int& zero_point) {
-  require(float_is_finite(real_bits, kBinary32), "gemmlowp.quantize: finite real value");
-  require(float_is_finite(scale_bits, kBinary32) && f32_value(scale_bits) > 0, "gemmlowp.quantize: finite scale > 0");
-  require(zero_point >= 0 && zero_point <= 255, "gemmlowp.quantize: zero_point in [0, 255]");
+  QSPEC_REQUIRE(float_is_finite(real_bits, kBinary32), "gemmlowp.quantize: finite real value");
+  QSPEC_REQUIRE(float_is_finite(scale_bits, kBinary32) && f32_value(scale_bits) > 0, "gemmlowp.quantize: finite scale > 0");
+  QSPEC_REQUIRE(zero_point >= 0 && zero_point <= 255, "gemmlowp.quantize: zero_point in [0, 255]");
   const std::uint32_t quotient = f32_div(real_bits, scale_bits);
   if (f32_is_inf(quotient)) {
     // inf + finite zero point stays inf; the clamp then yields 0 or 255.
@@ -87,15 +87,15 @@ Int gemmlowp_quantize(std::uint32_t real_bits, std::uint32_t scale_bits, const I
 // spec: gemmlowp.dequantize
 //   scale * (quantized_val - zero_point)   // uint8 - uint8 is an exact int; int->float exact; one float multiply
 std::uint32_t gemmlowp_dequantize(const Int& q, std::uint32_t scale_bits, const Int& zero_point) {
-  require(float_is_finite(scale_bits, kBinary32), "gemmlowp.dequantize: finite scale");
-  require(q >= 0 && q <= 255 && zero_point >= 0 && zero_point <= 255, "gemmlowp.dequantize: uint8 q and zero_point");
+  QSPEC_REQUIRE(float_is_finite(scale_bits, kBinary32), "gemmlowp.dequantize: finite scale");
+  QSPEC_REQUIRE(q >= 0 && q <= 255 && zero_point >= 0 && zero_point <= 255, "gemmlowp.dequantize: uint8 q and zero_point");
   return f32_mul(scale_bits, f32_from_int(q - zero_point));
 }
 
 // spec: gemmlowp.offset_identity
 Int gemmlowp_offset_dot(const std::vector<Int>& a, const std::vector<Int>& b, const Int& lhs_offset,
                         const Int& rhs_offset) {
-  require(a.size() == b.size(), "gemmlowp.offset_identity: operands of equal depth");
+  QSPEC_REQUIRE(a.size() == b.size(), "gemmlowp.offset_identity: operands of equal depth");
   Int acc = 0;
   for (std::size_t i = 0; i < a.size(); ++i) acc += (a[i] + lhs_offset) * (b[i] + rhs_offset);
   return acc;
@@ -105,7 +105,7 @@ Int gemmlowp_offset_dot(const std::vector<Int>& a, const std::vector<Int>& b, co
 // Every addition and multiplication wraps to int32, as the SIMD kernels and unpacking do.
 Int gemmlowp_offset_dot_int32(const std::vector<Int>& a, const std::vector<Int>& b, const Int& lhs_offset,
                               const Int& rhs_offset) {
-  require(a.size() == b.size(), "gemmlowp.offset_identity: operands of equal depth");
+  QSPEC_REQUIRE(a.size() == b.size(), "gemmlowp.offset_identity: operands of equal depth");
   require_int32(lhs_offset, "gemmlowp.offset_identity", "lhs_offset");
   require_int32(rhs_offset, "gemmlowp.offset_identity", "rhs_offset");
   Int sum_ab = 0, sum_a = 0, sum_b = 0;
@@ -150,7 +150,7 @@ Int gemmlowp_srdhm(const Int& a, const Int& b) {
 // ties down): that is round_half_away(x / 2^e). For e = 0 the mask is 0 and x is returned.
 Int gemmlowp_rdbpot(const Int& x, int exponent) {
   require_int32(x, "requant.gemmlowp.rdbpot", "x");
-  require(exponent >= 0 && exponent <= 31, "requant.gemmlowp.rdbpot: 0 <= exponent <= 31");
+  QSPEC_REQUIRE(exponent >= 0 && exponent <= 31, "requant.gemmlowp.rdbpot: 0 <= exponent <= 31");
   const Int divisor = pow2(static_cast<unsigned>(exponent));
   const Int mask = divisor - 1;
   const Int shifted = floor_div(x, divisor);  // arithmetic shift right
@@ -165,9 +165,9 @@ Int gemmlowp_rdbpot(const Int& x, int exponent) {
 // float. m in [1/2, 1) has at most 24 significant bits, so m * 2^31 is already an integer in
 // [2^30, 2^31): the rounding is exact and the q == 2^31 branch of the code is unreachable.
 QuantizedMultiplier gemmlowp_quantize_multiplier_smaller_than_one(std::uint32_t real_bits) {
-  require(float_is_finite(real_bits, kBinary32), "requant.gemmlowp.quantize_multiplier: finite real multiplier");
+  QSPEC_REQUIRE(float_is_finite(real_bits, kBinary32), "requant.gemmlowp.quantize_multiplier: finite real multiplier");
   Rat m = f32_value(real_bits);
-  require(m > 0 && m < 1, "requant.gemmlowp.quantize_multiplier: 0 < real_multiplier < 1");
+  QSPEC_REQUIRE(m > 0 && m < 1, "requant.gemmlowp.quantize_multiplier: 0 < real_multiplier < 1");
   int s = 0;
   while (m < Rat(1, 2)) {
     m *= 2;
@@ -198,7 +198,7 @@ Int gemmlowp_scale_by_fixedpoint_and_exponent(const Int& x, const Int& multiplie
                                               const Int& result_offset_after_shift) {
   const char* clause = "requant.gemmlowp.scale_by_fixedpoint_and_exponent";
   require_int32(x, clause, "x");
-  require(exponent >= -31 && exponent <= 30, std::string(clause) + ": -31 <= result_exponent <= 30");
+  QSPEC_REQUIRE(exponent >= -31 && exponent <= 30, std::string(clause) + ": -31 <= result_exponent <= 30");
   const int left_shift = exponent > 0 ? exponent : 0;
   const int right_shift = exponent > 0 ? 0 : -exponent;
   const Int shifted = x * pow2(static_cast<unsigned>(left_shift));
@@ -213,7 +213,7 @@ Int gemmlowp_scale_by_fixedpoint_and_exponent(const Int& x, const Int& multiplie
 Int gemmlowp_scale_by_fixedpoint_and_exponent_pc(const Int& x, std::size_t channel, const std::vector<Int>& multipliers,
                                                  const std::vector<int>& exponents,
                                                  const Int& result_offset_after_shift) {
-  require(multipliers.size() == exponents.size() && channel < multipliers.size(),
+  QSPEC_REQUIRE(multipliers.size() == exponents.size() && channel < multipliers.size(),
           "requant.gemmlowp.scale_by_fixedpoint_and_exponent_pc: one multiplier and exponent per channel");
   return gemmlowp_scale_by_fixedpoint_and_exponent(x, multipliers[channel], exponents[channel],
                                                    result_offset_after_shift);
@@ -236,7 +236,7 @@ Int gemmlowp_quantize_down_uint8_scale(const Int& x, const Int& result_offset, c
 // spec: requant.gemmlowp.legacy_uint8_scale_pc
 Int gemmlowp_quantize_down_uint8_scale_pc(const Int& x, std::size_t channel, const std::vector<Int>& result_offsets,
                                           const std::vector<Int>& result_mult_ints, int result_shift) {
-  require(result_offsets.size() == result_mult_ints.size() && channel < result_offsets.size(),
+  QSPEC_REQUIRE(result_offsets.size() == result_mult_ints.size() && channel < result_offsets.size(),
           "requant.gemmlowp.legacy_uint8_scale_pc: one result_offset and result_mult_int per channel");
   return gemmlowp_quantize_down_uint8_scale(x, result_offsets[channel], result_mult_ints[channel], result_shift);
 }

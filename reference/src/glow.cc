@@ -20,13 +20,13 @@ std::string dtype_str(DType t) { return std::string(dtype_name(t)); }
 // One IEEE operation's rounding, for the float64 arithmetic of chooseQuantizationParams.
 Rat r64(const Rat& v) {
   const std::uint64_t b = f64_round(v);
-  require(float_is_finite(b, kBinary64), "glow: a float64 intermediate overflowed");
+  QSPEC_REQUIRE(float_is_finite(b, kBinary64), "glow: a float64 intermediate overflowed");
   return f64_value(b);
 }
 // The same for float32 results that cannot overflow.
 Rat r32(const Rat& v) {
   const std::uint32_t b = f32_round(v);
-  require(float_is_finite(b, kBinary32), "glow: a float32 intermediate overflowed");
+  QSPEC_REQUIRE(float_is_finite(b, kBinary32), "glow: a float32 intermediate overflowed");
   return f32_value(b);
 }
 
@@ -43,7 +43,7 @@ Range glow_quantized_range(DType t) {
     case DType::I32:
       return {-pow2(29), pow2(29) - 1};  // INT32_MIN >> 2, INT32_MAX >> 2
     default:
-      require(false, "glow: precision must be int8, uint8, int16 or int32, not " + dtype_str(t));
+      QSPEC_REQUIRE(false, "glow: precision must be int8, uint8, int16 or int32, not " + dtype_str(t));
       return {};
   }
 }
@@ -58,7 +58,7 @@ Rat f64_one_tenth() { return f64_value(f64_round(Rat(1, 10))); }
 
 // spec: glow.affine_map
 Rat glow_real_value(const Int& q, const GlowQParams& p) {
-  require(float_is_finite(p.scale, kBinary32), "glow.affine_map: finite scale");
+  QSPEC_REQUIRE(float_is_finite(p.scale, kBinary32), "glow.affine_map: finite scale");
   return Rat(q - p.offset) * f32_value(p.scale);
 }
 
@@ -67,22 +67,22 @@ Rat glow_real_value(const Int& q, const GlowQParams& p) {
 //   return clip<int64_t, DestTy>((int64_t)nearbyintf(result));
 Int glow_quantize(std::uint32_t x, const GlowQParams& p, DType out) {
   const std::string c = "glow.quantize: ";
-  require(out == DType::I8 || out == DType::U8 || out == DType::I16 || out == DType::I32,
+  QSPEC_REQUIRE(out == DType::I8 || out == DType::U8 || out == DType::I16 || out == DType::I32,
           c + "DestTy is int8, uint8, int16 or int32, not " + dtype_str(out));
-  require(float_is_finite(x, kBinary32), c + "finite input");
-  require(float_is_finite(p.scale, kBinary32) && f32_value(p.scale) != 0, c + "finite nonzero scale");
-  require(fits_int32(p.offset), c + "offset is int32");
+  QSPEC_REQUIRE(float_is_finite(x, kBinary32), c + "finite input");
+  QSPEC_REQUIRE(float_is_finite(p.scale, kBinary32) && f32_value(p.scale) != 0, c + "finite nonzero scale");
+  QSPEC_REQUIRE(fits_int32(p.offset), c + "offset is int32");
   const std::uint32_t result = f32_add_ext(f32_div(x, p.scale), f32_from_int(p.offset));
-  require(!f32_is_inf(result), c + "x / scale + offset is finite ((int64_t) of inf is undefined)");
+  QSPEC_REQUIRE(!f32_is_inf(result), c + "x / scale + offset is finite ((int64_t) of inf is undefined)");
   const Int n = round_half_even(f32_value(result));  // nearbyintf in the default rounding mode
-  require(n >= -pow2(63) && n < pow2(63), c + "nearbyintf(result) converts to int64");
+  QSPEC_REQUIRE(n >= -pow2(63) && n < pow2(63), c + "nearbyintf(result) converts to int64");
   return saturate(n, out);
 }
 
 // spec: glow.dequantize
 //   return TQP.scale * ((int64_t)input - TQP.offset);    // int64 difference -> float, float32 product
 std::uint32_t glow_dequantize(const Int& q, const GlowQParams& p) {
-  require(float_is_finite(p.scale, kBinary32), "glow.dequantize: finite scale");
+  QSPEC_REQUIRE(float_is_finite(p.scale, kBinary32), "glow.dequantize: finite scale");
   return f32_mul(p.scale, f32_from_int(q - p.offset));
 }
 
@@ -93,9 +93,9 @@ std::uint32_t glow_dequantize(const Int& q, const GlowQParams& p) {
 // the C++ each step models; `float` variables hold float32 values, `double` ones float64.
 GlowQParams glow_choose_params(std::uint32_t min_bits, std::uint32_t max_bits, GlowSchema schema, DType precision) {
   const std::string c = "glow.choose_params: ";
-  require(float_is_finite(min_bits, kBinary32) && float_is_finite(max_bits, kBinary32), c + "finite range");
+  QSPEC_REQUIRE(float_is_finite(min_bits, kBinary32) && float_is_finite(max_bits, kBinary32), c + "finite range");
   Rat min = f32_value(min_bits), max = f32_value(max_bits);
-  require(min <= max, c + "min <= max (Glow asserts)");
+  QSPEC_REQUIRE(min <= max, c + "min <= max (Glow asserts)");
   const Range qr = glow_quantized_range(precision);
   const Rat qmin(qr.lo), qmax(qr.hi);
 
@@ -107,13 +107,13 @@ GlowQParams glow_choose_params(std::uint32_t min_bits, std::uint32_t max_bits, G
   // (With min >= 0 the schema keeps the asymmetric computation below: zero maps to qmin.)
 
   if (schema == GlowSchema::Symmetric) {
-    require(qr.lo < 0, c + "symmetric schemas need a signed precision (Glow asserts qmin < 0)");
+    QSPEC_REQUIRE(qr.lo < 0, c + "symmetric schemas need a signed precision (Glow asserts qmin < 0)");
     const Rat rmin = r64(min / qmin);  // double rmin = min / (double)qmin;
     const Rat rmax = r64(max / qmax);  // double rmax = max / (double)qmax;
     if (rmin > rmax) {
       // max = rmin * qmax;  (double product, then narrowed to float on assignment)
       const std::uint32_t b = f32_round(r64(rmin * qmax));
-      require(!f32_is_inf(b), c + "rmin * qmax fits float32");  // |rmin * qmax| < |min|: cannot fail
+      QSPEC_REQUIRE(!f32_is_inf(b), c + "rmin * qmax fits float32");  // |rmin * qmax| < |min|: cannot fail
       max = f32_value(b);
     } else {
       // min = rmax * qmin;  may exceed the float range: becomes -inf, clamped just below
@@ -162,13 +162,13 @@ GlowQParams glow_choose_params(std::uint32_t min_bits, std::uint32_t max_bits, G
 GlowQParams glow_bias_params(const GlowQParams& bias, std::uint32_t input_scale, std::uint32_t weights_scale,
                              DType precision) {
   const std::string c = "glow.bias_int32: ";
-  require(precision == DType::I8 || precision == DType::I16 || precision == DType::I32,
+  QSPEC_REQUIRE(precision == DType::I8 || precision == DType::I16 || precision == DType::I32,
           c + "bias precision is int8, int16 or int32, not " + dtype_str(precision));
-  require(float_is_finite(bias.scale, kBinary32) && float_is_finite(input_scale, kBinary32) &&
+  QSPEC_REQUIRE(float_is_finite(bias.scale, kBinary32) && float_is_finite(input_scale, kBinary32) &&
               float_is_finite(weights_scale, kBinary32),
           c + "finite scales");
   const std::uint32_t product = f32_mul(input_scale, weights_scale);  // float * float -> float
-  require(!f32_is_inf(product), c + "input_scale * weights_scale is finite");
+  QSPEC_REQUIRE(!f32_is_inf(product), c + "input_scale * weights_scale is finite");
   const Int offset = precision == DType::I32 ? Int(0) : bias.offset;
   const std::uint32_t scale = f32_value(product) > f32_value(bias.scale) ? product : bias.scale;
   return {scale, offset};
@@ -176,13 +176,13 @@ GlowQParams glow_bias_params(const GlowQParams& bias, std::uint32_t input_scale,
 
 // spec: glow.uint8_to_int8
 Int glow_uint8_to_int8(const Int& v) {
-  require(v >= 0 && v <= 255, "glow.uint8_to_int8: a uint8 value or offset");
+  QSPEC_REQUIRE(v >= 0 && v <= 255, "glow.uint8_to_int8: a uint8 value or offset");
   return v - 128;
 }
 
 // spec: glow.rowwise
 GlowQParams glow_rowwise_quantize_row(const std::vector<std::uint32_t>& row, GlowSchema schema, std::vector<Int>& q) {
-  require(!row.empty(), "glow.rowwise: non-empty row");
+  QSPEC_REQUIRE(!row.empty(), "glow.rowwise: non-empty row");
   // Tensor::minMaxArg: the first index holding the minimum / maximum.
   std::size_t imin = 0, imax = 0;
   for (std::size_t i = 1; i < row.size(); ++i) {
@@ -198,10 +198,10 @@ GlowQParams glow_rowwise_quantize_row(const std::vector<std::uint32_t>& row, Glo
 // spec: glow.fused_rowwise
 GlowFusedRow glow_fused_rowwise_quantize_row(const std::vector<std::uint32_t>& row) {
   const std::string c = "glow.fused_rowwise: ";
-  require(!row.empty(), c + "non-empty row");
+  QSPEC_REQUIRE(!row.empty(), c + "non-empty row");
   std::size_t imin = 0, imax = 0;
   for (std::size_t i = 1; i < row.size(); ++i) {
-    require(float_is_finite(row[i], kBinary32), c + "finite values");
+    QSPEC_REQUIRE(float_is_finite(row[i], kBinary32), c + "finite values");
     if (f32_compare(row[i], row[imax]) > 0) imax = i;
     if (f32_compare(row[i], row[imin]) < 0) imin = i;
   }
@@ -209,7 +209,7 @@ GlowFusedRow glow_fused_rowwise_quantize_row(const std::vector<std::uint32_t>& r
   // const float scale = ((max - min) < kEqualityThreshold) ? 1.0
   //                     : ((double)max - (double)min) / range;     // range = 255.0f
   const std::uint32_t diff = f32_sub(max, min);
-  require(!f32_is_inf(diff), c + "max - min is finite in float32");
+  QSPEC_REQUIRE(!f32_is_inf(diff), c + "max - min is finite in float32");
   std::uint32_t scale;
   if (f32_value(diff) < f32_value(f32_1e_minus_10())) {
     scale = kF32One;
@@ -224,7 +224,7 @@ GlowFusedRow glow_fused_rowwise_quantize_row(const std::vector<std::uint32_t>& r
   for (std::uint32_t x : row) {
     const std::uint32_t quotient = f32_div(f32_sub(x, min), scale);
     const Int v = round_half_away(f32_value(quotient));
-    require(v >= 0 && v <= 255, c + "the rounded quotient is a byte");
+    QSPEC_REQUIRE(v >= 0 && v <= 255, c + "the rounded quotient is a byte");
     out.q.push_back(v);
   }
   return out;
@@ -234,12 +234,12 @@ GlowFusedRow glow_fused_rowwise_quantize_row(const std::vector<std::uint32_t>& r
 //   uint16_t d = static_cast<uint16_t>(input); return (d * scale) + offset;
 std::uint32_t glow_fused_rowwise_dequantize(const Int& q, std::uint32_t scale, std::uint32_t offset) {
   const std::string c = "glow.fused_rowwise: ";
-  require(q >= 0 && q <= 255, c + "q is a byte");
-  require(float_is_finite(scale, kBinary32) && float_is_finite(offset, kBinary32), c + "finite scale and offset");
+  QSPEC_REQUIRE(q >= 0 && q <= 255, c + "q is a byte");
+  QSPEC_REQUIRE(float_is_finite(scale, kBinary32) && float_is_finite(offset, kBinary32), c + "finite scale and offset");
   const std::uint32_t product = f32_mul(f32_from_int(q), scale);
-  require(!f32_is_inf(product), c + "q * scale is finite");
+  QSPEC_REQUIRE(!f32_is_inf(product), c + "q * scale is finite");
   const std::uint32_t sum = f32_add(product, offset);
-  require(!f32_is_inf(sum), c + "q * scale + offset is finite");
+  QSPEC_REQUIRE(!f32_is_inf(sum), c + "q * scale + offset is finite");
   return sum;
 }
 
@@ -248,9 +248,9 @@ std::uint32_t glow_fused_rowwise_dequantize(const Int& q, std::uint32_t scale, s
 // is exact, so the loops only count; the integer scale is roundf of scale * 2^(pre + post).
 GlowRescaleParams glow_rescale_params(std::uint32_t scale_bits) {
   const std::string c = "glow.rescale_params: ";
-  require(float_is_finite(scale_bits, kBinary32), c + "finite scale");
+  QSPEC_REQUIRE(float_is_finite(scale_bits, kBinary32), c + "finite scale");
   Rat scale = f32_value(scale_bits);
-  require(scale > 0, c + "positive scale");
+  QSPEC_REQUIRE(scale > 0, c + "positive scale");
   // isFloatPowerOf2: |frexp(scale)| == 0.5, i.e. scale == 2^e; getFloat2Exp = ilogb = e.
   int e = 0;
   Rat f = scale;
@@ -264,7 +264,7 @@ GlowRescaleParams glow_rescale_params(std::uint32_t scale_bits) {
   }
   if (f == 1) {
     if (e > 0) {
-      require(e <= 30, c + "(int)scale fits int");
+      QSPEC_REQUIRE(e <= 30, c + "(int)scale fits int");
       return {0, 0, pow2(static_cast<unsigned>(e))};
     }
     return {0, -e, Int(1)};
@@ -279,7 +279,7 @@ GlowRescaleParams glow_rescale_params(std::uint32_t scale_bits) {
     ++pre;
   }
   const Int s = round_half_away(scale);  // std::round(float), then converted to int
-  require(s < pow2(31), c + "the integer scale fits int");
+  QSPEC_REQUIRE(s < pow2(31), c + "the integer scale fits int");
   return {pre, post, s};
 }
 
@@ -290,23 +290,23 @@ GlowRescaleParams glow_rescale_params(std::uint32_t scale_bits) {
 //                       return ((((input >> pre) * scale) + rtn) >> post) + offset;
 Int glow_rescale_integer(const Int& x, const GlowQParams& in, const GlowQParams& out) {
   const std::string c = "glow.rescale_integer: ";
-  require(float_is_finite(in.scale, kBinary32) && float_is_finite(out.scale, kBinary32), c + "finite scales");
-  require(f32_value(in.scale) > 0 && f32_value(out.scale) > 0, c + "positive scales");
+  QSPEC_REQUIRE(float_is_finite(in.scale, kBinary32) && float_is_finite(out.scale, kBinary32), c + "finite scales");
+  QSPEC_REQUIRE(f32_value(in.scale) > 0 && f32_value(out.scale) > 0, c + "positive scales");
   const std::uint32_t ratio = f32_div(in.scale, out.scale);
-  require(!f32_is_inf(ratio) && f32_value(ratio) > 0, c + "in_scale / out_scale is a positive finite float");
+  QSPEC_REQUIRE(!f32_is_inf(ratio) && f32_value(ratio) > 0, c + "in_scale / out_scale is a positive finite float");
   const GlowRescaleParams p = glow_rescale_params(ratio);
-  require(p.pre <= 31 && p.post <= 31, c + "shift amounts < 32");
-  require(fits_int32(x) && fits_int32(in.offset) && fits_int32(out.offset), c + "int32 operands");
+  QSPEC_REQUIRE(p.pre <= 31 && p.post <= 31, c + "shift amounts < 32");
+  QSPEC_REQUIRE(fits_int32(x) && fits_int32(in.offset) && fits_int32(out.offset), c + "int32 operands");
   const Int xi = x - in.offset;
-  require(fits_int32(xi), c + "x - in_offset fits int32");
+  QSPEC_REQUIRE(fits_int32(xi), c + "x - in_offset fits int32");
   const Int shifted = floor_div(xi, pow2(static_cast<unsigned>(p.pre)));  // input >> pre
   const Int product = shifted * p.scale;
-  require(fits_int32(product), c + "(x >> pre) * scale fits int32");
+  QSPEC_REQUIRE(fits_int32(product), c + "(x >> pre) * scale fits int32");
   const Int rtn = p.post > 0 ? pow2(static_cast<unsigned>(p.post - 1)) : Int(0);
-  require(fits_int32(product + rtn), c + "adding the rounding constant fits int32");
+  QSPEC_REQUIRE(fits_int32(product + rtn), c + "adding the rounding constant fits int32");
   const Int scaled = floor_div(product + rtn, pow2(static_cast<unsigned>(p.post)));
   const Int with_offset = scaled + out.offset;
-  require(fits_int32(with_offset), c + "adding the output offset fits int32");
+  QSPEC_REQUIRE(fits_int32(with_offset), c + "adding the output offset fits int32");
   return saturate(with_offset, DType::I8);  // libjit_clip: [-128, 127]
 }
 

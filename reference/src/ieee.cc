@@ -31,7 +31,7 @@ bool float_is_finite(std::uint64_t bits, FloatFormat f) {
 // value = (-1)^s * 2^(E - bias) * (1 + m / 2^mant)   for 0 < E < max,
 //       = (-1)^s * 2^(1 - bias) * (m / 2^mant)       for E == 0 (zero and subnormals).
 Rat float_value(std::uint64_t bits, FloatFormat f) {
-  require(float_is_finite(bits, f), "float.decode: finite bit pattern");
+  QSPEC_REQUIRE(float_is_finite(bits, f), "float.decode: finite bit pattern");
   const std::uint64_t exp = (bits >> f.mant_bits) & mask(f.exp_bits);
   const std::uint64_t man = bits & mask(f.mant_bits);
   Int significand = Int(man);
@@ -81,7 +81,7 @@ std::uint32_t f32_mul(std::uint32_t a, std::uint32_t b) {
 
 std::uint32_t f32_div(std::uint32_t a, std::uint32_t b) {
   const Rat d = f32_value(b);
-  require(d != 0, "f32_div: nonzero divisor");
+  QSPEC_REQUIRE(d != 0, "f32_div: nonzero divisor");
   const bool neg = sign_bit(a, kBinary32) != sign_bit(b, kBinary32);
   return static_cast<std::uint32_t>(float_round(f32_value(a) / d, kBinary32, neg));
 }
@@ -100,7 +100,7 @@ std::uint64_t f64_mul(std::uint64_t a, std::uint64_t b) {
 
 std::uint64_t f64_div(std::uint64_t a, std::uint64_t b) {
   const Rat d = f64_value(b);
-  require(d != 0, "f64_div: nonzero divisor");
+  QSPEC_REQUIRE(d != 0, "f64_div: nonzero divisor");
   const bool neg = sign_bit(a, kBinary64) != sign_bit(b, kBinary64);
   return float_round(f64_value(a) / d, kBinary64, neg);
 }

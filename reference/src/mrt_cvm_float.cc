@@ -11,10 +11,10 @@ namespace qspec::ref {
 // third loop stays below 2^(bits-1) <= 2^31. Only round() rounds: Python 3 round() of a float is
 // round-half-to-even of its exact value.
 CvmFloat mrt_cvm_float(std::uint64_t number_f64, int bits) {
-  require(float_is_finite(number_f64, kBinary64), "mrt.cvm_float: finite number (MRT loops forever on infinity)");
-  require(bits <= 32, "mrt.cvm_float: bits <= 32 (frac must fit int32)");
+  QSPEC_REQUIRE(float_is_finite(number_f64, kBinary64), "mrt.cvm_float: finite number (MRT loops forever on infinity)");
+  QSPEC_REQUIRE(bits <= 32, "mrt.cvm_float: bits <= 32 (frac must fit int32)");
   Rat number = f64_value(number_f64);
-  error_if(number < 0, "mrt.cvm_float: number must be >= 0 (MRT asserts number >= 0)");
+  QSPEC_ERROR_IF(number < 0, "mrt.cvm_float: number must be >= 0 (MRT asserts number >= 0)");
   // alpha = max(2 ** (bits - 1) - 1, 1): for bits <= 1, 2 ** (bits - 1) - 1 <= 0, so alpha = 1.
   const Int alpha = bits >= 2 ? pow2(static_cast<unsigned>(bits - 1)) - 1 : Int(1);
   int b = bits - 1;

@@ -10,7 +10,7 @@ namespace {
 void check_attr(int v, const char* clause, const char* what) {
   // CVM: VerifyAttrRange(v, name, 1, 33) plus the graph's precision check (0, 32]; qspec
   // rejects everything outside [1, 32] (errata E-MRT-6).
-  error_if(v < 1 || v > 32, std::string(clause) + ": " + what + " must be in [1, 32], got " + std::to_string(v));
+  QSPEC_ERROR_IF(v < 1 || v > 32, std::string(clause) + ": " + what + " must be in [1, 32], got " + std::to_string(v));
 }
 
 const Int kInt32Min = -pow2(31);
@@ -40,12 +40,12 @@ Int cvm_right_shift(const Int& x, int shift_bit, int precision) {
 Int cvm_right_shift_cpu(const Int& x, int shift_bit, int precision) {
   check_attr(precision, "cvm.right_shift_cpu", "precision");
   check_attr(shift_bit, "cvm.right_shift_cpu", "shift_bit");
-  require(x >= kInt32Min && x <= kInt32Max, "cvm.right_shift_cpu: int32 input");
+  QSPEC_REQUIRE(x >= kInt32Min && x <= kInt32Max, "cvm.right_shift_cpu: int32 input");
   if (precision == 1) return 0;                      // max == 0: memset to zero
   if (shift_bit >= 31) return floor_div(x, pow2(31));  // a >> 31: no rounding
   const Int t = floor_div(x + pow2(static_cast<unsigned>(shift_bit - 1)), pow2(static_cast<unsigned>(shift_bit)));
   if (precision + shift_bit >= 32) {
-    require(!(shift_bit == 1 && x == kInt32Max), "cvm.right_shift_cpu: (x >> 0) + 1 overflows int32");
+    QSPEC_REQUIRE(!(shift_bit == 1 && x == kInt32Max), "cvm.right_shift_cpu: (x >> 0) + 1 overflows int32");
     return t;  // no clip
   }
   return saturate(t, mrt_sym_range(precision));
@@ -56,10 +56,10 @@ Int cvm_left_shift(const Int& x, int shift_bit, int precision, int input_precisi
   check_attr(precision, "cvm.left_shift", "precision");
   check_attr(shift_bit, "cvm.left_shift", "shift_bit");
   check_attr(input_precision, "cvm.left_shift", "input_precision");
-  error_if(input_precision + shift_bit > 32,
+  QSPEC_ERROR_IF(input_precision + shift_bit > 32,
            "cvm.left_shift: input precision + shift_bit = " + std::to_string(input_precision + shift_bit) +
                " > 32 (CVM precision inference refuses the graph)");
-  require(abs(x) <= mrt_alpha(input_precision), "cvm.left_shift: |x| <= 2^(input_precision-1) - 1");
+  QSPEC_REQUIRE(abs(x) <= mrt_alpha(input_precision), "cvm.left_shift: |x| <= 2^(input_precision-1) - 1");
   return saturate(x * pow2(static_cast<unsigned>(shift_bit)), mrt_sym_range(precision));
 }
 

@@ -40,13 +40,13 @@ std::uint64_t f32_extreme_as_f64(const std::vector<std::uint32_t>& w, bool want_
 }
 
 void check_prec(int prec, const char* clause) {
-  error_if(prec < 1 || prec > 32, std::string(clause) + ": precision must be in [1, 32], got " + std::to_string(prec));
+  QSPEC_ERROR_IF(prec < 1 || prec > 32, std::string(clause) + ": precision must be in [1, 32], got " + std::to_string(prec));
 }
 
 }  // namespace
 
 Int mrt_alpha(int prec) {
-  error_if(prec < 1 || prec > 32, "MRT precision must be in [1, 32], got " + std::to_string(prec));
+  QSPEC_ERROR_IF(prec < 1 || prec > 32, "MRT precision must be in [1, 32], got " + std::to_string(prec));
   return pow2(static_cast<unsigned>(prec - 1)) - 1;
 }
 
@@ -55,12 +55,12 @@ Int mrt_alpha(int prec) {
 // (alpha < 2^31 < 2^53) and performs one binary64 division.
 std::uint64_t mrt_scale(std::uint64_t threshold_f64, int prec) {
   check_prec(prec, "mrt.scale");
-  require(f64_finite(threshold_f64), "mrt.scale: finite threshold");
+  QSPEC_REQUIRE(f64_finite(threshold_f64), "mrt.scale: finite threshold");
   const Rat th = f64_value(threshold_f64);
-  error_if(th < 0, "mrt.scale: threshold must be >= 0 (MRT asserts threshold >= 0)");
+  QSPEC_ERROR_IF(th < 0, "mrt.scale: threshold must be >= 0 (MRT asserts threshold >= 0)");
   if (th == 0) return kF64One;
   const std::uint64_t s = f64_div(f64_from_int(mrt_alpha(prec)), threshold_f64);
-  require(f64_finite(s), "mrt.scale: alpha / threshold must be finite in binary64");
+  QSPEC_REQUIRE(f64_finite(s), "mrt.scale: alpha / threshold must be finite in binary64");
   return s;
 }
 
@@ -69,9 +69,9 @@ std::uint64_t mrt_scale(std::uint64_t threshold_f64, int prec) {
 // product), MXNet round (half away from zero), clip to the symmetric range.
 Int mrt_sym_quantize_value(std::uint32_t w_f32, std::uint64_t scale_f64, int prec) {
   check_prec(prec, "mrt.sym_param_quantizer");
-  require(f32_finite(w_f32), "mrt.sym_param_quantizer: finite weight");
+  QSPEC_REQUIRE(f32_finite(w_f32), "mrt.sym_param_quantizer: finite weight");
   const std::uint64_t prod = f64_mul(f64_from_f32(w_f32), scale_f64);
-  require(f64_finite(prod), "mrt.sym_param_quantizer: finite product");
+  QSPEC_REQUIRE(f64_finite(prod), "mrt.sym_param_quantizer: finite product");
   return saturate(round_half_away(f64_value(prod)), mrt_sym_range(prec));
 }
 
@@ -79,8 +79,8 @@ Int mrt_sym_quantize_value(std::uint32_t w_f32, std::uint64_t scale_f64, int pre
 MrtSymParamResult mrt_sym_param_quantize(const std::vector<std::uint32_t>& w_f32, int prec,
                                          std::optional<std::uint64_t> threshold_f64, MrtSymVariant variant) {
   check_prec(prec, "mrt.sym_param_quantizer");
-  for (auto b : w_f32) require(f32_finite(b), "mrt.sym_param_quantizer: finite weights");
-  if (!threshold_f64) require(!w_f32.empty(), "mrt.sym_param_quantizer: non-empty weights when no threshold is given");
+  for (auto b : w_f32) QSPEC_REQUIRE(f32_finite(b), "mrt.sym_param_quantizer: finite weights");
+  if (!threshold_f64) QSPEC_REQUIRE(!w_f32.empty(), "mrt.sym_param_quantizer: non-empty weights when no threshold is given");
   const std::uint64_t th = threshold_f64 ? *threshold_f64 : f32_absmax_as_f64(w_f32);
   const std::uint64_t sc = mrt_scale(th, prec);  // ERROR_IF th < 0
   MrtSymParamResult r;
@@ -100,7 +100,7 @@ MrtSymParamResult mrt_sym_param_quantize(const std::vector<std::uint32_t>& w_f32
       case MrtSymVariant::V2: {
         // MXNet float32 array times a Python float: the scalar is cast to float32 first.
         const std::uint32_t prod = f32_mul(w, f32_from_f64(sc));
-        require(f32_finite(prod), "mrt.sym_param_quantizer (v2): finite product");
+        QSPEC_REQUIRE(f32_finite(prod), "mrt.sym_param_quantizer (v2): finite product");
         r.q.push_back(saturate(round_half_away(f32_value(prod)), range));
         break;
       }
@@ -116,15 +116,15 @@ MrtSymParamResult mrt_sym_param_quantize(const std::vector<std::uint32_t>& w_f32
 // (2**prec - 1) / (maxv - minv) in Python: one binary64 subtraction, one binary64 division.
 std::uint64_t mrt_affine_scale(std::uint64_t min_f64, std::uint64_t max_f64, int prec) {
   check_prec(prec, "mrt.affine_param_quantizer");
-  require(f64_finite(min_f64) && f64_finite(max_f64), "mrt.affine_param_quantizer: finite range");
+  QSPEC_REQUIRE(f64_finite(min_f64) && f64_finite(max_f64), "mrt.affine_param_quantizer: finite range");
   const Rat mn = f64_value(min_f64), mx = f64_value(max_f64);
-  error_if(mn == mx, "mrt.affine_param_quantizer: max == min (MRT divides by max - min unguarded)");
-  require(mn < mx, "mrt.affine_param_quantizer: min < max");
+  QSPEC_ERROR_IF(mn == mx, "mrt.affine_param_quantizer: max == min (MRT divides by max - min unguarded)");
+  QSPEC_REQUIRE(mn < mx, "mrt.affine_param_quantizer: min < max");
   // Two distinct finite doubles have a nonzero rounded difference (gradual underflow).
   const std::uint64_t width = f64_sub(max_f64, min_f64);
-  require(f64_finite(width), "mrt.affine_param_quantizer: finite max - min");
+  QSPEC_REQUIRE(f64_finite(width), "mrt.affine_param_quantizer: finite max - min");
   const std::uint64_t s = f64_div(f64_from_int(pow2(static_cast<unsigned>(prec)) - 1), width);
-  require(f64_finite(s), "mrt.affine_param_quantizer: finite scale");
+  QSPEC_REQUIRE(f64_finite(s), "mrt.affine_param_quantizer: finite scale");
   return s;
 }
 
@@ -134,14 +134,14 @@ std::uint64_t mrt_affine_scale(std::uint64_t min_f64, std::uint64_t max_f64, int
 // away); clip to [0, 2^p - 1].
 Int mrt_affine_quantize_value(std::uint32_t w_f32, std::uint64_t zero_point_f64, std::uint64_t scale_f64, int prec) {
   check_prec(prec, "mrt.affine_param_quantizer");
-  require(f32_finite(w_f32), "mrt.affine_param_quantizer: finite weight");
+  QSPEC_REQUIRE(f32_finite(w_f32), "mrt.affine_param_quantizer: finite weight");
   const std::uint32_t zp32 = f32_from_f64(zero_point_f64);
   const std::uint32_t sc32 = f32_from_f64(scale_f64);
-  require(f32_finite(zp32) && f32_finite(sc32), "mrt.affine_param_quantizer: zero point and scale finite in binary32");
+  QSPEC_REQUIRE(f32_finite(zp32) && f32_finite(sc32), "mrt.affine_param_quantizer: zero point and scale finite in binary32");
   const std::uint32_t diff = f32_add(w_f32, zp32 ^ 0x80000000u);
-  require(f32_finite(diff), "mrt.affine_param_quantizer: finite W - zp");
+  QSPEC_REQUIRE(f32_finite(diff), "mrt.affine_param_quantizer: finite W - zp");
   const std::uint32_t prod = f32_mul(diff, sc32);
-  require(f32_finite(prod), "mrt.affine_param_quantizer: finite product");
+  QSPEC_REQUIRE(f32_finite(prod), "mrt.affine_param_quantizer: finite product");
   Rat v = f32_value(prod);
   if (v < 0) v = 0;  // nd.relu
   return saturate(round_half_away(v), Range{Int(0), pow2(static_cast<unsigned>(prec)) - 1});
@@ -152,8 +152,8 @@ MrtAffineParamResult mrt_affine_param_quantize(const std::vector<std::uint32_t>&
                                                std::optional<std::uint64_t> min_f64,
                                                std::optional<std::uint64_t> max_f64) {
   check_prec(prec, "mrt.affine_param_quantizer");
-  for (auto b : w_f32) require(f32_finite(b), "mrt.affine_param_quantizer: finite weights");
-  if (!min_f64 || !max_f64) require(!w_f32.empty(), "mrt.affine_param_quantizer: non-empty weights without a range");
+  for (auto b : w_f32) QSPEC_REQUIRE(f32_finite(b), "mrt.affine_param_quantizer: finite weights");
+  if (!min_f64 || !max_f64) QSPEC_REQUIRE(!w_f32.empty(), "mrt.affine_param_quantizer: non-empty weights without a range");
   const std::uint64_t mn = min_f64 ? *min_f64 : f32_extreme_as_f64(w_f32, false);
   const std::uint64_t mx = max_f64 ? *max_f64 : f32_extreme_as_f64(w_f32, true);
   MrtAffineParamResult r;
@@ -165,7 +165,7 @@ MrtAffineParamResult mrt_affine_param_quantize(const std::vector<std::uint32_t>&
 
 // spec: mrt.dequantize
 Rat mrt_dequantize(const Int& q, const Rat& scale, const Rat& zero) {
-  require(scale > 0, "mrt.dequantize: scale > 0");
+  QSPEC_REQUIRE(scale > 0, "mrt.dequantize: scale > 0");
   return Rat(q) / scale + zero;
 }
 

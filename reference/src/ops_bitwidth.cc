@@ -21,12 +21,12 @@ Int max_abs_c(const PrecParams& p) {
   return m;
 }
 int max_in(const PrecParams& p) {
-  error_if(p.in_precs.empty(), "infer_prec: needs the input precisions");
+  QSPEC_ERROR_IF(p.in_precs.empty(), "infer_prec: needs the input precisions");
   return *std::max_element(p.in_precs.begin(), p.in_precs.end());
 }
 int sym_bound_check(const PrecParams& p) {
-  error_if(p.xprec < 1 || p.wprec < 1 || p.xprec > 32 || p.wprec > 32, "infer_prec: precisions in [1, 32]");
-  error_if(p.k < 1, "infer_prec: reduction length K >= 1");
+  QSPEC_ERROR_IF(p.xprec < 1 || p.wprec < 1 || p.xprec > 32 || p.wprec > 32, "infer_prec: precisions in [1, 32]");
+  QSPEC_ERROR_IF(p.k < 1, "infer_prec: reduction length K >= 1");
   return 0;
 }
 
@@ -69,7 +69,7 @@ std::optional<int> infer_prec_as_written(PrecFormula f, const PrecParams& p) {
     case PrecFormula::FcZpXW: {
       // max(gbc(K)+x+w+2, gbc(abs(C1)*K)+x+1, gbc(abs(max(C2))), gbc(abs(C3))) + 2 with
       // C1 = zp_w, C2[m] = zp_x * sum Wq[m], C3 = K*zp_x*zp_w. Note max(C2) is the signed maximum.
-      error_if(p.wsums.empty(), "infer_prec: FullyConnected 4 needs the weight sums");
+      QSPEC_ERROR_IF(p.wsums.empty(), "infer_prec: FullyConnected 4 needs the weight sums");
       Int maxc2 = p.zx * p.wsums[0];
       for (const auto& s : p.wsums) maxc2 = std::max<Int>(maxc2, Int(p.zx * s));
       auto p1 = gbc(p.k), p2 = gbc(Int(abs(p.zw) * p.k)), p3 = gbc(abs(maxc2)), p4 = gbc(abs(Int(p.k * p.zx * p.zw)));

@@ -11,10 +11,10 @@ namespace {
 std::string s(std::int64_t v) { return std::to_string(v); }
 
 void check_rank(const Shape& x, std::size_t r, const std::string& what) {
-  error_if(x.size() != r, what + " must have rank " + s(static_cast<std::int64_t>(r)) + ", got " + shape_str(x));
+  QSPEC_ERROR_IF(x.size() != r, what + " must have rank " + s(static_cast<std::int64_t>(r)) + ", got " + shape_str(x));
 }
 void check_positive_dims(const Shape& x, const std::string& what) {
-  for (auto d : x) error_if(d < 1, what + " has an empty dimension " + shape_str(x));
+  for (auto d : x) QSPEC_ERROR_IF(d < 1, what + " has an empty dimension " + shape_str(x));
 }
 
 // Glow's AccumulatorTy: int32 for int8 tensors, int64 for int16 tensors.
@@ -22,13 +22,13 @@ Range acc_range(DType elem) { return elem == DType::I16 ? int_range(DType::I64) 
 bool in(const Int& v, const Range& r) { return v >= r.lo && v <= r.hi; }
 
 std::uint32_t finite32(std::uint32_t bits, const std::string& what) {
-  require(float_is_finite(bits, kBinary32), what + " is finite (float32)");
+  QSPEC_REQUIRE(float_is_finite(bits, kBinary32), what + " is finite (float32)");
   return bits;
 }
 
 // A positive finite float32 scale (Glow's TensorQuantizationParams.scale).
 void require_scale(std::uint32_t scale, const std::string& what) {
-  require(float_is_finite(scale, kBinary32) && f32_value(scale) > 0, what + " is finite and positive");
+  QSPEC_REQUIRE(float_is_finite(scale, kBinary32) && f32_value(scale) > 0, what + " is finite and positive");
 }
 
 // Runs the sum of products in the kernel's order, REQUIRING every partial sum to fit Acc
@@ -38,7 +38,7 @@ struct Accumulator {
   Int value{0};
   void add(const Int& term) {
     value += term;
-    require(in(value, range), "glow: the accumulator stays in its type (no int32/int64 overflow)");
+    QSPEC_REQUIRE(in(value, range), "glow: the accumulator stays in its type (no int32/int64 overflow)");
   }
 };
 
@@ -46,11 +46,11 @@ struct Accumulator {
 // B = round(float(bias - biasOffset) * (biasScale / matMulScale)).
 Int bias_term(const Int& b, const GlowQParams& bias, std::uint32_t p, DType elem) {
   const Int diff = b - bias.offset;
-  require(in(diff, int_range(DType::I32)), "glow: bias - bias offset fits int32");
+  QSPEC_REQUIRE(in(diff, int_range(DType::I32)), "glow: bias - bias offset fits int32");
   const std::uint32_t ratio = finite32(f32_div(bias.scale, p), "glow: biasScale / matMulScale");
   const std::uint32_t scaled = finite32(f32_mul(f32_from_int(diff), ratio), "glow: the rescaled bias");
   const Int B = round_half_away(f32_value(scaled));  // std::round(float)
-  require(in(B, acc_range(elem)), "glow: the rescaled bias fits the accumulator");
+  QSPEC_REQUIRE(in(B, acc_range(elem)), "glow: the rescaled bias fits the accumulator");
   return B;
 }
 
@@ -69,7 +69,7 @@ Int output_code(const Int& t, std::uint32_t p, const GlowQParams& out, DType ele
     const std::uint32_t sum = finite32(f32_add(scaled, f32_from_int(out.offset)), "glow: scaled + outOffset");
     v = round_half_away(f32_value(sum));
   }
-  require(in(v, acc_range(elem)), "glow: the rounded output fits the accumulator type before clip");
+  QSPEC_REQUIRE(in(v, acc_range(elem)), "glow: the rounded output fits the accumulator type before clip");
   return saturate(v, elem);
 }
 
@@ -79,18 +79,18 @@ void check_params(const GlowLinearParams& p, bool with_weights) {
   require_scale(p.bias.scale, "glow: bias scale");
   require_scale(p.output.scale, "glow: output scale");
   for (const auto* q : {&p.input, &p.weights, &p.bias, &p.output})
-    require(in(q->offset, int_range(DType::I32)), "glow: offsets are int32");
+    QSPEC_REQUIRE(in(q->offset, int_range(DType::I32)), "glow: offsets are int32");
 }
 
 std::uint32_t matmul_scale(std::uint32_t weights_scale, std::uint32_t input_scale) {
   const std::uint32_t prod = finite32(f32_mul(weights_scale, input_scale), "glow: matMulScale");
-  require(f32_value(prod) > 0, "glow: matMulScale is nonzero (it divides)");
+  QSPEC_REQUIRE(f32_value(prod) > 0, "glow: matMulScale is nonzero (it divides)");
   return prod;
 }
 
 // Codes of a tensor REQUIRED to lie in the element type (the vectors' dtype guarantees it).
 void require_codes(const IntArray& a, DType t, const std::string& what) {
-  for (const auto& v : a.data) require(in(v, int_range(t)), what + " codes lie in " + std::string(dtype_name(t)));
+  for (const auto& v : a.data) QSPEC_REQUIRE(in(v, int_range(t)), what + " codes lie in " + std::string(dtype_name(t)));
 }
 
 // Little-endian float32 stored in 4 uint8 codes (setFusedScaleOffsetInRow writes the raw float).
@@ -106,7 +106,7 @@ std::uint32_t read_le_f32(const IntArray& data, std::int64_t row, std::int64_t c
 void glow_check_linear_types(DType elem, DType bias_type) {
   const bool ok = (elem == DType::I8 && (bias_type == DType::I8 || bias_type == DType::I32)) ||
                   (elem == DType::I16 && (bias_type == DType::I16 || bias_type == DType::I32));
-  error_if(!ok, std::string("glow: element/bias types must be int8/int8, int8/int32, int16/int16 or int16/int32, not ") +
+  QSPEC_ERROR_IF(!ok, std::string("glow: element/bias types must be int8/int8, int8/int32, int16/int16 or int16/int32, not ") +
                     std::string(dtype_name(elem)) + "/" + std::string(dtype_name(bias_type)));
 }
 
@@ -114,8 +114,8 @@ void glow_check_linear_types(DType elem, DType bias_type) {
 IntArray glow_fully_connected(const IntArray& x, const IntArray& w, const IntArray& bias, const GlowLinearParams& p) {
   check_rank(x.shape, 2, "glow.fully_connected: input (N,K)");
   check_rank(w.shape, 2, "glow.fully_connected: weights (K,M)");
-  error_if(w.shape[0] != x.shape[1], "glow.fully_connected: weights rows " + s(w.shape[0]) + " != K = " + s(x.shape[1]));
-  error_if(bias.shape != Shape{w.shape[1]}, "glow.fully_connected: bias must be (M) = (" + s(w.shape[1]) + ")");
+  QSPEC_ERROR_IF(w.shape[0] != x.shape[1], "glow.fully_connected: weights rows " + s(w.shape[0]) + " != K = " + s(x.shape[1]));
+  QSPEC_ERROR_IF(bias.shape != Shape{w.shape[1]}, "glow.fully_connected: bias must be (M) = (" + s(w.shape[1]) + ")");
   glow_check_linear_types(p.elem, p.bias_type);
   check_params(p, true);
   require_codes(x, p.elem, "glow.fully_connected: input");
@@ -141,18 +141,18 @@ Shape glow_convolution_output_shape(const Shape& x, const Shape& w, const Shape&
   check_positive_dims(x, "glow.convolution: input");
   check_positive_dims(w, "glow.convolution: filter");
   for (int i = 0; i < 2; ++i) {
-    error_if(a.stride[i] < 1, "glow.convolution: strides must be >= 1");
-    error_if(a.dilation[i] < 1, "glow.convolution: dilation must be >= 1");
+    QSPEC_ERROR_IF(a.stride[i] < 1, "glow.convolution: strides must be >= 1");
+    QSPEC_ERROR_IF(a.dilation[i] < 1, "glow.convolution: dilation must be >= 1");
   }
-  for (auto pad : a.pads) error_if(pad < 0, "glow.convolution: pads must be >= 0");
-  error_if(a.group < 1, "glow.convolution: group must be >= 1");
-  error_if(x[3] % a.group != 0, "glow.convolution: C = " + s(x[3]) + " is not a multiple of group " + s(a.group));
-  error_if(w[0] % a.group != 0, "glow.convolution: O = " + s(w[0]) + " is not a multiple of group " + s(a.group));
-  error_if(w[3] * a.group != x[3], "glow.convolution: filter depth " + s(w[3]) + " * group != C = " + s(x[3]));
-  error_if(bias != Shape{w[0]}, "glow.convolution: bias must be (O) = (" + s(w[0]) + ")");
+  for (auto pad : a.pads) QSPEC_ERROR_IF(pad < 0, "glow.convolution: pads must be >= 0");
+  QSPEC_ERROR_IF(a.group < 1, "glow.convolution: group must be >= 1");
+  QSPEC_ERROR_IF(x[3] % a.group != 0, "glow.convolution: C = " + s(x[3]) + " is not a multiple of group " + s(a.group));
+  QSPEC_ERROR_IF(w[0] % a.group != 0, "glow.convolution: O = " + s(w[0]) + " is not a multiple of group " + s(a.group));
+  QSPEC_ERROR_IF(w[3] * a.group != x[3], "glow.convolution: filter depth " + s(w[3]) + " * group != C = " + s(x[3]));
+  QSPEC_ERROR_IF(bias != Shape{w[0]}, "glow.convolution: bias must be (O) = (" + s(w[0]) + ")");
   const std::int64_t eh = a.dilation[0] * (w[1] - 1) + 1, ew = a.dilation[1] * (w[2] - 1) + 1;
   const std::int64_t ph = x[1] + a.pads[0] + a.pads[2], pw = x[2] + a.pads[1] + a.pads[3];
-  error_if(ph < eh || pw < ew, "glow.convolution: dilated kernel larger than the padded input (no output position)");
+  QSPEC_ERROR_IF(ph < eh || pw < ew, "glow.convolution: dilated kernel larger than the padded input (no output position)");
   return {x[0], (ph - eh) / a.stride[0] + 1, (pw - ew) / a.stride[1] + 1, w[0]};
 }
 
@@ -193,11 +193,11 @@ IntArray glow_rowwise_fully_connected(const IntArray& x, const IntArray& w, cons
                                       const std::vector<Int>& offsets, const IntArray& bias, const GlowLinearParams& p) {
   check_rank(x.shape, 2, "glow.rowwise_fully_connected: input (N,K)");
   check_rank(w.shape, 2, "glow.rowwise_fully_connected: weights (M,K)");
-  error_if(w.shape[1] != x.shape[1], "glow.rowwise_fully_connected: weights columns " + s(w.shape[1]) + " != K = " + s(x.shape[1]));
+  QSPEC_ERROR_IF(w.shape[1] != x.shape[1], "glow.rowwise_fully_connected: weights columns " + s(w.shape[1]) + " != K = " + s(x.shape[1]));
   const std::int64_t N = x.shape[0], K = x.shape[1], M = w.shape[0];
-  error_if(static_cast<std::int64_t>(scales.size()) != M || static_cast<std::int64_t>(offsets.size()) != M,
+  QSPEC_ERROR_IF(static_cast<std::int64_t>(scales.size()) != M || static_cast<std::int64_t>(offsets.size()) != M,
            "glow.rowwise_fully_connected: scales and offsets must have one entry per weight row (M = " + s(M) + ")");
-  error_if(bias.shape != Shape{M}, "glow.rowwise_fully_connected: bias must be (M) = (" + s(M) + ")");
+  QSPEC_ERROR_IF(bias.shape != Shape{M}, "glow.rowwise_fully_connected: bias must be (M) = (" + s(M) + ")");
   glow_check_linear_types(p.elem, p.bias_type);
   check_params(p, false);
   require_codes(x, p.elem, "glow.rowwise_fully_connected: input");
@@ -207,7 +207,7 @@ IntArray glow_rowwise_fully_connected(const IntArray& x, const IntArray& w, cons
   for (std::int64_t m = 0; m < M; ++m) {
     const auto um = static_cast<std::size_t>(m);
     require_scale(scales[um], "glow.rowwise_fully_connected: row scale");
-    require(in(offsets[um], int_range(DType::I32)), "glow.rowwise_fully_connected: row offsets are int32");
+    QSPEC_REQUIRE(in(offsets[um], int_range(DType::I32)), "glow.rowwise_fully_connected: row offsets are int32");
     const std::uint32_t mm = matmul_scale(scales[um], p.input.scale);  // scalesW.raw(j) * inScale
     for (std::int64_t n = 0; n < N; ++n) {
       Accumulator acc{acc_range(p.elem)};
@@ -225,15 +225,15 @@ NdArray<std::uint32_t> glow_fused_rowwise_sparse_lengths_weighted_sum(const IntA
                                                                       const std::vector<Int>& indices,
                                                                       const std::vector<Int>& lengths) {
   const std::string op = "glow.fused_rowwise_sparse_lengths_weighted_sum: ";
-  error_if(data.shape.size() != 2 || data.shape[1] <= 8 || data.shape[0] < 1,
+  QSPEC_ERROR_IF(data.shape.size() != 2 || data.shape[1] <= 8 || data.shape[0] < 1,
            op + "data must be a (rows, cols + 8) uint8 matrix with cols >= 1, got " + shape_str(data.shape));
-  error_if(weights.size() != indices.size(), op + "weights and indices must have the same length");
+  QSPEC_ERROR_IF(weights.size() != indices.size(), op + "weights and indices must have the same length");
   Int total(0);
   for (const auto& l : lengths) {
-    error_if(l < 0, op + "lengths must be >= 0");
+    QSPEC_ERROR_IF(l < 0, op + "lengths must be >= 0");
     total += l;
   }
-  error_if(total > Int(static_cast<long long>(indices.size())), op + "sum(lengths) exceeds the number of indices");
+  QSPEC_ERROR_IF(total > Int(static_cast<long long>(indices.size())), op + "sum(lengths) exceeds the number of indices");
   require_codes(data, DType::U8, op + "data");
   const std::int64_t R = data.shape[0], C = data.shape[1] - 8;
   NdArray<std::uint32_t> y({static_cast<std::int64_t>(lengths.size()), C}, 0u);
@@ -242,7 +242,7 @@ NdArray<std::uint32_t> glow_fused_rowwise_sparse_lengths_weighted_sum(const IntA
     std::vector<std::uint32_t> acc(static_cast<std::size_t>(C), 0u);  // +0.0f
     for (Int j(0); j < lengths[i]; ++j, ++cur) {
       const Int& row = indices[cur];
-      require(row >= 0 && row < R, op + "indices lie in [0, rows)");
+      QSPEC_REQUIRE(row >= 0 && row < R, op + "indices lie in [0, rows)");
       const auto r = static_cast<std::int64_t>(row);
       const std::uint32_t w = finite32(weights[cur], op + "weight");
       const std::uint32_t scale = read_le_f32(data, r, C), offset = read_le_f32(data, r, C + 4);
@@ -270,29 +270,29 @@ IntArray glow_rescale(const IntArray& x, const GlowQParams& in_p, const GlowQPar
 // spec: glow.op.keeps_input_qparams
 GlowQParams glow_keeps_input_qparams(const GlowQParams& input, const GlowQParams& /*requested_output*/) {
   require_scale(input.scale, "glow: input scale");
-  require(in(input.offset, int_range(DType::I32)), "glow: input offset is int32");
+  QSPEC_REQUIRE(in(input.offset, int_range(DType::I32)), "glow: input offset is int32");
   return input;
 }
 
 // spec: glow.op.keeps_input_qparams
 void glow_check_reshape(const Shape& x, const Shape& shape) {
-  for (auto d : shape) error_if(d < 1, "glow.reshape: shape entries must be >= 1, got " + shape_str(shape));
-  error_if(shape_numel(shape) != shape_numel(x), "glow.reshape: " + shape_str(x) + " and " + shape_str(shape) + " differ in size");
+  for (auto d : shape) QSPEC_ERROR_IF(d < 1, "glow.reshape: shape entries must be >= 1, got " + shape_str(shape));
+  QSPEC_ERROR_IF(shape_numel(shape) != shape_numel(x), "glow.reshape: " + shape_str(x) + " and " + shape_str(shape) + " differ in size");
 }
 
 // spec: glow.op.keeps_input_qparams
 void glow_check_slice(const Shape& x, const Shape& start, const Shape& size) {
-  error_if(start.size() != x.size() || size.size() != x.size(), "glow.slice: start and size need one entry per axis");
+  QSPEC_ERROR_IF(start.size() != x.size() || size.size() != x.size(), "glow.slice: start and size need one entry per axis");
   for (std::size_t i = 0; i < x.size(); ++i) {
-    error_if(start[i] < 0, "glow.slice: start must be >= 0");
-    error_if(size[i] < 1, "glow.slice: size must be >= 1");
-    error_if(start[i] + size[i] > x[i], "glow.slice: start + size exceeds the input on axis " + s(static_cast<std::int64_t>(i)));
+    QSPEC_ERROR_IF(start[i] < 0, "glow.slice: start must be >= 0");
+    QSPEC_ERROR_IF(size[i] < 1, "glow.slice: size must be >= 1");
+    QSPEC_ERROR_IF(start[i] + size[i] > x[i], "glow.slice: start + size exceeds the input on axis " + s(static_cast<std::int64_t>(i)));
   }
 }
 
 // spec: glow.op.keeps_input_qparams
 Shape glow_gather_output_shape(const Shape& x, const Shape& indices, std::int64_t batch_dims) {
-  error_if(batch_dims < 0 || batch_dims >= static_cast<std::int64_t>(x.size()),
+  QSPEC_ERROR_IF(batch_dims < 0 || batch_dims >= static_cast<std::int64_t>(x.size()),
            "glow.gather: batch_dims must lie in [0, rank(data)), got " + s(batch_dims));
   check_positive_dims(x, "glow.gather: data");
   const auto b = static_cast<std::ptrdiff_t>(batch_dims);
@@ -304,8 +304,8 @@ Shape glow_gather_output_shape(const Shape& x, const Shape& indices, std::int64_
 
 // spec: glow.op.keeps_input_qparams
 void glow_check_topk(const Shape& x, std::int64_t k) {
-  error_if(x.empty(), "glow.topk: the input needs at least one axis");
-  error_if(k < 1 || k > x.back(), "glow.topk: k must lie in [1, " + s(x.back()) + "], got " + s(k));
+  QSPEC_ERROR_IF(x.empty(), "glow.topk: the input needs at least one axis");
+  QSPEC_ERROR_IF(k < 1 || k > x.back(), "glow.topk: k must lie in [1, " + s(x.back()) + "], got " + s(k));
 }
 
 // spec: glow.op.keeps_input_qparams
@@ -313,12 +313,12 @@ Shape glow_max_pool_output_shape(const Shape& x, const GlowPoolAttrs& a) {
   check_rank(x, 4, "glow.max_pool: input (N,H,W,C)");
   check_positive_dims(x, "glow.max_pool: input");
   for (int i = 0; i < 2; ++i) {
-    error_if(a.kernel[i] < 1, "glow.max_pool: kernels must be >= 1");
-    error_if(a.stride[i] < 1, "glow.max_pool: strides must be >= 1");
+    QSPEC_ERROR_IF(a.kernel[i] < 1, "glow.max_pool: kernels must be >= 1");
+    QSPEC_ERROR_IF(a.stride[i] < 1, "glow.max_pool: strides must be >= 1");
   }
-  for (auto pad : a.pads) error_if(pad < 0, "glow.max_pool: pads must be >= 0");
+  for (auto pad : a.pads) QSPEC_ERROR_IF(pad < 0, "glow.max_pool: pads must be >= 0");
   const std::int64_t ph = x[1] + a.pads[0] + a.pads[2], pw = x[2] + a.pads[1] + a.pads[3];
-  error_if(ph < a.kernel[0] || pw < a.kernel[1], "glow.max_pool: kernel larger than the padded input");
+  QSPEC_ERROR_IF(ph < a.kernel[0] || pw < a.kernel[1], "glow.max_pool: kernel larger than the padded input");
   return {x[0], (ph - a.kernel[0]) / a.stride[0] + 1, (pw - a.kernel[1]) / a.stride[1] + 1, x[3]};
 }
 

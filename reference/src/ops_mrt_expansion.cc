@@ -9,7 +9,7 @@ namespace qspec::ref::ops {
 
 // spec: mrt.dequantize
 Rat dequantize(const Int& q, const OperandQ& p) {
-  require(p.scale > 0 && p.zp_scale > 0, "operand scales are positive");
+  QSPEC_REQUIRE(p.scale > 0 && p.zp_scale > 0, "operand scales are positive");
   return Rat(q) / p.scale + Rat(p.zp) / p.zp_scale;
 }
 
@@ -28,7 +28,7 @@ std::vector<Rat> conv2d_term_scales(ExpKind kind, const OperandQ& x, const Opera
     case ExpKind::ZpW:  // Ye2 = zw * sum Xq: real zw/zsc_w * sum Xq / sc_x
       return {sxw, x.scale * w.zp_scale};
     case ExpKind::ZpXW:
-      require(x.zp_scale == x.scale && w.zp_scale == w.scale,
+      QSPEC_REQUIRE(x.zp_scale == x.scale && w.zp_scale == w.scale,
               "Convolution 4 sums its terms in one integer: zero points at the operands' scales");
       return {sxw, sxw, sxw, sxw};
   }
@@ -38,15 +38,15 @@ std::vector<Rat> conv2d_term_scales(ExpKind kind, const OperandQ& x, const Opera
 // spec: mrt.expand.fc_sym
 Rat fc_scale(ExpKind kind, const OperandQ& x, const OperandQ& w) {
   if (kind == ExpKind::ZpX || kind == ExpKind::ZpXW)
-    require(x.zp_scale == x.scale, "FullyConnected sums zp_x * sum(Wq) into Ye: zp_x at scale sc_x");
+    QSPEC_REQUIRE(x.zp_scale == x.scale, "FullyConnected sums zp_x * sum(Wq) into Ye: zp_x at scale sc_x");
   if (kind == ExpKind::ZpW || kind == ExpKind::ZpXW)
-    require(w.zp_scale == w.scale, "FullyConnected sums zp_w * sum(Xq) into Ye: zp_w at scale sc_w");
+    QSPEC_REQUIRE(w.zp_scale == w.scale, "FullyConnected sums zp_w * sum(Xq) into Ye: zp_w at scale sc_w");
   return x.scale * w.scale;
 }
 
 // spec: mrt.realize
 Int realize(const Int& ye, const Int& frac, int exp, int prec) {
-  error_if(frac < 1, "realize: frac must be >= 1 (cvm_float returns a positive mantissa)");
+  QSPEC_ERROR_IF(frac < 1, "realize: frac must be >= 1 (cvm_float returns a positive mantissa)");
   const Range r = mrt_sym_range(prec);  // ERROR_IF prec outside [1, 32]
   // Ye * frac * 2^exp, rounded half up: cvm_right_shift's floor((v + 2^(s-1)) / 2^s) for exp < 0,
   // exact for exp >= 0 (cvm_left_shift); round_half_up of an integer is that integer.
@@ -70,17 +70,17 @@ IntArray recombine_two(const IntArray& ye1, const IntArray& ye2, const Int& frac
 // spec: mrt.op.quantize_scale
 IntArray quantize_scale(const std::vector<IntArray>& xs, const std::vector<Int>& fracs, const std::vector<int>& exps,
                         int oprec, CombineOp op, std::int64_t axis) {
-  error_if(xs.empty(), "quantize_scale: needs at least one input");
-  error_if(fracs.size() != xs.size() || exps.size() != xs.size(),
+  QSPEC_ERROR_IF(xs.empty(), "quantize_scale: needs at least one input");
+  QSPEC_ERROR_IF(fracs.size() != xs.size() || exps.size() != xs.size(),
            "quantize_scale: one (frac, exp) multiplier per input");
   std::vector<IntArray> q;
   for (std::size_t i = 0; i < xs.size(); ++i) q.push_back(realize(xs[i], fracs[i], exps[i], oprec));
   switch (op) {
     case CombineOp::BroadcastAdd:
-      error_if(q.size() != 2, "broadcast_add: exactly 2 inputs");
+      QSPEC_ERROR_IF(q.size() != 2, "broadcast_add: exactly 2 inputs");
       return broadcast_add(q[0], q[1]);
     case CombineOp::ElemwiseAdd:
-      error_if(q.size() != 2, "elemwise_add: exactly 2 inputs");
+      QSPEC_ERROR_IF(q.size() != 2, "elemwise_add: exactly 2 inputs");
       return elemwise_add(q[0], q[1]);
     case CombineOp::AddN:
       return add_n(q);

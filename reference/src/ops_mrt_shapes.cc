@@ -8,11 +8,11 @@ namespace qspec::ref::ops {
 namespace {
 std::string s(std::int64_t v) { return std::to_string(v); }
 void check_rank(const Shape& x, std::size_t r, const char* op, const char* what) {
-  error_if(x.size() != r, std::string(op) + ": " + what + " must have rank " + s(static_cast<std::int64_t>(r)) +
+  QSPEC_ERROR_IF(x.size() != r, std::string(op) + ": " + what + " must have rank " + s(static_cast<std::int64_t>(r)) +
                               ", got " + shape_str(x));
 }
 void check_positive_dims(const Shape& x, const char* op, const char* what) {
-  for (auto d : x) error_if(d < 1, std::string(op) + ": " + what + " has an empty dimension " + shape_str(x));
+  for (auto d : x) QSPEC_ERROR_IF(d < 1, std::string(op) + ": " + what + " has an empty dimension " + shape_str(x));
 }
 }  // namespace
 
@@ -23,32 +23,32 @@ Shape conv2d_output_shape(const Shape& x, const Shape& w, const Conv2dAttrs& a) 
   check_positive_dims(x, "conv2d", "input");
   check_positive_dims(w, "conv2d", "weight");
   for (int i = 0; i < 2; ++i) {
-    error_if(a.stride[i] < 1, "conv2d: stride must be >= 1");
-    error_if(a.dilation[i] < 1, "conv2d: dilation must be >= 1");
-    error_if(a.padding[i] < 0, "conv2d: padding must be >= 0");
+    QSPEC_ERROR_IF(a.stride[i] < 1, "conv2d: stride must be >= 1");
+    QSPEC_ERROR_IF(a.dilation[i] < 1, "conv2d: dilation must be >= 1");
+    QSPEC_ERROR_IF(a.padding[i] < 0, "conv2d: padding must be >= 0");
   }
-  error_if(a.groups < 1, "conv2d: groups must be >= 1");
-  error_if(x[1] % a.groups != 0, "conv2d: C = " + s(x[1]) + " is not a multiple of groups = " + s(a.groups));
-  error_if(w[0] % a.groups != 0, "conv2d: O = " + s(w[0]) + " is not a multiple of groups = " + s(a.groups));
-  error_if(w[1] * a.groups != x[1], "conv2d: weight input channels " + s(w[1]) + " * groups != C = " + s(x[1]));
+  QSPEC_ERROR_IF(a.groups < 1, "conv2d: groups must be >= 1");
+  QSPEC_ERROR_IF(x[1] % a.groups != 0, "conv2d: C = " + s(x[1]) + " is not a multiple of groups = " + s(a.groups));
+  QSPEC_ERROR_IF(w[0] % a.groups != 0, "conv2d: O = " + s(w[0]) + " is not a multiple of groups = " + s(a.groups));
+  QSPEC_ERROR_IF(w[1] * a.groups != x[1], "conv2d: weight input channels " + s(w[1]) + " * groups != C = " + s(x[1]));
   const std::int64_t eh = a.dilation[0] * (w[2] - 1) + 1, ew = a.dilation[1] * (w[3] - 1) + 1;
-  error_if(x[2] + 2 * a.padding[0] < eh || x[3] + 2 * a.padding[1] < ew,
+  QSPEC_ERROR_IF(x[2] + 2 * a.padding[0] < eh || x[3] + 2 * a.padding[1] < ew,
            "conv2d: dilated kernel larger than the padded input (no output position)");
   return {x[0], w[0], (x[2] + 2 * a.padding[0] - eh) / a.stride[0] + 1, (x[3] + 2 * a.padding[1] - ew) / a.stride[1] + 1};
 }
 
 // spec: mrt.op.pad
 PadWidth pad_width_from(const std::vector<std::int64_t>& pw) {
-  error_if(pw.size() != 8, "pad: pad_width must have 8 entries (rank-4 input), got " + s(static_cast<std::int64_t>(pw.size())));
-  error_if(pw[0] || pw[1] || pw[2] || pw[3], "pad: only the H and W dimensions may be padded");
-  for (auto v : pw) error_if(v < 0, "pad: pad_width entries must be >= 0");
+  QSPEC_ERROR_IF(pw.size() != 8, "pad: pad_width must have 8 entries (rank-4 input), got " + s(static_cast<std::int64_t>(pw.size())));
+  QSPEC_ERROR_IF(pw[0] || pw[1] || pw[2] || pw[3], "pad: only the H and W dimensions may be padded");
+  for (auto v : pw) QSPEC_ERROR_IF(v < 0, "pad: pad_width entries must be >= 0");
   return {pw[4], pw[5], pw[6], pw[7]};
 }
 
 // spec: mrt.op.pad
 Shape pad2d_output_shape(const Shape& x, const PadWidth& p) {
   check_rank(x, 4, "pad", "input (N,C,H,W)");
-  error_if(p.h1 < 0 || p.h2 < 0 || p.w1 < 0 || p.w2 < 0, "pad: pad_width entries must be >= 0");
+  QSPEC_ERROR_IF(p.h1 < 0 || p.h2 < 0 || p.w1 < 0 || p.w2 < 0, "pad: pad_width entries must be >= 0");
   return {x[0], x[1], x[2] + p.h1 + p.h2, x[3] + p.w1 + p.w2};
 }
 
@@ -57,12 +57,12 @@ Shape max_pool2d_output_shape(const Shape& x, const Pool2dAttrs& a) {
   check_rank(x, 4, "max_pool2d", "input (N,C,H,W)");
   check_positive_dims(x, "max_pool2d", "input");
   for (int i = 0; i < 2; ++i) {
-    error_if(a.kernel[i] < 1, "max_pool2d: kernel must be >= 1");
-    error_if(a.stride[i] < 1, "max_pool2d: stride must be >= 1");
-    error_if(a.padding[i] < 0, "max_pool2d: padding must be >= 0");
-    error_if(a.padding[i] >= a.kernel[i], "max_pool2d: padding must be smaller than the kernel");
+    QSPEC_ERROR_IF(a.kernel[i] < 1, "max_pool2d: kernel must be >= 1");
+    QSPEC_ERROR_IF(a.stride[i] < 1, "max_pool2d: stride must be >= 1");
+    QSPEC_ERROR_IF(a.padding[i] < 0, "max_pool2d: padding must be >= 0");
+    QSPEC_ERROR_IF(a.padding[i] >= a.kernel[i], "max_pool2d: padding must be smaller than the kernel");
   }
-  error_if(x[2] + 2 * a.padding[0] < a.kernel[0] || x[3] + 2 * a.padding[1] < a.kernel[1],
+  QSPEC_ERROR_IF(x[2] + 2 * a.padding[0] < a.kernel[0] || x[3] + 2 * a.padding[1] < a.kernel[1],
            "max_pool2d: kernel larger than the padded input");
   return {x[0], x[1], (x[2] + 2 * a.padding[0] - a.kernel[0]) / a.stride[0] + 1,
           (x[3] + 2 * a.padding[1] - a.kernel[1]) / a.stride[1] + 1};
@@ -72,7 +72,7 @@ Shape max_pool2d_output_shape(const Shape& x, const Pool2dAttrs& a) {
 Shape fully_connected_output_shape(const Shape& x, const Shape& w) {
   check_rank(x, 2, "fully_connected", "input (N,K)");
   check_rank(w, 2, "fully_connected", "weight (M,K)");
-  error_if(x[1] != w[1], "fully_connected: K of the input " + s(x[1]) + " != K of the weight " + s(w[1]));
+  QSPEC_ERROR_IF(x[1] != w[1], "fully_connected: K of the input " + s(x[1]) + " != K of the weight " + s(w[1]));
   return {x[0], w[0]};
 }
 
@@ -83,7 +83,7 @@ Shape broadcast_shape(const Shape& a, const Shape& b) {
   for (std::size_t j = 0; j < r; ++j) {
     const std::int64_t da = j + a.size() >= r ? a[j + a.size() - r] : 1;
     const std::int64_t db = j + b.size() >= r ? b[j + b.size() - r] : 1;
-    error_if(da != db && da != 1 && db != 1, "broadcast_add: shapes " + shape_str(a) + " and " + shape_str(b) +
+    QSPEC_ERROR_IF(da != db && da != 1 && db != 1, "broadcast_add: shapes " + shape_str(a) + " and " + shape_str(b) +
                                                  " do not broadcast");
     out[j] = da == 1 ? db : da;
   }
@@ -92,28 +92,28 @@ Shape broadcast_shape(const Shape& a, const Shape& b) {
 
 // spec: mrt.op.elemwise_add
 void check_same_shape(const Shape& a, const Shape& b, const char* op) {
-  error_if(a != b, std::string(op) + ": shapes differ: " + shape_str(a) + " vs " + shape_str(b));
+  QSPEC_ERROR_IF(a != b, std::string(op) + ": shapes differ: " + shape_str(a) + " vs " + shape_str(b));
 }
 
 // spec: mrt.op.add_n
 void check_add_n(const std::vector<Shape>& shapes) {
-  error_if(shapes.empty(), "add_n: needs at least one input");
+  QSPEC_ERROR_IF(shapes.empty(), "add_n: needs at least one input");
   for (const auto& sh : shapes) check_same_shape(shapes[0], sh, "add_n");
 }
 
 // spec: mrt.op.concat
 Shape concat_output_shape(const std::vector<Shape>& shapes, std::int64_t axis, int* axis_out) {
-  error_if(shapes.empty(), "concat: needs at least one input");
+  QSPEC_ERROR_IF(shapes.empty(), "concat: needs at least one input");
   const auto r = static_cast<std::int64_t>(shapes[0].size());
-  error_if(r == 0, "concat: inputs must have rank >= 1");
-  error_if(axis < -r || axis >= r, "concat: axis " + s(axis) + " outside [-rank, rank)");
+  QSPEC_ERROR_IF(r == 0, "concat: inputs must have rank >= 1");
+  QSPEC_ERROR_IF(axis < -r || axis >= r, "concat: axis " + s(axis) + " outside [-rank, rank)");
   const std::int64_t ax = axis < 0 ? axis + r : axis;
   Shape out = shapes[0];
   out[static_cast<std::size_t>(ax)] = 0;
   for (const auto& sh : shapes) {
-    error_if(static_cast<std::int64_t>(sh.size()) != r, "concat: ranks differ");
+    QSPEC_ERROR_IF(static_cast<std::int64_t>(sh.size()) != r, "concat: ranks differ");
     for (std::int64_t j = 0; j < r; ++j)
-      if (j != ax) error_if(sh[static_cast<std::size_t>(j)] != shapes[0][static_cast<std::size_t>(j)], "concat: non-axis dimensions differ");
+      if (j != ax) QSPEC_ERROR_IF(sh[static_cast<std::size_t>(j)] != shapes[0][static_cast<std::size_t>(j)], "concat: non-axis dimensions differ");
     out[static_cast<std::size_t>(ax)] += sh[static_cast<std::size_t>(ax)];
   }
   *axis_out = static_cast<int>(ax);
@@ -122,7 +122,7 @@ Shape concat_output_shape(const std::vector<Shape>& shapes, std::int64_t axis, i
 
 // spec: mrt.op.flatten
 Shape flatten_output_shape(const Shape& x) {
-  error_if(x.empty(), "flatten: input must have rank >= 1");
+  QSPEC_ERROR_IF(x.empty(), "flatten: input must have rank >= 1");
   std::int64_t rest = 1;
   for (std::size_t j = 1; j < x.size(); ++j) rest *= x[j];
   return {x[0], rest};
@@ -130,12 +130,12 @@ Shape flatten_output_shape(const Shape& x) {
 
 // spec: mrt.op.slice
 std::vector<SliceRange> slice_ranges(const Shape& x, const std::vector<SliceAxis>& axes) {
-  error_if(axes.size() > x.size(), "slice: more begin/end/step entries than the input's rank");
+  QSPEC_ERROR_IF(axes.size() > x.size(), "slice: more begin/end/step entries than the input's rank");
   std::vector<SliceRange> out;
   for (std::size_t j = 0; j < x.size(); ++j) {
     const std::int64_t d = x[j];
     const SliceAxis ax = j < axes.size() ? axes[j] : SliceAxis{};
-    error_if(ax.step == 0, "slice: step must not be 0");
+    QSPEC_ERROR_IF(ax.step == 0, "slice: step must not be 0");
     SliceRange r;
     r.step = ax.step;
     if (ax.step > 0) {
@@ -164,7 +164,7 @@ std::vector<SliceRange> slice_ranges(const Shape& x, const std::vector<SliceAxis
 namespace qspec::ref::ops {
 // spec: mrt.granularity.channel_split
 void check_channel_split(const Shape& x, std::int64_t axis, std::int64_t step) {
-  error_if(step < 1, "channel split: step must be >= 1");
-  error_if(axis < 0 || axis >= static_cast<std::int64_t>(x.size()), "channel split: axis outside [0, rank)");
+  QSPEC_ERROR_IF(step < 1, "channel split: step must be >= 1");
+  QSPEC_ERROR_IF(axis < 0 || axis >= static_cast<std::int64_t>(x.size()), "channel split: axis outside [0, rank)");
 }
 }  // namespace qspec::ref::ops

@@ -8,7 +8,7 @@ namespace {
 
 void check_values(const IntArray& a, DType t, const char* what) {
   const Range r = int_range(t);
-  for (const auto& v : a.data) error_if(v < r.lo || v > r.hi, std::string(what) + ": element outside " + std::string(dtype_name(t)));
+  for (const auto& v : a.data) QSPEC_ERROR_IF(v < r.lo || v > r.hi, std::string(what) + ": element outside " + std::string(dtype_name(t)));
 }
 
 IntArray transpose(const IntArray& a, const std::array<int, 4>& perm) {
@@ -31,17 +31,17 @@ Int requant_out(const Int& acc, const TvmQnnParams& p) {
 }
 
 void check_out_dtype(DType t) {
-  error_if(t != DType::I8 && t != DType::U8 && t != DType::I32, "tvm.qnn: out_dtype must be int8, uint8 or int32");
+  QSPEC_ERROR_IF(t != DType::I8 && t != DType::U8 && t != DType::I32, "tvm.qnn: out_dtype must be int8, uint8 or int32");
 }
 
 }  // namespace
 
 // spec: gemmlowp.matmul
 IntArray gemmlowp_matmul_accumulator(const IntArray& lhs, const IntArray& rhs, const Int& lhs_zp, const Int& rhs_zp) {
-  error_if(lhs.rank() != 2 || rhs.rank() != 2 || lhs.dim(1) != rhs.dim(0), "gemmlowp.matmul: lhs (M,K) and rhs (K,N)");
+  QSPEC_ERROR_IF(lhs.rank() != 2 || rhs.rank() != 2 || lhs.dim(1) != rhs.dim(0), "gemmlowp.matmul: lhs (M,K) and rhs (K,N)");
   check_values(lhs, DType::U8, "gemmlowp.matmul lhs");
   check_values(rhs, DType::U8, "gemmlowp.matmul rhs");
-  error_if(lhs_zp < 0 || lhs_zp > 255 || rhs_zp < 0 || rhs_zp > 255, "gemmlowp.matmul: zero points are uint8");
+  QSPEC_ERROR_IF(lhs_zp < 0 || lhs_zp > 255 || rhs_zp < 0 || rhs_zp > 255, "gemmlowp.matmul: zero points are uint8");
   IntArray acc({lhs.dim(0), rhs.dim(1)});
   for (std::int64_t i = 0; i < lhs.dim(0); ++i)
     for (std::int64_t j = 0; j < rhs.dim(1); ++j) {
@@ -52,7 +52,7 @@ IntArray gemmlowp_matmul_accumulator(const IntArray& lhs, const IntArray& rhs, c
       }
       // Offsets are minus the zero points (gemmlowp adds offsets); equation (6) + the offset terms.
       acc.at2(i, j) = gemmlowp_offset_dot_int32(a, b, Int(-lhs_zp), Int(-rhs_zp));
-      require(acc.at2(i, j) == gemmlowp_offset_dot(a, b, Int(-lhs_zp), Int(-rhs_zp)),
+      QSPEC_REQUIRE(acc.at2(i, j) == gemmlowp_offset_dot(a, b, Int(-lhs_zp), Int(-rhs_zp)),
               "gemmlowp.matmul: the exact accumulator fits int32");
     }
   return acc;
@@ -60,7 +60,7 @@ IntArray gemmlowp_matmul_accumulator(const IntArray& lhs, const IntArray& rhs, c
 
 // spec: gemmlowp.matmul
 IntArray gemmlowp_matmul(const IntArray& lhs, const IntArray& rhs, const GemmlowpMatmulParams& p) {
-  error_if(p.result_zero_point < 0 || p.result_zero_point > 255, "gemmlowp.matmul: result zero point is uint8");
+  QSPEC_ERROR_IF(p.result_zero_point < 0 || p.result_zero_point > 255, "gemmlowp.matmul: result zero point is uint8");
   IntArray y = gemmlowp_matmul_accumulator(lhs, rhs, p.lhs_zero_point, p.rhs_zero_point);
   for (auto& v : y.data) v = saturate(gemmlowp_quantize_down_by_fixedpoint(v, p.multiplier, p.shift, p.result_zero_point), DType::U8);
   return y;
@@ -85,7 +85,7 @@ IntArray tvm_qnn_conv2d_terms(const IntArray& x, const IntArray& w, const Conv2d
 // spec: tvm.qnn.conv2d
 IntArray tvm_qnn_conv2d(const IntArray& x_in, const IntArray& w_in, const Conv2dAttrs& a, TvmLayout layout, const TvmQnnParams& p) {
   check_out_dtype(p.out_dtype);
-  error_if(x_in.rank() != 4 || w_in.rank() != 4, "tvm.qnn.conv2d: rank-4 data and kernel");
+  QSPEC_ERROR_IF(x_in.rank() != 4 || w_in.rank() != 4, "tvm.qnn.conv2d: rank-4 data and kernel");
   const bool nhwc = layout == TvmLayout::NHWC_HWIO;
   const IntArray x = nhwc ? transpose(x_in, {0, 3, 1, 2}) : x_in;  // NHWC -> NCHW
   const IntArray w = nhwc ? transpose(w_in, {3, 2, 0, 1}) : w_in;  // HWIO -> OIHW
@@ -111,7 +111,7 @@ IntArray tvm_qnn_dense(const IntArray& x, const IntArray& w, const TvmQnnParams&
 IntArray tvm_qnn_concatenate(const std::vector<IntArray>& xs, const std::vector<std::uint32_t>& scales,
                              const std::vector<Int>& zps, std::uint32_t out_scale, const Int& out_zp, std::int64_t axis,
                              DType out_dtype, TvmRounding rounding) {
-  error_if(scales.size() != xs.size() || zps.size() != xs.size(), "tvm.qnn.concatenate: one scale and zero point per input");
+  QSPEC_ERROR_IF(scales.size() != xs.size() || zps.size() != xs.size(), "tvm.qnn.concatenate: one scale and zero point per input");
   std::vector<IntArray> rq;
   for (std::size_t i = 0; i < xs.size(); ++i) {
     if (scales[i] == out_scale && zps[i] == out_zp) {

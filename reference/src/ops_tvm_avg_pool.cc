@@ -25,18 +25,18 @@ std::int64_t taps_inside(std::int64_t start, std::int64_t k, std::int64_t d, std
 
 // spec: tvm.qnn.avg_pool2d
 Shape tvm_avg_pool2d_output_shape(const Shape& x, const TvmAvgPoolAttrs& a) {
-  error_if(x.size() != 4, "tvm.qnn.avg_pool2d: input must have rank 4, got " + shape_str(x));
-  for (auto d : x) error_if(d < 1, "tvm.qnn.avg_pool2d: input has an empty dimension " + shape_str(x));
+  QSPEC_ERROR_IF(x.size() != 4, "tvm.qnn.avg_pool2d: input must have rank 4, got " + shape_str(x));
+  for (auto d : x) QSPEC_ERROR_IF(d < 1, "tvm.qnn.avg_pool2d: input has an empty dimension " + shape_str(x));
   for (int i = 0; i < 2; ++i) {
-    error_if(a.pool_size[i] < 1, "tvm.qnn.avg_pool2d: pool_size must be >= 1");
-    error_if(a.strides[i] < 1, "tvm.qnn.avg_pool2d: strides must be >= 1");
-    error_if(a.dilation[i] < 1, "tvm.qnn.avg_pool2d: dilation must be >= 1");
+    QSPEC_ERROR_IF(a.pool_size[i] < 1, "tvm.qnn.avg_pool2d: pool_size must be >= 1");
+    QSPEC_ERROR_IF(a.strides[i] < 1, "tvm.qnn.avg_pool2d: strides must be >= 1");
+    QSPEC_ERROR_IF(a.dilation[i] < 1, "tvm.qnn.avg_pool2d: dilation must be >= 1");
   }
-  for (auto p : a.padding) error_if(p < 0, "tvm.qnn.avg_pool2d: padding must be >= 0");
+  for (auto p : a.padding) QSPEC_ERROR_IF(p < 0, "tvm.qnn.avg_pool2d: padding must be >= 0");
   const std::int64_t H = x[static_cast<std::size_t>(h_axis(a))], W = x[static_cast<std::size_t>(w_axis(a))];
   const std::int64_t eh = a.dilation[0] * (a.pool_size[0] - 1) + 1, ew = a.dilation[1] * (a.pool_size[1] - 1) + 1;
   const std::int64_t ph = H + a.padding[0] + a.padding[2], pw = W + a.padding[1] + a.padding[3];
-  error_if(ph < eh || pw < ew, "tvm.qnn.avg_pool2d: dilated window larger than the padded input (no output position)");
+  QSPEC_ERROR_IF(ph < eh || pw < ew, "tvm.qnn.avg_pool2d: dilated window larger than the padded input (no output position)");
   Shape out = x;
   out[static_cast<std::size_t>(h_axis(a))] = (ph - eh) / a.strides[0] + 1;
   out[static_cast<std::size_t>(w_axis(a))] = (pw - ew) / a.strides[1] + 1;
@@ -45,9 +45,9 @@ Shape tvm_avg_pool2d_output_shape(const Shape& x, const TvmAvgPoolAttrs& a) {
 
 // spec: tvm.qnn.avg_pool2d
 IntArray tvm_qnn_avg_pool2d(const IntArray& x, const TvmAvgPoolParams& p, const TvmAvgPoolAttrs& a) {
-  error_if(p.dtype != DType::I8 && p.dtype != DType::U8, "tvm.qnn.avg_pool2d: data must be int8 or uint8");
+  QSPEC_ERROR_IF(p.dtype != DType::I8 && p.dtype != DType::U8, "tvm.qnn.avg_pool2d: data must be int8 or uint8");
   IntArray y(tvm_avg_pool2d_output_shape(x.shape, a));
-  for (const auto& v : x.data) require(v >= int_range(p.dtype).lo && v <= int_range(p.dtype).hi, "tvm.qnn.avg_pool2d: codes in the dtype");
+  for (const auto& v : x.data) QSPEC_REQUIRE(v >= int_range(p.dtype).lo && v <= int_range(p.dtype).hi, "tvm.qnn.avg_pool2d: codes in the dtype");
 
   // Step 1, RequantizeOrUpcast: output codes in int32.
   const bool same = p.input_scale == p.output_scale && p.input_zero_point == p.output_zero_point;
@@ -73,7 +73,7 @@ IntArray tvm_qnn_avg_pool2d(const IntArray& x, const TvmAvgPoolParams& p, const 
         in[static_cast<std::size_t>(wa)] = w;
         sum += r.at(in);
       }
-    require(sum >= int_range(DType::I32).lo && sum <= int_range(DType::I32).hi, "tvm.qnn.avg_pool2d: window sum in int32");
+    QSPEC_REQUIRE(sum >= int_range(DType::I32).lo && sum <= int_range(DType::I32).hi, "tvm.qnn.avg_pool2d: window sum in int32");
     const std::int64_t inside = taps_inside(h0, a.pool_size[0], a.dilation[0], H) * taps_inside(w0, a.pool_size[1], a.dilation[1], W);
     const std::int64_t n = a.count_include_pad ? a.pool_size[0] * a.pool_size[1] : std::max<std::int64_t>(1, inside);
     y.data[static_cast<std::size_t>(off)] = saturate(round_trunc(Rat(sum, Int(n))), p.dtype);

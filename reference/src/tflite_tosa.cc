@@ -14,7 +14,7 @@ const Int kInt32Max = pow2(31) - 1;
 bool fits_int32(const Int& v) { return v >= kInt32Min && v <= kInt32Max; }
 
 void require_int32(const Int& v, const std::string& clause, const char* what) {
-  require(fits_int32(v), clause + ": " + what + " must fit int32");
+  QSPEC_REQUIRE(fits_int32(v), clause + ": " + what + " must fit int32");
 }
 
 // frexp of a positive finite double: d = q * 2^e with q in [1/2, 1), exactly.
@@ -55,9 +55,9 @@ void integer_frexp(std::uint64_t bits, Int& fraction, int& shift) {
 //   #if TFLITE_SINGLE_ROUNDING: if (shift > 30) { shift = 30; q_fixed = 2^31 - 1; }
 QuantizedMultiplier tflite_quantize_multiplier(std::uint64_t double_bits, TfliteBuild build) {
   const char* clause = "requant.tflite.quantize_multiplier";
-  require(float_is_finite(double_bits, kBinary64), std::string(clause) + ": finite double_multiplier");
+  QSPEC_REQUIRE(float_is_finite(double_bits, kBinary64), std::string(clause) + ": finite double_multiplier");
   const Rat d = f64_value(double_bits);
-  error_if(d < 0, std::string(clause) + ": negative real multiplier");
+  QSPEC_ERROR_IF(d < 0, std::string(clause) + ": negative real multiplier");
   if (d == 0) return {Int(0), 0};  // +0.0 and -0.0 compare equal to 0.
   Int q_fixed;
   int shift = 0;
@@ -90,8 +90,8 @@ Int tflite_multiply_by_quantized_multiplier_double_round(const Int& x, const Int
   const std::string clause = "requant.tflite.double_round";
   require_int32(x, clause, "x");
   require_int32(multiplier, clause, "quantized_multiplier");
-  require(multiplier >= 0, clause + ": quantized_multiplier >= 0");
-  require(shift >= -31 && shift <= 30, clause + ": -31 <= shift <= 30");
+  QSPEC_REQUIRE(multiplier >= 0, clause + ": quantized_multiplier >= 0");
+  QSPEC_REQUIRE(shift >= -31 && shift <= 30, clause + ": -31 <= shift <= 30");
   const int left_shift = shift > 0 ? shift : 0;
   const int right_shift = shift > 0 ? 0 : -shift;
   const Int shifted = x * pow2(static_cast<unsigned>(left_shift));
@@ -106,8 +106,8 @@ Int tflite_multiply_by_quantized_multiplier_single_round(const Int& x, const Int
   const std::string clause = "requant.tflite.single_round";
   require_int32(x, clause, "x");
   require_int32(multiplier, clause, "quantized_multiplier");
-  require(multiplier >= 0, clause + ": quantized_multiplier >= 0");
-  require(shift >= -31 && shift <= 30, clause + ": -31 <= shift <= 30");
+  QSPEC_REQUIRE(multiplier >= 0, clause + ": quantized_multiplier >= 0");
+  QSPEC_REQUIRE(shift >= -31 && shift <= 30, clause + ": -31 <= shift <= 30");
   const unsigned total_shift = static_cast<unsigned>(31 - shift);  // in [1, 62]
   const Int round = pow2(total_shift - 1);
   const Int result = floor_div(x * multiplier + round, pow2(total_shift));  // int64 >> is a floor shift
@@ -143,7 +143,7 @@ Int tflite_requantize_single_round(const Int& x, const Int& multiplier, int shif
 Int tflite_requantize_per_channel(const Int& x, std::size_t channel, const std::vector<Int>& multipliers,
                                   const std::vector<int>& shifts, const Int& output_zero_point, DType out,
                                   bool single_rounding) {
-  require(multipliers.size() == shifts.size() && channel < multipliers.size(),
+  QSPEC_REQUIRE(multipliers.size() == shifts.size() && channel < multipliers.size(),
           "requant.tflite.per_channel: one multiplier and shift per output channel");
   return single_rounding
              ? tflite_requantize_single_round(x, multipliers[channel], shifts[channel], output_zero_point, out)
@@ -153,11 +153,11 @@ Int tflite_requantize_per_channel(const Int& x, std::size_t channel, const std::
 // spec: requant.tosa.apply_scale_32
 Int tosa_apply_scale_32(const Int& value, const Int& multiplier, int shift, bool double_round) {
   const std::string clause = "requant.tosa.apply_scale_32";
-  require(multiplier >= 0 && multiplier <= kInt32Max, clause + ": 0 <= multiplier < 2^31");
-  require(shift >= 2 && shift <= 62, clause + ": 2 <= shift <= 62");
+  QSPEC_REQUIRE(multiplier >= 0 && multiplier <= kInt32Max, clause + ": 0 <= multiplier < 2^31");
+  QSPEC_REQUIRE(shift >= 2 && shift <= 62, clause + ": 2 <= shift <= 62");
   require_int32(value, clause, "value");
   const Int half = pow2(static_cast<unsigned>(shift - 1));
-  require(value >= -half && value < half, clause + ": -2^(shift-1) <= value < 2^(shift-1)");
+  QSPEC_REQUIRE(value >= -half && value < half, clause + ": -2^(shift-1) <= value < 2^(shift-1)");
   Int round = half;
   if (double_round && shift > 31) round += value >= 0 ? pow2(30) : Int(-pow2(30));
   return floor_div(value * multiplier + round, pow2(static_cast<unsigned>(shift)));  // >>= is arithmetic
@@ -166,9 +166,9 @@ Int tosa_apply_scale_32(const Int& value, const Int& multiplier, int shift, bool
 // spec: requant.tosa.apply_scale_16
 Int tosa_apply_scale_16(const Int& value, const Int& multiplier, int shift) {
   const std::string clause = "requant.tosa.apply_scale_16";
-  require(multiplier >= 0 && multiplier < pow2(15), clause + ": 0 <= multiplier < 2^15 (int16, REQUIRE >= 0)");
-  require(shift >= 2 && shift <= 62, clause + ": 2 <= shift <= 62");
-  require(value >= -pow2(47) && value < pow2(47), clause + ": value in int48");
+  QSPEC_REQUIRE(multiplier >= 0 && multiplier < pow2(15), clause + ": 0 <= multiplier < 2^15 (int16, REQUIRE >= 0)");
+  QSPEC_REQUIRE(shift >= 2 && shift <= 62, clause + ": 2 <= shift <= 62");
+  QSPEC_REQUIRE(value >= -pow2(47) && value < pow2(47), clause + ": value in int48");
   const Int result = floor_div(value * multiplier + pow2(static_cast<unsigned>(shift - 1)),
                                pow2(static_cast<unsigned>(shift)));
   require_int32(result, clause, "the result");
@@ -179,14 +179,14 @@ Int tosa_apply_scale_16(const Int& value, const Int& multiplier, int shift) {
 Int tosa_rescale(const Int& x, const Int& multiplier, int tosa_shift, const Int& output_zero_point, DType out,
                  TosaScale mode) {
   const std::string clause = "requant.tosa.rescale";
-  require(out == DType::I8 || out == DType::U8 || out == DType::I16 || out == DType::I32,
+  QSPEC_REQUIRE(out == DType::I8 || out == DType::U8 || out == DType::I16 || out == DType::I32,
           clause + ": output type int8, uint8, int16 or int32");
   // TOSA's ERROR_IFs for an int32 (signed) input.
-  error_if(out == DType::U8, clause + ": unsigned output from an int32 input (ERROR_IF in_t == i32 && output_unsigned)");
-  error_if((out == DType::I16 || out == DType::I32) && output_zero_point != 0,
+  QSPEC_ERROR_IF(out == DType::U8, clause + ": unsigned output from an int32 input (ERROR_IF in_t == i32 && output_unsigned)");
+  QSPEC_ERROR_IF((out == DType::I16 || out == DType::I32) && output_zero_point != 0,
            clause + ": output_zp must be 0 for an int16 or int32 output");
   const Range r = int_range(out);
-  error_if(output_zero_point < r.lo || output_zero_point > r.hi, clause + ": output_zp not representable in out_t");
+  QSPEC_ERROR_IF(output_zero_point < r.lo || output_zero_point > r.hi, clause + ": output_zp not representable in out_t");
   require_int32(x, clause, "input value");
   const Int value = x;  // input_zp must be 0 for an int32 input, so value = x - 0
   Int result;

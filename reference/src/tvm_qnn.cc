@@ -44,18 +44,18 @@ void exact_frexp(const Rat& d, Rat& f, int& e) {
 Int int64_multiply_shift(const Int& x, const Int& multiplier, int shift, bool to_nearest, const std::string& clause) {
   const int l = shift > 0 ? shift : 0;
   const int r = shift > 0 ? 0 : -shift;
-  require(l <= 62, clause + ": left shift amount < 64");
-  require(r <= 32, clause + ": total right shift r + 31 <= 63");
+  QSPEC_REQUIRE(l <= 62, clause + ": left shift amount < 64");
+  QSPEC_REQUIRE(r <= 32, clause + ": total right shift r + 31 <= 63");
   const Int x64 = x * pow2(static_cast<unsigned>(l));
-  require(fits_int64(x64), clause + ": x << left_shift fits int64");
+  QSPEC_REQUIRE(fits_int64(x64), clause + ": x << left_shift fits int64");
   Int p = x64 * multiplier;
-  require(fits_int64(p), clause + ": (x << left_shift) * M fits int64");
+  QSPEC_REQUIRE(fits_int64(p), clause + ": (x << left_shift) * M fits int64");
   const int total = r + 31;
   const Int half = pow2(static_cast<unsigned>(total - 1));
   p += (to_nearest && p < 0) ? Int(half - 1) : half;
-  require(fits_int64(p), clause + ": adding the rounding constant does not overflow int64");
+  QSPEC_REQUIRE(fits_int64(p), clause + ": adding the rounding constant does not overflow int64");
   const Int y = asr(p, total);
-  require(fits_int32(y), clause + ": the result fits int32 (the cast to int32 would wrap)");
+  QSPEC_REQUIRE(fits_int32(y), clause + ": the result fits int32 (the cast to int32 would wrap)");
   return y;
 }
 
@@ -69,11 +69,11 @@ Int int64_multiply_shift(const Int& x, const Int& multiplier, int shift, bool to
 //   return Cast(clamped, out_dtype);
 Int tvm_quantize(std::uint32_t x, std::uint32_t scale, const Int& zero_point, DType out) {
   const std::string c = "tvm.quantize";
-  error_if(!(out == DType::I8 || out == DType::U8 || out == DType::I16 || out == DType::U16 || out == DType::I32),
+  QSPEC_ERROR_IF(!(out == DType::I8 || out == DType::U8 || out == DType::I16 || out == DType::U16 || out == DType::I32),
            c + ": out_dtype must be one of int8, uint8, int16, uint16, int32 (QuantizeRel), not " + dtype_str(out));
-  require(float_is_finite(x, kBinary32), c + ": finite input");
-  require(float_is_finite(scale, kBinary32) && f32_value(scale) > 0, c + ": finite positive scale");
-  require(fits_int32(zero_point), c + ": zero_point is int32");
+  QSPEC_REQUIRE(float_is_finite(x, kBinary32), c + ": finite input");
+  QSPEC_REQUIRE(float_is_finite(scale, kBinary32) && f32_value(scale) > 0, c + ": finite positive scale");
+  QSPEC_REQUIRE(fits_int32(zero_point), c + ": zero_point is int32");
   const std::uint32_t v = f32_div(x, scale);                        // may overflow to +-inf
   const std::uint32_t rounded = f32_round_to_integral(v, Rounding::HalfAway);  // llvm.round: ties away
   const std::uint32_t w = f32_add_ext(rounded, f32_from_int(zero_point));
@@ -83,7 +83,7 @@ Int tvm_quantize(std::uint32_t x, std::uint32_t scale, const Int& zero_point, DT
   if (f32_compare(clipped, a_max) > 0) clipped = a_max;
   if (f32_compare(clipped, a_min) < 0) clipped = a_min;
   const Int y = round_trunc(f32_value(clipped));  // integral already: the cast is exact
-  require(y >= range.lo && y <= range.hi,
+  QSPEC_REQUIRE(y >= range.lo && y <= range.hi,
           c + ": the clipped float converts to " + dtype_str(out) + " (fl32(2^31 - 1) = 2^31 does not fit int32)");
   return y;
 }
@@ -92,19 +92,19 @@ Int tvm_quantize(std::uint32_t x, std::uint32_t scale, const Int& zero_point, DT
 // DequantizeLower: shift = Subtract(Cast(input, int32), zp); Multiply(Cast(shift, float32), scale).
 std::uint32_t tvm_dequantize(const Int& q, DType in, const Int& zero_point, std::uint32_t scale) {
   const std::string c = "tvm.dequantize";
-  error_if(!(in == DType::I8 || in == DType::U8 || in == DType::I16 || in == DType::U16 || in == DType::I32),
+  QSPEC_ERROR_IF(!(in == DType::I8 || in == DType::U8 || in == DType::I16 || in == DType::U16 || in == DType::I32),
            c + ": input type must be one of int8, uint8, int16, uint16, int32 (DequantizeRel), not " + dtype_str(in));
-  require(fits_int32(zero_point), c + ": zero_point is int32");
-  require(fits_int32(q - zero_point), c + ": q - zero_point fits int32 (nsw subtraction)");
+  QSPEC_REQUIRE(fits_int32(zero_point), c + ": zero_point is int32");
+  QSPEC_REQUIRE(fits_int32(q - zero_point), c + ": q - zero_point fits int32 (nsw subtraction)");
   return float_dequantize(q, zero_point, scale);
 }
 
 // spec: tvm.requantize_multiplier
 std::uint64_t tvm_double_multiplier(std::uint32_t input_scale, std::uint32_t output_scale) {
   const std::string c = "tvm.requantize_multiplier";
-  require(float_is_finite(input_scale, kBinary32) && float_is_finite(output_scale, kBinary32), c + ": finite scales");
-  require(f32_value(input_scale) >= 0, c + ": input_scale >= 0");
-  require(f32_value(output_scale) != 0, c + ": output_scale != 0");
+  QSPEC_REQUIRE(float_is_finite(input_scale, kBinary32) && float_is_finite(output_scale, kBinary32), c + ": finite scales");
+  QSPEC_REQUIRE(f32_value(input_scale) >= 0, c + ": input_scale >= 0");
+  QSPEC_REQUIRE(f32_value(output_scale) != 0, c + ": output_scale != 0");
   // static_cast<double>(float) is exact; the quotient is one binary64 division.
   return f64_div(f64_from_f32(input_scale), f64_from_f32(output_scale));
 }
@@ -117,9 +117,9 @@ std::uint64_t tvm_double_multiplier(std::uint32_t input_scale, std::uint32_t out
 //   if (significand == 1ll << 31) { significand /= 2; ++exponent; }
 TvmFixedPoint tvm_fixed_point_multiplier_shift(std::uint64_t double_multiplier_bits) {
   const std::string c = "tvm.requantize_multiplier";
-  require(float_is_finite(double_multiplier_bits, kBinary64), c + ": finite multiplier");
+  QSPEC_REQUIRE(float_is_finite(double_multiplier_bits, kBinary64), c + ": finite multiplier");
   const Rat d = f64_value(double_multiplier_bits);
-  require(d >= 0, c + ": non-negative multiplier");
+  QSPEC_REQUIRE(d >= 0, c + ": non-negative multiplier");
   if (d == 0) return {Int(0), 0};
   Rat f;
   int e = 0;
@@ -136,22 +136,22 @@ TvmFixedPoint tvm_fixed_point_multiplier_shift(std::uint64_t double_multiplier_b
 // The default FLegalize of tir.q_multiply_shift (src/target/intrin_rule.cc), q = 31.
 Int tvm_fixed_point_multiply(const Int& x, const Int& multiplier, int shift, bool power_of_two_path) {
   const std::string c = "tvm.fixed_point_multiply";
-  require(fits_int32(x), c + ": x is int32");
-  require(multiplier >= 0 && multiplier < pow2(31), c + ": M in [0, 2^31)");
+  QSPEC_REQUIRE(fits_int32(x), c + ": x is int32");
+  QSPEC_REQUIRE(multiplier >= 0 && multiplier < pow2(31), c + ": M in [0, 2^31)");
   if (power_of_two_path && multiplier == pow2(30)) {
     // M = 2^30 stands for 0.5, so the real multiplier is 2^(shift - 1): a pure shift in int32.
     const int e = shift - 1;
     if (e > 0) {
-      require(e <= 31, c + ": left shift amount < 32");
+      QSPEC_REQUIRE(e <= 31, c + ": left shift amount < 32");
       const Int y = x * pow2(static_cast<unsigned>(e));
-      require(fits_int32(y), c + ": x << e fits int32 (the int32 shift would wrap)");
+      QSPEC_REQUIRE(fits_int32(y), c + ": x << e fits int32 (the int32 shift would wrap)");
       return y;
     }
     const int k = -e;
-    require(k >= 1, c + ": a multiplier of exactly 1 (1 << -1 is undefined)");
-    require(k <= 31, c + ": right shift amount < 32 in int32");
+    QSPEC_REQUIRE(k >= 1, c + ": a multiplier of exactly 1 (1 << -1 is undefined)");
+    QSPEC_REQUIRE(k <= 31, c + ": right shift amount < 32 in int32");
     const Int sum = x + pow2(static_cast<unsigned>(k - 1));
-    require(fits_int32(sum), c + ": x + 2^(k-1) fits int32 (nsw add)");
+    QSPEC_REQUIRE(fits_int32(sum), c + ": x + 2^(k-1) fits int32 (nsw add)");
     return asr(sum, k);
   }
   return int64_multiply_shift(x, multiplier, shift, /*to_nearest=*/false, c);
@@ -160,8 +160,8 @@ Int tvm_fixed_point_multiply(const Int& x, const Int& multiplier, int shift, boo
 // spec: tvm.requantize
 Int tvm_fixed_point_multiply_to_nearest(const Int& x, const Int& multiplier, int shift) {
   const std::string c = "tvm.requantize (TONEAREST)";
-  require(fits_int32(x), c + ": x is int32");
-  require(multiplier >= 0 && multiplier < pow2(31), c + ": M in [0, 2^31)");
+  QSPEC_REQUIRE(fits_int32(x), c + ": x is int32");
+  QSPEC_REQUIRE(multiplier >= 0 && multiplier < pow2(31), c + ": M in [0, 2^31)");
   return int64_multiply_shift(x, multiplier, shift, /*to_nearest=*/true, c);
 }
 
@@ -170,16 +170,16 @@ Int tvm_fixed_point_multiply_to_nearest(const Int& x, const Int& multiplier, int
 Int tvm_requantize(const Int& q, std::uint32_t input_scale, const Int& input_zero_point, std::uint32_t output_scale,
                    const Int& output_zero_point, TvmRounding rounding, DType out, bool per_axis) {
   const std::string c = "tvm.requantize";
-  error_if(f32_is_nan(output_scale) || (float_is_finite(output_scale, kBinary32) && f32_value(output_scale) == 0),
+  QSPEC_ERROR_IF(f32_is_nan(output_scale) || (float_is_finite(output_scale, kBinary32) && f32_value(output_scale) == 0),
            c + ": output scale can not be equal to 0.0");
-  error_if(!(out == DType::I8 || out == DType::U8 || out == DType::I16 || out == DType::I32),
+  QSPEC_ERROR_IF(!(out == DType::I8 || out == DType::U8 || out == DType::I16 || out == DType::I32),
            c + ": out_dtype must be one of int8, uint8, int16, int32 (RequantizeRel), not " + dtype_str(out));
-  require(float_is_finite(input_scale, kBinary32) && float_is_finite(output_scale, kBinary32), c + ": finite scales");
-  require(f32_value(input_scale) >= 0 && f32_value(output_scale) > 0, c + ": input_scale >= 0, output_scale > 0");
-  require(fits_int32(q), c + ": the input fits int32 (it is cast to int32 first)");
-  require(fits_int32(input_zero_point) && fits_int32(output_zero_point), c + ": zero points are int32");
+  QSPEC_REQUIRE(float_is_finite(input_scale, kBinary32) && float_is_finite(output_scale, kBinary32), c + ": finite scales");
+  QSPEC_REQUIRE(f32_value(input_scale) >= 0 && f32_value(output_scale) > 0, c + ": input_scale >= 0, output_scale > 0");
+  QSPEC_REQUIRE(fits_int32(q), c + ": the input fits int32 (it is cast to int32 first)");
+  QSPEC_REQUIRE(fits_int32(input_zero_point) && fits_int32(output_zero_point), c + ": zero points are int32");
   const Int x = q - input_zero_point;
-  require(fits_int32(x), c + ": q - input_zero_point fits int32 (nsw subtraction)");
+  QSPEC_REQUIRE(fits_int32(x), c + ": q - input_zero_point fits int32 (nsw subtraction)");
 
   Int scaled = x;
   if (per_axis || input_scale != output_scale) {  // IsEqualScalar: the per-tensor skip
@@ -189,7 +189,7 @@ Int tvm_requantize(const Int& q, std::uint32_t input_scale, const Int& input_zer
                  : tvm_fixed_point_multiply_to_nearest(x, fp.multiplier, fp.shift);
   }
   const Int shifted = scaled + output_zero_point;
-  require(fits_int32(shifted), c + ": scaled + output_zero_point fits int32 (nsw add)");
+  QSPEC_REQUIRE(fits_int32(shifted), c + ": scaled + output_zero_point fits int32 (nsw add)");
   if (out == DType::I32) return shifted;  // TVM skips the clip for int32
   return saturate(shifted, out);
 }

@@ -47,14 +47,14 @@ Range int_range(DType t) {
 
 // spec: types.mrt_sym_range
 Range mrt_sym_range(int prec) {
-  error_if(prec < 1 || prec > 32, "types.mrt_sym_range: precision must be in [1, 32]");
+  QSPEC_ERROR_IF(prec < 1 || prec > 32, "types.mrt_sym_range: precision must be in [1, 32]");
   const Int alpha = pow2(static_cast<unsigned>(prec - 1)) - 1;
   return {-alpha, alpha};
 }
 
 // spec: sat.clamp
 Int saturate(const Int& v, const Range& r) {
-  require(r.lo <= r.hi, "sat.clamp: lo <= hi");
+  QSPEC_REQUIRE(r.lo <= r.hi, "sat.clamp: lo <= hi");
   if (v < r.lo) return r.lo;
   if (v > r.hi) return r.hi;
   return v;

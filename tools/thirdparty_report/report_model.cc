@@ -60,6 +60,8 @@ void Counts::add(const Outcome& o) {
   if (o.verdict == "PASS") ++pass;
   else if (o.verdict == "FAIL") ++fail;
   else if (o.verdict == "ERROR") ++error;
+  else if (o.verdict == "CRASH") ++crash;
+  else if (o.verdict == "TIMEOUT") ++timeout;
   else ++unsupported;
   if (o.expected_verdict && *o.expected_verdict == o.verdict && o.verdict != "PASS") ++expected;
 }
@@ -74,6 +76,8 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
 
 std::string failure_kind(const Outcome& o) {
   if (o.verdict == "ERROR") return "error";
+  if (o.verdict == "CRASH") return "crash";
+  if (o.verdict == "TIMEOUT") return "timeout";
   if (o.reason.rfind("rejected a valid input", 0) == 0) return "rejects a valid input";
   if (o.reason.rfind("accepted an invalid input", 0) == 0) return "accepts an invalid input";
   return "differs";
@@ -91,6 +95,8 @@ std::string DeviationClass::top_signatures(std::size_t n) const {
 
 std::string failure_signature(const Outcome& o) {
   if (o.verdict == "ERROR") return "error";
+  if (o.verdict == "CRASH") return "crash";
+  if (o.verdict == "TIMEOUT") return "timeout";
   if (o.reason.rfind("rejected a valid input", 0) == 0) return "rejects a valid input";
   if (o.reason.rfind("accepted an invalid input", 0) == 0) return "accepts an invalid input";
   if (!o.matching.empty()) return "matches " + join(o.matching, ", ");

@@ -16,7 +16,7 @@ struct Outcome {
   std::int64_t tc_id = 0;
   std::string op, convention;
   bool invalid = false;
-  std::string verdict;  // PASS, FAIL, ERROR, UNSUPPORTED
+  std::string verdict;  // PASS, FAIL, ERROR, UNSUPPORTED, CRASH, TIMEOUT
   std::string reason;
   std::optional<std::string> expected_verdict;  // from --expect
   std::string expectation_reason;
@@ -43,12 +43,13 @@ Run load_run(const std::string& library, const std::string& mode, const std::str
 
 struct Counts {
   std::int64_t pass = 0, fail = 0, error = 0, unsupported = 0, expected = 0;
-  std::int64_t total() const { return pass + fail + error + unsupported; }
+  std::int64_t crash = 0, timeout = 0;  // the adapter's worker died or hung on the test
+  std::int64_t total() const { return pass + fail + error + unsupported + crash + timeout; }
   void add(const Outcome& o);
 };
 
 // The kind of a non-passing outcome, part of a deviation class's key: "differs" (a wrong
-// output), "rejects a valid input", "accepts an invalid input" or "error".
+// output), "rejects a valid input", "accepts an invalid input", "error", "crash" or "timeout".
 std::string failure_kind(const Outcome& o);
 
 // What a wrong output matches: the conventions that reproduce it (normative ones, else

@@ -4,6 +4,7 @@
 
 #include "narrow_store_neon.h"
 #include "qspec/simd/neon_kernels.h"
+#include "wrapping.h"
 
 namespace qspec::simd::neon {
 
@@ -32,7 +33,7 @@ void dequantize(std::size_t n, const std::int32_t* x, std::int32_t zp, float s, 
   const float32x4_t sv = vdupq_n_f32(s);
   std::size_t i = 0;
   for (; i + 4 <= n; i += 4) {
-    const int32x4_t xv = vld1q_s32(x + i), d = vsubq_s32(xv, z);
+    const int32x4_t xv = vld1q_s32(x + i), d = wrapping_sub(xv, z);
     // A lane whose int32 subtraction overflowed (x - zp is exact in the spec) goes scalar.
     const uint32x4_t ovf = vreinterpretq_u32_s32(vandq_s32(veorq_s32(xv, z), veorq_s32(xv, d)));
     if (vmaxvq_u32(vshrq_n_u32(ovf, 31)) != 0) {

@@ -8,6 +8,7 @@
 
 #include "narrow_store_neon.h"
 #include "qspec/simd/neon_kernels.h"
+#include "wrapping.h"
 
 namespace qspec::simd::neon {
 namespace {
@@ -63,10 +64,10 @@ struct ShiftRound {
     return vshlq_s64(s, sh);  // arithmetic shift right by S: floor(s / 2^S)
   }
   int32x4_t operator()(int32x4_t x) const {
-    x = vaddq_s32(x, off);  // modulo 2^32, as the scalar path
+    x = wrapping_add(x, off);  // modulo 2^32, as the scalar path
     int32x4_t r = vcombine_s32(vmovn_s64(half(vget_low_s32(x))), vmovn_s64(half(vget_high_s32(x))));
     if (!wide) r = vminq_s32(vmaxq_s32(r, lo), hi);
-    return vaddq_s32(r, zp);  // wide: the low 32 bits of a value in [qmin - zp, qmax - zp], + zp, is exact
+    return wrapping_add(r, zp);  // wide: the low 32 bits of a value in [qmin - zp, qmax - zp], + zp modulo 2^32, is exact
   }
 };
 

@@ -87,4 +87,31 @@ TEST_F(ThirdpartyReport, AnnotationsClassifyAndWriteTheExpectLines) {
   EXPECT_EQ(e.find("requantize/a.json 1 "), std::string::npos) << e;
 }
 
+// A worker that died or hung is neither a pass nor UNSUPPORTED: counted, tabulated, classified.
+TEST_F(ThirdpartyReport, CrashesAndTimeoutsAreTheirOwnClasses) {
+  const fs::path p = write(dir_ / "c.json", R"json({"schema": "qspec-report/1", "backend": {"name": "lib", "version": "lib 1.0"},
+  "tests": [
+    {"file": "requantize/a.json", "tcId": 1, "op": "requantize", "convention": "a", "result": "valid", "verdict": "CRASH",
+     "reason": "worker killed by signal 11 (SIGSEGV)"},
+    {"file": "requantize/a.json", "tcId": 2, "op": "requantize", "convention": "a", "result": "valid", "verdict": "TIMEOUT",
+     "reason": "no result within 10 s"},
+    {"file": "requantize/a.json", "tcId": 3, "op": "requantize", "convention": "a", "result": "valid", "verdict": "PASS"}]})json");
+  const qspec::thirdparty_report::Run run = load_run("lib", "native", p.string());
+  Counts c;
+  for (const auto& o : run.outcomes) c.add(o);
+  EXPECT_EQ(c.crash, 1);
+  EXPECT_EQ(c.timeout, 1);
+  EXPECT_EQ(c.unsupported, 0);
+  EXPECT_EQ(c.total(), 3);
+  const auto classes = deviation_classes({run});
+  ASSERT_EQ(classes.size(), 2u);
+  EXPECT_EQ(classes[0].key(), "lib|native|requantize|a|crash");
+  EXPECT_EQ(classes[1].key(), "lib|native|requantize|a|timeout");
+  RenderInput in;
+  in.runs.push_back(run);
+  in.vectors_dir = in_.vectors_dir;
+  const std::string md = render_markdown(in);
+  EXPECT_NE(md.find("| requantize | a | 3 | 1 |  |  | 2 (1 CRASH, 1 TIMEOUT) |"), std::string::npos) << md;
+}
+
 }  // namespace

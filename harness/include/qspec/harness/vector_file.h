@@ -63,8 +63,11 @@ struct VectorFile {
 // with its line, column and byte offset; invalid UTF-8 with the offset of the bad byte). The
 // limits of vector_limits.h are checked before the allocations they bound.
 VectorFile parse_vector_file(const std::string& text, const std::string& display_name);
-// Reads `path` and parses it; a missing, unreadable or oversized file is a VectorFileError too
-// (the size is checked before the file is read).
+// Reads a vector file's bytes, never more than vector_limits.h's kMaxFileBytes (plus one chunk):
+// a missing, unreadable or oversized file is a VectorFileError (the size is checked before the
+// file is read).
+std::string read_vector_file_text(const std::filesystem::path& path, const std::string& display_name);
+// read_vector_file_text, then parse_vector_file.
 VectorFile load_vector_file(const std::filesystem::path& path, const std::string& display_name);
 
 // Checks the file's (op, convention) against the pairs in `known` (the reference backend's

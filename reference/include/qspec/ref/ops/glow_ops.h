@@ -136,7 +136,7 @@ NdArray<T> glow_gather(const NdArray<T>& x, const NdArray<std::int64_t>& indices
     for (std::size_t k = 0; k < b; ++k) in[k] = out[k];
     Shape j(out.begin() + static_cast<std::ptrdiff_t>(b), out.begin() + static_cast<std::ptrdiff_t>(b + ri));
     const std::int64_t sel = indices.at(j);
-    require(sel >= 0 && sel < x.shape[b], "glow.gather: index within the gathered axis");
+    QSPEC_REQUIRE(sel >= 0 && sel < x.shape[b], "glow.gather: index within the gathered axis");
     in[b] = sel;
     for (std::size_t k = b + 1; k < x.shape.size(); ++k) in[k] = out[k - 1 + ri];
     y.data[static_cast<std::size_t>(off)] = x.at(in);

@@ -38,7 +38,7 @@ struct NdArray {
   NdArray() = default;
   explicit NdArray(Shape s, const T& fill = T(0)) : shape(std::move(s)), data(static_cast<std::size_t>(shape_numel(shape)), fill) {}
   NdArray(Shape s, std::vector<T> d) : shape(std::move(s)), data(std::move(d)) {
-    require(static_cast<std::int64_t>(data.size()) == shape_numel(shape), "NdArray: data length matches the shape");
+    QSPEC_REQUIRE(static_cast<std::int64_t>(data.size()) == shape_numel(shape), "NdArray: data length matches the shape");
   }
 
   int rank() const { return static_cast<int>(shape.size()); }

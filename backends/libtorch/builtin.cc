@@ -1,0 +1,16 @@
+// Registers "libtorch" as a built-in backend of the qspec executable: a thin loader of its plugin .so.
+#include "qspec/harness/builtin_backends.h"
+#include "qspec/thirdparty/builtin_loader.h"
+
+#include <cstdlib>
+
+namespace {
+int create_libtorch(std::uint32_t host_abi_version, qspec_backend* out) {
+  // libtorch's intra-op pool is OpenMP: conformance runs are single-threaded unless the user says otherwise.
+  setenv("OMP_NUM_THREADS", "1", /*overwrite=*/0);
+  return qspec::thirdparty::create_from_plugin("qspec_backend_libtorch.so", QSPEC_PLUGIN_BUILD_PATH,
+                                               QSPEC_PLUGIN_INSTALL_PATH, host_abi_version, out);
+}
+}  // namespace
+
+QSPEC_REGISTER_BUILTIN_BACKEND("libtorch", create_libtorch);
