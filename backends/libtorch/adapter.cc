@@ -38,13 +38,6 @@ class LibtorchAdapter final : public thirdparty::Adapter {
     };
   }
 
-  bool output_dtype_hint(const thirdparty::Call& call, qspec_dtype& out) const override {
-    if (call.op == "dequantize") out = QSPEC_DTYPE_FLOAT32;
-    else if (call.op == "tvm.qnn.dense" || call.op == "tvm.qnn.conv2d") out = QSPEC_DTYPE_INT32;
-    else return false;
-    return true;
-  }
-
   void run(const thirdparty::Call& call) override {
     if (call.op == "quantize") return run_quantize(call);
     if (call.op == "quantize_per_channel") return run_quantize_per_channel(call);

@@ -34,15 +34,6 @@ class OnednnAdapter final : public thirdparty::Adapter {
     };
   }
 
-  bool output_dtype_hint(const thirdparty::Call& call, qspec_dtype& out) const override {
-    // Accumulator ops: an int32 result unless out_dtype says otherwise.
-    if (call.op == "fully_connected" || call.op == "conv2d" || call.op == "tvm.qnn.dense" || call.op == "tvm.qnn.conv2d") {
-      out = QSPEC_DTYPE_INT32;
-      return true;
-    }
-    return false;
-  }
-
   void run(const thirdparty::Call& call) override {
     if (call.op == "requantize") return run_requantize(call);
     if (call.op == "quantize") return run_quantize(call);

@@ -42,13 +42,6 @@ class XnnpackAdapter final : public thirdparty::Adapter {
     return c;
   }
 
-  bool output_dtype_hint(const thirdparty::Call& call, qspec_dtype& out) const override {
-    if (call.op == "dequantize") out = QSPEC_DTYPE_FLOAT32;
-    else if (call.op == "tvm.qnn.dense" || call.op == "tvm.qnn.conv2d") out = QSPEC_DTYPE_INT32;
-    else return false;
-    return true;
-  }
-
   void run(const thirdparty::Call& call) override {
     if (call.op == "requantize") return run_requantize(call);
     if (call.op == "requantize_per_channel") return run_requantize_per_channel(call);

@@ -1,7 +1,7 @@
 # Adds bench_thirdparty.cc (gemmlowp, XNNPACK, oneDNN) to bench_kernels and builds bench_ratio.
 # Included by bench/CMakeLists.txt once bench_kernels exists.
-# libtorch (optional, tools/install-deps torch): its benchmarks live with its adapter and are added
-# only where the adapter is built.
+# libtorch (tools/install-deps torch): its benchmarks live with its adapter and are added only where
+# the adapter is built.
 if(TARGET bench_kernels AND TARGET qspec_backend_libtorch)
   target_sources(bench_kernels PRIVATE ${PROJECT_SOURCE_DIR}/backends/libtorch/bench/bench_libtorch.cc)
   target_include_directories(bench_kernels PRIVATE ${PROJECT_SOURCE_DIR}/bench)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# qspec's avx2 backend against gemmlowp, XNNPACK and oneDNN, single-threaded: runs bench_kernels
-# twice (all libraries; then oneDNN alone under ONEDNN_MAX_CPU_ISA=AVX2_VNNI, the ISA-for-ISA run)
+# qspec's avx2 backend against gemmlowp, XNNPACK, oneDNN and libtorch (when built), single-threaded:
+# runs bench_kernels twice (all libraries; then oneDNN and libtorch's onednn engine alone under
+# ONEDNN_MAX_CPU_ISA=AVX2_VNNI, the ISA-for-ISA run)
 # and prints avx2 time / library time per shape with bench_ratio: the median CPU time of
 # QSPEC_BENCH_REPETITIONS (default 5) repetitions, interleaved in random order so that a slow spell
 # of the machine does not land on one library.
@@ -18,8 +19,8 @@ trap 'rm -rf "$out"' EXIT
 export OMP_NUM_THREADS=1
 reps=(--benchmark_repetitions="${QSPEC_BENCH_REPETITIONS:-5}" --benchmark_enable_random_interleaving=true
       --benchmark_display_aggregates_only=true)
-"$BENCH" --benchmark_filter='/(avx2|gemmlowp|xnnpack|xnnpack_int8out|onednn)/' \
+"$BENCH" --benchmark_filter='/(avx2|gemmlowp|xnnpack|xnnpack_int8out|onednn|libtorch_int8out|libtorch-qnnpack_int8out)/' \
   --benchmark_out="$out/all.json" --benchmark_out_format=json "${reps[@]}" "$@" >&2
-ONEDNN_MAX_CPU_ISA=AVX2_VNNI "$BENCH" --benchmark_filter='/onednn/' \
+ONEDNN_MAX_CPU_ISA=AVX2_VNNI "$BENCH" --benchmark_filter='/(onednn|libtorch_int8out)/' \
   --benchmark_out="$out/avx2_vnni.json" --benchmark_out_format=json "${reps[@]}" "$@" >&2
 "$RATIO" "$out/all.json" "avx2_vnni=$out/avx2_vnni.json"

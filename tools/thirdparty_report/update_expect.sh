@@ -16,7 +16,7 @@ trap 'rm -rf "$work"' EXIT
 export OMP_NUM_THREADS=1
 args=()
 backends=$("$QSPEC" backends 2>/dev/null || true)  # captured first: grep -q would SIGPIPE qspec under pipefail
-for lib in gemmlowp xnnpack onednn; do
+for lib in gemmlowp xnnpack onednn libtorch; do
   grep -q "^$lib[[:space:]]" <<<"$backends" || { echo "update_expect.sh: $lib not built, skipped" >&2; continue; }
   "$QSPEC" run --backend "$lib" --vectors "$VECTORS" --report-json "$work/$lib.json" --progress never \
     --max-diagnostics 0 >/dev/null 2>&1 || true

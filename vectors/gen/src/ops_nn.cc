@@ -207,6 +207,11 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/concat.json", "concat", "mrt", {"mrt.o
     }
     t.push_back(make("random", in, OJ{{"axis", axis}}));
   }
+  // Concatenation moves values: exact for every int32, also those a float32 cannot hold (2^24 + 1,
+  // the extremes), which an implementation that goes through float rounds (spec/errata.md E-LIBTORCH-1).
+  t.push_back(make("int32 values beyond float32's 24-bit significand",
+                   {tensor("x0", DType::I32, {2}, {16777217, -16777219}), tensor("x1", DType::I32, {2}, {2147483647, -2147483647})},
+                   OJ{{"axis", 0}}));
   t.push_back(make("invalid: axis out of range", {rand_tensor(r, "x0", {2}, -1, 1)}, OJ{{"axis", 1}}, true));
   t.push_back(make("invalid: non-axis dims differ", {rand_tensor(r, "x0", {1, 2}, -1, 1), rand_tensor(r, "x1", {2, 1}, -1, 1)}, OJ{{"axis", 1}}, true));
   return one_group(std::move(t));

@@ -86,10 +86,13 @@ class Adapter {
   virtual void run(const Call& call) = 0;
   // The dtype an op's output would have, for the output sink of an invalid test (see
   // Call::output): the out_dtype attribute if given, else this, else the first input's dtype.
+  // By default what the ops define: dequantize gives float32, the accumulator ops int32.
   virtual bool output_dtype_hint(const Call& call, qspec_dtype& out) const {
-    (void)call;
-    (void)out;
-    return false;
+    if (call.op == "dequantize") out = QSPEC_DTYPE_FLOAT32;
+    else if (call.op == "fully_connected" || call.op == "conv2d" || call.op == "tvm.qnn.dense" || call.op == "tvm.qnn.conv2d")
+      out = QSPEC_DTYPE_INT32;
+    else return false;
+    return true;
   }
 };
 
