@@ -119,7 +119,10 @@ std::string render_markdown(const RenderInput& in) {
     if (seen.insert(r.library).second) md << "| " << r.library << " | " << r.version << " |\n";
   md << "\n"
      << "libtorch runs twice: `libtorch` with its default quantized engine (onednn in Debian's build, which\n"
-     << "has no fbgemm), as a user gets it, and `libtorch-qnnpack` with `QSPEC_LIBTORCH_QENGINE=qnnpack`.\n\n";
+     << "has no fbgemm), as a user gets it, and `libtorch-qnnpack` with `QSPEC_LIBTORCH_QENGINE=qnnpack`.\n"
+     << "oneDNN runs twice: `onednn` on this machine's best ISA, and `onednn-avx2_vnni` limited with\n"
+     << "`ONEDNN_MAX_CPU_ISA=AVX2_VNNI`, what a machine without AVX-512 gets; CI's `conformance_onednn` is\n"
+     << "the first, so the second's own-convention failures are not in `backends/onednn/expect.txt`.\n\n";
 
   for (const std::string mode : {"native", "all"}) {
     bool any = false;
