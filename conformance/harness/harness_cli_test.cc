@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "build_tree_paths.h"
+#include "cli_runner.h"
 #include "harness_test_ops.h"
 #include "qspec/harness/generate.h"
 #include "qspec/harness/vector_serialize.h"
@@ -28,33 +29,9 @@ using namespace qspec;
 using namespace qspec::harness;
 
 using harness_test::find_qspec;
+using harness_test::run_cli;
+using Result = harness_test::CliResult;
 std::string find_plugin(const std::string& name) { return harness_test::testing_plugin(name); }
-
-struct Result {
-  int rc = -1;
-  std::string out;  // stdout and stderr together
-};
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-Result run_cli(const std::vector<std::string>& args) {
-  std::string cmd = quote(find_qspec());
-  for (const auto& a : args) cmd += " " + quote(a);
-  cmd += " 2>&1";
-  Result r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  std::size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = ::pclose(p);
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 

@@ -14,6 +14,7 @@
 
 #include "build_tree_paths.h"
 #include "harness_test_ops.h"
+#include "vector_dir_fixture.h"
 #include "qspec/harness/backend_worker.h"
 #include "qspec/harness/expectations.h"
 #include "qspec/harness/generate.h"
@@ -31,21 +32,7 @@ using OJ = nlohmann::ordered_json;
 
 using harness_test::testing_plugin;
 
-struct VectorDir {
-  fs::path root = fs::temp_directory_path() / ("qspec_isolation_" + std::to_string(::getpid()));
-  fs::path dir = root / "vectors";
-  VectorDir() {
-    fs::remove_all(root);
-    const auto f = harness_test::test_family();
-    write_file_atomically(dir / f.file, serialize_vector_document(vecgen::generate_document(f, "9.9.9")));
-  }
-  ~VectorDir() { fs::remove_all(root); }
-  RunOptions options() const {
-    RunOptions o;
-    o.files = find_vector_files({dir});
-    return o;
-  }
-};
+using harness_test::VectorDir;
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
@@ -59,7 +46,7 @@ OJ tests_without_time(const OJ& report) {
 TEST(harness_isolation, the_worker_gives_the_in_process_verdicts_reasons_and_diagnostics) {
   const std::string plugin = testing_plugin("wrong_requantize");
   ASSERT_FALSE(plugin.empty()) << "build backends/testing or set QSPEC_TESTING_PLUGIN_DIR";
-  VectorDir v;
+  VectorDir v("isolation");
   const auto ref = Backend::load("reference");
   const ConventionExplainer explainer(ref.get());
   RunOptions o = v.options();
@@ -78,7 +65,7 @@ TEST(harness_isolation, the_worker_gives_the_in_process_verdicts_reasons_and_dia
 }
 
 TEST(harness_isolation, the_reference_backend_passes_in_a_worker) {
-  VectorDir v;
+  VectorDir v("isolation");
   auto workers = WorkerExecutor::start("reference", WorkerOptions{});
   const RunResult r = run_vectors(*workers, v.options());
   ASSERT_EQ(r.outcomes.size(), 7u);
@@ -162,7 +149,7 @@ TEST(harness_isolation, a_crash_in_one_test_costs_only_that_test) {
 TEST(harness_resume, an_interrupt_before_a_test_stops_the_run_there) {
   const std::string plugin = testing_plugin("wrong_requantize");
   ASSERT_FALSE(plugin.empty());
-  VectorDir v;
+  VectorDir v("isolation");
   const auto b = Backend::load(plugin);
   static volatile std::sig_atomic_t flag = 0;
   flag = 0;
@@ -181,7 +168,7 @@ TEST(harness_resume, an_interrupt_before_a_test_stops_the_run_there) {
 TEST(harness_resume, checkpoints_are_partial_reports_of_the_tests_done) {
   const std::string plugin = testing_plugin("wrong_requantize");
   ASSERT_FALSE(plugin.empty());
-  VectorDir v;
+  VectorDir v("isolation");
   const auto b = Backend::load(plugin);
   RunOptions o = v.options();
   std::vector<std::size_t> sizes;
@@ -201,7 +188,7 @@ TEST(harness_resume, checkpoints_are_partial_reports_of_the_tests_done) {
 TEST(harness_resume, a_report_read_back_reproduces_the_run_without_calling_the_backend) {
   const std::string plugin = testing_plugin("wrong_requantize");
   ASSERT_FALSE(plugin.empty());
-  VectorDir v;
+  VectorDir v("isolation");
   const auto b = Backend::load(plugin);
   const auto ref = Backend::load("reference");
   const ConventionExplainer explainer(ref.get());
@@ -248,7 +235,7 @@ TEST(harness_resume, a_report_read_back_reproduces_the_run_without_calling_the_b
 TEST(harness_resume, expectations_are_applied_afresh_to_resumed_tests) {
   const std::string plugin = testing_plugin("wrong_requantize");
   ASSERT_FALSE(plugin.empty());
-  VectorDir v;
+  VectorDir v("isolation");
   const auto b = Backend::load(plugin);
   const Expectations ex = Expectations::parse("test/*.json 2 FAIL ties up\n", "e");
   RunOptions o = v.options();
@@ -294,7 +281,7 @@ TEST(harness_resume, a_report_of_another_run_is_refused) {
     EXPECT_TRUE(contains(e.what(), "the whole selection, this run is shard 1/4")) << e.what();
   }
 
-  VectorDir v;
+  VectorDir v("isolation");
   std::ofstream(v.root / "not.json") << "{\"schema\": \"something-else\"}";
   EXPECT_THROW(load_resume_report(v.root / "not.json"), ResumeError);
   std::ofstream(v.root / "old.json") << "{\"schema\": \"qspec-report/1\", \"tests\": []}";

@@ -13,6 +13,7 @@
 
 #include "build_tree_paths.h"
 #include "harness_test_ops.h"
+#include "vector_dir_fixture.h"
 #include "qspec/harness/backend_loader.h"
 #include "qspec/harness/builtin_backends.h"
 #include "qspec/harness/diagnostics.h"
@@ -29,22 +30,7 @@ using namespace qspec::harness;
 
 using harness_test::testing_plugin;
 
-// Writes the test family's vector file under a temporary vectors/ directory.
-struct VectorDir {
-  fs::path root = fs::temp_directory_path() / ("qspec_runner_" + std::to_string(::getpid()));
-  fs::path dir = root / "vectors";
-  VectorDir() {
-    fs::remove_all(root);
-    const auto f = harness_test::test_family();
-    write_file_atomically(dir / f.file, serialize_vector_document(vecgen::generate_document(f, "9.9.9")));
-  }
-  ~VectorDir() { fs::remove_all(root); }
-  RunOptions options() const {
-    RunOptions o;
-    o.files = find_vector_files({dir});
-    return o;
-  }
-};
+using harness_test::VectorDir;
 
 std::map<std::int64_t, const TestOutcome*> by_id(const RunResult& r) {
   std::map<std::int64_t, const TestOutcome*> m;
@@ -55,7 +41,7 @@ std::map<std::int64_t, const TestOutcome*> by_id(const RunResult& r) {
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 TEST(harness_runner, reference_backend_passes_its_own_vectors) {
-  VectorDir v;
+  VectorDir v("runner");
   const auto ref = Backend::load("reference");
   const RunResult r = run_vectors(*ref, v.options());
   ASSERT_EQ(r.outcomes.size(), 7u);
@@ -69,7 +55,7 @@ TEST(harness_runner, reference_backend_passes_its_own_vectors) {
 TEST(harness_runner, wrong_plugin_fails_with_convention_diagnostics) {
   const std::string plugin = testing_plugin("wrong_requantize");
   ASSERT_FALSE(plugin.empty()) << "build backends/testing (libqspec_testing_wrong_requantize.so) or set QSPEC_TESTING_PLUGIN_DIR";
-  VectorDir v;
+  VectorDir v("runner");
   const auto wrong = Backend::load(plugin);
   EXPECT_EQ(wrong->name(), "testing.wrong_requantize");
   const auto ref = Backend::load("reference");
@@ -125,7 +111,7 @@ TEST(harness_runner, wrong_plugin_fails_with_convention_diagnostics) {
 TEST(harness_runner, explain_limit_bounds_the_convention_search) {
   const std::string plugin = testing_plugin("wrong_requantize");
   ASSERT_FALSE(plugin.empty());
-  VectorDir v;
+  VectorDir v("runner");
   const auto wrong = Backend::load(plugin);
   const auto ref = Backend::load("reference");
   const ConventionExplainer explainer(ref.get());
@@ -142,7 +128,7 @@ TEST(harness_runner, explain_limit_bounds_the_convention_search) {
 TEST(harness_runner, expectations_turn_known_failures_into_passes_and_flag_stale_entries) {
   const std::string plugin = testing_plugin("wrong_requantize");
   ASSERT_FALSE(plugin.empty());
-  VectorDir v;
+  VectorDir v("runner");
   const auto wrong = Backend::load(plugin);
   const Expectations ex = Expectations::parse(
       "# known deviations of the wrong plugin\n"
@@ -234,7 +220,7 @@ RunResult run_scripted(Misbehaviour mode, const VectorDir& v) {
 }
 
 TEST(harness_runner, a_throwing_backend_costs_each_test_an_error_and_the_run_completes) {
-  VectorDir v;
+  VectorDir v("runner");
   const RunResult r = run_scripted(Misbehaviour::Throw, v);
   ASSERT_EQ(r.outcomes.size(), 7u);
   for (const auto& o : r.outcomes) {
@@ -245,7 +231,7 @@ TEST(harness_runner, a_throwing_backend_costs_each_test_an_error_and_the_run_com
 }
 
 TEST(harness_runner, accepting_an_invalid_input_fails_and_unwritten_outputs_are_caught) {
-  VectorDir v;
+  VectorDir v("runner");
   const RunResult r = run_scripted(Misbehaviour::AcceptEverything, v);
   auto t = by_id(r);
   EXPECT_EQ(t[5]->verdict, Verdict::Fail);
@@ -256,7 +242,7 @@ TEST(harness_runner, accepting_an_invalid_input_fails_and_unwritten_outputs_are_
 }
 
 TEST(harness_runner, unknown_status_is_an_error_and_unclaimed_ops_are_unsupported) {
-  VectorDir v;
+  VectorDir v("runner");
   RunResult r = run_scripted(Misbehaviour::UnknownStatus, v);
   EXPECT_EQ(r.outcomes[0].verdict, Verdict::Error);
   EXPECT_EQ(r.outcomes[0].reason, "backend reported ERROR: backend returned unknown status 42: what");
@@ -333,7 +319,7 @@ TEST(harness_runner, reference_capabilities_list_every_registered_convention) {
 TEST(harness_runner, json_and_junit_reports_describe_every_test) {
   const std::string plugin = testing_plugin("wrong_requantize");
   ASSERT_FALSE(plugin.empty());
-  VectorDir v;
+  VectorDir v("runner");
   const auto wrong = Backend::load(plugin);
   const auto ref = Backend::load("reference");
   const ConventionExplainer explainer(ref.get());

@@ -28,7 +28,12 @@ inline bool exhaustive_full() {
 inline std::int64_t domain_stride() {
   static const std::int64_t stride = [] {
     const char* v = std::getenv("QSPEC_DOMAIN_STRIDE");
-    const long n = v ? std::strtol(v, nullptr, 10) : 1;
+    char* end = nullptr;
+    const long n = v && *v ? std::strtol(v, &end, 10) : 1;
+    if (v && *v && (*end != '\0' || n < 1)) {  // a typo must not silently mean "every point"
+      std::fprintf(stderr, "QSPEC_DOMAIN_STRIDE=%s: expected a positive integer\n", v);
+      std::exit(2);
+    }
     if (n > 1) std::fprintf(stderr, "note: exhaustive domains sampled: every %ld-th point and the ends (QSPEC_DOMAIN_STRIDE)\n", n);
     return n > 1 ? std::int64_t{n} : std::int64_t{1};
   }();
