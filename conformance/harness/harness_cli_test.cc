@@ -80,11 +80,17 @@ TEST_F(Cli, reference_passes_and_expectations_make_the_wrong_plugin_pass) {
   EXPECT_EQ(r.rc, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "at /op: unknown op \"test.requantize\"")) << r.out;
   // A known op that the backend does not claim is UNSUPPORTED: not a failure by default, but one
-  // with --fail-on-unsupported.
+  // with --fail-on-unsupported. A run in which every test is UNSUPPORTED checked nothing: it
+  // never says OK (run_selection_cli_test has the rest).
   const std::string unclaimed = std::string(QSPEC_SOURCE_DIR) + "/vectors/fixedpoint/gemmlowp.rdbpot.json";
   r = run_cli({"run", "--backend", wrong, "--vectors", unclaimed, "--progress", "never"});
-  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(r.rc, 1) << r.out;
   EXPECT_TRUE(contains(r.out, " UNSUPPORTED")) << r.out;
+  EXPECT_TRUE(contains(r.out, "Result: NOTHING CHECKED")) << r.out;
+  r = run_cli({"run", "--backend", wrong, "--vectors", unclaimed, "--vectors", file.string(), "--progress", "never", "--filter",
+               "*#1", "--filter", "fixedpoint/*"});
+  EXPECT_EQ(r.rc, 0) << r.out;  // one test checked (it passes), the unclaimed file's are UNSUPPORTED
+  EXPECT_TRUE(contains(r.out, "32 UNSUPPORTED")) << r.out;
   r = run_cli({"run", "--backend", wrong, "--vectors", unclaimed, "--progress", "never", "--fail-on-unsupported"});
   EXPECT_EQ(r.rc, 1) << r.out;
 

@@ -208,6 +208,7 @@ TEST(harness_html_report, written_atomically_from_merged_shards) {
     parts.push_back({"s" + std::to_string(i), run_report(*w.wrong, w.v, ShardSpec{i, 2}, w.explainer.get())});
   const MergeResult m = merge_reports(parts);
   const fs::path out = w.v.root / "out" / "report.html";
+  fs::create_directories(out.parent_path());  // a report never creates directories
   write_html_report(out, m.reports, {});
   std::ifstream in(out);
   const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -9,6 +9,7 @@
 #include "qspec/harness/report_merge.h"
 #include "qspec/harness/shard.h"
 #include "qspec/harness/sweep.h"
+#include "qspec/harness/test_identity.h"
 #include "report_test_support.h"
 
 namespace {
@@ -188,6 +189,16 @@ TEST(harness_report_merge, report_records_selection_index_and_failing_test_data)
 
 // --- merging ---------------------------------------------------------------------------------------
 
+// Recomputes a hand-edited report's "tests_identity" (test_identity.h), as a report written
+// by qspec after that edit would have it.
+void reseal(OJ& report) {
+  std::uint64_t d = 0;
+  for (const auto& t : report["tests"])
+    d += test_identity_hash(t["index"].get<std::size_t>(), t["file"].get<std::string>(), t["tcId"].get<std::int64_t>(),
+                            t["op"].get<std::string>(), t["convention"].get<std::string>());
+  report["selection"]["tests_identity"] = identity_digest_text(d);
+}
+
 struct Shards {
   std::unique_ptr<Backend> backend, reference;
   std::unique_ptr<ConventionExplainer> explainer;
@@ -317,6 +328,7 @@ TEST(harness_report_merge, reports_missing_shards_and_tests) {
   stopped["interrupted"] = true;
   stopped["tests"].erase(stopped["tests"].size() - 1);
   stopped["selection"]["tests"] = 9;  // it had seen only part of the selection
+  reseal(stopped);                    // as the interrupted run wrote it
   const std::string interrupted = merge_error([&] {
     merge_reports({s.parts[0], {"stopped.json", stopped}, s.parts[2], s.parts[3]});
   });
@@ -340,6 +352,36 @@ TEST(harness_report_merge, reports_missing_shards_and_tests) {
   EXPECT_EQ(with_stopped.reports[0]["summary"]["total"], 20);
   EXPECT_EQ(with_stopped.reports[0]["selection"]["tests"], 21);
   EXPECT_EQ(with_stopped.reports[0]["interrupted"], true);
+}
+
+// A test renamed in a shard's report (a hand edit, reports mixed up) leaves the counts and the
+// selection positions as they were: before identities were checked, the merge kept the renamed
+// test (a phantom) and lost the original one without a word.
+TEST(harness_report_merge, refuses_a_renamed_lost_or_invented_test) {
+  Shards s;
+  ASSERT_TRUE(s.backend);
+  OJ renamed = s.parts[1].report;
+  ASSERT_EQ(renamed["tests"][0]["tcId"], 2);
+  renamed["tests"][0]["tcId"] = 99;  // test/a.json#2 becomes #99
+  std::string e = merge_error([&] { merge_reports({s.parts[0], {"renamed.json", renamed}, s.parts[2], s.parts[3]}); });
+  EXPECT_TRUE(contains(e, "renamed.json: its tests are not the tests the run wrote")) << e;
+  EXPECT_TRUE(contains(e, "a test was renamed, removed or added after the run")) << e;
+  // The report's own digest recomputed too: the run's selection digest still tells.
+  reseal(renamed);
+  e = merge_error([&] { merge_reports({s.parts[0], {"renamed.json", renamed}, s.parts[2], s.parts[3]}); });
+  EXPECT_TRUE(contains(e, "hold 21 tests, as many as the run selected, but not the same tests")) << e;
+  // Another file, the same tcId; and a whole run with one test swapped for another.
+  OJ moved = s.parts[2].report;
+  moved["tests"][0]["file"] = "test/z.json";
+  e = merge_error([&] { merge_reports({s.parts[0], s.parts[1], {"moved.json", moved}, s.parts[3]}); });
+  EXPECT_TRUE(contains(e, "moved.json: its tests are not the tests the run wrote")) << e;
+  OJ whole = s.whole;
+  whole["tests"][4]["convention"] = "test.half_up";
+  reseal(whole);
+  e = merge_error([&] { merge_reports({{"whole.json", whole}}); });
+  EXPECT_TRUE(contains(e, "not the same tests")) << e;
+  // The untouched shards merge, as before.
+  EXPECT_NO_THROW(merge_reports({s.parts[0], s.parts[1], s.parts[2], s.parts[3]}));
 }
 
 TEST(harness_report_merge, refuses_shards_of_different_selections) {

@@ -1,11 +1,13 @@
 // `qspec eval FILE --backend NAME`: print what a backend computes for each test next to the expected value.
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "commands.h"
 #include "qspec/harness/backend_loader.h"
 #include "qspec/harness/diagnostics.h"
 #include "qspec/harness/runner.h"
+#include "qspec/harness/text_safety.h"
 #include "qspec/harness/vector_file.h"
 
 namespace qspec::cli {
@@ -44,47 +46,56 @@ int eval(const EvalOptions& o) {
       std::cerr << "qspec eval: give exactly one vector file\n";
       return kUsage;
     }
-    f = load_vector_file(srcs[0].path, srcs[0].display_name);
+    f = load_vector_source(srcs[0], nullptr);
   } catch (const VectorFileError& e) {
     std::cerr << "qspec eval: " << e.what() << "\n";
     return kUsage;
   }
-  std::cout << f.display_name << ": op " << f.op << ", convention " << f.convention << ", backend " << backend->name() << "\n";
+  // Comments, names and backend messages are untrusted: printed through terminal_safe.
+  std::ostringstream out;
+  const auto flush = [&out] {
+    std::cout << terminal_safe(out.str()) << std::flush;
+    out.str("");
+  };
+  out << f.display_name << ": op " << f.op << ", convention " << f.convention << ", backend " << backend->name() << "\n";
   const bool supported = backend->supports(f.op, f.convention);
   std::size_t differ = 0, shown = 0;
   for (const auto& t : f.tests) {
     if (!test_selected(o.filters, f.display_name, t.tc_id)) continue;
+    flush();
     ++shown;
-    std::cout << "tcId " << t.tc_id << " [" << (t.invalid ? "invalid" : "valid") << "] " << t.comment << "\n";
-    std::cout << "  attributes " << t.attributes.dump() << "\n";
-    for (const auto& in : t.inputs) std::cout << "  input    " << format_tensor(in, o.max_elements) << "\n";
+    out << "tcId " << t.tc_id << " [" << (t.invalid ? "invalid" : "valid") << "] " << t.comment << "\n";
+    out << "  attributes " << t.attributes.dump() << "\n";
+    for (const auto& in : t.inputs) out << "  input    " << format_tensor(in, o.max_elements) << "\n";
     if (!supported) {
-      std::cout << "  backend: does not implement " << f.op << " / " << f.convention << "\n";
+      out << "  backend: does not implement " << f.op << " / " << f.convention << "\n";
       continue;
     }
     const BackendResult r = backend->run(f.op, f.convention, t.attributes.dump(), t.inputs, t.expected);
     if (t.invalid) {
       const bool ok = r.status == QSPEC_STATUS_REJECTED;
       differ += ok ? 0 : 1;
-      std::cout << "  expected REJECTED, backend " << status_text(r.status) << (r.message.empty() ? "" : ": " + r.message)
+      out << "  expected REJECTED, backend " << status_text(r.status) << (r.message.empty() ? "" : ": " + r.message)
                 << (ok ? "" : "   <-- differs") << "\n";
       continue;
     }
-    for (const auto& e : t.expected) std::cout << "  expected " << format_tensor(e, o.max_elements) << "\n";
+    for (const auto& e : t.expected) out << "  expected " << format_tensor(e, o.max_elements) << "\n";
     if (r.status != QSPEC_STATUS_OK) {
       ++differ;
-      std::cout << "  backend  " << status_text(r.status) << (r.message.empty() ? "" : ": " + r.message) << "   <-- differs\n";
+      out << "  backend  " << status_text(r.status) << (r.message.empty() ? "" : ": " + r.message) << "   <-- differs\n";
       continue;
     }
     const Comparison c = compare_outputs(t.expected, r.outputs);
-    for (const auto& a : r.outputs) std::cout << "  actual   " << format_tensor(a, o.max_elements) << "\n";
+    for (const auto& a : r.outputs) out << "  actual   " << format_tensor(a, o.max_elements) << "\n";
     if (!c.equal) {
       ++differ;
-      std::cout << "  <-- differs: " << (c.structural.empty() ? std::to_string(c.differing) + " of " + std::to_string(c.total) + " elements" : c.structural)
+      out << "  <-- differs: " << (c.structural.empty() ? std::to_string(c.differing) + " of " + std::to_string(c.total) + " elements" : c.structural)
                 << "\n";
     }
   }
-  std::cout << shown << " tests shown, " << differ << " differ from the expected value\n";
+  flush();
+  out << shown << " tests shown, " << differ << " differ from the expected value\n";
+  flush();
   return differ == 0 ? kOk : kFail;
 }
 

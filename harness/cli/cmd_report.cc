@@ -74,8 +74,8 @@ int merge(const ReportCliOptions& o) {
   const auto m = load_and_merge("merge", o);
   if (!m) return kUsage;
   try {
-    write_file_atomically(
-        o.out, report_document(m->reports).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    write_file_atomically(o.out, report_document(m->reports).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+                          /*create_parent_directories=*/false);
   } catch (const std::exception& e) {
     std::cerr << "qspec report merge: cannot write " << o.out << ": " << e.what() << "\n";
     return kUsage;

@@ -1,56 +1,41 @@
 // `qspec run`: run a backend against the golden vectors; verdicts, diagnostics, summary, reports.
+//
+// run() reads as the steps of a run, each a function of one concern: check what the user gave
+// (output paths, --expect, --shard, the vector files, the schemas) before anything starts; start
+// the backend; set up the run (known ops, --resume, checkpoints, what is shown); run; then the
+// summary, the reports and the exit status.
 #include <signal.h>
-#include <unistd.h>
 
-#include <chrono>
 #include <csignal>
 #include <cstdlib>
-#include <cstdio>
 #include <filesystem>
-#include <iostream>
 #include <memory>
 #include <optional>
 
 #include "commands.h"
+#include "html_options.h"
 #include "qspec/harness/backend_loader.h"
 #include "qspec/harness/backend_worker.h"
 #include "qspec/harness/diagnostics.h"
 #include "qspec/harness/expectations.h"
+#include "qspec/harness/output_paths.h"
 #include "qspec/harness/report_resume.h"
 #include "qspec/harness/reports.h"
+#include "qspec/harness/run_provenance.h"
 #include "qspec/harness/runner.h"
+#include "qspec/harness/schema_validation.h"
 #include "qspec/harness/shard.h"
-#include "html_options.h"
+#include "run_cli_options.h"
+#include "run_console.h"
+
+#ifndef QSPEC_VERSION
+#define QSPEC_VERSION "0.0.0"
+#endif
 
 namespace qspec::cli {
 namespace {
 namespace fs = std::filesystem;
 using namespace qspec::harness;
-
-struct RunCliOptions {
-  std::string backend;
-  std::vector<std::string> vectors;
-  std::vector<std::string> filters;
-  std::string expect;
-  std::string report_json;
-  std::string junit;
-  std::string html;       // --html FILE
-  std::string spec_base;  // --spec-base URL (links of the HTML page)
-  std::string shard;      // --shard I/N
-  std::size_t report_data = 1000;
-  std::size_t max_diagnostics = 20;
-  std::size_t explain_limit = 50;
-  bool fail_on_unsupported = false;
-  bool keep_going = false;
-  bool all_conventions = false;
-  std::string progress = "auto";
-  bool no_isolate = false;              // --no-isolate: the backend runs inside qspec
-  double timeout = 10;                  // --timeout SECONDS per test (0: none)
-  std::size_t worker_memory_mib = 4096; // --worker-memory-limit MiB (0: none)
-  std::size_t leak_limit_mib = 16;      // --leak-limit MiB (0: off)
-  std::string resume;                   // --resume REPORT
-  double checkpoint_seconds = 30;       // --checkpoint-seconds S
-};
 
 // SIGINT/SIGTERM: the signal number; the run stops at the next test boundary. SA_RESETHAND: a
 // second signal takes the default action (ends qspec at once).
@@ -66,59 +51,72 @@ void install_interrupt_handlers() {
   ::sigaction(SIGTERM, &sa, nullptr);
 }
 
-// Progress on a terminal: one status line on stderr, rewritten in place at most every 100 ms.
-// Elsewhere (CI logs): nothing but the per-file lines.
-class ProgressLine {
- public:
-  explicit ProgressLine(bool enabled) : enabled_(enabled) {}
-  void update(const std::string& file, std::size_t done, std::size_t total) {
-    if (!enabled_) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (done != total && now - last_ < std::chrono::milliseconds(100)) return;
-    last_ = now;
-    std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", done, total, file.c_str());
-    std::fflush(stderr);
-    shown_ = true;
-  }
-  void clear() {
-    if (!shown_) return;
-    std::fprintf(stderr, "\r\033[K");
-    std::fflush(stderr);
-    shown_ = false;
-  }
-
- private:
-  bool enabled_;
-  bool shown_ = false;
-  std::chrono::steady_clock::time_point last_{};
-};
-
-std::string file_line(const FileResult& f) {
-  std::string s = f.file + ": " + std::to_string(f.counts.total()) + " tests:";
-  s += " " + std::to_string(f.counts.pass) + " PASS";
-  if (f.counts.fail) s += ", " + std::to_string(f.counts.fail) + " FAIL";
-  if (f.counts.error) s += ", " + std::to_string(f.counts.error) + " ERROR";
-  if (f.counts.unsupported) s += ", " + std::to_string(f.counts.unsupported) + " UNSUPPORTED";
-  if (f.counts.crash) s += ", " + std::to_string(f.counts.crash) + " CRASH";
-  if (f.counts.timeout) s += ", " + std::to_string(f.counts.timeout) + " TIMEOUT";
-  if (f.counts.unexpected) s += "  <-- " + std::to_string(f.counts.unexpected) + " unexpected";
-  return s;
+int usage_error(RunConsole& con, const std::string& message) {
+  con.err("qspec run: " + message + "\n");
+  return kUsage;
 }
 
-int run(const Context& ctx, const RunCliOptions& o) {
+// What the user gave, read and checked before the backend starts.
+struct RunInputs {
+  Expectations expectations;
+  std::optional<ShardSpec> shard;
+  std::vector<VectorSource> files;
+  std::unique_ptr<SchemaSet> schemas;
+};
+
+// Every input error is found here, before any test runs: report paths that would collide, lie
+// in a missing directory or cannot be written; a bad --expect or --shard; --vectors that name
+// nothing, or directories without a single vector file; schemas that cannot be loaded.
+std::optional<int> read_inputs(const Context& ctx, const RunCliOptions& o, RunInputs& in, RunConsole& con) {
+  if (const auto problem = check_output_files({{"--report-json", o.report_json},
+                                               {"--resume (rewritten in place)", o.report_json.empty() ? o.resume : ""},
+                                               {"--junit", o.junit},
+                                               {"--html", o.html}}))
+    return usage_error(con, *problem);
+  try {
+    if (!o.expect.empty()) in.expectations = Expectations::load(o.expect);
+    in.shard = resolve_shard(o.shard);  // --shard, else GTEST_SHARD_INDEX / GTEST_TOTAL_SHARDS
+    std::vector<fs::path> paths(o.vectors.begin(), o.vectors.end());
+    if (paths.empty()) paths.push_back(fs::path(ctx.root) / "vectors");
+    in.files = find_vector_files(paths);
+    if (in.files.empty()) {
+      std::string where;
+      for (const auto& p : paths) where += (where.empty() ? "" : ", ") + p.string();
+      return usage_error(con, "no test selected: no vector file (*.json) in " + where + "; nothing to check");
+    }
+    // The schemas `qspec vectors check` applies, from this qspec's data root: every file must
+    // satisfy them before its tests run (docs/running.md, "Malformed vector files").
+    in.schemas = std::make_unique<SchemaSet>(fs::path(ctx.root) / "vectors" / "schema");
+  } catch (const ExpectationError& e) {
+    return usage_error(con, e.what());
+  } catch (const ShardError& e) {
+    return usage_error(con, e.what());
+  } catch (const VectorFileError& e) {
+    return usage_error(con, e.what());
+  } catch (const std::runtime_error& e) {  // SchemaSet
+    return usage_error(
+        con, std::string("cannot load the vector schemas: ") + e.what() + " (--root names the qspec data root)");
+  }
+  return std::nullopt;
+}
+
+struct BackendUnderTest {
+  std::unique_ptr<Backend> in_process;  // --no-isolate
+  std::unique_ptr<BackendExecutor> executor;
+  WorkerExecutor* workers = nullptr;  // the executor, when isolated
+};
+
+// By default the backend runs in worker subprocesses (backend_worker.h): a crash or hang costs
+// one test. --no-isolate calls it in this process (debugging).
+std::optional<BackendUnderTest> start_backend(const RunCliOptions& o, RunConsole& con) {
   // The all-conventions request reaches the backend through its environment (docs/backend-abi.md):
   // set before the backend is loaded, inherited by worker processes.
   if (o.all_conventions) ::setenv("QSPEC_ADAPTER_ALL_CONVENTIONS", "1", 1);
-  install_interrupt_handlers();
-  // By default the backend runs in worker subprocesses (backend_worker.h): a crash or hang costs
-  // one test. --no-isolate calls it in this process (debugging).
-  std::unique_ptr<Backend> backend;
-  std::unique_ptr<BackendExecutor> executor;
-  WorkerExecutor* workers = nullptr;
+  BackendUnderTest b;
   try {
     if (o.no_isolate) {
-      backend = Backend::load(o.backend);
-      executor = std::make_unique<InProcessExecutor>(*backend);
+      b.in_process = Backend::load(o.backend);
+      b.executor = std::make_unique<InProcessExecutor>(*b.in_process);
     } else {
       WorkerOptions wo;
       wo.timeout_seconds = o.timeout;
@@ -126,13 +124,137 @@ int run(const Context& ctx, const RunCliOptions& o) {
       wo.leak_limit_bytes = static_cast<std::uint64_t>(o.leak_limit_mib) << 20;
       wo.interrupt = &g_interrupt;
       auto w = WorkerExecutor::start(o.backend, wo);
-      workers = w.get();
-      executor = std::move(w);
+      b.workers = w.get();
+      b.executor = std::move(w);
     }
   } catch (const BackendLoadError& e) {
-    std::cerr << "qspec run: " << e.what() << "\n";
-    return g_interrupt ? 128 + g_interrupt : kUsage;
+    con.err("qspec run: " + std::string(e.what()) + "\n");
+    return std::nullopt;
   }
+  return b;
+}
+
+// The (op, convention) pairs the reference implements: a file's pair must be one of them or be
+// claimed by the backend under test (check_op_known), so a misspelt op is an input error, not a
+// file of UNSUPPORTED verdicts.
+std::vector<std::pair<std::string, std::string>> reference_pairs(const Backend* reference) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  if (!reference) return pairs;
+  try {
+    for (const auto& cap : reference->capabilities()) pairs.emplace_back(cap.op, cap.convention);
+  } catch (const BackendLoadError&) {
+  }
+  return pairs;
+}
+
+// --resume: the tests the report holds are taken from it, the others run.
+std::optional<int> load_resume(const RunCliOptions& o, const std::string& backend_name, const RunOptions& ro,
+                               std::optional<ResumeReport>& resumed, RunConsole& con) {
+  if (o.resume.empty()) return std::nullopt;
+  try {
+    resumed = load_resume_report(o.resume);
+    std::vector<std::string> names;
+    for (const auto& f : ro.files) names.push_back(f.display_name);
+    check_resume_matches(*resumed, o.resume, backend_name, names, ro.filters, ro.shard);
+  } catch (const ResumeError& e) {
+    return usage_error(con, e.what());
+  }
+  con.out("qspec run: resuming " + o.resume + ": " + std::to_string(resumed->outcomes.size()) +
+          " tests done before are taken from it" + (resumed->interrupted ? "" : " (it is a complete report)") + "\n");
+  return std::nullopt;
+}
+
+// The number of tests the run will execute (selection, shard, --only-claimed), for the progress
+// line: the files are loaded once more without their schema check (a malformed one counts 0;
+// the run reports it). Only done when the progress line is shown.
+std::size_t count_selected_tests(const RunOptions& ro, BackendExecutor& executor) {
+  std::size_t position = 0, count = 0;
+  for (const auto& src : ro.files) {
+    if (g_interrupt) break;
+    try {
+      const VectorFile f = load_vector_source(src, nullptr);
+      if (ro.only_claimed && !executor.supports(f)) continue;
+      for (const auto& t : f.tests)
+        if (test_selected(ro.filters, f.display_name, t.tc_id) && (!ro.shard || in_shard(*ro.shard, position++)))
+          ++count;
+    } catch (const VectorFileError&) {
+    }
+  }
+  return count;
+}
+
+std::string header_line(const RunCliOptions& o, const BackendExecutor& e, std::size_t files) {
+  return "qspec run: backend " + e.name() + " (" + e.version() + "; " + e.source() + ") on " + std::to_string(files) +
+         " vector file" + (files == 1 ? "" : "s") +
+         (o.only_claimed ? ", only the pairs it claims (--only-claimed)" : "") +
+         (o.no_isolate ? " (in process: --no-isolate)" : "") + "\n";
+}
+
+// Why nothing was selected: no file, or the filters match no test.
+std::string empty_selection_reason(const RunCliOptions& o, const RunResult& r) {
+  std::string globs;
+  for (const auto& g : o.filters) globs += (globs.empty() ? "--filter '" : ", --filter '") + g + "'";
+  return "no test selected: " +
+         (globs.empty() ? std::string("the vector files hold no test") : globs + " match no test") + " of the " +
+         std::to_string(r.vector_files.size()) + " vector file" + (r.vector_files.size() == 1 ? "" : "s") +
+         " found; nothing to check";
+}
+
+void write_reports(const Context& ctx, const RunCliOptions& o, const RunResult& result) {
+  if (!o.json_output().empty()) write_json_report(o.json_output(), result);
+  if (!o.junit.empty()) write_junit_report(o.junit, result);
+  if (!o.html.empty()) write_html_report(o.html, {json_report(result)}, html_options(ctx, o.spec_base));
+}
+
+// After the run: the summary, the reports, the notes, and the exit status.
+int finish(const Context& ctx, const RunCliOptions& o, const RunInputs& in, RunResult& result,
+           const BackendUnderTest& b, RunConsole& con) {
+  if (result.selected_total == 0 && result.skipped.empty() && result.unclaimed_files.empty() && !result.interrupted)
+    return usage_error(con, empty_selection_reason(o, result));  // before any "Result" line: nothing ran
+  if (con.hidden())
+    con.out("(" + std::to_string(con.hidden()) +
+            " more unexpected outcomes not shown; raise --max-diagnostics or see --report-json)\n");
+  if (!o.expect.empty())
+    for (const auto& e : in.expectations.entries())
+      if (e.uses == 0)
+        con.out("warning: " + in.expectations.source() + " entry " + std::to_string(e.line) + " (" + e.file_glob + " " +
+                (e.tc_id ? std::to_string(*e.tc_id) : "*") + ") matched no test\n");
+  result.provenance.finished = utc_timestamp();
+  con.summary(summary_text(result));
+  if (b.workers && b.workers->restarts_for_memory())
+    con.out("note: the backend's worker was replaced " + std::to_string(b.workers->restarts_for_memory()) +
+            " times after its heap grew by more than 256 MiB\n");
+  try {
+    write_reports(ctx, o, result);
+  } catch (const std::exception& e) {
+    return usage_error(con, std::string("cannot write report: ") + e.what());
+  }
+  if (result.shard)
+    con.out("Shard " + shard_text(*result.shard) + ": " + std::to_string(result.outcomes.size()) + " of " +
+            std::to_string(result.selected_total) +
+            " selected tests (qspec report merge combines the shards' --report-json files)\n");
+  if (result.interrupted) {
+    const int sig = g_interrupt ? static_cast<int>(g_interrupt) : SIGINT;
+    std::string s = "qspec run: interrupted by " + std::string(sig == SIGTERM ? "SIGTERM" : "SIGINT") + " after " +
+                    std::to_string(result.outcomes.size()) + " tests";
+    if (!o.json_output().empty())
+      s += "; " + o.json_output() +
+           " holds them (\"interrupted\": true); continue with the same command and --resume " + o.json_output();
+    con.out(s + "\n");
+    return 128 + sig;
+  }
+  const int rc = result.exit_code();
+  return rc == 2 ? kUsage : rc == 0 ? kOk : kFail;
+}
+
+int run(const Context& ctx, const RunCliOptions& o) {
+  install_interrupt_handlers();
+  RunConsole con(console_mode(o.progress, o.color), o.max_diagnostics);
+  RunInputs in;
+  if (const auto rc = read_inputs(ctx, o, in, con)) return *rc;
+  std::optional<BackendUnderTest> b = start_backend(o, con);
+  if (!b) return g_interrupt ? 128 + g_interrupt : kUsage;
+  BackendExecutor& executor = *b->executor;
   // The reference backend names the convention a wrong answer matches (diagnostics only).
   std::unique_ptr<Backend> reference;
   try {
@@ -141,152 +263,49 @@ int run(const Context& ctx, const RunCliOptions& o) {
   }
   const ConventionExplainer explainer(reference.get());
 
-  Expectations expectations;
-  if (!o.expect.empty()) {
-    try {
-      expectations = Expectations::load(o.expect);
-    } catch (const ExpectationError& e) {
-      std::cerr << "qspec run: " << e.what() << "\n";
-      return kUsage;
-    }
-  }
-
-  std::vector<fs::path> paths;
-  for (const auto& v : o.vectors) paths.emplace_back(v);
-  if (paths.empty()) paths.push_back(fs::path(ctx.root) / "vectors");
-
   RunOptions ro;
-  try {
-    ro.files = find_vector_files(paths);
-  } catch (const VectorFileError& e) {
-    std::cerr << "qspec run: " << e.what() << "\n";
-    return kUsage;
-  }
+  ro.files = in.files;
   ro.filters = o.filters;
-  ro.expectations = o.expect.empty() ? nullptr : &expectations;
+  ro.expectations = o.expect.empty() ? nullptr : &in.expectations;
   ro.explainer = &explainer;
   ro.explain_limit = o.explain_limit;
-  try {
-    ro.shard = resolve_shard(o.shard);  // --shard, else GTEST_SHARD_INDEX / GTEST_TOTAL_SHARDS
-  } catch (const ShardError& e) {
-    std::cerr << "qspec run: " << e.what() << "\n";
-    return kUsage;
-  }
+  ro.shard = in.shard;
   ro.data_limit = o.report_data;
   ro.unsupported_is_failure = o.fail_on_unsupported;
   ro.keep_going = o.keep_going;
-  // A file's (op, convention) must be known to the reference or claimed by the backend under
-  // test (check_op_known): a misspelt op is an input error, not a file of UNSUPPORTED verdicts.
-  if (reference) {
-    try {
-      for (const auto& cap : reference->capabilities()) ro.known_ops.emplace_back(cap.op, cap.convention);
-    } catch (const BackendLoadError&) {
-    }
-  }
-
-  // --resume: the tests the report holds are taken from it, the others run.
-  std::optional<ResumeReport> resumed;
-  const std::string report_json = o.report_json.empty() ? o.resume : o.report_json;
-  if (!o.resume.empty()) {
-    try {
-      resumed = load_resume_report(o.resume);
-      std::vector<std::string> names;
-      for (const auto& f : ro.files) names.push_back(f.display_name);
-      check_resume_matches(*resumed, o.resume, executor->name(), names, ro.filters, ro.shard);
-    } catch (const ResumeError& e) {
-      std::cerr << "qspec run: " << e.what() << "\n";
-      return kUsage;
-    }
-    ro.previous = &resumed->outcomes;
-    std::cout << "qspec run: resuming " << o.resume << ": " << resumed->outcomes.size()
-              << " tests done before are taken from it" << (resumed->interrupted ? "" : " (it is a complete report)") << "\n";
-  }
+  ro.schemas = in.schemas.get();
+  ro.only_claimed = o.only_claimed;
+  ro.known_ops = reference_pairs(reference.get());
   ro.interrupt = &g_interrupt;
-  if (!report_json.empty()) {  // checkpoints: a killed run leaves a recent partial report
-    ro.checkpoint = [&report_json](const RunResult& partial) {
+  ro.provenance = capture_provenance(QSPEC_VERSION);
+  std::optional<ResumeReport> resumed;
+  if (const auto rc = load_resume(o, executor.name(), ro, resumed, con)) return *rc;
+  if (resumed) ro.previous = &resumed->outcomes;
+  if (!o.json_output().empty()) {  // checkpoints: a killed run leaves a recent partial report
+    ro.checkpoint = [&o, &con](const RunResult& partial) {
       try {
-        write_json_report(report_json, partial);
+        write_json_report(o.json_output(), partial);
       } catch (const std::exception& e) {
-        std::cerr << "qspec run: cannot write the checkpoint report: " << e.what() << "\n";
+        con.err("qspec run: cannot write the checkpoint report: " + std::string(e.what()) + "\n");
       }
     };
     ro.checkpoint_seconds = o.checkpoint_seconds;
   }
+  ro.observer.test_done = [&con](const TestOutcome& t, std::size_t, std::size_t) { con.test_done(t); };
+  ro.observer.file_skipped = [&con](const SkippedFile& s) { con.file_skipped(s); };
+  ro.observer.file_done = [&con](const FileResult& f) { con.file_done(f); };
 
-  const bool tty = o.progress == "always" || (o.progress == "auto" && ::isatty(STDERR_FILENO));
-  ProgressLine progress(tty);
-  std::size_t shown = 0, hidden = 0;
-  ro.observer.test_done = [&](const TestOutcome& t, std::size_t done, std::size_t total) {
-    if (!t.as_expected) {
-      if (shown < o.max_diagnostics) {
-        progress.clear();
-        ++shown;
-        std::cout << std::string(verdict_name(t.verdict)) << (t.unexpected_pass ? " (unexpected pass)" : "") << " " << t.file
-                  << " tcId " << t.tc_id << ": " << t.reason << "\n";
-        if (t.unexpected_pass)
-          std::cout << "  --expect said " << verdict_name(*t.expected_verdict) << " (" << t.expectation_reason
-                    << "); the entry is stale\n";
-        std::cout << t.diagnostic << std::flush;
-      } else {
-        ++hidden;
-      }
-    }
-    progress.update(t.file, done, total);
-  };
-  ro.observer.file_skipped = [&](const SkippedFile& s) {
-    progress.clear();
-    std::cout << "SKIPPED malformed vector file (--keep-going): " << s.error << "\n" << std::flush;
-  };
-  ro.observer.file_done = [&](const FileResult& f) {
-    progress.clear();
-    std::cout << file_line(f) << "\n" << std::flush;
-  };
-
-  std::cout << "qspec run: backend " << executor->name() << " (" << executor->version() << "; " << executor->source() << ") on "
-            << ro.files.size() << " vector file" << (ro.files.size() == 1 ? "" : "s")
-            << (o.no_isolate ? " (in process: --no-isolate)" : "") << "\n";
+  con.out(header_line(o, executor, ro.files.size()));
+  if (console_mode(o.progress, o.color).progress) con.start_progress(count_selected_tests(ro, executor));
   RunResult result;
   try {
-    result = run_vectors(*executor, ro);
+    result = run_vectors(executor, ro);
   } catch (const VectorFileError& e) {
-    progress.clear();
-    std::cerr << "qspec run: malformed vector file: " << e.what() << "\n(--keep-going skips such a file and runs the others)\n";
-    return kUsage;
+    return usage_error(con, std::string("malformed vector file: ") + e.what() +
+                                "\n(--keep-going skips such a file and runs the others)");
   }
-  progress.clear();
-  if (hidden) std::cout << "(" << hidden << " more unexpected outcomes not shown; raise --max-diagnostics or see --report-json)\n";
-  if (ro.expectations)
-    for (const auto& e : expectations.entries())
-      if (e.uses == 0)
-        std::cout << "warning: " << expectations.source() << " entry " << e.line << " (" << e.file_glob << " "
-                  << (e.tc_id ? std::to_string(*e.tc_id) : "*") << ") matched no test\n";
-  std::cout << summary_text(result);
-  if (workers && workers->restarts_for_memory())
-    std::cout << "note: the backend's worker was replaced " << workers->restarts_for_memory()
-              << " times after its heap grew by more than 256 MiB\n";
-  try {
-    if (!report_json.empty()) write_json_report(report_json, result);
-    if (!o.junit.empty()) write_junit_report(o.junit, result);
-    if (!o.html.empty()) write_html_report(o.html, {json_report(result)}, html_options(ctx, o.spec_base));
-  } catch (const std::exception& e) {
-    std::cerr << "qspec run: cannot write report: " << e.what() << "\n";
-    return kUsage;
-  }
-  if (ro.shard)
-    std::cout << "Shard " << shard_text(*ro.shard) << ": " << result.outcomes.size() << " of " << result.selected_total
-              << " selected tests (qspec report merge combines the shards' --report-json files)\n";
-  if (result.interrupted) {
-    const int sig = g_interrupt ? static_cast<int>(g_interrupt) : SIGINT;
-    std::cout << "qspec run: interrupted by " << (sig == SIGTERM ? "SIGTERM" : "SIGINT") << " after " << result.outcomes.size()
-              << " tests";
-    if (!report_json.empty())
-      std::cout << "; " << report_json << " holds them (\"interrupted\": true); continue with the same command and --resume "
-                << report_json;
-    std::cout << "\n";
-    return 128 + sig;
-  }
-  if (result.counts.total() == 0) std::cout << "warning: no test selected\n";
-  return result.exit_code() == 2 ? kUsage : result.exit_code() == 0 ? kOk : kFail;
+  con.clear_progress();
+  return finish(ctx, o, in, result, *b, con);
 }
 
 }  // namespace
@@ -294,7 +313,8 @@ int run(const Context& ctx, const RunCliOptions& o) {
 void add_run_command(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<RunCliOptions>();
   auto* c = app.add_subcommand("run", "Run a backend against the golden vectors");
-  c->add_option("--backend", o->backend, "Built-in backend name (see `qspec backends`) or path to a plugin .so")->required();
+  c->add_option("--backend", o->backend, "Built-in backend name (see `qspec backends`) or path to a plugin .so")
+      ->required();
   c->add_option("--vectors", o->vectors, "Vector files or directories (repeatable; default: <root>/vectors)");
   c->add_option("--filter", o->filters,
                 "Run only tests whose file matches this glob, or FILE#tcId when the glob contains '#' (repeatable)");
@@ -302,36 +322,50 @@ void add_run_command(CLI::App& app, Context& ctx) {
   c->add_option("--report-json", o->report_json, "Write the JSON report here");
   c->add_option("--junit", o->junit, "Write a JUnit XML report here");
   c->add_option("--html", o->html, "Write a self-contained HTML report here (matrix, failing tests in detail)");
-  c->add_option("--spec-base", o->spec_base, "Link the HTML page's clauses to <URL>/spec/<family>.md (default: file:// into --root)");
+  c->add_option("--spec-base", o->spec_base,
+                "Link the HTML page's clauses to <URL>/spec/<family>.md (default: file:// into --root)");
   c->add_option("--shard", o->shard,
                 "Run only shard I of N (0 <= I < N): every N-th selected test from position I; default: "
                 "GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS when set");
   c->add_option("--report-data", o->report_data,
-                "Keep inputs, expected and actual outputs in the JSON/HTML report for at most this many non-passing tests (default 1000)");
-  c->add_option("--max-diagnostics", o->max_diagnostics, "Print at most this many unexpected outcomes in full (default 20)");
-  c->add_option("--explain-limit", o->explain_limit, "Name matching conventions for at most this many failures (default 50)");
+                "Keep inputs, expected and actual outputs in the JSON/HTML report for at most this many non-passing "
+                "tests (default 1000)");
+  c->add_option("--max-diagnostics", o->max_diagnostics,
+                "Print at most this many unexpected outcomes in full (default 20)");
+  c->add_option("--explain-limit", o->explain_limit,
+                "Name matching conventions for at most this many failures (default 50)");
   c->add_flag("--all-conventions", o->all_conventions,
-             "Ask the backend to claim every convention of its ops and compute with its native arithmetic "
-             "(QSPEC_ADAPTER_ALL_CONVENTIONS=1): its conformance table against every convention");
+              "Ask the backend to claim every convention of its ops and compute with its native arithmetic "
+              "(QSPEC_ADAPTER_ALL_CONVENTIONS=1): its conformance table against every convention");
+  c->add_flag("--only-claimed", o->only_claimed,
+              "Run only the vector files whose (op, convention) the backend claims; the others are left out of the "
+              "selection instead of counting as UNSUPPORTED (a run that checks nothing still fails)");
   c->add_flag("--keep-going", o->keep_going,
               "Skip a malformed vector file (reported on stdout and in the reports) and run the others; exit status 2");
-  c->add_flag("--fail-on-unsupported", o->fail_on_unsupported, "Count UNSUPPORTED tests without an --expect entry as failures");
-  c->add_option("--progress", o->progress, "Progress line: auto (on a terminal), always, never")
+  c->add_flag("--fail-on-unsupported", o->fail_on_unsupported,
+              "Count UNSUPPORTED tests without an --expect entry as failures");
+  c->add_option("--progress", o->progress,
+                "Progress line on stderr (tests done/total, elapsed, ETA): auto (on a terminal), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  c->add_option("--color", o->color, "Colour on stdout: auto (on a terminal, unless NO_COLOR is set), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   c->add_flag("--no-isolate", o->no_isolate,
               "Call the backend inside qspec (debugging only: a crash or hang of the backend ends the run; no timeout, "
               "guard pages or leak check)");
-  c->add_option("--timeout", o->timeout, "Seconds a test may take before it is TIMEOUT and its worker killed (default 10; 0: none)")
+  c->add_option("--timeout", o->timeout,
+                "Seconds a test may take before it is TIMEOUT and its worker killed (default 10; 0: none)")
       ->check(CLI::NonNegativeNumber);
   c->add_option("--worker-memory-limit", o->worker_memory_mib,
                 "MiB the worker's address space may grow beyond qspec's (RLIMIT_AS; default 4096; 0: none)");
-  c->add_option("--leak-limit", o->leak_limit_mib,
-                "A run() call that grows the worker's heap by more than this many MiB is an ERROR (default 16; 0: off)");
+  c->add_option(
+      "--leak-limit", o->leak_limit_mib,
+      "A run() call that grows the worker's heap by more than this many MiB is an ERROR (default 16; 0: off)");
   c->add_option("--resume", o->resume,
                 "Continue the run whose JSON report this is (same backend, vector files and filters): its tests are "
                 "not run again; the complete report replaces it unless --report-json says otherwise");
-  c->add_option("--checkpoint-seconds", o->checkpoint_seconds,
-                "With --report-json: rewrite the report with the tests done so far at most every S seconds (default 30)")
+  c->add_option(
+       "--checkpoint-seconds", o->checkpoint_seconds,
+       "With --report-json: rewrite the report with the tests done so far at most every S seconds (default 30)")
       ->check(CLI::NonNegativeNumber);
   c->callback([&ctx, o] { ctx.exit_code = run(ctx, *o); });
 }

@@ -97,7 +97,9 @@ int run_regen(const Context& ctx, const VectorsOptions& o) {
     std::set<std::string> produced;
     for (const auto& r : results) produced.insert(r.file);
     for (const auto& src : find_vector_files({out}))
-      if (!produced.count(src.display_name))
+      if (!src.problem.empty())
+        std::cerr << "qspec vectors regen: warning: " << src.path.string() << ": " << src.problem << "\n";
+      else if (!produced.count(src.display_name))
         std::cerr << "qspec vectors regen: warning: stale file " << src.path.string()
                   << " (no registered family generates it; delete it)\n";
   }

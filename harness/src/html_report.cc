@@ -11,6 +11,7 @@
 
 #include "qspec/core/json_values.h"
 #include "qspec/harness/diagnostics.h"
+#include "qspec/harness/text_safety.h"
 #include "qspec/harness/vectors_tree.h"
 #include "qspec/harness/verdict.h"
 
@@ -653,18 +654,25 @@ std::string clauses_section(const std::vector<OJ>& reports, const HtmlOptions& o
 std::string html_escape(std::string_view text) {
   std::string o;
   o.reserve(text.size());
-  for (unsigned char ch : text) {
-    switch (ch) {
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t len = utf8_sequence_length(text, i);
+    if (len == 0) {  // ill-formed UTF-8 (a backend's message): U+FFFD, as a browser would show it
+      o += "\xef\xbf\xbd";
+      ++i;
+      continue;
+    }
+    const auto ch = static_cast<unsigned char>(text[i]);
+    switch (len == 1 ? ch : 0) {
       case '&': o += "&amp;"; break;
       case '<': o += "&lt;"; break;
       case '>': o += "&gt;"; break;
       case '"': o += "&quot;"; break;
       case '\'': o += "&#39;"; break;
       default:
-        if (ch < 0x20 && ch != '\n' && ch != '\t') break;
-        if (ch == 0x7f) break;
-        o += static_cast<char>(ch);
+        if (len == 1 && ((ch < 0x20 && ch != '\n' && ch != '\t') || ch == 0x7f)) break;
+        o.append(text.substr(i, len));
     }
+    i += len;
   }
   return o;
 }
@@ -764,7 +772,7 @@ std::string html_report(const std::vector<OJ>& reports, const HtmlOptions& opt) 
 }
 
 void write_html_report(const fs::path& path, const std::vector<OJ>& reports, const HtmlOptions& options) {
-  write_file_atomically(path, html_report(reports, options));
+  write_file_atomically(path, html_report(reports, options), /*create_parent_directories=*/false);
 }
 
 }  // namespace qspec::harness

@@ -7,6 +7,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "qspec/harness/text_safety.h"
 #include "qspec/harness/vector_limits.h"
 
 namespace qspec::harness {
@@ -210,28 +211,8 @@ std::pair<std::size_t, std::size_t> line_and_column(std::string_view text, std::
 }
 
 std::optional<std::size_t> first_invalid_utf8(std::string_view s) {
-  auto cont = [&](std::size_t i, unsigned lo = 0x80, unsigned hi = 0xbf) {
-    if (i >= s.size()) return false;
-    const auto c = static_cast<unsigned char>(s[i]);
-    return c >= lo && c <= hi;
-  };
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    std::size_t len = 0;
-    if (c < 0x80) {
-      len = 1;
-    } else if (c >= 0xc2 && c <= 0xdf) {
-      len = cont(i + 1) ? 2 : 0;
-    } else if (c >= 0xe0 && c <= 0xef) {
-      // Table 3-7 of the Unicode standard: E0 needs A0..BF (no overlong), ED needs 80..9F (no surrogate).
-      const unsigned lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
-      len = cont(i + 1, lo, hi) && cont(i + 2) ? 3 : 0;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      // F0 needs 90..BF (no overlong), F4 needs 80..8F (nothing above U+10FFFF).
-      const unsigned lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
-      len = cont(i + 1, lo, hi) && cont(i + 2) && cont(i + 3) ? 4 : 0;
-    }
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t len = utf8_sequence_length(s, i);
     if (len == 0) return i;  // the first byte of the ill-formed sequence
     i += len;
   }

@@ -3,6 +3,7 @@
 #include "qspec/harness/report_merge.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -12,6 +13,7 @@
 #include "qspec/harness/reports.h"
 #include "qspec/harness/runner.h"
 #include "qspec/harness/shard.h"
+#include "qspec/harness/test_identity.h"
 
 namespace qspec::harness {
 namespace {
@@ -182,7 +184,85 @@ const Selection* check_shards(const std::vector<const LoadedReport*>& g, const s
 
 // Top-level keys the merge computes itself; every other key is carried over from the inputs.
 bool computed_key(const std::string& k) {
-  return k == "schema" || k == "backend" || k == "selection" || k == "summary" || k == "files" || k == "tests";
+  return k == "schema" || k == "run" || k == "backend" || k == "selection" || k == "summary" || k == "files" || k == "tests";
+}
+
+// The identity digest (test_identity.h) of report tests, from their own fields; nullopt if a
+// test lacks its selection position.
+std::optional<std::uint64_t> identity_of(const std::vector<const OJ*>& tests) {
+  std::uint64_t d = 0;
+  for (const OJ* t : tests) {
+    if (!t->contains("index") || !is_count((*t)["index"])) return std::nullopt;
+    d += test_identity_hash((*t)["index"].get<std::size_t>(), (*t)["file"].get<std::string>(), (*t)["tcId"].get<std::int64_t>(),
+                            t->value("op", ""), t->value("convention", ""));
+  }
+  return d;
+}
+
+std::string recorded_digest(const OJ& report, const char* key) {
+  if (!report.contains("selection") || !report["selection"].is_object()) return "";
+  const OJ& s = report["selection"];
+  return s.contains(key) && s[key].is_string() ? s[key].get<std::string>() : "";
+}
+
+// A test renamed, lost or invented after the run (a hand-edited report, reports mixed up) keeps
+// counts and positions plausible; the identity digests do not (test_identity.h). Each report's
+// tests must be those it was written with ("tests_identity"), and shards that together hold the
+// whole selection must hold exactly its tests ("identity"). Reports without digests (an older
+// qspec) are not checked.
+void check_identities(const std::vector<const LoadedReport*>& g, const std::vector<const OJ*>& all_tests, const Selection* ref) {
+  for (const auto* r : g) {
+    const std::string recorded = recorded_digest(r->report, "tests_identity");
+    if (recorded.empty()) continue;
+    std::vector<const OJ*> tests;
+    for (const auto& t : r->report["tests"]) tests.push_back(&t);
+    const auto computed = identity_of(tests);
+    if (computed && identity_digest_text(*computed) != recorded)
+      throw MergeError(r->source + ": its tests are not the tests the run wrote (their identity digest is " +
+                       identity_digest_text(*computed) + ", the report records " + recorded +
+                       "): a test was renamed, removed or added after the run; rerun it instead of editing the report");
+  }
+  const std::string whole = recorded_digest(g[0]->report, "identity");
+  if (!ref || whole.empty() || all_tests.size() != ref->tests) return;
+  for (const auto* r : g)
+    if (recorded_digest(r->report, "identity") != whole) return;  // (check_shards compared the fingerprints)
+  const auto computed = identity_of(all_tests);
+  if (computed && identity_digest_text(*computed) != whole)
+    throw MergeError("the reports of backend " + backend_label(g[0]->report) + " hold " + std::to_string(all_tests.size()) +
+                     " tests, as many as the run selected, but not the same tests (identity digest " + identity_digest_text(*computed) +
+                     ", the run's is " + whole + "): a test is missing and another one is in its place");
+}
+
+// The "run" record (versions, host, times) of merged reports: the earliest start, the latest
+// finish (null if a report has none), one host or all of them, and a warning when the reports
+// were written by different qspec or contract versions.
+OJ merged_run_record(const std::vector<const LoadedReport*>& g, std::vector<std::string>& warnings) {
+  std::vector<const OJ*> runs;
+  for (const auto* r : g)
+    if (r->report.contains("run") && r->report["run"].is_object()) runs.push_back(&r->report["run"]);
+  if (runs.empty()) return nullptr;
+  OJ out = *runs[0];
+  OJ hosts = OJ::array();
+  bool unfinished = false;
+  for (const OJ* run : runs) {
+    for (const char* key : {"qspec_version", "contract_version"})
+      if (run->value(key, OJ()) != runs[0]->value(key, OJ()))
+        warnings.push_back("the reports of backend " + backend_label(g[0]->report) + " were written with different " + key + "s (" +
+                           runs[0]->value(key, OJ()).dump() + " and " + run->value(key, OJ()).dump() + ")");
+    const OJ started = run->value("started", OJ());
+    if (started.is_string() && (!out["started"].is_string() || started.get<std::string>() < out["started"].get<std::string>()))
+      out["started"] = started;
+    const OJ finished = run->value("finished", OJ());
+    if (!finished.is_string()) unfinished = true;
+    else if (!out["finished"].is_string() || finished.get<std::string>() > out["finished"].get<std::string>()) out["finished"] = finished;
+    if (run->contains("host") && std::find(hosts.begin(), hosts.end(), (*run)["host"]) == hosts.end()) hosts.push_back((*run)["host"]);
+  }
+  if (unfinished) out["finished"] = nullptr;
+  if (hosts.size() > 1) {
+    out.erase("host");
+    out["hosts"] = hosts;
+  }
+  return out;
 }
 
 // One value for a carried-over key: the common value; for differing values true wins for
@@ -266,6 +346,12 @@ OJ merge_group(const std::vector<const LoadedReport*>& g, const MergeOptions& op
       return (*a.test)["index"].get<std::size_t>() < (*b.test)["index"].get<std::size_t>();
     });
 
+  {
+    std::vector<const OJ*> all;
+    for (const Entry& e : tests) all.push_back(e.test);
+    check_identities(g, all, ref);
+  }
+
   // The run this would have been, as far as the summary needs it; json_report computes the rest.
   // A run's tests of one file are consecutive in selection order, so in that order a file
   // starts where the name changes (two files of one name stay two, as in the run's report).
@@ -293,6 +379,10 @@ OJ merge_group(const std::vector<const LoadedReport*>& g, const MergeOptions& op
   }
   rr.selected_total = ref ? ref->tests : tests.size();
   rr.selection_fingerprint = ref ? ref->fingerprint : "";
+  if (ref) {  // the run's selection digest, read back (json_report writes it from this number)
+    const std::string whole = recorded_digest(g[0]->report, "identity");
+    if (whole.rfind("sum64:", 0) == 0) rr.selection_identity = std::strtoull(whole.c_str() + 6, nullptr, 16);
+  }
   if (ref && g.size() == 1 && ref->shard) rr.shard = ref->shard;  // one shard (--allow-incomplete): still that shard
 
   OJ j = json_report(rr);
@@ -300,6 +390,8 @@ OJ merge_group(const std::vector<const LoadedReport*>& g, const MergeOptions& op
   for (const Entry& e : tests) merged_tests.push_back(*e.test);
   j["tests"] = std::move(merged_tests);
   j["backend"] = b;
+  if (OJ run = merged_run_record(g, warnings); !run.is_null()) j["run"] = std::move(run);
+  else j.erase("run");
   std::vector<std::string> keys;
   for (const auto* r : g)
     for (const auto& [k, v] : r->report.items())

@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "qspec/core/json_values.h"
+#include "qspec/harness/test_identity.h"
+#include "qspec/harness/text_safety.h"
 #include "qspec/harness/vectors_tree.h"
 
 namespace qspec::harness {
@@ -49,23 +51,6 @@ OJ counts_json(const Counts& c) {
   return j;
 }
 
-std::string xml_escape(const std::string& s) {
-  std::string o;
-  for (unsigned char ch : s) {
-    switch (ch) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      case '\'': o += "&apos;"; break;
-      default:
-        if (ch < 0x20 && ch != '\n' && ch != '\t' && ch != '\r') o += "?";  // not allowed in XML 1.0
-        else o += static_cast<char>(ch);
-    }
-  }
-  return o;
-}
-
 // [{"name": "x", "dtype": "int32", "shape": [6], "data": [...]}, ...] in the vector encoding.
 OJ tensors_json(const std::vector<Tensor>& ts) {
   OJ a = OJ::array();
@@ -83,7 +68,55 @@ std::string time_text(double seconds) {
   return buf;
 }
 
+OJ provenance_json(const RunProvenance& p) {
+  return OJ{{"qspec_version", p.qspec_version},
+            {"contract_version", p.contract_version},
+            {"started", p.started},
+            {"finished", p.finished.empty() ? OJ(nullptr) : OJ(p.finished)},
+            {"host", OJ{{"hostname", p.hostname}, {"system", p.system}, {"cpu", p.cpu}}}};
+}
+
+std::uint64_t tests_identity(const std::vector<TestOutcome>& outcomes) {
+  std::uint64_t d = 0;
+  for (const auto& o : outcomes) d += test_identity_hash(o.index, o.file, o.tc_id, o.op, o.convention);
+  return d;
+}
+
+std::string plural(std::size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+
+// The result line of a run in which no test was checked (RunResult::nothing_checked, or a
+// shard that holds none of the selection), or "" if some test was checked.
+std::string nothing_checked_line(const RunResult& r) {
+  const Counts& c = r.counts;
+  if (c.total() == 0 && r.shard && r.selected_total > 0)
+    return "Result: NOTHING CHECKED (shard " + shard_text(*r.shard) + " holds none of the " + plural(r.selected_total, "selected test") +
+           "; `qspec report merge` judges the shards together)\n";
+  if (c.total() == 0 && r.only_claimed && !r.unclaimed_files.empty())
+    return "Result: NOTHING CHECKED (backend " + r.backend_name + " claims none of the (op, convention) pairs of the " +
+           plural(r.unclaimed_files.size(), "vector file") + " selected; --only-claimed left them all out)\n";
+  if (!r.nothing_checked()) return "";
+  return "Result: NOTHING CHECKED (every one of the " + plural(c.total(), "test") + " is UNSUPPORTED: backend " + r.backend_name +
+         (r.only_claimed ? " declines every test of the pairs it claims"
+                         : " claims none of the selected (op, convention) pairs; --only-claimed runs only the pairs it claims") +
+         (r.shard ? "; `qspec report merge` judges the shards together" : "") + ")\n";
+}
+
 }  // namespace
+
+std::string junit_classname(const std::string& file) {
+  std::string stem = file;
+  if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".json") == 0) stem.resize(stem.size() - 5);
+  const auto slash = stem.rfind('/');
+  std::string dir = slash == std::string::npos ? "" : stem.substr(0, slash);
+  std::string name = slash == std::string::npos ? stem : stem.substr(slash + 1);
+  for (char& ch : dir) {
+    if (ch == '.') ch = '_';
+    if (ch == '/') ch = '.';
+  }
+  for (char& ch : name)
+    if (ch == '.') ch = '_';
+  return dir.empty() ? name : dir + "." + name;
+}
 
 std::string summary_text(const RunResult& r) {
   std::map<std::string, Counts> by_op, by_clause;
@@ -113,14 +146,18 @@ std::string summary_text(const RunResult& r) {
     return s + "Result: INPUT ERROR (" + std::to_string(n) + " vector file" + (n == 1 ? "" : "s") + " skipped" +
            (c.unexpected ? "; " + std::to_string(c.unexpected) + " unexpected outcome" + (c.unexpected == 1 ? "" : "s") : "") + ")\n";
   }
-  s += c.unexpected == 0 ? "Result: OK (every outcome as expected)\n"
-                         : "Result: FAILED (" + std::to_string(c.unexpected) + " unexpected outcome" + (c.unexpected == 1 ? "" : "s") + ")\n";
-  return s;
+  if (c.unexpected != 0) return s + "Result: FAILED (" + plural(c.unexpected, "unexpected outcome") + ")\n";
+  if (const std::string nothing = nothing_checked_line(r); !nothing.empty()) return s + nothing;
+  if (r.only_claimed && !r.unclaimed_files.empty())
+    s += "(--only-claimed: " + plural(r.unclaimed_files.size(), "vector file") + " of pairs the backend does not claim not run)\n";
+  return s + "Result: OK (every outcome as expected)\n";
 }
 
 OJ json_report(const RunResult& r) {
   OJ j = OJ::object();
   j["schema"] = "qspec-report/1";
+  // Versions, host and time (docs/CONFORMANCE.md 4.3); "finished" is null in a checkpoint.
+  j["run"] = provenance_json(r.provenance);
   // true: the run did not finish (SIGINT/SIGTERM, or a checkpoint of a run still going):
   // "tests" holds the tests done so far; `qspec run --resume` continues it.
   j["interrupted"] = r.interrupted;
@@ -130,7 +167,13 @@ OJ json_report(const RunResult& r) {
   j["selection"] = OJ{{"tests", r.selected_total},
                       {"fingerprint", r.selection_fingerprint},
                       {"shard", r.shard ? OJ{{"index", r.shard->index}, {"count", r.shard->count}} : OJ(nullptr)},
-                      {"shard_tests", r.shard ? shard_size(*r.shard, r.selected_total) : r.selected_total}};
+                      {"shard_tests", r.shard ? shard_size(*r.shard, r.selected_total) : r.selected_total},
+                      {"identity", identity_digest_text(r.selection_identity)},
+                      {"tests_identity", identity_digest_text(tests_identity(r.outcomes))}};
+  if (r.only_claimed) {  // --only-claimed: what was left out of the selection
+    j["only_claimed"] = true;
+    j["unclaimed_files"] = r.unclaimed_files;
+  }
   std::map<std::string, Counts> by_op, by_clause;
   for (const auto& o : r.outcomes) {
     by_op[o.op].add(o);
@@ -198,8 +241,25 @@ OJ json_report(const RunResult& r) {
 }
 
 void write_json_report(const std::filesystem::path& path, const RunResult& r) {
-  write_file_atomically(path, json_report(r).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  write_file_atomically(path, json_report(r).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+                        /*create_parent_directories=*/false);
 }
+
+namespace {
+// <properties> of every <testsuite>: what the JSON report's "backend" and "run" say.
+std::string junit_properties(const RunResult& r) {
+  const RunProvenance& p = r.provenance;
+  const std::pair<const char*, std::string> props[] = {
+      {"backend.name", r.backend_name},       {"backend.version", r.backend_version},
+      {"backend.source", r.backend_source},   {"qspec.version", p.qspec_version},
+      {"qspec.contract_version", std::to_string(p.contract_version)},
+      {"host.system", p.system},              {"host.cpu", p.cpu}};
+  std::string s = "    <properties>\n";
+  for (const auto& [name, value] : props)
+    s += "      <property name=\"" + std::string(name) + "\" value=\"" + xml_escape(value) + "\"/>\n";
+  return s + "    </properties>\n";
+}
+}  // namespace
 
 std::string junit_report(const RunResult& r) {
   std::map<std::string, std::vector<const TestOutcome*>> by_file;
@@ -208,16 +268,23 @@ std::string junit_report(const RunResult& r) {
     if (!by_file.count(o.file)) order.push_back(o.file);
     by_file[o.file].push_back(&o);
   }
+  // JUnit's timestamp has no time zone (ISO 8601 local form): the UTC time without the "Z".
+  std::string timestamp = r.provenance.started;
+  if (!timestamp.empty() && timestamp.back() == 'Z') timestamp.pop_back();
+  const std::string suite_attrs = " timestamp=\"" + xml_escape(timestamp) + "\" hostname=\"" + xml_escape(r.provenance.hostname) + "\"";
+  const std::string properties = junit_properties(r);
   std::ostringstream x;
   std::size_t failures = 0, errors = 0, skipped = 0;
+  double total_time = 0;
   std::ostringstream body;
   for (const auto& file : order) {
     std::size_t f_fail = 0, f_err = 0, f_skip = 0;
     double f_time = 0;
     std::ostringstream cases;
+    const std::string classname = xml_escape(junit_classname(file));
     for (const TestOutcome* o : by_file[file]) {
       f_time += o->seconds;
-      cases << "    <testcase classname=\"" << xml_escape(file) << "\" name=\"tcId " << o->tc_id << "\" time=\"" << time_text(o->seconds) << "\"";
+      cases << "    <testcase classname=\"" << classname << "\" name=\"tcId " << o->tc_id << "\" time=\"" << time_text(o->seconds) << "\"";
       std::string inner;
       const std::string text = o->reason + (o->diagnostic.empty() ? "" : "\n" + o->diagnostic);
       if (o->unexpected_pass) {
@@ -244,23 +311,29 @@ std::string junit_report(const RunResult& r) {
     failures += f_fail;
     errors += f_err;
     skipped += f_skip;
+    total_time += f_time;
     body << "  <testsuite name=\"" << xml_escape(file) << "\" tests=\"" << by_file[file].size() << "\" failures=\"" << f_fail
-         << "\" errors=\"" << f_err << "\" skipped=\"" << f_skip << "\" time=\"" << time_text(f_time) << "\">\n"
-         << cases.str() << "  </testsuite>\n";
+         << "\" errors=\"" << f_err << "\" skipped=\"" << f_skip << "\" time=\"" << time_text(f_time) << "\"" << suite_attrs << ">\n"
+         << properties << cases.str() << "  </testsuite>\n";
   }
   for (const auto& k : r.skipped) {  // --keep-going: one <error> per malformed vector file
     ++errors;
-    body << "  <testsuite name=\"" << xml_escape(k.file) << "\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0.000000\">\n"
-         << "    <testcase classname=\"" << xml_escape(k.file) << "\" name=\"load\" time=\"0.000000\"><error message=\"malformed vector file\" "
+    body << "  <testsuite name=\"" << xml_escape(k.file) << "\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0.000000\""
+         << suite_attrs << ">\n"
+         << properties << "    <testcase classname=\"" << xml_escape(junit_classname(k.file))
+         << "\" name=\"load\" time=\"0.000000\"><error message=\"malformed vector file\" "
          << "type=\"MALFORMED_VECTOR_FILE\">" << xml_escape(k.error) << "</error></testcase>\n  </testsuite>\n";
   }
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  x << "<testsuites name=\"qspec run --backend " << xml_escape(r.backend_name) << "\" tests=\"" << r.outcomes.size() + r.skipped.size() << "\" failures=\""
-    << failures << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\">\n";
+  x << "<testsuites name=\"qspec run --backend " << xml_escape(r.backend_name) << "\" tests=\"" << r.outcomes.size() + r.skipped.size()
+    << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\" time=\"" << time_text(total_time)
+    << "\"" << suite_attrs << ">\n";
   x << body.str() << "</testsuites>\n";
   return x.str();
 }
 
-void write_junit_report(const std::filesystem::path& path, const RunResult& r) { write_file_atomically(path, junit_report(r)); }
+void write_junit_report(const std::filesystem::path& path, const RunResult& r) {
+  write_file_atomically(path, junit_report(r), /*create_parent_directories=*/false);
+}
 
 }  // namespace qspec::harness

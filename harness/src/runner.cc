@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cstdio>
 
+#include "qspec/harness/test_identity.h"
+
 namespace qspec::harness {
 
 void Counts::add(const TestOutcome& o) {
@@ -141,6 +143,86 @@ TestOutcome judge_test(const Backend& backend, const VectorFile& f, const Vector
   return o;
 }
 
+// ---- The verdict policy ----------------------------------------------------------------------
+//
+// Everything qspec decides about a test is decided here, in agree() and meets_expectation(); the
+// rest of the harness only gathers what the backend did (BackendCall) and explains the verdict.
+//
+// agree() is docs/CONFORMANCE.md section 3.3 as code, in this order:
+//  1. A fault the harness observed (the worker died, hung, or misused its buffers) is the verdict
+//     the executor named: CRASH, TIMEOUT or ERROR (3.3, last paragraph; 3.4: it costs this test
+//     only). Nothing the backend returned is looked at.
+//  2. A pair the backend does not claim, or QSPEC_STATUS_UNSUPPORTED: UNSUPPORTED, a declared
+//     non-implementation, neither right nor wrong.
+//  3. QSPEC_STATUS_ERROR (or an unknown status, mapped to it by the loader): ERROR.
+//  4. A rejection (QSPEC_STATUS_REJECTED) is the one correct answer to an invalid test (an
+//     ERROR_IF input, 1.3) and a FAIL on a valid one.
+//  5. Outputs for an invalid test: FAIL (the backend accepted what it must reject).
+//  6. Outputs for a valid test: PASS iff every output lines up with the expected one (count,
+//     name, dtype, shape) and every element is equal: integers by value, float32/float64 by bit
+//     pattern, so -0.0 != +0.0 and NaN payloads count (compare_outputs). There is no tolerance,
+//     no "close enough" and no implementation-defined choice (1.3); a convention that differs
+//     from the file's is a different convention, not an approximation of it.
+// The vectors are the only oracle (3.5): the reference is consulted afterwards, to explain a FAIL.
+namespace {
+
+enum class Finding { Fault, Unsupported, BackendError, RejectedAsExpected, RejectedValid, AcceptedInvalid, Match, Mismatch };
+
+struct Agreement {
+  Verdict verdict = Verdict::Pass;
+  Finding finding = Finding::Match;
+  std::string reason;                  // one line
+  std::optional<Comparison> comparison;  // Match and Mismatch
+};
+
+Agreement agree(const VectorTest& t, const BackendCall& call) {
+  if (call.fault) return {*call.fault, Finding::Fault, call.fault_reason, std::nullopt};
+  if (!call.supported) return {Verdict::Unsupported, Finding::Unsupported, "", std::nullopt};
+  const BackendResult& r = call.result;
+  const std::string msg = r.message.empty() ? "" : ": " + r.message;
+  switch (r.status) {
+    case QSPEC_STATUS_UNSUPPORTED: return {Verdict::Unsupported, Finding::Unsupported, "backend reported UNSUPPORTED" + msg, std::nullopt};
+    case QSPEC_STATUS_ERROR: return {Verdict::Error, Finding::BackendError, "backend reported ERROR" + msg, std::nullopt};
+    case QSPEC_STATUS_REJECTED:
+      if (t.invalid) return {Verdict::Pass, Finding::RejectedAsExpected, "rejected as expected" + msg, std::nullopt};
+      return {Verdict::Fail, Finding::RejectedValid, "rejected a valid input" + msg, std::nullopt};
+    case QSPEC_STATUS_OK: break;
+  }
+  if (r.status != QSPEC_STATUS_OK)  // the loader maps unknown statuses to ERROR; never a PASS by accident
+    return {Verdict::Error, Finding::BackendError, "backend returned unknown status " + std::to_string(static_cast<int>(r.status)) + msg, std::nullopt};
+  if (t.invalid) return {Verdict::Fail, Finding::AcceptedInvalid, "accepted an invalid input", std::nullopt};
+  Comparison c = compare_outputs(t.expected, r.outputs);
+  if (c.equal) return {Verdict::Pass, Finding::Match, "", std::move(c)};
+  std::string reason = c.structural.empty() ? std::to_string(c.differing) + " of " + std::to_string(c.total) +
+                                                  " output elements differ; first: expected " + c.first->expected + ", got " +
+                                                  c.first->actual
+                                            : "outputs do not line up: " + c.structural;
+  return {Verdict::Fail, Finding::Mismatch, std::move(reason), std::move(c)};
+}
+
+// Whether a verdict is as the run expects (docs/CONFORMANCE.md 4.2). With an --expect entry:
+// exactly its verdict; a PASS against an entry is an unexpected pass (the entry is stale, and a
+// stale entry falsifies the claim as much as an unlisted failure). Without one: PASS, and
+// UNSUPPORTED unless --fail-on-unsupported (not implementing a pair is no wrong answer, 3.3;
+// a run in which *everything* is UNSUPPORTED checked nothing: RunResult::nothing_checked).
+void meets_expectation(TestOutcome& o, const Expectation* e, bool unsupported_is_failure) {
+  o.expected_verdict.reset();
+  o.expectation_reason.clear();
+  if (e) {
+    o.expected_verdict = e->verdict;
+    o.expectation_reason = e->reason;
+  }
+  if (o.expected_verdict) {
+    o.as_expected = o.verdict == *o.expected_verdict;
+    o.unexpected_pass = !o.as_expected && o.verdict == Verdict::Pass;
+  } else {
+    o.as_expected = o.verdict == Verdict::Pass || (o.verdict == Verdict::Unsupported && !unsupported_is_failure);
+    o.unexpected_pass = false;
+  }
+}
+
+}  // namespace
+
 TestOutcome judge_call(const VectorFile& f, const VectorTest& t, const BackendCall& call, const ConventionExplainer* explainer,
                        bool explain) {
   TestOutcome o;
@@ -152,74 +234,43 @@ TestOutcome judge_call(const VectorFile& f, const VectorTest& t, const BackendCa
   o.comment = t.comment;
   o.flags = t.flags;
   o.invalid = t.invalid;
+  Agreement a = agree(t, call);
+  o.verdict = a.verdict;
+  o.reason = a.finding == Finding::Unsupported && !call.supported ? "backend does not implement " + f.op + " / " + f.convention
+                                                                  : a.reason;
+  // The diagnostic: what a reader needs to reproduce the verdict (context, then the finding).
   const std::string attrs_json = t.attributes.dump();
-
-  if (call.fault) {  // the harness saw the backend crash, hang or misuse its buffers
-    o.verdict = *call.fault;
-    o.reason = call.fault_reason;
-    o.diagnostic = context_text(f, t, attrs_json, true) + "  " + call.fault_reason + "\n" + call.fault_detail;
-    return o;
-  }
-  if (!call.supported) {
-    o.verdict = Verdict::Unsupported;
-    o.reason = "backend does not implement " + f.op + " / " + f.convention;
-    return o;
-  }
-  const BackendResult& r = call.result;
-  const std::string msg = r.message.empty() ? "" : ": " + r.message;
-  switch (r.status) {
-    case QSPEC_STATUS_UNSUPPORTED:
-      o.verdict = Verdict::Unsupported;
-      o.reason = "backend reported UNSUPPORTED" + msg;
+  const std::string msg = call.result.message.empty() ? "" : ": " + call.result.message;
+  switch (a.finding) {
+    case Finding::Fault: o.diagnostic = context_text(f, t, attrs_json, true) + "  " + call.fault_reason + "\n" + call.fault_detail; break;
+    case Finding::Unsupported:
+    case Finding::RejectedAsExpected:
+    case Finding::Match: break;
+    case Finding::BackendError: o.diagnostic = context_text(f, t, attrs_json, true) + "  backend error" + msg + "\n"; break;
+    case Finding::RejectedValid:
+      o.diagnostic = context_text(f, t, attrs_json, true) + "  the backend rejected a valid input" + msg +
+                     "\n  (the spec's preconditions hold for this input; only an ERROR_IF violation may be rejected)\n";
       break;
-    case QSPEC_STATUS_ERROR:
-      o.verdict = Verdict::Error;
-      o.reason = "backend reported ERROR" + msg;
-      o.diagnostic = context_text(f, t, attrs_json, true) + "  backend error" + msg + "\n";
+    case Finding::AcceptedInvalid:
+      o.diagnostic = context_text(f, t, attrs_json, true) +
+                     "  the backend accepted an invalid input: the spec's ERROR_IF requires a rejection "
+                     "(QSPEC_STATUS_REJECTED) for it\n";
+      o.actual = call.result.outputs;
       break;
-    case QSPEC_STATUS_REJECTED:
-      if (t.invalid) {
-        o.verdict = Verdict::Pass;
-        o.reason = "rejected as expected" + msg;
-      } else {
-        o.verdict = Verdict::Fail;
-        o.reason = "rejected a valid input" + msg;
-        o.diagnostic = context_text(f, t, attrs_json, true) + "  the backend rejected a valid input" + msg +
-                       "\n  (the spec's preconditions hold for this input; only an ERROR_IF violation may be rejected)\n";
+    case Finding::Mismatch: {
+      Comparison& c = *a.comparison;
+      o.diagnostic = context_text(f, t, attrs_json, true) + mismatch_text(t, c, call.result.outputs);
+      if (explain && explainer && c.structural.empty()) {
+        ConventionReport cr = explainer->explain(f.op, f.convention, attrs_json, t.inputs, t.expected, call.result.outputs);
+        const std::string sentence = describe_conventions(f.op, f.convention, cr);
+        if (!sentence.empty()) o.diagnostic += "  expected " + c.first->expected + ", got " + c.first->actual + ": " + sentence + "\n";
+        o.conventions = std::move(cr);
       }
+      o.comparison = std::move(c);
+      o.actual = call.result.outputs;  // for the report's drill-down
       break;
-    case QSPEC_STATUS_OK:
-      if (t.invalid) {
-        o.verdict = Verdict::Fail;
-        o.reason = "accepted an invalid input";
-        o.diagnostic = context_text(f, t, attrs_json, true) +
-                       "  the backend accepted an invalid input: the spec's ERROR_IF requires a rejection "
-                       "(QSPEC_STATUS_REJECTED) for it\n";
-        break;
-      }
-      {
-        Comparison c = compare_outputs(t.expected, r.outputs);
-        if (c.equal) {
-          o.verdict = Verdict::Pass;
-          break;
-        }
-        o.verdict = Verdict::Fail;
-        o.reason = c.structural.empty() ? std::to_string(c.differing) + " of " + std::to_string(c.total) +
-                                              " output elements differ; first: expected " + c.first->expected + ", got " +
-                                              c.first->actual
-                                        : "outputs do not line up: " + c.structural;
-        o.diagnostic = context_text(f, t, attrs_json, true) + mismatch_text(t, c, r.outputs);
-        if (explain && explainer && c.structural.empty()) {
-          ConventionReport cr = explainer->explain(f.op, f.convention, attrs_json, t.inputs, t.expected, r.outputs);
-          const std::string sentence = describe_conventions(f.op, f.convention, cr);
-          if (!sentence.empty()) o.diagnostic += "  expected " + c.first->expected + ", got " + c.first->actual + ": " + sentence + "\n";
-          o.conventions = std::move(cr);
-        }
-        o.comparison = std::move(c);
-      }
-      break;
+    }
   }
-  if (o.verdict == Verdict::Fail && r.status == QSPEC_STATUS_OK) o.actual = r.outputs;  // for the report's drill-down
   return o;
 }
 
@@ -235,13 +286,15 @@ RunResult run_vectors(BackendExecutor& executor, const RunOptions& opt) {
   rr.backend_source = executor.source();
   for (const auto& src : opt.files) rr.vector_files.push_back(src.display_name);
   rr.filters = opt.filters;
+  rr.only_claimed = opt.only_claimed;
+  rr.provenance = opt.provenance;
   auto last_checkpoint = std::chrono::steady_clock::now();
   std::size_t explained = 0, with_data = 0;
   std::uint64_t fingerprint = kFnvOffset;
   for (const auto& src : opt.files) {
     VectorFile f;
     try {
-      f = load_vector_file(src.path, src.display_name);
+      f = load_vector_source(src, opt.schemas);
       if (!opt.known_ops.empty() && !executor.supports(f))
         check_op_known(f, opt.known_ops, "the reference or by backend '" + executor.name() + "'");
     } catch (const VectorFileError& e) {
@@ -250,12 +303,17 @@ RunResult run_vectors(BackendExecutor& executor, const RunOptions& opt) {
       if (opt.observer.file_skipped) opt.observer.file_skipped(rr.skipped.back());
       continue;
     }
+    if (opt.only_claimed && !executor.supports(f)) {  // not part of the selection at all
+      rr.unclaimed_files.push_back(f.display_name);
+      continue;
+    }
     std::vector<const VectorTest*> selected;
     std::vector<std::size_t> positions;  // of `selected` in the whole (unsharded) selection
     for (const auto& t : f.tests)
       if (test_selected(opt.filters, f.display_name, t.tc_id)) {
         add_to_fingerprint(fingerprint, f.display_name, t);
         const std::size_t position = rr.selected_total++;
+        rr.selection_identity += test_identity_hash(position, f.display_name, t.tc_id, f.op, f.convention);
         if (opt.shard && !in_shard(*opt.shard, position)) continue;
         selected.push_back(&t);
         positions.push_back(position);
@@ -276,9 +334,6 @@ RunResult run_vectors(BackendExecutor& executor, const RunOptions& opt) {
         if (const auto it = opt.previous->find({f.display_name, t->tc_id}); it != opt.previous->end()) previous = &it->second;
       if (previous) {
         o = *previous;  // --resume: done before; its expectation is decided afresh below
-        o.expected_verdict.reset();
-        o.expectation_reason.clear();
-        o.unexpected_pass = false;
       } else {
         const auto start = std::chrono::steady_clock::now();
         const BackendCall call = executor.execute(f, static_cast<std::size_t>(t - f.tests.data()));
@@ -296,18 +351,7 @@ RunResult run_vectors(BackendExecutor& executor, const RunOptions& opt) {
         o.data = TestOutcome::Data{t->attributes, t->inputs, t->expected, std::move(o.actual)};
       }
       o.actual.clear();
-      if (opt.expectations) {
-        if (const Expectation* e = opt.expectations->find(f.display_name, t->tc_id)) {
-          o.expected_verdict = e->verdict;
-          o.expectation_reason = e->reason;
-        }
-      }
-      if (o.expected_verdict) {
-        o.as_expected = o.verdict == *o.expected_verdict;
-        o.unexpected_pass = !o.as_expected && o.verdict == Verdict::Pass;
-      } else {
-        o.as_expected = o.verdict == Verdict::Pass || (o.verdict == Verdict::Unsupported && !opt.unsupported_is_failure);
-      }
+      meets_expectation(o, opt.expectations ? opt.expectations->find(f.display_name, t->tc_id) : nullptr, opt.unsupported_is_failure);
       fr.counts.add(o);
       rr.counts.add(o);
       rr.outcomes.push_back(std::move(o));

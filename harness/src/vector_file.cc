@@ -9,6 +9,8 @@
 
 #include "qspec/core/json_values.h"
 #include "qspec/harness/json_precheck.h"
+#include "qspec/harness/schema_validation.h"
+#include "qspec/harness/text_safety.h"
 #include "qspec/harness/vector_limits.h"
 
 namespace qspec::harness {
@@ -18,20 +20,8 @@ using OJ = nlohmann::ordered_json;
 
 namespace {
 // Control characters from a hostile file (a key "\u001b[2J") must not reach a terminal or a log
-// raw: they are shown as \xNN.
-std::string printable(std::string s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
+// raw: they are shown as \xNN, and so is every byte of ill-formed UTF-8.
+std::string printable(const std::string& s) { return terminal_safe(s, /*keep_newlines=*/false); }
 }  // namespace
 
 VectorFileError::VectorFileError(std::string file, std::optional<std::int64_t> tc_id, std::string json_path, std::string problem)
@@ -68,6 +58,14 @@ struct Ctx {
     if (nonempty && v.get<std::string>().empty()) fail(path + "/" + key, "must not be empty");
     return v.get<std::string>();
   }
+  // An op, convention or tensor name reaches a backend as a C string (docs/backend-abi.md): an
+  // embedded NUL would cut it short ("requantize\u0000evil" would run as "requantize"), and no
+  // control character belongs in a name.
+  void check_name(const std::string& path, const std::string& name) const {
+    for (unsigned char ch : name)
+      if (ch < 0x20 || ch == 0x7f)
+        fail(path, "the name \"" + name + "\" holds a control character; names reach backends as C strings");
+  }
   std::vector<std::string> string_list(const OJ& obj, const std::string& path, const char* key) const {
     const OJ& v = field(obj, path, key);
     if (!v.is_array()) fail(path + "/" + key, std::string("expected an array of strings, got ") + v.type_name());
@@ -83,6 +81,7 @@ struct Ctx {
     std::vector<Tensor> out;
     for (const auto& [name, t] : obj.items()) {
       const std::string tpath = path + "/" + json_pointer_token(name);
+      check_name(tpath, name);
       const std::int64_t n = check_shape(t, tpath, name);
       if (file_elements) {
         *file_elements += n;
@@ -160,6 +159,8 @@ VectorFile parse_vector_file(const std::string& text, const std::string& display
     top.fail("/schema", "unsupported schema \"" + f.schema + "\" (this qspec reads \"" + kVectorSchemaId + "\")");
   f.op = top.string_field(doc, "", "op");
   f.convention = top.string_field(doc, "", "convention");
+  top.check_name("/op", f.op);
+  top.check_name("/convention", f.convention);
   f.clauses = top.string_list(doc, "", "clauses");
   if (f.clauses.empty()) top.fail("/clauses", "must list at least one clause ID");
   f.generator = top.field(doc, "", "generator");
@@ -296,6 +297,30 @@ void check_op_known(const VectorFile& f, const std::vector<std::pair<std::string
                             " (known conventions of the op: " + list + ")");
 }
 
+void check_schema(const VectorFile& f, const std::string& text, const SchemaSet& schemas) {
+  const std::vector<std::string> errors = schemas.validate(text);
+  if (errors.empty()) return;
+  // A message reads "<schema file>: at <JSON pointer>: <what>" (schema_validation.h).
+  const std::string& first = errors.front();
+  std::string schema_file, path, what = first;
+  if (const auto at = first.find(": at /"); at != std::string::npos) {
+    schema_file = first.substr(0, at);
+    const auto colon = first.find(": ", at + 5);
+    path = first.substr(at + 5, colon == std::string::npos ? std::string::npos : colon - at - 5);
+    what = colon == std::string::npos ? std::string() : first.substr(colon + 2);
+  }
+  std::optional<std::int64_t> tc_id;
+  for (const auto& t : f.tests)
+    if (path.compare(0, t.json_path.size(), t.json_path) == 0 &&
+        (path.size() == t.json_path.size() || path[t.json_path.size()] == '/'))
+      tc_id = t.tc_id;
+  std::string problem = "schema violation";
+  if (!schema_file.empty()) problem += " (vectors/schema/" + schema_file + ")";
+  problem += ": " + what;
+  if (errors.size() > 1) problem += " (and " + std::to_string(errors.size() - 1) + " more; `qspec vectors check --dir DIR` lists them)";
+  throw VectorFileError(f.display_name, tc_id, path, problem);
+}
+
 namespace {
 std::string generic(const fs::path& p) { return p.lexically_normal().generic_string(); }
 
@@ -305,23 +330,96 @@ std::string name_for_file(const fs::path& given) {
     if (dir.filename() == "vectors") return generic(abs.lexically_relative(dir));
   return generic(given);
 }
+
+const char* type_text(fs::file_type t) {
+  switch (t) {
+    case fs::file_type::fifo: return "a FIFO";
+    case fs::file_type::character: return "a character device";
+    case fs::file_type::block: return "a block device";
+    case fs::file_type::socket: return "a socket";
+    case fs::file_type::directory: return "a directory";
+    default: return "not a regular file";
+  }
+}
+
+// Why a symbolic link cannot be followed (`status_error` from fs::status on it).
+std::string broken_link_text(const fs::path& link, const std::error_code& status_error) {
+  std::error_code ec;
+  const fs::path target = fs::read_symlink(link, ec);
+  const std::string to = ec ? std::string() : " -> " + target.string();
+  if (status_error == std::errc::too_many_symbolic_link_levels) return "symbolic link loop" + to + " (not followed)";
+  if (status_error == std::errc::no_such_file_or_directory) return "dangling symbolic link" + to + " (its target does not exist)";
+  return "cannot follow symbolic link" + to + ": " + status_error.message();
+}
+
+// The recursive walk below a --vectors directory. Symbolic links to directories are followed
+// (an op directory linked in from elsewhere is part of the tree), except one that leads back to
+// a directory being walked (a loop). Every entry that should hold vectors but cannot be read is
+// recorded as a VectorSource with a `problem`, named by its path: an unreadable directory, a
+// dangling or looping link, a *.json that is a FIFO or a device. Anything else not named *.json
+// (README.md, ...) is not a vector file and is passed over.
+class TreeWalk {
+ public:
+  TreeWalk(const fs::path& base, std::vector<VectorSource>& out) : base_(base), out_(out) {}
+  void walk(const fs::path& dir) {
+    std::error_code ec;
+    const fs::path real = fs::canonical(dir, ec);
+    if (!ec && std::find(stack_.begin(), stack_.end(), real) != stack_.end()) {
+      problem(dir, "symbolic link to an enclosing directory" + std::string(" -> ") + real.string() + " (a loop; not followed)");
+      return;
+    }
+    std::vector<fs::directory_entry> entries;
+    fs::directory_iterator it(dir, ec);
+    for (; !ec && it != fs::directory_iterator(); it.increment(ec)) entries.push_back(*it);
+    if (ec) {
+      problem(dir, "cannot read the directory " + dir.string() + ": " + ec.message());
+      return;
+    }
+    std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.path() < b.path(); });
+    stack_.push_back(real);
+    for (const auto& e : entries) visit(e.path());
+    stack_.pop_back();
+  }
+
+ private:
+  void visit(const fs::path& p) {
+    std::error_code lec, ec;
+    const fs::file_status link = fs::symlink_status(p, lec);
+    const fs::file_status st = fs::status(p, ec);  // follows symbolic links
+    if (ec && !lec && fs::is_symlink(link)) return problem(p, broken_link_text(p, ec));
+    if (ec || lec) return problem(p, "cannot inspect " + p.string() + ": " + (ec ? ec : lec).message());
+    if (fs::is_directory(st)) {
+      if (p.filename() != "schema") walk(p);
+      return;
+    }
+    if (p.extension() != ".json") return;
+    if (!fs::is_regular_file(st))
+      return problem(p, std::string("not a regular file (") + type_text(st.type()) +
+                            "): only regular files are read as vector files from a directory");
+    out_.push_back({p, generic(p.lexically_relative(base_)), ""});
+  }
+  void problem(const fs::path& p, std::string why) { out_.push_back({p, generic(p.lexically_relative(base_)), std::move(why)}); }
+
+  fs::path base_;
+  std::vector<VectorSource>& out_;
+  std::vector<fs::path> stack_;  // canonical paths of the directories being walked
+};
 }  // namespace
 
 std::vector<VectorSource> find_vector_files(const std::vector<fs::path>& paths) {
   std::vector<VectorSource> out;
   for (const auto& p : paths) {
-    std::error_code ec;
-    if (fs::is_directory(p, ec)) {
-      for (auto it = fs::recursive_directory_iterator(p); it != fs::recursive_directory_iterator(); ++it) {
-        if (it->is_directory() && it->path().filename() == "schema") {
-          it.disable_recursion_pending();
-          continue;
-        }
-        if (it->is_regular_file() && it->path().extension() == ".json")
-          out.push_back({it->path(), generic(it->path().lexically_relative(p))});
-      }
-    } else if (fs::is_regular_file(p, ec)) {
-      out.push_back({p, name_for_file(p)});
+    std::error_code ec, lec;
+    const fs::file_status st = fs::status(p, ec);
+    const fs::file_status link = fs::symlink_status(p, lec);
+    if (!ec && fs::is_directory(st)) {
+      TreeWalk(p, out).walk(p);
+    } else if (!lec && fs::is_symlink(link) && ec) {
+      out.push_back({p, name_for_file(p), broken_link_text(p, ec)});
+    } else if (!ec && fs::exists(st)) {
+      // Given by name, anything that is not a directory is read as a vector file, within the
+      // size limit: a regular file, or a pipe such as bash's <(...) (a FIFO in a directory is not).
+      out.push_back({p, name_for_file(p), ""});
     } else {
       throw VectorFileError(p.string(), std::nullopt, "", "no such vector file or directory");
     }
@@ -329,10 +427,21 @@ std::vector<VectorSource> find_vector_files(const std::vector<fs::path>& paths) 
   std::sort(out.begin(), out.end(), [](const VectorSource& a, const VectorSource& b) { return a.display_name < b.display_name; });
   out.erase(std::unique(out.begin(), out.end(),
                         [](const VectorSource& a, const VectorSource& b) {
-                          return fs::weakly_canonical(a.path) == fs::weakly_canonical(b.path);
+                          if (!a.problem.empty() || !b.problem.empty()) return false;
+                          std::error_code ea, eb;
+                          const fs::path ca = fs::weakly_canonical(a.path, ea), cb = fs::weakly_canonical(b.path, eb);
+                          return !ea && !eb && ca == cb;
                         }),
             out.end());
   return out;
+}
+
+VectorFile load_vector_source(const VectorSource& src, const SchemaSet* schemas) {
+  if (!src.problem.empty()) throw VectorFileError(src.display_name, std::nullopt, "", src.problem);
+  const std::string text = read_vector_file_text(src.path, src.display_name);
+  VectorFile f = parse_vector_file(text, src.display_name);
+  if (schemas) check_schema(f, text, *schemas);
+  return f;
 }
 
 }  // namespace qspec::harness

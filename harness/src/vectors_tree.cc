@@ -42,8 +42,8 @@ std::vector<GeneratedFile> run_generation_jobs(const std::vector<GenerationJob>&
   return out;
 }
 
-void write_file_atomically(const fs::path& path, const std::string& bytes) {
-  if (path.has_parent_path()) fs::create_directories(path.parent_path());
+void write_file_atomically(const fs::path& path, const std::string& bytes, bool create_parent_directories) {
+  if (create_parent_directories && path.has_parent_path()) fs::create_directories(path.parent_path());
   fs::path tmp = path;
   tmp += ".tmp." + std::to_string(::getpid());
   {
@@ -101,6 +101,10 @@ std::vector<TreeIssue> check_vectors_tree(const fs::path& dir, const std::vector
     return issues;
   }
   for (const auto& src : files) {
+    if (!src.problem.empty()) {  // a dangling link, a FIFO, an unreadable directory, ...
+      issues.push_back({src.display_name, src.problem});
+      continue;
+    }
     if (!generated.count(src.display_name))
       issues.push_back({src.display_name, "stale: no registered vector family generates this file (delete it or register the family)"});
     // Bounded like every vector read: an oversized file is reported, never loaded whole.

@@ -19,10 +19,11 @@ qspec_cli(RC ${RUN_RC} OUT out ARGS --root ${ROOT} report merge ${WORK}/merged.j
           ${WORK}/shard2.json ${WORK}/shard0.json ${WORK}/shard3.json ${WORK}/shard1.json)
 expect_text("${out}" "qspec report merge: 4 inputs -> ${WORK}/merged.json (1 backend)")
 
-# Equal to the unsharded report once timing is gone ("seconds" is the last field of a test).
+# Equal to the unsharded report once timing is gone ("seconds" is the last field of a test; the
+# run record's "started" and "finished" times).
 function(strip_timing in out)
   file(READ ${in} text)
-  string(REGEX REPLACE "\n *\"seconds\": [^\n]*" "" text "${text}")
+  string(REGEX REPLACE "\n *\"(seconds|started|finished)\": [^\n]*" "" text "${text}")
   file(WRITE ${out} "${text}")
 endfunction()
 strip_timing(${WORK}/whole.json ${WORK}/whole.notime.json)

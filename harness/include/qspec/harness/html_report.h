@@ -40,7 +40,8 @@ std::map<std::string, ClauseText> read_clause_texts(const std::filesystem::path&
 // ("`gemmlowp.quantize`: float to uint8" -> "gemmlowpquantize-float-to-uint8").
 std::string github_anchor(std::string_view heading_text);
 
-// &, <, >, " and ' as character references; control characters other than \n and \t dropped.
+// &, <, >, " and ' as character references; control characters other than \n and \t dropped;
+// ill-formed UTF-8 as U+FFFD.
 std::string html_escape(std::string_view text);
 
 struct HtmlOptions {

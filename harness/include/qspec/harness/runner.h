@@ -18,6 +18,7 @@
 #include "qspec/harness/backend_loader.h"
 #include "qspec/harness/diagnostics.h"
 #include "qspec/harness/expectations.h"
+#include "qspec/harness/run_provenance.h"
 #include "qspec/harness/shard.h"
 #include "qspec/harness/vector_file.h"
 #include "qspec/harness/verdict.h"
@@ -104,9 +105,26 @@ struct RunResult {
   std::optional<ShardSpec> shard;  // this run's shard (nullopt: the whole selection)
   // Malformed vector files skipped by RunOptions::keep_going, in the order met.
   std::vector<SkippedFile> skipped;
-  // 0: every outcome as expected; 1: at least one unexpected outcome; 2: a malformed vector file
-  // was skipped (an input error outranks the verdicts of the files that did run).
-  int exit_code() const { return !skipped.empty() ? 2 : counts.unexpected == 0 ? 0 : 1; }
+  // test_identity.h: the digest of every selected test's identity (before sharding).
+  std::uint64_t selection_identity = 0;
+  // The versions, host and time the reports state (docs/CONFORMANCE.md 4.3); set by the caller.
+  RunProvenance provenance;
+  // RunOptions::only_claimed, and the vector files it left out (their pairs are not claimed).
+  bool only_claimed = false;
+  std::vector<std::string> unclaimed_files;
+  // Not one test was checked: every outcome is UNSUPPORTED (the backend claims none of the
+  // selected pairs, or declines every test), or there is none (--only-claimed left every file
+  // out, or a shard holds none of the selection). Such a run supports no claim, never says OK.
+  bool nothing_checked() const { return counts.unsupported == counts.total(); }
+  // 0: every outcome as expected; 1: at least one unexpected outcome, or nothing checked in a
+  // whole run (a shard's empty or all-UNSUPPORTED part is judged with the others by `qspec report
+  // merge`); 2: a malformed vector file was skipped (an input error outranks the verdicts of the
+  // files that did run).
+  int exit_code() const {
+    if (!skipped.empty()) return 2;
+    if (counts.unexpected != 0) return 1;
+    return nothing_checked() && !shard ? 1 : 0;
+  }
 };
 
 struct RunObserver {
@@ -132,6 +150,14 @@ struct RunOptions {
   // A malformed vector file is skipped and recorded in RunResult::skipped (the other files'
   // results are kept) instead of ending the run with VectorFileError.
   bool keep_going = false;
+  // The JSON Schemas every file must satisfy (vectors/schema, as `qspec vectors check` applies
+  // them); a violation makes the file malformed. nullptr: no schema check.
+  const SchemaSet* schemas = nullptr;
+  // `--only-claimed`: a file whose (op, convention) the backend does not claim is left out of the
+  // selection (listed in RunResult::unclaimed_files) instead of running as UNSUPPORTED tests.
+  bool only_claimed = false;
+  // Copied into RunResult::provenance (and so into every checkpoint).
+  RunProvenance provenance;
   // Run only this shard of the selection (round-robin over the selected tests, shard.h).
   std::optional<ShardSpec> shard;
   // Keep attributes, inputs, expected and actual outputs (TestOutcome::data) for at most this

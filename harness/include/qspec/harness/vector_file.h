@@ -15,6 +15,8 @@
 
 namespace qspec::harness {
 
+class SchemaSet;
+
 inline constexpr const char* kVectorSchemaId = "qspec-vectors/1";
 
 // A malformed vector file. what() reads "FILE: tcId N: at /json/path: problem". Control
@@ -79,13 +81,29 @@ void check_op_known(const VectorFile& f, const std::vector<std::pair<std::string
 struct VectorSource {
   std::filesystem::path path;
   std::string display_name;
+  // Non-empty: this entry cannot be a vector file, and why ("dangling symbolic link -> x.json
+  // (its target does not exist)", "not a regular file (a FIFO): ...", "cannot read the directory
+  // ...: Permission denied"). Loading it throws VectorFileError with this problem, so a run
+  // reports it by name like any malformed file (and --keep-going skips it).
+  std::string problem;
 };
 
 // Expands the --vectors arguments: a directory contributes every *.json below it (except those
-// under a directory named "schema"), named relative to that directory; a file is named
-// relative to its nearest ancestor directory called "vectors", or by its path as given.
-// Sorted by display name, duplicates removed. A missing path throws VectorFileError.
+// under a directory named "schema"; symbolic links to directories are followed unless they lead
+// back into the walk), named relative to that directory; a file is named relative to its
+// nearest ancestor directory called "vectors", or by its path as given, and may be a pipe.
+// Entries that should hold vectors but cannot (see VectorSource::problem) are listed too.
+// Sorted by display name, duplicates removed. A path that does not exist throws VectorFileError.
 std::vector<VectorSource> find_vector_files(const std::vector<std::filesystem::path>& paths);
+
+// Loads a file found by find_vector_files: throws VectorFileError for an entry with a problem;
+// else load_vector_file, then (when `schemas` is given) check_schema.
+VectorFile load_vector_source(const VectorSource& source, const SchemaSet* schemas);
+
+// The JSON Schema check of `qspec vectors check` (SchemaSet::validate) on a loaded file's text:
+// throws VectorFileError naming the first violation's JSON path, the tcId of the test that
+// holds it, the schema file, and how many more there are.
+void check_schema(const VectorFile& file, const std::string& text, const SchemaSet& schemas);
 
 // Merges `over` into a copy of `base`, key by key (the test's attributes over its group's).
 nlohmann::ordered_json merge_attributes(const nlohmann::ordered_json& base, const nlohmann::ordered_json& over);

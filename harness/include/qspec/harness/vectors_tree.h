@@ -29,8 +29,10 @@ struct GeneratedFile {
 std::vector<GeneratedFile> run_generation_jobs(const std::vector<GenerationJob>& jobs, unsigned threads);
 
 // Writes `bytes` to `path` by writing a temporary file in the same directory and renaming it
-// over `path` (readers never see a partial file). Creates parent directories. Throws on error.
-void write_file_atomically(const std::filesystem::path& path, const std::string& bytes);
+// over `path` (readers never see a partial file). Creates missing parent directories unless
+// `create_parent_directories` is false (reports: a typo'd directory is an error, not a new
+// tree). Throws on error.
+void write_file_atomically(const std::filesystem::path& path, const std::string& bytes, bool create_parent_directories = true);
 
 struct TreeIssue {
   std::string file;
