@@ -129,9 +129,32 @@ TEST(harness_html_report, failing_test_drilldown_highlights_the_differing_elemen
   EXPECT_FALSE(contains(t6, "class=\"diff\""));
   // Passing tests are counted, not listed.
   EXPECT_TRUE(drilldown(page, "test/a.json#1").empty());
-  // The matrix links to the group of failing tests.
+  // The matrix links to the group of failing tests, which is collapsed, as is every drill-down.
   EXPECT_TRUE(contains(page, "href=\"#g0-0\""));
-  EXPECT_TRUE(contains(page, "<div class=\"group\" id=\"g0-0\">"));
+  EXPECT_TRUE(contains(page, "<details class=\"group\" id=\"g0-0\"><summary><h4>test.requantize / test.half_away")) << page;
+  EXPECT_TRUE(contains(page, "(testing.wrong_requantize: 5 of 7 tests shown, 5 unexpected)")) << page;
+  EXPECT_FALSE(contains(page, "<details class=\"group\" id=\"g0-0\" open")) << page;
+  EXPECT_EQ(count(page, "<details class=\"test\""), 5u);
+  EXPECT_FALSE(contains(t3, "\" open>")) << t3;
+}
+
+// The matrix cells state their numbers (passed of run, unexpected) and the page has the
+// per-clause table the terminal summary and the JSON report have (summary.by_clause).
+TEST(harness_html_report, matrix_cells_hold_numbers_and_clauses_have_a_table) {
+  WrongAndReference w;
+  ASSERT_TRUE(w.wrong);
+  const std::string page = html_report({w.wrong_report, w.reference_report}, {});
+  EXPECT_TRUE(contains(page, "<div class=\"n\">2/7 <span class=\"bad\">5&#10007;</span></div>")) << page;  // the wrong plugin
+  EXPECT_TRUE(contains(page, "<div class=\"n\">7/7</div>")) << page;                                           // the reference
+  ASSERT_TRUE(contains(page, "<section id=\"by-clause\"><h2>Per clause</h2>")) << page;
+  const std::string table = page.substr(page.find("<section id=\"by-clause\">"));
+  const std::string row = "<tr><td class=\"l\"><a class=\"clause\" href=\"#clause-test.clause_b\">test.clause_b</a></td><td "
+                          "class=\"l\">testing.wrong_requantize</td><td>7</td><td>2</td><td>4</td><td>1</td>";
+  EXPECT_TRUE(contains(table.substr(0, table.find("</section>")), row)) << table.substr(0, 3000);
+  // One backend: no backend column.
+  const std::string one = html_report({w.wrong_report}, {});
+  EXPECT_TRUE(contains(one, "<tr><td class=\"l\"><a class=\"clause\" href=\"#clause-test.clause_b\">test.clause_b</a></td><td>7</td>"))
+      << one;
 }
 
 TEST(harness_html_report, drilldowns_are_limited_per_backend) {

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "unknown_words.h"
 
 #ifndef QSPEC_VERSION
 #define QSPEC_VERSION "0.0.0"
@@ -32,6 +33,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // A misspelt word first: CLI11 would complain about a missing --backend or subcommand.
+    if (e.get_exit_code() != 0 && explain_unknown_words(app, std::cerr)) return kUsage;
     const int rc = app.exit(e);
     return rc == 0 ? kOk : kUsage;
   } catch (const std::exception& e) {

@@ -91,6 +91,7 @@ struct BackendView {
   std::string label;
   Tally all;
   std::map<Cell, Tally> cells;
+  std::map<std::string, Tally> clauses;  // per clause ID, as the terminal's "Summary by clause"
   std::map<Cell, std::vector<std::size_t>> shown;  // test positions in report["tests"], per cell
   std::size_t failing = 0, not_shown = 0;
 };
@@ -105,6 +106,9 @@ BackendView view_of(const OJ& r, std::size_t max_failures) {
     const OJ& t = tests[i];
     b.all.add(t);
     b.cells[{str(t, "op"), str(t, "convention")}].add(t);
+    if (t.contains("clauses") && t["clauses"].is_array())
+      for (const auto& c : t["clauses"])
+        if (c.is_string()) b.clauses[c.get<std::string>()].add(t);
     if (needs_drilldown(t)) (t.value("as_expected", true) ? expected : unexpected).push_back(i);
   }
   b.failing = unexpected.size() + expected.size();
@@ -321,12 +325,11 @@ std::string conventions_html(const OJ& t) {
   return s;
 }
 
-std::string test_drilldown(const OJ& t, std::size_t b, std::size_t i, bool open, const HtmlOptions& opt) {
+std::string test_drilldown(const OJ& t, std::size_t b, std::size_t i, const HtmlOptions& opt) {
   const std::string verdict = str(t, "verdict");
   const std::string name = str(t, "file") + "#" + (t.contains("tcId") ? t["tcId"].dump() : "?");
   std::string s = "<details class=\"test\" id=\"t" + num(b) + "-" + num(i) + "\" data-tcid=\"" +
-                  html_escape(t.contains("tcId") ? t["tcId"].dump() : "") + "\"" + (open ? " open" : "") +
-                  "><summary>" + badge(verdict);
+                  html_escape(t.contains("tcId") ? t["tcId"].dump() : "") + "\"><summary>" + badge(verdict);
   if (t.value("unexpected_pass", false))
     s += " <span class=\"tag\">unexpected pass</span>";
   else if (t.value("as_expected", true))
@@ -393,6 +396,8 @@ table.matrix td.none{background:repeating-linear-gradient(45deg,#fafafa,#fafafa 
 a.bar{display:flex;height:14px;margin:1px 0;border:1px solid transparent;text-decoration:none}
 a.bar.unexpected{border-color:#000}
 a.bar span{display:block;height:100%}
+table.matrix div.n{font-size:10px;line-height:11px;text-align:center;white-space:nowrap;color:#444}
+details.group{margin:.2em 0}details.group>summary{cursor:pointer}details.group>summary h4{display:inline;margin:0}
 .test{border:1px solid #ddd;border-radius:4px;margin:.3em 0;padding:.2em .6em}
 .test>summary{cursor:pointer}.test .name{font-family:ui-monospace,monospace}.test .reason{color:#555}
 .tag{font-size:11px;color:#555;border:1px solid #bbb;border-radius:3px;padding:0 4px}
@@ -416,20 +421,31 @@ const char* kScript = R"(
   function openTarget() {
     var id = decodeURIComponent(location.hash.slice(1));
     var el = id && document.getElementById(id);
-    if (el && el.tagName === 'DETAILS') el.open = true;
+    for (var d = el; d; d = d.parentElement) if (d.tagName === 'DETAILS') d.open = true;
+    if (el) el.scrollIntoView();
   }
   window.addEventListener('hashchange', openTarget);
   openTarget();
   var box = document.getElementById('filter');
   var tests = document.querySelectorAll('details.test');
+  var groups = document.querySelectorAll('details.group');
   box.addEventListener('input', function () {
     var q = box.value.toLowerCase();
     tests.forEach(function (d) {
       d.hidden = q !== '' && d.querySelector('summary').textContent.toLowerCase().indexOf(q) < 0;
     });
+    groups.forEach(function (g) {  // a filter opens the groups it matches in and hides the others
+      var match = g.querySelector('details.test:not([hidden])') !== null;
+      g.hidden = q !== '' && !match;
+      if (q !== '') g.open = match;
+    });
   });
-  document.getElementById('expand').addEventListener('click', function () { tests.forEach(function (d) { d.open = true; }); });
-  document.getElementById('collapse').addEventListener('click', function () { tests.forEach(function (d) { d.open = false; }); });
+  function all(open) {
+    groups.forEach(function (d) { d.open = open; });
+    tests.forEach(function (d) { d.open = open; });
+  }
+  document.getElementById('expand').addEventListener('click', function () { all(true); });
+  document.getElementById('collapse').addEventListener('click', function () { all(false); });
   document.getElementById('tools').hidden = false;
   document.documentElement.setAttribute('data-qspec-js', 'ready');
 })();
@@ -486,6 +502,13 @@ std::string bar(const Tally& t, const std::vector<std::string>& verdicts, const 
   return s + "</a>";
 }
 
+// The numbers under a bar: passed of total, and the unexpected outcomes when there are any.
+std::string cell_numbers(const Tally& t) {
+  std::string s = "<div class=\"n\">" + num(t.of("PASS")) + "/" + num(t.total);
+  if (t.unexpected) s += " <span class=\"bad\">" + num(t.unexpected) + "&#10007;</span>";
+  return s + "</div>";
+}
+
 std::string tally_text(const Tally& t, const std::vector<std::string>& verdicts) {
   std::string s = num(t.total) + " tests:";
   bool first = true;
@@ -515,8 +538,9 @@ std::string matrix_section(const std::vector<BackendView>& views, const std::vec
     for (std::size_t b = 0; b < views.size(); ++b) s += (b ? ", " : "") + html_escape(views[b].label);
     s += ")";
   }
-  s += ", its colours in proportion to the verdict counts; a black frame marks unexpected outcomes. Hover for the "
-       "counts; click for the failing tests.</p>";
+  s += ", its colours in proportion to the verdict counts, and under it the tests passed of the tests run (and the "
+       "unexpected outcomes, &#10007;); a black frame marks unexpected outcomes. Hover for every count; click for the "
+       "failing tests.</p>";
   s += "<table class=\"matrix\" id=\"matrix\"><thead><tr><th></th>";
   for (const auto& c : convs) s += "<th><div>" + html_escape(c) + "</div></th>";
   s += "</tr></thead><tbody>";
@@ -543,12 +567,38 @@ std::string matrix_section(const std::vector<BackendView>& views, const std::vec
         s += bar(it->second, verdicts,
                  views[b].label + ": " + op + " / " + conv + ": " + tally_text(it->second, verdicts),
                  linked ? "#g" + num(b) + "-" + num(found->second) : "");
+        s += cell_numbers(it->second);
       }
       s += "</td>";
     }
     s += "</tr>";
   }
   return s + "</tbody></table></section>\n";
+}
+
+// The counts per clause (as the terminal's and the JSON report's "by clause"): a row per clause
+// and backend, the clause linked to its text below.
+std::string clause_counts_section(const std::vector<BackendView>& views, const std::vector<std::string>& verdicts) {
+  std::set<std::string> ids;
+  for (const auto& b : views)
+    for (const auto& [id, t] : b.clauses) ids.insert(id);
+  std::string s =
+      "<section id=\"by-clause\"><h2>Per clause</h2><div class=\"wide\"><table class=\"files clauses-table\"><tr><th "
+      "class=\"l\">clause</th>" +
+      std::string(views.size() > 1 ? "<th class=\"l\">backend</th>" : "") + "<th>tests</th>";
+  for (const auto& v : verdicts) s += "<th>" + badge(v) + "</th>";
+  s += "<th>unexpected</th></tr>";
+  for (const auto& id : ids)
+    for (const auto& b : views) {
+      auto it = b.clauses.find(id);
+      if (it == b.clauses.end()) continue;
+      const Tally& t = it->second;
+      s += "<tr><td class=\"l\">" + clause_link(id) + "</td>" +
+           (views.size() > 1 ? "<td class=\"l\">" + html_escape(b.label) + "</td>" : std::string()) + "<td>" + num(t.total) + "</td>";
+      for (const auto& v : verdicts) s += "<td>" + num(t.of(v)) + "</td>";
+      s += "<td" + std::string(t.unexpected ? " class=\"bad\"" : "") + ">" + num(t.unexpected) + "</td></tr>";
+    }
+  return s + "</table></div></section>\n";
 }
 
 std::string files_section(const std::vector<BackendView>& views, const std::vector<std::string>& verdicts) {
@@ -599,19 +649,17 @@ std::string failures_section(const std::vector<BackendView>& views, const std::v
     s += "</h3>";
     if (v.failing == 0) s += "<p class=\"ok\">Every test passed (or is unsupported as expected).</p>";
     const OJ& tests = (*v.report)["tests"];
-    bool first = true;
+    // Collapsed: one line per (op, convention) with its count; a click (or the matrix's link)
+    // opens the group, and each test opens on its own.
     for (std::size_t k = 0; k < cells.size(); ++k) {
       auto it = v.shown.find(cells[k]);
       if (it == v.shown.end()) continue;
       const Tally& t = v.cells.at(cells[k]);
-      s += "<div class=\"group\" id=\"g" + num(b) + "-" + num(k) + "\"><h4>" + html_escape(cells[k].first) + " / " +
-           html_escape(cells[k].second) + " <span class=\"note\">(" + html_escape(v.label) + ": " + num(t.total) +
-           " tests, " + num(it->second.size()) + " shown below)</span></h4>";
-      for (std::size_t i : it->second) {
-        s += test_drilldown(tests[i], b, i, first, opt);  // the backend's first one open: an example at a glance
-        first = false;
-      }
-      s += "</div>";
+      s += "<details class=\"group\" id=\"g" + num(b) + "-" + num(k) + "\"><summary><h4>" + html_escape(cells[k].first) +
+           " / " + html_escape(cells[k].second) + " <span class=\"note\">(" + html_escape(v.label) + ": " +
+           num(it->second.size()) + " of " + num(t.total) + " tests shown, " + num(t.unexpected) + " unexpected)</span></h4></summary>";
+      for (std::size_t i : it->second) s += test_drilldown(tests[i], b, i, opt);
+      s += "</details>";
     }
     if (v.not_shown)
       s += "<p class=\"note\">" + num(v.not_shown) + " more non-passing tests of " + html_escape(v.label) +
@@ -760,10 +808,11 @@ std::string html_report(const std::vector<OJ>& reports, const HtmlOptions& opt) 
        (views.size() == 1 ? "" : "s") + ", " + num(total) + " test results" +
        (opt.generator.empty() ? "" : "; written by " + html_escape(opt.generator)) +
        ". Sections: <a href=\"#summary\">summary</a>, <a href=\"#matrix-section\">op &#215; convention</a>, <a "
-       "href=\"#failures\">failing tests</a>, "
+       "href=\"#by-clause\">per clause</a>, <a href=\"#failures\">failing tests</a>, "
        "<a href=\"#files\">per file</a>, <a href=\"#clauses\">clauses</a>.</p></header>\n";
   s += summary_section(views, verdicts);
   s += matrix_section(views, verdicts, cells);
+  s += clause_counts_section(views, verdicts);
   s += failures_section(views, cells, opt);
   s += files_section(views, verdicts);
   s += clauses_section(reports, opt);

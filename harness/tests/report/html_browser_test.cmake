@@ -1,6 +1,7 @@
 # The HTML report in a real browser: Debian's chromium, headless, renders the page of a failing
-# backend merged with a passing one; its DOM must show that the page's script ran, the matrix, and
-# the known failing test with the differing elements highlighted. Also takes a screenshot.
+# backend merged with a passing one; its DOM must show that the page's script ran, the matrix with
+# its numbers, the per-clause table, and the known failing test with the differing elements
+# highlighted, collapsed until the matrix's link opens it. Also takes a screenshot.
 # Variables: QSPEC, ROOT, WRONG (the wrong_requantize plugin), WORK.
 include(${CMAKE_CURRENT_LIST_DIR}/qspec_cli.cmake)
 
@@ -63,6 +64,13 @@ string(FIND "${rest}" "</details>" end)
 string(SUBSTRING "${rest}" 0 ${end} drilldown)
 expect_text("${drilldown}" "<td class=\"diff\">" "<th>expected</th>" "<th>actual</th>" "elements differ")
 message(STATUS "chromium rendered the matrix and the drill-down of tcId ${tcid} with its differing elements highlighted")
+
+# Failures are collapsed by default; the matrix's link (#g0-0: the failing backend's only cell)
+# opens the group it points at, through the page's script.
+expect_text("${dom}" "<details class=\"group\" id=\"g0-0\"><summary>" "<div class=\"n\">")
+chromium(linked --dump-dom "file://${WORK}/report.html#g0-0")
+expect_text("${linked}" "<details class=\"group\" id=\"g0-0\" open=\"\"><summary>" "<section id=\"by-clause\">")
+message(STATUS "the failing tests are collapsed, and the matrix's link opens their group")
 
 chromium(ignored --screenshot=${WORK}/report.png --window-size=1280,1400 file://${WORK}/report.html)
 file(SIZE ${WORK}/report.png png_size)

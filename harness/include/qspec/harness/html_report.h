@@ -2,10 +2,12 @@
 // external assets) rendered from one or more JSON reports (`qspec run --html`, `qspec report html`).
 //
 // The page holds: a summary per backend (verdict counts, every Verdict value); an op x
-// convention matrix whose cells are coloured by each backend's verdict counts and link to the
-// failing tests of that cell; the drill-down of each non-passing test (inputs, expected and
-// actual outputs with the differing elements highlighted, the convention-match diagnosis, the
-// diagnostic text) up to a limit per backend, later ones only counted; and the text of every
+// convention matrix whose cells are coloured by each backend's verdict counts, state the tests
+// passed of those run, and link to the failing tests of that cell; the verdict counts per clause;
+// the drill-down of each non-passing test (inputs, expected and actual outputs with the
+// differing elements highlighted, the convention-match diagnosis, the diagnostic text), grouped
+// per (op, convention) and collapsed, up to a limit per backend, later ones only counted; the
+// text of every
 // clause the tests name, with a link to its heading in spec/<family>.md. Passing tests are only
 // counted, so a 24,000-test run stays a page of a few hundred kilobytes. Everything taken from a
 // report is HTML-escaped.
