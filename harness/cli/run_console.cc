@@ -109,7 +109,10 @@ void RunConsole::draw_progress(const std::string& file) {
   char buf[160];
   if (total_ > 0) {
     const double fraction = static_cast<double>(done_) / static_cast<double>(total_);
-    const std::string eta = done_ > 0 && elapsed >= 0.5 ? clock_text(elapsed * (1 - fraction) / fraction) : "--:--";
+    // The rate of the tests so far, once there is one to speak of.
+    const std::string eta = done_ == total_               ? clock_text(0)
+                            : done_ > 0 && elapsed >= 0.5 ? clock_text(elapsed * (1 - fraction) / fraction)
+                                                          : "--:--";
     std::snprintf(buf, sizeof buf, "[%zu/%zu tests %3.0f%%  %s elapsed, ETA %s] ", done_, total_, 100 * fraction,
                   clock_text(elapsed).c_str(), eta.c_str());
   } else {
