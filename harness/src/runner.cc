@@ -204,7 +204,7 @@ Agreement agree(const VectorTest& t, const BackendCall& call) {
 // exactly its verdict; a PASS against an entry is an unexpected pass (the entry is stale, and a
 // stale entry falsifies the claim as much as an unlisted failure). Without one: PASS, and
 // UNSUPPORTED unless --fail-on-unsupported (not implementing a pair is no wrong answer, 3.3;
-// a run in which *everything* is UNSUPPORTED checked nothing: RunResult::nothing_checked).
+// a run in which *everything* is UNSUPPORTED checked nothing: RunResult::nothing_checked, 4.4).
 void meets_expectation(TestOutcome& o, const Expectation* e, bool unsupported_is_failure) {
   o.expected_verdict.reset();
   o.expectation_reason.clear();

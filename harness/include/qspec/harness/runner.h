@@ -114,7 +114,8 @@ struct RunResult {
   std::vector<std::string> unclaimed_files;
   // Not one test was checked: every outcome is UNSUPPORTED (the backend claims none of the
   // selected pairs, or declines every test), or there is none (--only-claimed left every file
-  // out, or a shard holds none of the selection). Such a run supports no claim, never says OK.
+  // out, or a shard holds none of the selection). Such a run supports no claim and never says OK
+  // (docs/CONFORMANCE.md 4.4).
   bool nothing_checked() const { return counts.unsupported == counts.total(); }
   // 0: every outcome as expected; 1: at least one unexpected outcome, or nothing checked in a
   // whole run (a shard's empty or all-UNSUPPORTED part is judged with the others by `qspec report
