@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "html_options.h"
+#include "qspec/harness/output_paths.h"
 #include "qspec/harness/report_merge.h"
 #include "qspec/harness/vectors_tree.h"
 
@@ -52,6 +53,10 @@ void print_summary(const MergeResult& m) {
 }
 
 int merge(const ReportCliOptions& o) {
+  if (const auto problem = check_output_files({{"OUT", o.out}})) {  // before reading the inputs
+    std::cerr << "qspec report merge: " << *problem << "\n";
+    return kUsage;
+  }
   // `qspec report merge shard-*.json` would make the first shard the output: refuse an output
   // that is also an input, and an output that exists but is not a report (a typo'd argument).
   namespace fs = std::filesystem;
@@ -87,6 +92,10 @@ int merge(const ReportCliOptions& o) {
 }
 
 int html(const Context& ctx, const ReportCliOptions& o) {
+  if (const auto problem = check_output_files({{"--output", o.html_out}})) {
+    std::cerr << "qspec report html: " << *problem << "\n";
+    return kUsage;
+  }
   const auto m = load_and_merge("html", o);
   if (!m) return kUsage;
   HtmlOptions ho = html_options(ctx, o.spec_base);

@@ -53,6 +53,12 @@ expect_text("${out}" "${WORK}/whole.json is a whole run of backend" "not a shard
 if(EXISTS ${WORK}/bad.json)
   message(FATAL_ERROR "a refused merge wrote its output")
 endif()
+# An output in a directory that does not exist is refused before the inputs are read; no directory appears.
+qspec_cli(RC 2 OUT out ARGS --root ${ROOT} report merge ${WORK}/no/such/merged.json ${WORK}/shard0.json)
+expect_text("${out}" "OUT ${WORK}/no/such/merged.json: the directory ${WORK}/no/such does not exist (qspec does not create it")
+if(EXISTS ${WORK}/no)
+  message(FATAL_ERROR "report merge created the directory of its output")
+endif()
 
 # GTEST_SHARD_INDEX / GTEST_TOTAL_SHARDS stand for --shard; the status file is created.
 qspec_cli(RC ${RUN_RC} OUT out ENV GTEST_SHARD_INDEX=1 GTEST_TOTAL_SHARDS=4 GTEST_SHARD_STATUS_FILE=${WORK}/gtest-status
