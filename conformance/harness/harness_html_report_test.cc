@@ -102,6 +102,12 @@ TEST(harness_html_report, matrix_colours_cells_by_every_verdict) {
   EXPECT_TRUE(contains(page, "<strong>testing.wrong_requantize"));
   EXPECT_TRUE(contains(page, "<span class=\"bad\">FAILED</span>"));
   EXPECT_TRUE(contains(page, "<span class=\"ok\">OK</span>"));
+  // A backend whose every test is UNSUPPORTED checked nothing: not OK (as `qspec run` says it).
+  OJ unsupported = w.reference_report;
+  for (auto& t : unsupported["tests"]) t["verdict"] = "UNSUPPORTED";
+  const std::string none = html_report({unsupported}, {});
+  EXPECT_TRUE(contains(none, "<span class=\"bad\">NOTHING CHECKED</span>")) << none;
+  EXPECT_FALSE(contains(none, "<span class=\"ok\">OK</span>")) << none;
 }
 
 TEST(harness_html_report, failing_test_drilldown_highlights_the_differing_elements) {

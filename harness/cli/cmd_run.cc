@@ -206,6 +206,44 @@ void write_reports(const Context& ctx, const RunCliOptions& o, const RunResult& 
   if (!o.html.empty()) write_html_report(o.html, {json_report(result)}, html_options(ctx, o.spec_base));
 }
 
+// The run as the library sees it: the selection, and how outcomes are judged and explained.
+RunOptions run_options(const RunCliOptions& o, const RunInputs& in, const ConventionExplainer& explainer,
+                       const Backend* reference) {
+  RunOptions ro;
+  ro.files = in.files;
+  ro.filters = o.filters;
+  ro.shard = in.shard;
+  ro.only_claimed = o.only_claimed;
+  ro.schemas = in.schemas.get();
+  ro.known_ops = reference_pairs(reference);
+  ro.keep_going = o.keep_going;
+  ro.expectations = o.expect.empty() ? nullptr : &in.expectations;
+  ro.unsupported_is_failure = o.fail_on_unsupported;
+  ro.explainer = &explainer;
+  ro.explain_limit = o.explain_limit;
+  ro.data_limit = o.report_data;
+  ro.interrupt = &g_interrupt;
+  ro.provenance = capture_provenance(QSPEC_VERSION);
+  return ro;
+}
+
+// What the run reports while it goes: the console's lines, and checkpoints of the JSON report
+// (a killed run leaves a recent partial report).
+void report_as_it_goes(RunOptions& ro, const RunCliOptions& o, RunConsole& con) {
+  ro.observer.test_done = [&con](const TestOutcome& t, std::size_t, std::size_t) { con.test_done(t); };
+  ro.observer.file_skipped = [&con](const SkippedFile& s) { con.file_skipped(s); };
+  ro.observer.file_done = [&con](const FileResult& f) { con.file_done(f); };
+  if (o.json_output().empty()) return;
+  ro.checkpoint = [&o, &con](const RunResult& partial) {
+    try {
+      write_json_report(o.json_output(), partial);
+    } catch (const std::exception& e) {
+      con.err("qspec run: cannot write the checkpoint report: " + std::string(e.what()) + "\n");
+    }
+  };
+  ro.checkpoint_seconds = o.checkpoint_seconds;
+}
+
 // After the run: the summary, the reports, the notes, and the exit status.
 int finish(const Context& ctx, const RunCliOptions& o, const RunInputs& in, RunResult& result,
            const BackendUnderTest& b, RunConsole& con) {
@@ -263,40 +301,14 @@ int run(const Context& ctx, const RunCliOptions& o) {
   }
   const ConventionExplainer explainer(reference.get());
 
-  RunOptions ro;
-  ro.files = in.files;
-  ro.filters = o.filters;
-  ro.expectations = o.expect.empty() ? nullptr : &in.expectations;
-  ro.explainer = &explainer;
-  ro.explain_limit = o.explain_limit;
-  ro.shard = in.shard;
-  ro.data_limit = o.report_data;
-  ro.unsupported_is_failure = o.fail_on_unsupported;
-  ro.keep_going = o.keep_going;
-  ro.schemas = in.schemas.get();
-  ro.only_claimed = o.only_claimed;
-  ro.known_ops = reference_pairs(reference.get());
-  ro.interrupt = &g_interrupt;
-  ro.provenance = capture_provenance(QSPEC_VERSION);
+  RunOptions ro = run_options(o, in, explainer, reference.get());
   std::optional<ResumeReport> resumed;
   if (const auto rc = load_resume(o, executor.name(), ro, resumed, con)) return *rc;
   if (resumed) ro.previous = &resumed->outcomes;
-  if (!o.json_output().empty()) {  // checkpoints: a killed run leaves a recent partial report
-    ro.checkpoint = [&o, &con](const RunResult& partial) {
-      try {
-        write_json_report(o.json_output(), partial);
-      } catch (const std::exception& e) {
-        con.err("qspec run: cannot write the checkpoint report: " + std::string(e.what()) + "\n");
-      }
-    };
-    ro.checkpoint_seconds = o.checkpoint_seconds;
-  }
-  ro.observer.test_done = [&con](const TestOutcome& t, std::size_t, std::size_t) { con.test_done(t); };
-  ro.observer.file_skipped = [&con](const SkippedFile& s) { con.file_skipped(s); };
-  ro.observer.file_done = [&con](const FileResult& f) { con.file_done(f); };
+  report_as_it_goes(ro, o, con);
 
   con.out(header_line(o, executor, ro.files.size()));
-  if (console_mode(o.progress, o.color).progress) con.start_progress(count_selected_tests(ro, executor));
+  if (con.shows_progress()) con.start_progress(count_selected_tests(ro, executor));
   RunResult result;
   try {
     result = run_vectors(executor, ro);

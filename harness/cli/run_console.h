@@ -38,6 +38,7 @@ class RunConsole {
   void summary(const std::string& text);
   void clear_progress();
   std::size_t hidden() const { return hidden_; }  // unexpected outcomes beyond --max-diagnostics
+  bool shows_progress() const { return mode_.progress; }
 
  private:
   std::string paint(const char* sgr, const std::string& text) const;

@@ -481,9 +481,11 @@ std::string summary_section(const std::vector<BackendView>& views, const std::ve
       s += "not recorded";
     }
     if (r.value("interrupted", false)) s += " <span class=\"bad\">(interrupted)</span>";
-    s += "</td><td class=\"l\">" +
-         std::string(b.all.unexpected == 0 ? "<span class=\"ok\">OK</span>" : "<span class=\"bad\">FAILED</span>") +
-         "</td></tr>";
+    // As `qspec run` says it: a run in which every test is UNSUPPORTED (or none ran) is no OK.
+    const char* result = b.all.unexpected != 0                    ? "<span class=\"bad\">FAILED</span>"
+                         : b.all.of("UNSUPPORTED") == b.all.total ? "<span class=\"bad\">NOTHING CHECKED</span>"
+                                                                  : "<span class=\"ok\">OK</span>";
+    s += "</td><td class=\"l\">" + std::string(result) + "</td></tr>";
   }
   return s + "</table></div></section>\n";
 }

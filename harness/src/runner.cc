@@ -175,9 +175,10 @@ struct Agreement {
   std::optional<Comparison> comparison;  // Match and Mismatch
 };
 
-Agreement agree(const VectorTest& t, const BackendCall& call) {
+Agreement agree(const VectorFile& f, const VectorTest& t, const BackendCall& call) {
   if (call.fault) return {*call.fault, Finding::Fault, call.fault_reason, std::nullopt};
-  if (!call.supported) return {Verdict::Unsupported, Finding::Unsupported, "", std::nullopt};
+  if (!call.supported)
+    return {Verdict::Unsupported, Finding::Unsupported, "backend does not implement " + f.op + " / " + f.convention, std::nullopt};
   const BackendResult& r = call.result;
   const std::string msg = r.message.empty() ? "" : ": " + r.message;
   switch (r.status) {
@@ -234,10 +235,9 @@ TestOutcome judge_call(const VectorFile& f, const VectorTest& t, const BackendCa
   o.comment = t.comment;
   o.flags = t.flags;
   o.invalid = t.invalid;
-  Agreement a = agree(t, call);
+  Agreement a = agree(f, t, call);
   o.verdict = a.verdict;
-  o.reason = a.finding == Finding::Unsupported && !call.supported ? "backend does not implement " + f.op + " / " + f.convention
-                                                                  : a.reason;
+  o.reason = a.reason;
   // The diagnostic: what a reader needs to reproduce the verdict (context, then the finding).
   const std::string attrs_json = t.attributes.dump();
   const std::string msg = call.result.message.empty() ? "" : ": " + call.result.message;
