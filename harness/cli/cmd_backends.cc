@@ -2,10 +2,12 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "commands.h"
 #include "qspec/harness/backend_loader.h"
 #include "qspec/harness/builtin_backends.h"
+#include "qspec/harness/text_safety.h"
 
 namespace qspec::cli {
 namespace {
@@ -21,6 +23,7 @@ int list_backends(const BackendsOptions& o) {
   std::vector<std::string> specs = builtin_backend_names();
   specs.insert(specs.end(), o.plugins.begin(), o.plugins.end());
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  std::ostringstream out;  // a plugin's names and texts are untrusted: printed through terminal_safe
   int rc = kOk;
   for (const auto& spec : specs) {
     std::unique_ptr<Backend> b;
@@ -42,17 +45,18 @@ int list_backends(const BackendsOptions& o) {
     }
     std::size_t normative = 0;
     for (const auto& c : caps) normative += c.diagnostic_only ? 0 : 1;
-    std::cout << b->name() << "\t" << b->version() << "\t" << b->source() << "\t" << normative << " op conventions"
+    out << b->name() << "\t" << b->version() << "\t" << b->source() << "\t" << normative << " op conventions"
               << (caps.size() != normative ? " (+" + std::to_string(caps.size() - normative) + " diagnostic-only)" : "") << "\n";
     for (const auto& c : caps) {
       if (c.diagnostic_only && !o.verbose) continue;
-      std::cout << "    " << c.op << " / " << (c.convention.empty() ? "*" : c.convention) << (c.diagnostic_only ? " [diagnostic only]" : "");
+      out << "    " << c.op << " / " << (c.convention.empty() ? "*" : c.convention) << (c.diagnostic_only ? " [diagnostic only]" : "");
       const std::string text = !c.note.empty() ? c.note : c.description;
-      if (!text.empty()) std::cout << "  -- " << text;
-      std::cout << "\n";
+      if (!text.empty()) out << "  -- " << text;
+      out << "\n";
     }
   }
-  if (o.json) std::cout << all.dump(2) << "\n";
+  std::cout << terminal_safe(out.str());
+  if (o.json) std::cout << all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   return rc;
 }
 
