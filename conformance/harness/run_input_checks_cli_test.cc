@@ -52,14 +52,14 @@ TEST_F(RunInputChecksCli, every_file_is_schema_checked_before_its_tests_run) {
                "qspec run: malformed vector file: requantize/no_x.json: tcId 1: at /testGroups/0/tests/0/inputs: "
                "schema violation (vectors/schema/requantize.schema.json): "))
       << r.out;
-  EXPECT_TRUE(contains(r.out, "'x'")) << r.out;
   EXPECT_FALSE(contains(r.out, "1 tests:")) << r.out;
 
   r = run_reference(requantize_file("x2.json", [](OJ& t, OJ&) { t["inputs"]["x2"] = t["inputs"]["x"]; }));
   EXPECT_EQ(r.rc, 2) << r.out;
-  EXPECT_TRUE(contains(r.out, "requantize/x2.json: tcId 1: at /testGroups/0/tests/0/inputs: schema violation"))
-      << r.out;
-  EXPECT_TRUE(contains(r.out, "'x2'")) << r.out;
+  // The validator's wording, and whether it points at the object or at its extra member, are not
+  // pinned down here: the file, the tcId, the JSON path and the schema file are.
+  EXPECT_TRUE(contains(r.out, "requantize/x2.json: tcId 1: at /testGroups/0/tests/0/inputs")) << r.out;
+  EXPECT_TRUE(contains(r.out, "schema violation (vectors/schema/requantize.schema.json): ")) << r.out;
 
   r = run_reference(
       requantize_file("shift.json", [](OJ& t, OJ&) { t["attributes"]["shift"] = std::string(400, '7'); }));
