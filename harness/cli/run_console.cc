@@ -148,12 +148,10 @@ void RunConsole::test_done(const TestOutcome& t) {
 
 void RunConsole::file_done(const FileResult& f) {
   const Counts& c = f.counts;
+  // PASS always, every other verdict when it occurs, in report order (kAllVerdicts).
   std::string s = f.file + ": " + std::to_string(c.total()) + " tests: " + std::to_string(c.pass) + " PASS";
-  if (c.fail) s += ", " + std::to_string(c.fail) + " FAIL";
-  if (c.error) s += ", " + std::to_string(c.error) + " ERROR";
-  if (c.unsupported) s += ", " + std::to_string(c.unsupported) + " UNSUPPORTED";
-  if (c.crash) s += ", " + std::to_string(c.crash) + " CRASH";
-  if (c.timeout) s += ", " + std::to_string(c.timeout) + " TIMEOUT";
+  for (Verdict v : kAllVerdicts)
+    if (v != Verdict::Pass && c.of(v)) s += ", " + std::to_string(c.of(v)) + " " + std::string(verdict_name(v));
   clear_progress();
   std::cout << terminal_safe(s);
   if (c.unexpected) std::cout << paint(kRed, "  <-- " + std::to_string(c.unexpected) + " unexpected");
