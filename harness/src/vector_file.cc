@@ -42,13 +42,6 @@ VectorFileError::VectorFileError(Printable, std::string file, std::optional<std:
                          (json_path.empty() ? std::string() : "at " + json_path + ": ") + problem),
       file_(std::move(file)), tc_id_(tc_id), json_path_(std::move(json_path)), problem_(std::move(problem)) {}
 
-OJ merge_attributes(const OJ& base, const OJ& over) {
-  OJ merged = base.is_object() ? base : OJ::object();
-  if (over.is_object())
-    for (const auto& [k, v] : over.items()) merged[k] = v;
-  return merged;
-}
-
 namespace {
 
 struct Ctx {

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "qspec/core/attr.h"  // merge_attributes: the test's attributes over its group's
 #include "qspec/core/tensor.h"
 
 namespace qspec::harness {
@@ -86,8 +87,5 @@ struct VectorSource {
 // relative to its nearest ancestor directory called "vectors", or by its path as given.
 // Sorted by display name, duplicates removed. A missing path throws VectorFileError.
 std::vector<VectorSource> find_vector_files(const std::vector<std::filesystem::path>& paths);
-
-// Merges `over` into a copy of `base`, key by key (the test's attributes over its group's).
-nlohmann::ordered_json merge_attributes(const nlohmann::ordered_json& base, const nlohmann::ordered_json& over);
 
 }  // namespace qspec::harness
