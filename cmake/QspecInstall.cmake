@@ -7,18 +7,11 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-# What a backend compiles against: only the C header, no qspec library.
-add_library(qspec_backend_abi INTERFACE)
-add_library(qspec::backend_abi ALIAS qspec_backend_abi)
-set_target_properties(qspec_backend_abi PROPERTIES EXPORT_NAME backend_abi)
-target_include_directories(qspec_backend_abi INTERFACE
-  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/harness/include>
-  $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
-
+# What a backend compiles against: only the C header (target qspec_backend_abi, abi/), no qspec library.
 set_target_properties(qspec PROPERTIES EXPORT_NAME qspec)
 install(TARGETS qspec EXPORT qspecTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT qspec)
 install(TARGETS qspec_backend_abi EXPORT qspecTargets COMPONENT qspec)
-install(FILES ${PROJECT_SOURCE_DIR}/harness/include/qspec/backend.h
+install(FILES ${PROJECT_SOURCE_DIR}/abi/include/qspec/backend.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/qspec COMPONENT qspec)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/spec/ DESTINATION ${CMAKE_INSTALL_DATADIR}/qspec/spec COMPONENT qspec)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/vectors/ DESTINATION ${CMAKE_INSTALL_DATADIR}/qspec/vectors COMPONENT qspec

@@ -16,8 +16,8 @@
 #include <string>
 
 #include "qspec/backend.h"
-#include "qspec/harness/abi_tensor.h"
-#include "qspec/harness/builtin_backends.h"
+#include "qspec/core/abi_tensor.h"
+#include "qspec/builtin_backends.h"
 #include "qspec/ref/exact.h"
 #include "qspec/refops.h"
 
@@ -67,14 +67,14 @@ std::string copy_outputs(const std::vector<Tensor>& results, qspec_tensor* outpu
       if (!src) return std::string("the reference produced no output named '") + out.name + "'";
     }
     DType dt;
-    if (!harness::from_abi_dtype(out.dtype, dt) || dt != src->dtype)
+    if (!from_abi_dtype(out.dtype, dt) || dt != src->dtype)
       return "output '" + src->name + "': the reference computes " + std::string(dtype_name(src->dtype)) + ", another dtype was requested";
     if (static_cast<std::size_t>(out.rank) != src->shape.size() ||
         (out.rank > 0 && std::memcmp(out.shape, src->shape.data(), src->shape.size() * sizeof(std::int64_t)) != 0))
       return "output '" + src->name + "': shape differs from the requested one";
     if (out.size_bytes != src->data.size() * static_cast<std::size_t>(dtype_size(dt)) || (out.size_bytes > 0 && !out.data))
       return "output '" + src->name + "': buffer size does not match";
-    for (std::size_t k = 0; k < src->data.size(); ++k) harness::store_element(dt, out.data, k, src->data[k]);
+    for (std::size_t k = 0; k < src->data.size(); ++k) store_element(dt, out.data, k, src->data[k]);
   }
   return "";
 }
@@ -89,7 +89,7 @@ qspec_status run(void*, const char* op_name, const char* convention, const char*
   try {
     const Attrs attrs = Attrs::parse(attrs_json ? attrs_json : "{}");
     std::vector<Tensor> in;
-    for (std::size_t i = 0; i < n_inputs; ++i) in.push_back(harness::tensor_from_abi(inputs[i]));
+    for (std::size_t i = 0; i < n_inputs; ++i) in.push_back(tensor_from_abi(inputs[i]));
     const std::vector<Tensor> results = op->fn(attrs, in);
     const std::string err = copy_outputs(results, outputs, n_outputs);
     if (!err.empty()) {

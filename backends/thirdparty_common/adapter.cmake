@@ -62,7 +62,7 @@ function(qspec_thirdparty_plugin_test name)
   endif()
   qspec_test(${name} SRCS ${A_SRCS} DEPS ${CMAKE_DL_LIBS} nlohmann_json::nlohmann_json LABELS backend TIMEOUT 120)
   target_include_directories(${name} PRIVATE ${QSPEC_THIRDPARTY_COMMON_DIR}/testing
-    ${PROJECT_SOURCE_DIR}/harness/include)
+    ${PROJECT_SOURCE_DIR}/abi/include)
   target_compile_definitions(${name} PRIVATE QSPEC_PLUGIN_PATH="$<TARGET_FILE:qspec_backend_${A_PLUGIN}>")
   add_dependencies(${name} qspec_backend_${A_PLUGIN})
 endfunction()
@@ -76,7 +76,7 @@ function(qspec_thirdparty_builtin name)
   endif()
   set(t qspec_builtin_${name})
   add_library(${t} OBJECT ${CMAKE_CURRENT_SOURCE_DIR}/builtin.cc)
-  target_include_directories(${t} PRIVATE ${QSPEC_THIRDPARTY_COMMON_DIR}/include ${PROJECT_SOURCE_DIR}/harness/include)
+  target_include_directories(${t} PRIVATE ${QSPEC_THIRDPARTY_COMMON_DIR}/include ${PROJECT_SOURCE_DIR}/abi/include)
   target_compile_definitions(${t} PRIVATE
     QSPEC_PLUGIN_BUILD_PATH="$<TARGET_FILE:qspec_backend_${name}>"
     QSPEC_PLUGIN_INSTALL_PATH="${CMAKE_INSTALL_FULL_LIBDIR}/qspec/backends/qspec_backend_${name}.so")

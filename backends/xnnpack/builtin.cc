@@ -1,5 +1,5 @@
 // Registers "xnnpack" as a built-in backend of the qspec executable: a thin loader of its plugin .so.
-#include "qspec/harness/builtin_backends.h"
+#include "qspec/builtin_backends.h"
 #include "qspec/thirdparty/builtin_loader.h"
 
 namespace {

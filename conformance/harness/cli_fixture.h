@@ -12,7 +12,7 @@
 
 #include "cli_runner.h"
 #include "harness_test_ops.h"
-#include "qspec/harness/generate.h"
+#include "qspec/vecgen/generate.h"
 #include "qspec/harness/vector_serialize.h"
 #include "qspec/harness/vectors_tree.h"
 

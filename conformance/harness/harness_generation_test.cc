@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "harness_test_ops.h"
-#include "qspec/harness/generate.h"
+#include "qspec/vecgen/generate.h"
 #include "qspec/harness/schema_validation.h"
 #include "qspec/harness/vector_file.h"
 #include "qspec/harness/vector_serialize.h"

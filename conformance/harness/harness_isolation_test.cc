@@ -17,7 +17,7 @@
 #include "vector_dir_fixture.h"
 #include "qspec/harness/backend_worker.h"
 #include "qspec/harness/expectations.h"
-#include "qspec/harness/generate.h"
+#include "qspec/vecgen/generate.h"
 #include "qspec/harness/report_resume.h"
 #include "qspec/harness/reports.h"
 #include "qspec/harness/runner.h"

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "qspec/core/catalogue.h"
 #include "qspec/core/json_values.h"
 #include "qspec/ref/exact.h"
 #include "qspec/refops.h"
@@ -66,29 +67,38 @@ inline refops::OpFn test_requantize(TieRule rule, bool needs_bias = false) {
   };
 }
 
-QSPEC_REGISTER_REF_OP({.op = "test.requantize",
-                       .convention = "test.half_away",
-                       .clauses = {"test.clause_a", "test.clause_b"},
-                       .description = "ties away from zero",
-                       .fn = test_requantize(TieRule::Away)});
-QSPEC_REGISTER_REF_OP({.op = "test.requantize",
-                       .convention = "test.half_up",
-                       .clauses = {"test.clause_a"},
-                       .description = "rounds ties toward +inf",
-                       .fn = test_requantize(TieRule::Up),
-                       .diagnostic_only = true});
-QSPEC_REGISTER_REF_OP({.op = "test.requantize",
-                       .convention = "test.half_even",
-                       .clauses = {"test.clause_a"},
-                       .description = "rounds ties to even",
-                       .fn = test_requantize(TieRule::Even),
-                       .diagnostic_only = true});
-QSPEC_REGISTER_REF_OP({.op = "test.requantize",
-                       .convention = "test.needs_bias",
-                       .clauses = {"test.clause_a"},
-                       .description = "needs a bias attribute",
-                       .fn = test_requantize(TieRule::Away, true),
-                       .diagnostic_only = true});
+// The test op's catalogue entry: test binaries extend the op catalogue with it.
+[[maybe_unused]] inline const bool kTestCatalogue = catalogue::register_extension("conformance/harness/harness_test_ops.h", R"json({
+  "op": "test.requantize",
+  "summary": "The harness tests' private requantization.",
+  "spec": "conformance/harness/harness_test_ops.h",
+  "elementwise": true,
+  "inputs": [{"name": "x", "dtypes": ["int32"]}],
+  "outputs": [{"name": "y", "dtypes": ["int8", "uint8", "int16", "int32"], "dtype_from": "out_dtype"}],
+  "attributes": {
+    "multiplier": {"type": "int"},
+    "shift": {"type": "int"},
+    "output_zero_point": {"type": "int"},
+    "out_dtype": {"type": "dtype", "values": ["int8", "uint8", "int16", "uint16", "int32", "int64"]},
+    "bias": {"type": "int"}
+  },
+  "conventions": [
+    {"name": "test.half_away", "clauses": ["test.clause_a", "test.clause_b"], "description": "ties away from zero",
+     "attributes": ["multiplier", "shift", "output_zero_point", "out_dtype"], "vectors": "test/test.half_away.json"},
+    {"name": "test.half_up", "clauses": ["test.clause_a"], "description": "rounds ties toward +inf", "diagnostic_only": true,
+     "attributes": ["multiplier", "shift", "output_zero_point", "out_dtype"]},
+    {"name": "test.half_even", "clauses": ["test.clause_a"], "description": "rounds ties to even", "diagnostic_only": true,
+     "attributes": ["multiplier", "shift", "output_zero_point", "out_dtype"]},
+    {"name": "test.needs_bias", "clauses": ["test.clause_a"], "description": "needs a bias attribute", "diagnostic_only": true,
+     "attributes": ["multiplier", "shift", "output_zero_point", "out_dtype", "bias"]}
+  ]
+})json");
+
+QSPEC_REGISTER_REF_OP({.op = "test.requantize", .convention = "test.half_away", .fn = test_requantize(TieRule::Away)});
+QSPEC_REGISTER_REF_OP({.op = "test.requantize", .convention = "test.half_up", .fn = test_requantize(TieRule::Up)});
+QSPEC_REGISTER_REF_OP({.op = "test.requantize", .convention = "test.half_even", .fn = test_requantize(TieRule::Even)});
+QSPEC_REGISTER_REF_OP({.op = "test.requantize", .convention = "test.needs_bias",
+                       .fn = test_requantize(TieRule::Away, true)});
 
 inline nlohmann::ordered_json requant_attrs(std::int64_t m, std::int64_t s, std::int64_t zp, const char* out) {
   return {{"multiplier", m}, {"shift", s}, {"output_zero_point", zp}, {"out_dtype", out}};

@@ -15,7 +15,7 @@
 #include "build_tree_paths.h"
 #include "cli_runner.h"
 #include "harness_test_ops.h"
-#include "qspec/harness/generate.h"
+#include "qspec/vecgen/generate.h"
 #include "qspec/harness/vector_serialize.h"
 #include "qspec/harness/vectors_tree.h"
 

@@ -14,7 +14,7 @@
 #include "harness_test_ops.h"
 #include "qspec/harness/backend_loader.h"
 #include "qspec/harness/diagnostics.h"
-#include "qspec/harness/generate.h"
+#include "qspec/vecgen/generate.h"
 #include "qspec/harness/reports.h"
 #include "qspec/harness/runner.h"
 #include "qspec/harness/vector_serialize.h"

@@ -43,14 +43,16 @@ TEST_F(RunInputChecksCli, the_unedited_test_passes) {
 }
 
 // Before: ERROR (no x), PASS with x2 ignored (exit 0), ERROR (the 400-digit shift): the schemas
-// that `vectors check` applies were not applied by `run`.
+// that `vectors check` applies were not applied by `run`. Now the generated schema (names and
+// types) and the op catalogue's check (required inputs, attribute domains) name each one.
 TEST_F(RunInputChecksCli, every_file_is_schema_checked_before_its_tests_run) {
   CliResult r = run_reference(requantize_file("no_x.json", [](OJ& t, OJ&) { t["inputs"].erase("x"); }));
   EXPECT_EQ(r.rc, 2) << r.out;
+  // The op catalogue's check (spec/catalogue/requantize.json) finds it: a valid test needs x.
   EXPECT_TRUE(
       contains(r.out,
                "qspec run: malformed vector file: requantize/no_x.json: tcId 1: at /testGroups/0/tests/0/inputs: "
-               "schema violation (vectors/schema/requantize.schema.json): "))
+               "missing input 'x' (spec/catalogue/requantize.json)"))
       << r.out;
   EXPECT_FALSE(contains(r.out, "1 tests:")) << r.out;
 
@@ -64,9 +66,11 @@ TEST_F(RunInputChecksCli, every_file_is_schema_checked_before_its_tests_run) {
   r = run_reference(
       requantize_file("shift.json", [](OJ& t, OJ&) { t["attributes"]["shift"] = std::string(400, '7'); }));
   EXPECT_EQ(r.rc, 2) << r.out;
-  EXPECT_TRUE(
-      contains(r.out, "requantize/shift.json: tcId 1: at /testGroups/0/tests/0/attributes/shift: schema violation"))
+  EXPECT_TRUE(contains(r.out,
+                       "requantize/shift.json: tcId 1: at /testGroups/0/tests/0/attributes/shift: attribute 'shift': "
+                       "integer \"777"))
       << r.out;
+  EXPECT_TRUE(contains(r.out, "exceeds int64 (spec/catalogue/requantize.json)")) << r.out;
 
   // --keep-going: named, skipped, the others run.
   requantize_file("plain.json", [](OJ&, OJ&) {});

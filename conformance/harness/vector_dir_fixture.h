@@ -7,7 +7,7 @@
 #include <string>
 
 #include "harness_test_ops.h"
-#include "qspec/harness/generate.h"
+#include "qspec/vecgen/generate.h"
 #include "qspec/harness/runner.h"
 #include "qspec/harness/vector_serialize.h"
 #include "qspec/harness/vectors_tree.h"

@@ -7,7 +7,7 @@
 #include <vector>
 #include <string>
 
-#include "qspec/harness/generate.h"
+#include "qspec/vecgen/generate.h"
 #include "qspec/vecgen.h"
 
 namespace {

@@ -2,7 +2,7 @@
 // valid tests must evaluate, invalid tests must be rejected with ErrorIf, sizes stay small.
 #include <gtest/gtest.h>
 
-#include "qspec/harness/generate.h"
+#include "qspec/vecgen/generate.h"
 #include "qspec/vecgen.h"
 
 namespace {

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "qspec/core/json_values.h"
-#include "qspec/harness/generate.h"
+#include "qspec/vecgen/generate.h"
 #include "qspec/ref/exact.h"
 #include "qspec/refops.h"
 #include "qspec/vecgen.h"

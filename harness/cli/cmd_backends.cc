@@ -1,12 +1,17 @@
 // `qspec backends`: list built-in backends (and any plugin paths given) with version and capabilities.
+//
+// A capability whose (op, convention) is not a pair of the op catalogue (spec/catalogue) is marked
+// and makes the command exit 1: a backend that claims a pair no vector can test would report
+// nothing about it (CTest catalogue_backend_claims runs this over every built-in backend).
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "commands.h"
+#include "qspec/builtin_backends.h"
+#include "qspec/core/catalogue.h"
 #include "qspec/harness/backend_loader.h"
-#include "qspec/harness/builtin_backends.h"
 #include "qspec/harness/text_safety.h"
 
 namespace qspec::cli {
@@ -36,6 +41,13 @@ int list_backends(const BackendsOptions& o) {
       rc = kUsage;
       continue;
     }
+    auto catalogued = [](const Capability& c) { return catalogue::get().find(c.op, c.convention) != nullptr; };
+    for (const auto& c : caps)
+      if (!catalogued(c)) {
+        std::cerr << "qspec backends: " << b->name() << " claims " << c.op << " / " << c.convention
+                  << ", which is not a pair of the op catalogue (spec/catalogue)\n";
+        rc = rc == kOk ? kFail : rc;
+      }
     if (o.json) {
       all.push_back({{"name", b->name()},
                      {"version", b->version()},
@@ -46,10 +58,11 @@ int list_backends(const BackendsOptions& o) {
     std::size_t normative = 0;
     for (const auto& c : caps) normative += c.diagnostic_only ? 0 : 1;
     out << b->name() << "\t" << b->version() << "\t" << b->source() << "\t" << normative << " op conventions"
-              << (caps.size() != normative ? " (+" + std::to_string(caps.size() - normative) + " diagnostic-only)" : "") << "\n";
+        << (caps.size() != normative ? " (+" + std::to_string(caps.size() - normative) + " diagnostic-only)" : "") << "\n";
     for (const auto& c : caps) {
       if (c.diagnostic_only && !o.verbose) continue;
-      out << "    " << c.op << " / " << (c.convention.empty() ? "*" : c.convention) << (c.diagnostic_only ? " [diagnostic only]" : "");
+      out << "    " << c.op << " / " << (c.convention.empty() ? "*" : c.convention) << (c.diagnostic_only ? " [diagnostic only]" : "")
+          << (catalogued(c) ? "" : " [NOT IN THE CATALOGUE]");
       const std::string text = !c.note.empty() ? c.note : c.description;
       if (!text.empty()) out << "  -- " << text;
       out << "\n";
@@ -64,7 +77,8 @@ int list_backends(const BackendsOptions& o) {
 
 void add_backends_command(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<BackendsOptions>();
-  auto* c = app.add_subcommand("backends", "List the built-in backends (and given plugins): name, version, capabilities");
+  auto* c =
+      app.add_subcommand("backends", "List the built-in backends (and given plugins): name, version, capabilities");
   c->add_option("plugins", o->plugins, "Plugin .so paths to describe as well");
   c->add_flag("--json", o->json, "Print JSON instead of text");
   c->add_flag("-v,--verbose", o->verbose, "Also list diagnostic-only conventions");

@@ -51,7 +51,7 @@ int run_coverage(const Context& ctx) {
 }  // namespace
 
 void add_spec_command(CLI::App& app, Context& ctx) {
-  auto* spec = app.add_subcommand("spec", "The clause catalogue: lint, coverage, list");
+  auto* spec = app.add_subcommand("spec", "The clause catalogue and the op catalogue: lint, coverage, list, generate");
   spec->require_subcommand(1);
   auto* lint = spec->add_subcommand("lint", "Fail if a clause ID does not resolve or a clause lacks reference, test or vectors");
   static bool allow_missing_vectors = false;
@@ -59,6 +59,7 @@ void add_spec_command(CLI::App& app, Context& ctx) {
   lint->callback([&ctx] { ctx.exit_code = run_lint(ctx, allow_missing_vectors); });
   auto* cov = spec->add_subcommand("coverage", "Per clause: reference functions, tests, vector count; fails on gaps");
   cov->callback([&ctx] { ctx.exit_code = run_coverage(ctx); });
+  add_spec_generate_command(*spec, ctx);
   auto* list = spec->add_subcommand("list", "List clause IDs with their titles and spec file");
   list->callback([&ctx] {
     for (const auto& c : spec::scan_tree(ctx.root).clauses)

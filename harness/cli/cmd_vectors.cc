@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "commands.h"
-#include "qspec/harness/generate.h"
+#include "qspec/vecgen/generate.h"
 #include "qspec/harness/schema_validation.h"
 #include "qspec/harness/vector_file.h"
 #include "qspec/harness/vector_serialize.h"

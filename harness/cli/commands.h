@@ -17,6 +17,8 @@ struct Context {
 
 // Each adds its subcommand to `app`; the callback stores its exit status in ctx.exit_code.
 void add_spec_command(CLI::App& app, Context& ctx);
+// `spec generate`, under the `spec` subcommand (cmd_spec_generate.cc).
+void add_spec_generate_command(CLI::App& spec, Context& ctx);
 void add_run_command(CLI::App& app, Context& ctx);
 void add_vectors_command(CLI::App& app, Context& ctx);
 void add_sweep_command(CLI::App& app, Context& ctx);

@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "qspec/harness/abi_tensor.h"
-#include "qspec/harness/builtin_backends.h"
+#include "qspec/core/abi_tensor.h"
+#include "qspec/builtin_backends.h"
 
 namespace qspec::harness {
 namespace {

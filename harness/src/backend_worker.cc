@@ -37,7 +37,7 @@
 #include <iostream>
 #include <vector>
 
-#include "qspec/harness/abi_tensor.h"
+#include "qspec/core/abi_tensor.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define QSPEC_WORKER_ASAN 1

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "qspec/core/catalogue.h"
 #include "qspec/core/json_values.h"
 #include "qspec/harness/json_precheck.h"
 #include "qspec/harness/schema_validation.h"
@@ -24,20 +25,19 @@ namespace {
 std::string printable(const std::string& s) { return terminal_safe(s, /*keep_newlines=*/false); }
 }  // namespace
 
-VectorFileError::VectorFileError(std::string file, std::optional<std::int64_t> tc_id, std::string json_path, std::string problem)
-    : VectorFileError(Printable{}, printable(std::move(file)), tc_id, printable(std::move(json_path)), printable(std::move(problem))) {}
+VectorFileError::VectorFileError(std::string file, std::optional<std::int64_t> tc_id, std::string json_path,
+                                 std::string problem)
+    : VectorFileError(Printable{}, printable(std::move(file)), tc_id, printable(std::move(json_path)),
+                      printable(std::move(problem))) {}
 
-VectorFileError::VectorFileError(Printable, std::string file, std::optional<std::int64_t> tc_id, std::string json_path, std::string problem)
+VectorFileError::VectorFileError(Printable, std::string file, std::optional<std::int64_t> tc_id, std::string json_path,
+                                 std::string problem)
     : std::runtime_error(file + ": " + (tc_id ? "tcId " + std::to_string(*tc_id) + ": " : std::string()) +
                          (json_path.empty() ? std::string() : "at " + json_path + ": ") + problem),
-      file_(std::move(file)), tc_id_(tc_id), json_path_(std::move(json_path)), problem_(std::move(problem)) {}
-
-OJ merge_attributes(const OJ& base, const OJ& over) {
-  OJ merged = base.is_object() ? base : OJ::object();
-  if (over.is_object())
-    for (const auto& [k, v] : over.items()) merged[k] = v;
-  return merged;
-}
+      file_(std::move(file)),
+      tc_id_(tc_id),
+      json_path_(std::move(json_path)),
+      problem_(std::move(problem)) {}
 
 namespace {
 
@@ -113,12 +113,14 @@ struct Ctx {
       if (!d.is_number_integer() || (!d.is_number_unsigned() && d.get<std::int64_t>() < 0)) return 0;
       const std::uint64_t dim = d.get<std::uint64_t>();  // non-negative here, possibly above INT64_MAX
       if (dim > static_cast<std::uint64_t>(lim::kMaxTensorElements))
-        fail(tpath + "/shape/" + std::to_string(i), "tensor '" + name + "': dimension " + d.dump() + " exceeds the limit of " +
-                                                        std::to_string(lim::kMaxTensorElements) + " elements per tensor (docs/vector-format.md, Limits)");
+        fail(tpath + "/shape/" + std::to_string(i),
+             "tensor '" + name + "': dimension " + d.dump() + " exceeds the limit of " +
+                 std::to_string(lim::kMaxTensorElements) + " elements per tensor (docs/vector-format.md, Limits)");
       n *= static_cast<std::int64_t>(dim);  // both factors <= kMaxTensorElements = 2^18 here: no overflow
       if (n > lim::kMaxTensorElements)
         fail(tpath + "/shape", "tensor '" + name + "': shape " + shape.dump() + " has more than " +
-                                   std::to_string(lim::kMaxTensorElements) + " elements, the limit per tensor (docs/vector-format.md, Limits)");
+                                   std::to_string(lim::kMaxTensorElements) +
+                                   " elements, the limit per tensor (docs/vector-format.md, Limits)");
     }
     return n;
   }
@@ -132,7 +134,8 @@ std::size_t count_values(const OJ& j) {
   return n;
 }
 
-const std::set<std::string> kTopKeys = {"schema", "op", "convention", "clauses", "generator", "numberOfTests", "notes", "testGroups"};
+const std::set<std::string> kTopKeys = {"schema",        "op",    "convention", "clauses", "generator",
+                                        "numberOfTests", "notes", "testGroups"};
 const std::set<std::string> kTestKeys = {"tcId", "comment", "flags", "result", "attributes", "inputs", "expected"};
 
 }  // namespace
@@ -166,7 +169,8 @@ VectorFile parse_vector_file(const std::string& text, const std::string& display
   f.generator = top.field(doc, "", "generator");
   if (!f.generator.is_object()) top.fail("/generator", "expected an object");
   const OJ& n = top.field(doc, "", "numberOfTests");
-  if (!n.is_number_integer() || n.get<std::int64_t>() < 0) top.fail("/numberOfTests", "expected a non-negative integer");
+  if (!n.is_number_integer() || n.get<std::int64_t>() < 0)
+    top.fail("/numberOfTests", "expected a non-negative integer");
   f.number_of_tests = n.get<std::int64_t>();
   const OJ& notes = top.field(doc, "", "notes");
   if (!notes.is_object()) top.fail("/notes", "expected an object mapping each flag to its meaning");
@@ -187,7 +191,8 @@ VectorFile parse_vector_file(const std::string& text, const std::string& display
     const OJ& group = groups[g];
     if (!group.is_object()) top.fail(gpath, "expected an object");
     for (const auto& [k, v] : group.items())
-      if (k != "attributes" && k != "tests") top.fail(gpath + "/" + json_pointer_token(k), "unknown group field \"" + k + "\"");
+      if (k != "attributes" && k != "tests")
+        top.fail(gpath + "/" + json_pointer_token(k), "unknown group field \"" + k + "\"");
     const OJ& gattrs = top.field(group, gpath, "attributes");
     if (!gattrs.is_object()) top.fail(gpath + "/attributes", "expected an object");
     const std::size_t group_attribute_values = count_values(gattrs);
@@ -223,7 +228,8 @@ VectorFile parse_vector_file(const std::string& text, const std::string& display
       if (result != "valid" && result != "invalid")
         c.fail(tpath + "/result", "expected \"valid\" or \"invalid\", got \"" + result + "\"");
       vt.invalid = result == "invalid";
-      if (tj.contains("attributes") && !tj["attributes"].is_object()) c.fail(tpath + "/attributes", "expected an object");
+      if (tj.contains("attributes") && !tj["attributes"].is_object())
+        c.fail(tpath + "/attributes", "expected an object");
       // Before the merged copy exists: it holds at most the group's values plus the test's own.
       attribute_values += group_attribute_values + (tj.contains("attributes") ? count_values(tj["attributes"]) : 0);
       if (attribute_values > lim::kMaxAttributeValuesPerFile)
@@ -249,14 +255,15 @@ VectorFile parse_vector_file(const std::string& text, const std::string& display
 
 std::string read_vector_file_text(const fs::path& path, const std::string& display_name) {
   std::error_code ec;
-  if (fs::is_directory(path, ec)) throw VectorFileError(display_name, std::nullopt, "", path.string() + " is a directory, not a vector file");
+  if (fs::is_directory(path, ec))
+    throw VectorFileError(display_name, std::nullopt, "", path.string() + " is a directory, not a vector file");
   // The size limit is checked before reading: from the file system when it knows the size, and
   // by reading at most one byte more than the limit otherwise (a pipe, /dev/zero).
   const auto size = fs::file_size(path, ec);
   if (!ec && size > lim::kMaxFileBytes)
     throw VectorFileError(display_name, std::nullopt, "",
-                          "the file is " + std::to_string(size) + " bytes, more than the limit of " + std::to_string(lim::kMaxFileBytes) +
-                              " bytes (docs/vector-format.md, Limits)");
+                          "the file is " + std::to_string(size) + " bytes, more than the limit of " +
+                              std::to_string(lim::kMaxFileBytes) + " bytes (docs/vector-format.md, Limits)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw VectorFileError(display_name, std::nullopt, "", "cannot open " + path.string());
   // One allocation: the file's size, or (size unknown) the limit plus one chunk.
@@ -271,7 +278,8 @@ std::string read_vector_file_text(const fs::path& path, const std::string& displ
   if (in.bad()) throw VectorFileError(display_name, std::nullopt, "", "cannot read " + path.string());
   if (text.size() > lim::kMaxFileBytes)  // a file whose size the file system does not know
     throw VectorFileError(display_name, std::nullopt, "",
-                          "the file holds more than " + std::to_string(lim::kMaxFileBytes) + " bytes, the limit (docs/vector-format.md, Limits)");
+                          "the file holds more than " + std::to_string(lim::kMaxFileBytes) +
+                              " bytes, the limit (docs/vector-format.md, Limits)");
   return text;
 }
 
@@ -279,7 +287,8 @@ VectorFile load_vector_file(const fs::path& path, const std::string& display_nam
   return parse_vector_file(read_vector_file_text(path, display_name), display_name);
 }
 
-void check_op_known(const VectorFile& f, const std::vector<std::pair<std::string, std::string>>& known, const std::string& known_by) {
+void check_op_known(const VectorFile& f, const std::vector<std::pair<std::string, std::string>>& known,
+                    const std::string& known_by) {
   std::vector<std::string> conventions;
   for (const auto& [op, convention] : known) {
     if (op != f.op) continue;
@@ -287,14 +296,15 @@ void check_op_known(const VectorFile& f, const std::vector<std::pair<std::string
     conventions.push_back(convention);
   }
   if (conventions.empty())
-    throw VectorFileError(f.display_name, std::nullopt, "/op",
-                          "unknown op \"" + f.op + "\": not implemented by " + known_by + " (`qspec backends -v` lists the known ops)");
+    throw VectorFileError(
+        f.display_name, std::nullopt, "/op",
+        "unknown op \"" + f.op + "\": not implemented by " + known_by + " (`qspec backends -v` lists the known ops)");
   std::sort(conventions.begin(), conventions.end());
   std::string list;
   for (const auto& c : conventions) list += (list.empty() ? "" : ", ") + c;
   throw VectorFileError(f.display_name, std::nullopt, "/convention",
-                        "unknown convention \"" + f.convention + "\" of op \"" + f.op + "\": not implemented by " + known_by +
-                            " (known conventions of the op: " + list + ")");
+                        "unknown convention \"" + f.convention + "\" of op \"" + f.op + "\": not implemented by " +
+                            known_by + " (known conventions of the op: " + list + ")");
 }
 
 void check_schema(const VectorFile& f, const std::string& text, const SchemaSet& schemas) {
@@ -317,7 +327,8 @@ void check_schema(const VectorFile& f, const std::string& text, const SchemaSet&
   std::string problem = "schema violation";
   if (!schema_file.empty()) problem += " (vectors/schema/" + schema_file + ")";
   problem += ": " + what;
-  if (errors.size() > 1) problem += " (and " + std::to_string(errors.size() - 1) + " more; `qspec vectors check --dir DIR` lists them)";
+  if (errors.size() > 1)
+    problem += " (and " + std::to_string(errors.size() - 1) + " more; `qspec vectors check --dir DIR` lists them)";
   throw VectorFileError(f.display_name, tc_id, path, problem);
 }
 
@@ -348,7 +359,8 @@ std::string broken_link_text(const fs::path& link, const std::error_code& status
   const fs::path target = fs::read_symlink(link, ec);
   const std::string to = ec ? std::string() : " -> " + target.string();
   if (status_error == std::errc::too_many_symbolic_link_levels) return "symbolic link loop" + to + " (not followed)";
-  if (status_error == std::errc::no_such_file_or_directory) return "dangling symbolic link" + to + " (its target does not exist)";
+  if (status_error == std::errc::no_such_file_or_directory)
+    return "dangling symbolic link" + to + " (its target does not exist)";
   return "cannot follow symbolic link" + to + ": " + status_error.message();
 }
 
@@ -365,7 +377,8 @@ class TreeWalk {
     std::error_code ec;
     const fs::path real = fs::canonical(dir, ec);
     if (!ec && std::find(stack_.begin(), stack_.end(), real) != stack_.end()) {
-      problem(dir, "symbolic link to an enclosing directory" + std::string(" -> ") + real.string() + " (a loop; not followed)");
+      problem(dir, "symbolic link to an enclosing directory" + std::string(" -> ") + real.string() +
+                       " (a loop; not followed)");
       return;
     }
     std::vector<fs::directory_entry> entries;
@@ -398,7 +411,9 @@ class TreeWalk {
                             "): only regular files are read as vector files from a directory");
     out_.push_back({p, generic(p.lexically_relative(base_)), ""});
   }
-  void problem(const fs::path& p, std::string why) { out_.push_back({p, generic(p.lexically_relative(base_)), std::move(why)}); }
+  void problem(const fs::path& p, std::string why) {
+    out_.push_back({p, generic(p.lexically_relative(base_)), std::move(why)});
+  }
 
   fs::path base_;
   std::vector<VectorSource>& out_;
@@ -424,7 +439,8 @@ std::vector<VectorSource> find_vector_files(const std::vector<fs::path>& paths) 
       throw VectorFileError(p.string(), std::nullopt, "", "no such vector file or directory");
     }
   }
-  std::sort(out.begin(), out.end(), [](const VectorSource& a, const VectorSource& b) { return a.display_name < b.display_name; });
+  std::sort(out.begin(), out.end(),
+            [](const VectorSource& a, const VectorSource& b) { return a.display_name < b.display_name; });
   out.erase(std::unique(out.begin(), out.end(),
                         [](const VectorSource& a, const VectorSource& b) {
                           if (!a.problem.empty() || !b.problem.empty()) return false;
@@ -436,11 +452,30 @@ std::vector<VectorSource> find_vector_files(const std::vector<fs::path>& paths) 
   return out;
 }
 
+void check_catalogue(const VectorFile& f) {
+  const catalogue::ConventionSpec* conv = catalogue::get().find(f.op, f.convention);
+  if (!conv) return;  // an unknown pair is reported by the caller, against the backend's claims
+  const catalogue::OpSpec& op = *catalogue::get().op(f.op);
+  for (const auto& t : f.tests) {
+    std::vector<std::pair<std::string, DType>> inputs;
+    for (const auto& in : t.inputs) inputs.emplace_back(in.name, in.dtype);
+    const auto problems = catalogue::check_test(op, *conv, t.attributes, inputs, !t.invalid);
+    if (!problems.empty())
+      throw VectorFileError(f.display_name, t.tc_id, t.json_path + "/" + problems.front().where,
+                            problems.front().what + " (spec/catalogue/" + f.op + ".json" +
+                                (problems.size() > 1 ? "; " + std::to_string(problems.size() - 1) + " more" : "") +
+                                ")");
+  }
+}
+
 VectorFile load_vector_source(const VectorSource& src, const SchemaSet* schemas) {
   if (!src.problem.empty()) throw VectorFileError(src.display_name, std::nullopt, "", src.problem);
   const std::string text = read_vector_file_text(src.path, src.display_name);
   VectorFile f = parse_vector_file(text, src.display_name);
-  if (schemas) check_schema(f, text, *schemas);
+  if (schemas) {
+    check_schema(f, text, *schemas);
+    check_catalogue(f);
+  }
   return f;
 }
 

@@ -1,34 +1,7 @@
-// Integer dtype names and ranges, MRT symmetric ranges, and the saturating clamp.
+// Integer dtype ranges, MRT symmetric ranges, and the saturating clamp.
 #include "qspec/ref/types.h"
 
-#include <array>
-#include <utility>
-
 namespace qspec::ref {
-namespace {
-constexpr std::array<std::pair<DType, std::string_view>, 8> kNames = {{{DType::I8, "int8"},
-                                                                        {DType::U8, "uint8"},
-                                                                        {DType::I16, "int16"},
-                                                                        {DType::U16, "uint16"},
-                                                                        {DType::I32, "int32"},
-                                                                        {DType::I64, "int64"},
-                                                                        {DType::F32, "float32"},
-                                                                        {DType::F64, "float64"}}};
-}  // namespace
-
-std::string_view dtype_name(DType t) {
-  for (const auto& [d, n] : kNames)
-    if (d == t) return n;
-  return "?";
-}
-
-std::optional<DType> dtype_from_name(std::string_view name) {
-  for (const auto& [d, n] : kNames)
-    if (n == name) return d;
-  return std::nullopt;
-}
-
-bool is_integer(DType t) { return t != DType::F32 && t != DType::F64; }
 
 // spec: types.int_range
 Range int_range(DType t) {

@@ -1,5 +1,5 @@
 // The `neon` built-in backend: registers the backend under its name in the harness's registry.
-#include "qspec/harness/builtin_backends.h"
+#include "qspec/builtin_backends.h"
 #include "qspec/simd/neon_backend.h"
 
 extern "C" int qspec_neon_backend_create(std::uint32_t host_abi_version, qspec_backend* out) {

@@ -11,7 +11,7 @@
 
 #include "qspec/backend.h"
 #include "qspec/core/json_values.h"
-#include "qspec/harness/abi_tensor.h"
+#include "qspec/core/abi_tensor.h"
 
 extern "C" int QSPEC_VECTOR_CHECK_CREATE(std::uint32_t host_abi_version, qspec_backend* out);
 
@@ -37,7 +37,7 @@ void check_file(const qspec_backend& b, const fs::path& path, Counts& total) {
         Json attrs = g.contains("attributes") ? g.at("attributes") : Json::object();
         if (t.contains("attributes"))
           for (const auto& [k, v] : t.at("attributes").items()) attrs[k] = v;  // the test's override the group's
-        std::vector<qspec::harness::AbiTensor> ins, outs;
+        std::vector<qspec::AbiTensor> ins, outs;
         for (const auto& [name, tj] : t.at("inputs").items()) ins.emplace_back(qspec::json_to_tensor(name, tj));
         std::vector<qspec::Tensor> want;
         if (t.contains("expected"))

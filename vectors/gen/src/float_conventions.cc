@@ -18,6 +18,7 @@
 #include "qspec/ref/glow.h"
 #include "qspec/refops.h"
 #include "qspec/vecgen.h"
+#include "qspec/vecgen/classify.h"
 
 namespace qspec::vecgen {
 namespace {
@@ -26,33 +27,9 @@ using nlohmann::ordered_json;
 using ref::Int;
 using ref::Rat;
 
-ref::DType to_ref(DType t) { return *ref::dtype_from_name(dtype_name(t)); }
 std::int64_t lo_of(DType t) { return dtype_min(t); }
 std::int64_t hi_of(DType t) { return dtype_max(t); }
 
-ordered_json merged(const ordered_json& group, const ordered_json& test) {
-  ordered_json m = group;
-  for (auto it = test.begin(); it != test.end(); ++it) m[it.key()] = it.value();
-  return m;
-}
-
-enum class Verdict { Valid, Invalid, OutsideRequire };
-
-// Evaluates the reference op on one input tensor: valid, rejected (ERROR_IF) or outside a REQUIRE.
-Verdict classify(const std::string& op, const std::string& conv, const ordered_json& attrs, const Tensor& x,
-                 std::vector<Tensor>* out = nullptr) {
-  const auto* impl = refops::find_op(op, conv);
-  if (!impl) throw std::logic_error("vecgen: no reference op " + op + " / " + conv);
-  try {
-    auto r = impl->fn(attrs, {x});
-    if (out) *out = std::move(r);
-    return Verdict::Valid;
-  } catch (const ref::ErrorIf&) {
-    return Verdict::Invalid;
-  } catch (const ref::RequireViolated&) {
-    return Verdict::OutsideRequire;
-  }
-}
 
 std::uint32_t f32(float f) {
   std::uint32_t b;
@@ -170,7 +147,7 @@ class QuantizeBuilder {
     ordered_json attrs;
     attrs["scale"] = f32_to_json(s);
     attrs["zero_point"] = int_to_json(zp);
-    const ordered_json all = merged(g.attributes, attrs);
+    const ordered_json all = merge_attributes(g.attributes, attrs);
     const DType out = *dtype_from_name(all["out_dtype"].get<std::string>());
     std::vector<std::int64_t> kept;
     for (std::uint32_t x : xs) {
@@ -232,7 +209,7 @@ class QuantizeBuilder {
     const Rat real = q + zp;
     if (y == hi_of(out) && real >= hi_of(out) + 1) flags.push_back("saturate_high");
     if (y == lo_of(out) && real <= lo_of(out) - 1) flags.push_back("saturate_low");
-    if (y != ref::exact_quantize(x, s, zp, to_ref(out), ref::Rounding::HalfEven)) flags.push_back("differs_from_exact_rne");
+    if (y != ref::exact_quantize(x, s, zp, out, ref::Rounding::HalfEven)) flags.push_back("differs_from_exact_rne");
   }
 
   std::string op_;
@@ -369,22 +346,11 @@ const std::vector<QuantizeConv>& quantize_conventions() {
   return v;
 }
 
-std::vector<std::string> quantize_clauses(const std::string& conv) {
-  if (conv == "tvm.quantize") return {"tvm.quantize"};
-  if (conv == "glow.quantize") return {"glow.quantize"};
-  if (conv == "onnx.quantize_linear") return {"float.onnx_quantize_linear"};
-  if (conv == "xnnpack.convert") return {"float.xnnpack_convert"};
-  if (conv == "onednn.reorder") return {"float.onednn_reorder"};
-  return {"float.pytorch_quantize_per_tensor"};
-}
-
 const bool kQuantizeFamilies = [] {
   std::uint64_t seed = 8101;
   for (const auto& c : quantize_conventions())
-    register_family({.file = "quantize/" + c.convention + ".json",
-                     .op = "quantize",
+    register_family({.op = "quantize",
                      .convention = c.convention,
-                     .clauses = quantize_clauses(c.convention),
                      .notes = notes_without(kQuantizeNotes, c.unused),
                      .seed = seed++,
                      .generate = [c](Rng& rng) { return generate_quantize(c, rng); }});
@@ -522,10 +488,8 @@ const bool kDequantizeFamilies = [] {
   };
   std::uint64_t seed = 8201;
   for (const auto& c : convs)
-    register_family({.file = "dequantize/" + c.convention + ".json",
-                     .op = "dequantize",
+    register_family({.op = "dequantize",
                      .convention = c.convention,
-                     .clauses = c.clauses,
                      .notes = notes_without(kDequantizeNotes, c.unused),
                      .seed = seed++,
                      .generate = [c](Rng& rng) { return generate_dequantize(c, rng); }});
@@ -582,7 +546,7 @@ std::vector<Group> generate_requantize(const RequantizeConv& c, Rng& rng) {
       ordered_json attrs;
       attrs["scale"] = f32_to_json(s);
       attrs["output_zero_point"] = int_to_json(zp);
-      const ordered_json all = merged(g.attributes, attrs);
+      const ordered_json all = merge_attributes(g.attributes, attrs);
       std::vector<std::int64_t> kept;
       for (auto x : xs) {
         if (x < INT32_MIN || x > INT32_MAX) continue;  // the accumulator is an int32 tensor
@@ -609,7 +573,7 @@ std::vector<Group> generate_requantize(const RequantizeConv& c, Rng& rng) {
         const Int yv(y[0].data[0]);
         if (yv == hi_of(out) && v + zp >= hi_of(out) + 1) flags.push_back("saturate_high");
         if (yv == lo_of(out) && v + zp <= lo_of(out) - 1) flags.push_back("saturate_low");
-        if (yv != ref::exact_requantize(Int(x), s, Int(zp), to_ref(out), ref::Rounding::HalfEven))
+        if (yv != ref::exact_requantize(Int(x), s, Int(zp), out, ref::Rounding::HalfEven))
           flags.push_back("differs_from_exact_rne");
       }
       if (kept.empty()) return;
@@ -716,10 +680,8 @@ const bool kRequantizeFamilies = [] {
   };
   std::uint64_t seed = 8301;
   for (const auto& c : convs)
-    register_family({.file = "requantize/" + c.convention + ".json",
-                     .op = "requantize",
+    register_family({.op = "requantize",
                      .convention = c.convention,
-                     .clauses = c.clauses,
                      .notes = notes_without(kRequantizeNotes, c.unused),
                      .seed = seed++,
                      .generate = [c](Rng& rng) { return generate_requantize(c, rng); }});
@@ -783,7 +745,7 @@ std::vector<Group> generate_quantize_per_channel(const std::string& conv, const 
       attrs["scales"] = f32_array(scales);
       attrs["zero_points"] = int_array(zps);
       const Tensor x = per_channel_input(scales, axis, ts);
-      const Verdict v = classify("quantize_per_channel", conv, merged(g.attributes, attrs), x);
+      const Verdict v = classify("quantize_per_channel", conv, merge_attributes(g.attributes, attrs), x);
       if (v == Verdict::OutsideRequire || (v == Verdict::Invalid) != invalid) return;
       flags.push_back(axis == 0 ? "axis_0" : "axis_1");
       Test t;
@@ -851,10 +813,8 @@ const bool kPerChannelFamilies = [] {
   };
   std::uint64_t seed = 8401;
   for (const auto& c : convs)
-    register_family({.file = "quantize_per_channel/" + c.conv + ".json",
-                     .op = "quantize_per_channel",
+    register_family({.op = "quantize_per_channel",
                      .convention = c.conv,
-                     .clauses = c.clauses,
                      .notes = notes_without(kPerChannelNotes, c.conv == "tvm.quantize"
                                                                   ? std::set<std::string>{"invalid_scale", "zero_scale_channel",
                                                                                           "invalid_zero_point"}
@@ -882,7 +842,7 @@ std::vector<Group> generate_xnnpack_qc8(Rng& rng) {
       attrs["axis"] = axis;
       attrs["scales"] = f32_array(scales);
       attrs["output_zero_point"] = zp;
-      const Verdict v = classify("requantize_per_channel", "xnnpack.fp32", merged(g.attributes, attrs), x);
+      const Verdict v = classify("requantize_per_channel", "xnnpack.fp32", merge_attributes(g.attributes, attrs), x);
       if (v == Verdict::OutsideRequire || (v == Verdict::Invalid) != invalid) return;
       flags.push_back(axis == 0 ? "axis_0" : "axis_1");
       Test t;
@@ -938,10 +898,8 @@ std::vector<Group> generate_xnnpack_qc8(Rng& rng) {
   return groups;
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize_per_channel/xnnpack.fp32.json",
-                              .op = "requantize_per_channel",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize_per_channel",
                               .convention = "xnnpack.fp32",
-                              .clauses = {"float.xnnpack_fp32"},
                               .notes = kPerChannelNotes,
                               .seed = 8501,
                               .generate = generate_xnnpack_qc8});

@@ -59,10 +59,8 @@ std::vector<Group> generate_choose_params(Rng& rng) {
   return {g};
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "choose_quant_params/gemmlowp.choose_params.json",
-                              .op = "choose_quant_params",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "choose_quant_params",
                               .convention = "gemmlowp.choose_params",
-                              .clauses = {"gemmlowp.choose_params"},
                               .notes = {{"symmetric", "a range symmetric around 0"},
                                         {"all_positive", "min > 0 or min = 0: the range is extended down to 0"},
                                         {"all_negative", "max < 0: the range is extended up to 0"},
@@ -124,10 +122,8 @@ std::vector<Group> generate_quantize(Rng& rng) {
   return groups;
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "quantize/gemmlowp.quantize.json",
-                              .op = "quantize",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "quantize",
                               .convention = "gemmlowp.quantize",
-                              .clauses = {"gemmlowp.quantize"},
                               .notes = {{"tie", "zero_point + x/scale is exactly k + 1/2: std::round rounds away"},
                                         {"saturate_high", "values above 255 after scaling"},
                                         {"saturate_low", "values below 0 after scaling"},
@@ -175,10 +171,8 @@ std::vector<Group> generate_dequantize(Rng& rng) {
   return groups;
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "dequantize/gemmlowp.dequantize.json",
-                              .op = "dequantize",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "dequantize",
                               .convention = "gemmlowp.dequantize",
-                              .clauses = {"gemmlowp.dequantize"},
                               .notes = {{"typical", "the scale and zero point ChooseQuantizationParams(-1, 1) gives"},
                                         {"zp_min", "zero point 0"},
                                         {"zp_max", "zero point 255, products that round in float32"},

@@ -15,6 +15,7 @@
 #include "qspec/ref/rounding.h"
 #include "qspec/refops.h"
 #include "qspec/vecgen.h"
+#include "qspec/vecgen/classify.h"
 
 namespace qspec::vecgen {
 namespace {
@@ -22,28 +23,6 @@ namespace {
 using nlohmann::ordered_json;
 using ref::Int;
 using ref::Rat;
-
-ordered_json merged(const ordered_json& group, const ordered_json& test) {
-  ordered_json m = group;
-  for (auto it = test.begin(); it != test.end(); ++it) m[it.key()] = it.value();
-  return m;
-}
-
-enum class Verdict { Valid, Invalid, OutsideRequire };
-Verdict classify(const std::string& op, const std::string& conv, const ordered_json& attrs,
-                 const std::vector<Tensor>& inputs, std::vector<Tensor>* out = nullptr) {
-  const auto* impl = refops::find_op(op, conv);
-  if (!impl) throw std::logic_error("vecgen: no reference op " + op + " / " + conv);
-  try {
-    auto r = impl->fn(attrs, inputs);
-    if (out) *out = std::move(r);
-    return Verdict::Valid;
-  } catch (const ref::ErrorIf&) {
-    return Verdict::Invalid;
-  } catch (const ref::RequireViolated&) {
-    return Verdict::OutsideRequire;
-  }
-}
 
 std::uint32_t f32(float f) {
   std::uint32_t b;
@@ -74,7 +53,7 @@ std::uint32_t dyadic(std::int64_t k, int d) { return ref::f32_round(Rat(k) * ref
 // Adds a test if the reference accepts it as wanted (valid, or rejected with ERROR_IF).
 void push(Group& g, const std::string& op, const std::string& conv, const ordered_json& attrs,
           std::vector<Tensor> inputs, std::vector<std::string> flags, const std::string& comment, bool invalid = false) {
-  const Verdict v = classify(op, conv, merged(g.attributes, attrs), inputs);
+  const Verdict v = classify(op, conv, merge_attributes(g.attributes, attrs), inputs);
   if (v == Verdict::OutsideRequire || (v == Verdict::Invalid) != invalid) return;
   Test t;
   t.comment = comment;
@@ -121,7 +100,7 @@ std::vector<Group> generate_rescale(const std::string& conv, Rng& rng) {
   auto add = [&](DType in_t, std::uint32_t in_s, std::int64_t in_zp, std::uint32_t out_s, std::int64_t out_zp,
                  const std::vector<std::int64_t>& xs, std::vector<std::string> flags, const std::string& comment) {
     const ordered_json attrs = rescale_attrs(in_s, in_zp, out_s, out_zp);
-    const ordered_json all = merged(g.attributes, attrs);
+    const ordered_json all = merge_attributes(g.attributes, attrs);
     std::vector<std::int64_t> kept;
     bool differ = false;
     for (auto x : xs) {
@@ -179,17 +158,13 @@ std::vector<Group> generate_rescale(const std::string& conv, Rng& rng) {
   return {g};
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize/glow.cpu_rescale.json",
-                              .op = "requantize",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize",
                               .convention = "glow.cpu_rescale",
-                              .clauses = {"glow.rescale_integer", "glow.rescale_params"},
                               .notes = kRescaleNotes,
                               .seed = 8701,
                               .generate = [](Rng& rng) { return generate_rescale("glow.cpu_rescale", rng); }});
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize/glow.interpreter_rescale.json",
-                              .op = "requantize",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize",
                               .convention = "glow.interpreter_rescale",
-                              .clauses = {"glow.rescale_float", "glow.quantize", "glow.dequantize"},
                               .notes = kRescaleNotes,
                               .seed = 8702,
                               .generate = [](Rng& rng) { return generate_rescale("glow.interpreter_rescale", rng); }});
@@ -272,11 +247,8 @@ std::vector<Group> generate_choose(Rng& rng) {
   return groups;
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "glow.choose_params/glow.json",
-                              .op = "glow.choose_params",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "glow.choose_params",
                               .convention = "glow",
-                              .clauses = {"glow.choose_params.asymmetric", "glow.choose_params.symmetric",
-                                          "glow.choose_params.symmetric_with_uint8"},
                               .notes = kChooseNotes,
                               .seed = 8711,
                               .generate = generate_choose});
@@ -311,10 +283,8 @@ std::vector<Group> generate_bias(Rng& rng) {
   return groups;
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "glow.bias_params/glow.json",
-                              .op = "glow.bias_params",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "glow.bias_params",
                               .convention = "glow",
-                              .clauses = {"glow.bias_int32"},
                               .notes = {{"product_wins", "input_scale * weights_scale exceeds the profiled bias scale"},
                                         {"profile_wins", "the profiled bias scale is larger and is kept"},
                                         {"equal", "the product equals the profiled bias scale (kept)"},
@@ -351,10 +321,8 @@ std::vector<Group> generate_u8_to_i8(Rng& rng) {
 }
 
 QSPEC_REGISTER_VECTOR_FAMILY(
-    {.file = "glow.uint8_to_int8/glow.json",
-     .op = "glow.uint8_to_int8",
+    {.op = "glow.uint8_to_int8",
      .convention = "glow",
-     .clauses = {"glow.uint8_to_int8"},
      .notes = {{"all_codes", "every uint8 code"},
                {"random", "random codes and zero points"},
                {"invalid_zero_point", "ERROR_IF: a Caffe2 uint8 zero point outside [0, 255]"}},
@@ -460,18 +428,14 @@ std::vector<Group> generate_rowwise_dequantize(Rng& rng) {
   return {g};
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "glow.rowwise_quantize/glow.json",
-                              .op = "glow.rowwise_quantize",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "glow.rowwise_quantize",
                               .convention = "glow",
-                              .clauses = {"glow.rowwise"},
                               .notes = {kRowNotes[0], kRowNotes[1], kRowNotes[2], kRowNotes[3], kRowNotes[4], kRowNotes[5],
                                         kRowNotes[6], kRowNotes[7], kRowNotes[8]},
                               .seed = 8741,
                               .generate = generate_rowwise_quantize});
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "glow.rowwise_dequantize/glow.json",
-                              .op = "glow.rowwise_dequantize",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "glow.rowwise_dequantize",
                               .convention = "glow",
-                              .clauses = {"glow.rowwise"},
                               .notes = {{"all_codes", "every int8 code"},
                                         {"random", "random rows, scales and offsets"},
                                         kRowNotes[9]},
@@ -527,18 +491,14 @@ std::vector<Group> generate_fused_dequantize(Rng& rng) {
   return {g};
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "glow.fused_rowwise_quantize/glow.json",
-                              .op = "glow.fused_rowwise_quantize",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "glow.fused_rowwise_quantize",
                               .convention = "glow",
-                              .clauses = {"glow.fused_rowwise"},
                               .notes = {kRowNotes[0], kRowNotes[1], kRowNotes[2], kRowNotes[3], kRowNotes[4], kRowNotes[5],
                                         kRowNotes[6], kRowNotes[7], kRowNotes[8]},
                               .seed = 8751,
                               .generate = generate_fused_quantize});
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "glow.fused_rowwise_dequantize/glow.json",
-                              .op = "glow.fused_rowwise_dequantize",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "glow.fused_rowwise_dequantize",
                               .convention = "glow",
-                              .clauses = {"glow.fused_rowwise"},
                               .notes = {{"all_codes", "every uint8 code in one row"},
                                         kRowNotes[0],
                                         {"random", "random codes, scales and offsets"},
@@ -569,10 +529,8 @@ std::vector<Group> generate_rescale_params(Rng& rng) {
 }
 
 QSPEC_REGISTER_VECTOR_FAMILY(
-    {.file = "glow.rescale_params/glow.json",
-     .op = "glow.rescale_params",
+    {.op = "glow.rescale_params",
      .convention = "glow",
-     .clauses = {"glow.rescale_params"},
      .notes = {{"power_of_two", "scale = 2^e: (0, 0, 2^e) or (0, -e, 1)"},
                {"documented", "the scales of conformance/glow_test.cc's hand table"},
                {"loop_boundary", "scales where a doubling loop's condition changes"},

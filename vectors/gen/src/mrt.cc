@@ -1,6 +1,6 @@
 // Golden-vector families for MRT's quantizers, cvm_float, realize and CVM's shift/clip ops (vectors/mrt/).
 //
-// Inputs only: expected outputs come from the reference ops (backends/reference/ops_mrt.cc).
+// Inputs only: expected outputs come from the reference ops (reference/ops/ops_mrt.cc).
 // Float values are built from exact bit patterns or exact rationals (never from float
 // arithmetic), so generation is identical on every machine. Each family mixes hand-built edge
 // groups (ties, saturation, degenerate ranges, ERROR_IF cases) with seeded random cases.
@@ -160,10 +160,8 @@ std::vector<Group> gen_sym_quantize(Rng& rng) {
 }
 
 QSPEC_REGISTER_VECTOR_FAMILY(
-    {.file = "mrt/mrt.sym_quantize.json",
-     .op = "mrt.sym_quantize",
+    {.op = "mrt.sym_quantize",
      .convention = "mrt",
-     .clauses = {"mrt.sym_param_quantizer", "mrt.scale"},
      .notes = {{"tie", "W * sc is exactly k + 1/2: MRT rounds half away from zero (MXNet round)"},
                {"negative_tie", "a tie below zero: half_away gives -k-1 where half_up would give -k"},
                {"zero_threshold", "threshold 0: MRT replaces the parameter by zeros with scale 1 and precision 1"},
@@ -233,10 +231,8 @@ std::vector<Group> gen_affine_quantize(Rng& rng) {
 }
 
 QSPEC_REGISTER_VECTOR_FAMILY(
-    {.file = "mrt/mrt.affine_quantize.json",
-     .op = "mrt.affine_quantize",
+    {.op = "mrt.affine_quantize",
      .convention = "mrt",
-     .clauses = {"mrt.affine_param_quantizer"},
      .notes = {{"tie", "fl32(fl32(W - zp) * fl32(sc)) is exactly k + 1/2: MXNet round goes away from zero"},
                {"zero_not_representable", "no quantized value dequantizes to real 0 (-zp * sc is not an integer)"},
                {"saturate_low", "W below the calibrated min: relu, then 0"},
@@ -313,10 +309,8 @@ std::vector<Group> gen_cvm_float(Rng& rng) {
 }
 
 QSPEC_REGISTER_VECTOR_FAMILY(
-    {.file = "mrt/mrt.cvm_float.json",
-     .op = "mrt.cvm_float",
+    {.op = "mrt.cvm_float",
      .convention = "mrt",
-     .clauses = {"mrt.cvm_float"},
      .notes = {{"stop_early", "the mantissa becomes an integer before bits - 2 doublings: the exact, shortest frac"},
                {"clamp", "half_even rounds the mantissa up to 2^(bits-1): MRT clamps to 2^(bits-1) - 1 (not nearest)"},
                {"tie", "the last mantissa is exactly k + 1/2: Python round goes to the even integer"},
@@ -351,10 +345,8 @@ std::vector<Group> gen_cvm_clip(Rng& rng) {
 }
 
 QSPEC_REGISTER_VECTOR_FAMILY(
-    {.file = "mrt/cvm.clip.json",
-     .op = "cvm.clip",
+    {.op = "cvm.clip",
      .convention = "cvm.formal",
-     .clauses = {"cvm.clip"},
      .notes = {{"saturate", "values beyond +-(2^(p-1)-1) clip to it; the range is symmetric (no -2^(p-1))"},
                {"invalid_attr", "precision outside [1, 32]: ERROR_IF"}},
      .seed = 0x63766d2d636c6970ull,
@@ -450,18 +442,14 @@ std::vector<std::pair<std::string, std::string>> shift_notes(bool cpu) {
   return n;
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "mrt/cvm.right_shift.json",
-                              .op = "cvm.right_shift",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "cvm.right_shift",
                               .convention = "cvm.formal",
-                              .clauses = {"cvm.right_shift"},
                               .notes = shift_notes(false),
                               .seed = 0x63766d2d72736866ull,
                               .generate = [](Rng& rng) { return gen_right_shift(rng, false); }});
 
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "mrt/cvm.right_shift.cpu.json",
-                              .op = "cvm.right_shift",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "cvm.right_shift",
                               .convention = "cvm.cpu",
-                              .clauses = {"cvm.right_shift_cpu"},
                               .notes = shift_notes(true),
                               .seed = 0x63766d2d72736863ull,
                               .generate = [](Rng& rng) { return gen_right_shift(rng, true); }});
@@ -496,10 +484,8 @@ std::vector<Group> gen_left_shift(Rng& rng) {
 }
 
 QSPEC_REGISTER_VECTOR_FAMILY(
-    {.file = "mrt/cvm.left_shift.json",
-     .op = "cvm.left_shift",
+    {.op = "cvm.left_shift",
      .convention = "cvm.formal",
-     .clauses = {"cvm.left_shift"},
      .notes = {{"saturate", "x * 2^b exceeds 2^(p-1)-1 in magnitude and clips"},
                {"prec1", "precision 1: every result is 0"},
                {"precision_overflow", "input_precision + shift_bit > 32: ERROR_IF (CVM precision inference fails)"},
@@ -556,10 +542,8 @@ std::vector<Group> gen_realize(Rng& rng) {
 }
 
 QSPEC_REGISTER_VECTOR_FAMILY(
-    {.file = "mrt/mrt.realize.json",
-     .op = "mrt.realize",
+    {.op = "mrt.realize",
      .convention = "mrt",
-     .clauses = {"mrt.realize"},
      .notes = {{"tie", "x * frac * 2^exp is exactly k + 1/2: cvm_right_shift rounds half up"},
                {"negative_tie", "a negative tie: half up rounds toward +infinity (-7.5 -> -7)"},
                {"no_multiply", "frac = 1: MRT inserts no broadcast_mul"},
@@ -630,10 +614,8 @@ std::vector<Group> gen_sym_input(Rng& rng) {
 }
 
 QSPEC_REGISTER_VECTOR_FAMILY(
-    {.file = "mrt/mrt.sym_input_quantize.json",
-     .op = "mrt.sym_input_quantize",
+    {.op = "mrt.sym_input_quantize",
      .convention = "mrt",
-     .clauses = {"mrt.sym_input_quantizer"},
      .notes = {{"saturate", "values beyond the calibrated threshold clip to +-(2^(p-1)-1)"},
                {"tie", "the rescaled value is exactly k + 1/2: half up"},
                {"negative_tie", "a negative tie: half up rounds toward +infinity"},
@@ -682,10 +664,8 @@ std::vector<Group> gen_affine_input(Rng& rng) {
 }
 
 QSPEC_REGISTER_VECTOR_FAMILY(
-    {.file = "mrt/mrt.affine_input_quantize.json",
-     .op = "mrt.affine_input_quantize",
+    {.op = "mrt.affine_input_quantize",
      .convention = "mrt",
-     .clauses = {"mrt.affine_input_quantizer"},
      .notes = {{"zero_point_tie", "min * sc_xe is exactly k + 1/2: Python round goes to the even integer"},
                {"saturate_low", "Xe below the zero point: the result is clipped to 0"},
                {"saturate_high", "Xe beyond the calibrated max: clipped to 2^p - 1"},
@@ -737,10 +717,8 @@ std::vector<Group> gen_requant_operator(Rng& rng) {
 }
 
 QSPEC_REGISTER_VECTOR_FAMILY(
-    {.file = "mrt/mrt.requant_operator.json",
-     .op = "mrt.requant_operator",
+    {.op = "mrt.requant_operator",
      .convention = "mrt",
-     .clauses = {"mrt.requant_operator"},
      .notes = {{"pre_shift", "get_bit(th * iscale) - oprec > shift_bits: a coarse cvm_right_shift first"},
                {"pass_through", "iprec <= oprec and no imposed scale: X is returned unchanged with scale iscale"},
                {"exactly", "an output scale is imposed (quantize_scale): always requantize to it"},

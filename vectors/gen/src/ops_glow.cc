@@ -1,6 +1,6 @@
 // Vector families of Glow's quantized operators (spec/operators_glow.md): ops/glow/*.json.
 //
-// Inputs only; expected outputs come from the reference ops (backends/reference/ops_nn_glow.cc).
+// Inputs only; expected outputs come from the reference ops (reference/ops/ops_nn_glow.cc).
 // Random cases are drawn, then run through the reference once: a case outside a REQUIRE (an
 // accumulator overflow, a float overflow) is drawn again, so every vector is inside the
 // clause's domain. Float32 values are built from bit fields (no host float arithmetic).
@@ -95,13 +95,11 @@ struct Builder {
   std::vector<Group> groups() { return {Group{OJ::object(), std::move(tests)}}; }
 };
 
-Family fam(std::string file, std::string op, std::string conv, std::vector<std::string> clauses, std::uint64_t seed,
+Family fam(std::string op, std::string conv, std::uint64_t seed,
            std::vector<std::pair<std::string, std::string>> notes, std::function<void(Rng&, Builder&)> gen) {
   Family f;
-  f.file = std::move(file);
   f.op = op;
   f.convention = conv;
-  f.clauses = std::move(clauses);
   f.seed = seed;
   f.notes = std::move(notes);
   f.generate = [op, conv, gen](Rng& r) {
@@ -182,8 +180,7 @@ const std::vector<std::pair<std::string, std::string>> kLinearNotes = {
     {"int16", "int16 tensors, accumulated in int64"},
 };
 
-QSPEC_REGISTER_VECTOR_FAMILY(fam(
-    "ops/glow/fully_connected.json", "glow.fully_connected", "glow", {"glow.op.fully_connected"}, 1201, kLinearNotes,
+QSPEC_REGISTER_VECTOR_FAMILY(fam("glow.fully_connected", "glow", 1201, kLinearNotes,
     [](Rng& r, Builder& b) {
       // acc = -1, p = 0.5, s_y = 1: t * r = -0.5; round first: -1, + offset 1 = 0 (the Convolution gives 1).
       OJ tie = unit_attrs(true);
@@ -249,8 +246,7 @@ OJ geometry(std::int64_t sh, std::int64_t sw, std::vector<std::int64_t> pads, st
   return OJ{{"strides", {sh, sw}}, {"pads", pads}, {"dilation", {dh, dw}}, {"group", g}};
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY(fam(
-    "ops/glow/convolution.json", "glow.convolution", "glow", {"glow.op.convolution"}, 1202, kLinearNotes,
+QSPEC_REGISTER_VECTOR_FAMILY(fam("glow.convolution", "glow", 1202, kLinearNotes,
     [](Rng& r, Builder& b) {
       OJ tie = unit_attrs(true);
       qp(tie, "input", f32_bits(-1, 0), 0);
@@ -301,8 +297,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam(
       });
     }));
 
-QSPEC_REGISTER_VECTOR_FAMILY(fam(
-    "ops/glow/rowwise_fully_connected.json", "glow.rowwise_fully_connected", "glow", {"glow.op.rowwise_fully_connected"}, 1203,
+QSPEC_REGISTER_VECTOR_FAMILY(fam("glow.rowwise_fully_connected", "glow", 1203,
     kLinearNotes, [](Rng& r, Builder& b) {
       auto scales = [](std::vector<std::uint32_t> v) {
         std::vector<std::int64_t> d;
@@ -368,9 +363,7 @@ std::uint32_t random_signed_float(Rng& r, int emin, int emax) {
   return r.coin() ? v : v | 0x80000000u;
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY(fam(
-    "ops/glow/fused_rowwise_sparse_lengths_weighted_sum.json", "glow.fused_rowwise_sparse_lengths_weighted_sum", "glow",
-    {"glow.op.fused_rowwise_sparse_lengths_weighted_sum", "glow.fused_rowwise"}, 1204,
+QSPEC_REGISTER_VECTOR_FAMILY(fam("glow.fused_rowwise_sparse_lengths_weighted_sum", "glow", 1204,
     {{"glow_unit_test", "the example of Glow's FusedRowwiseQuantizedSparseLengthsWeightedSum tests: one-column rows "
                         "quantize exactly (scale 1, offset = the value), so the outputs are exact"},
      {"order", "the float32 sum depends on the order of the positions (cancellation)"},
@@ -477,10 +470,9 @@ std::function<void(Rng&, Builder&)> rescale_family() {
 }
 const std::vector<std::pair<std::string, std::string>> kRescaleNotes = {{"saturation", "the output clips at -128 or 127"}};
 
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/glow/rescale.json", "glow.rescale", "glow", {"glow.op.rescale", "glow.rescale_float"}, 1205,
+QSPEC_REGISTER_VECTOR_FAMILY(fam("glow.rescale", "glow", 1205,
                                  kRescaleNotes, rescale_family()));
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/glow/rescale_cpu.json", "glow.rescale", "glow.cpu",
-                                 {"glow.op.rescale", "glow.rescale_integer", "glow.rescale_params"}, 1206, kRescaleNotes, rescale_family()));
+QSPEC_REGISTER_VECTOR_FAMILY(fam("glow.rescale", "glow.cpu", 1206, kRescaleNotes, rescale_family()));
 
 // ---- Operators that keep the input's parameters ------------------------------------------------
 
@@ -512,7 +504,7 @@ const std::vector<std::pair<std::string, std::string>> kKeepNotes = {
     {"empty_window", "a MaxPool window lies entirely in the padding: the output is the offset (real 0)"},
     {"ties", "equal codes: TopK orders them by ascending position"}};
 
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/glow/reshape.json", "glow.reshape", "glow", {"glow.op.keeps_input_qparams"}, 1207, kKeepNotes,
+QSPEC_REGISTER_VECTOR_FAMILY(fam("glow.reshape", "glow", 1207, kKeepNotes,
                                  [](Rng& r, Builder& b) {
                                    b.add(make("invalid: sizes differ", {i8("x", {2, 3}, {1, 2, 3, 4, 5, 6})}, merge(keep_attrs(r), OJ{{"shape", {4}}}), true));
                                    b.add(make("invalid: zero entry", {i8("x", {1}, {1})}, merge(keep_attrs(r), OJ{{"shape", {1, 0}}}), true));
@@ -533,7 +525,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/glow/reshape.json", "glow.reshape", "glow"
                                    });
                                  }));
 
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/glow/slice.json", "glow.slice", "glow", {"glow.op.keeps_input_qparams"}, 1208, kKeepNotes,
+QSPEC_REGISTER_VECTOR_FAMILY(fam("glow.slice", "glow", 1208, kKeepNotes,
                                  [](Rng& r, Builder& b) {
                                    b.add(make("invalid: start + size > dim", {i8("x", {3}, {1, 2, 3})}, merge(keep_attrs(r), OJ{{"start", {2}}, {"size", {2}}}), true));
                                    b.add(make("invalid: negative start", {i8("x", {3}, {1, 2, 3})}, merge(keep_attrs(r), OJ{{"start", {-1}}, {"size", {1}}}), true));
@@ -550,7 +542,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/glow/slice.json", "glow.slice", "glow", {"
                                    });
                                  }));
 
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/glow/gather.json", "glow.gather", "glow", {"glow.op.keeps_input_qparams"}, 1209, kKeepNotes,
+QSPEC_REGISTER_VECTOR_FAMILY(fam("glow.gather", "glow", 1209, kKeepNotes,
                                  [](Rng& r, Builder& b) {
                                    b.add(make("invalid: batch_dims = rank", {i8("x", {2}, {1, 2}), i32("indices", {1}, {0})}, merge(keep_attrs(r), OJ{{"batch_dims", 1}}), true));
                                    b.add(make("invalid: negative batch_dims", {i8("x", {2}, {1, 2}), i32("indices", {1}, {0})}, merge(keep_attrs(r), OJ{{"batch_dims", -1}}), true));
@@ -565,7 +557,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/glow/gather.json", "glow.gather", "glow", 
                                    });
                                  }));
 
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/glow/topk.json", "glow.topk", "glow", {"glow.op.keeps_input_qparams"}, 1210, kKeepNotes,
+QSPEC_REGISTER_VECTOR_FAMILY(fam("glow.topk", "glow", 1210, kKeepNotes,
                                  [](Rng& r, Builder& b) {
                                    b.add(flagged(make("all equal: positions ascending", {i8("x", {5}, {3, 3, 3, 3, 3})}, merge(keep_attrs(r), OJ{{"k", 3}})), "ties"));
                                    b.add(flagged(make("ties between -128 and 127", {i8("x", {2, 4}, {127, -128, 127, -128, -128, -128, 0, 127})}, merge(keep_attrs(r), OJ{{"k", 4}})), "ties"));
@@ -581,7 +573,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/glow/topk.json", "glow.topk", "glow", {"gl
                                    });
                                  }));
 
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/glow/max_pool.json", "glow.max_pool", "glow", {"glow.op.keeps_input_qparams"}, 1211, kKeepNotes,
+QSPEC_REGISTER_VECTOR_FAMILY(fam("glow.max_pool", "glow", 1211, kKeepNotes,
                                  [](Rng& r, Builder& b) {
                                    auto pool = [](std::int64_t kh, std::int64_t kw, std::int64_t sh, std::int64_t sw, std::vector<std::int64_t> pads) {
                                      return OJ{{"kernels", {kh, kw}}, {"strides", {sh, sw}}, {"pads", pads}};

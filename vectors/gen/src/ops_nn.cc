@@ -83,25 +83,23 @@ std::vector<Test> random_conv(Rng& r, int n, std::int64_t lo, std::int64_t hi) {
   return t;
 }
 
-Family fam(std::string file, std::string op, std::string conv, std::vector<std::string> clauses, std::uint64_t seed,
+Family fam(std::string op, std::string conv, std::uint64_t seed,
            std::function<std::vector<Group>(Rng&)> gen) {
   Family f;
-  f.file = std::move(file);
   f.op = std::move(op);
   f.convention = std::move(conv);
-  f.clauses = std::move(clauses);
   f.seed = seed;
   f.generate = std::move(gen);
   return f;
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/conv2d.json", "conv2d", "mrt", {"mrt.op.conv2d"}, 401, [](Rng& r) {
+QSPEC_REGISTER_VECTOR_FAMILY(fam("conv2d", "mrt", 401, [](Rng& r) {
   auto t = conv_edge_cases(r);
   for (auto& x : random_conv(r, 100, -127, 127)) t.push_back(std::move(x));
   return one_group(std::move(t));
 }));
 
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/pad.json", "pad", "mrt", {"mrt.op.pad"}, 402, [](Rng& r) {
+QSPEC_REGISTER_VECTOR_FAMILY(fam("pad", "mrt", 402, [](Rng& r) {
   std::vector<Test> t;
   for (int i = 0; i < 100; ++i) {
     const Dims s{r.uniform(1, 2), r.uniform(1, 3), r.uniform(1, 4), r.uniform(1, 4)};
@@ -115,7 +113,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/pad.json", "pad", "mrt", {"mrt.op.pad"
   return one_group(std::move(t));
 }));
 
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/relu.json", "relu", "mrt", {"mrt.op.relu"}, 403, [](Rng& r) {
+QSPEC_REGISTER_VECTOR_FAMILY(fam("relu", "mrt", 403, [](Rng& r) {
   std::vector<Test> t;
   for (int i = 0; i < 100; ++i) {
     Dims s;
@@ -125,7 +123,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/relu.json", "relu", "mrt", {"mrt.op.re
   return one_group(std::move(t));
 }));
 
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/max_pool2d.json", "max_pool2d", "mrt", {"mrt.op.max_pool2d"}, 404, [](Rng& r) {
+QSPEC_REGISTER_VECTOR_FAMILY(fam("max_pool2d", "mrt", 404, [](Rng& r) {
   std::vector<Test> t;
   for (int i = 0; i < 120; ++i) {
     const std::int64_t kh = r.uniform(1, 3), kw = r.uniform(1, 3);
@@ -140,7 +138,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/max_pool2d.json", "max_pool2d", "mrt",
   return one_group(std::move(t));
 }));
 
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/fully_connected.json", "fully_connected", "mrt", {"mrt.op.fully_connected"}, 405, [](Rng& r) {
+QSPEC_REGISTER_VECTOR_FAMILY(fam("fully_connected", "mrt", 405, [](Rng& r) {
   std::vector<Test> t;
   for (int i = 0; i < 100; ++i) {
     const std::int64_t k = r.uniform(1, 16);
@@ -150,7 +148,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/fully_connected.json", "fully_connecte
   return one_group(std::move(t));
 }));
 
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/broadcast_add.json", "broadcast_add", "mrt", {"mrt.op.broadcast_add"}, 406, [](Rng& r) {
+QSPEC_REGISTER_VECTOR_FAMILY(fam("broadcast_add", "mrt", 406, [](Rng& r) {
   std::vector<Test> t;
   // Every rank combination 0..3 x 0..3, each with random broadcast (extent-1) dimensions.
   for (int ra = 0; ra <= 3; ++ra)
@@ -169,7 +167,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/broadcast_add.json", "broadcast_add", 
   return one_group(std::move(t));
 }));
 
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/elemwise_add.json", "elemwise_add", "mrt", {"mrt.op.elemwise_add"}, 407, [](Rng& r) {
+QSPEC_REGISTER_VECTOR_FAMILY(fam("elemwise_add", "mrt", 407, [](Rng& r) {
   std::vector<Test> t;
   for (int i = 0; i < 100; ++i) {
     const Dims s{r.uniform(1, 3), r.uniform(1, 3)};
@@ -179,7 +177,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/elemwise_add.json", "elemwise_add", "m
   return one_group(std::move(t));
 }));
 
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/add_n.json", "add_n", "mrt", {"mrt.op.add_n"}, 408, [](Rng& r) {
+QSPEC_REGISTER_VECTOR_FAMILY(fam("add_n", "mrt", 408, [](Rng& r) {
   std::vector<Test> t;
   for (int i = 0; i < 100; ++i) {
     const Dims s{r.uniform(1, 3), r.uniform(1, 3)};
@@ -193,7 +191,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/add_n.json", "add_n", "mrt", {"mrt.op.
   return one_group(std::move(t));
 }));
 
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/concat.json", "concat", "mrt", {"mrt.op.concat"}, 409, [](Rng& r) {
+QSPEC_REGISTER_VECTOR_FAMILY(fam("concat", "mrt", 409, [](Rng& r) {
   std::vector<Test> t;
   for (int i = 0; i < 100; ++i) {
     const std::int64_t rank = r.uniform(1, 4), axis = r.uniform(-rank, rank - 1);
@@ -217,7 +215,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/concat.json", "concat", "mrt", {"mrt.o
   return one_group(std::move(t));
 }));
 
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/flatten.json", "flatten", "mrt", {"mrt.op.flatten"}, 410, [](Rng& r) {
+QSPEC_REGISTER_VECTOR_FAMILY(fam("flatten", "mrt", 410, [](Rng& r) {
   std::vector<Test> t;
   for (int i = 0; i < 100; ++i) {
     Dims s;
@@ -228,7 +226,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/flatten.json", "flatten", "mrt", {"mrt
   return one_group(std::move(t));
 }));
 
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/slice.json", "slice", "mrt", {"mrt.op.slice"}, 411, [](Rng& r) {
+QSPEC_REGISTER_VECTOR_FAMILY(fam("slice", "mrt", 411, [](Rng& r) {
   std::vector<Test> t;
   for (int i = 0; i < 150; ++i) {
     Dims s;
@@ -249,7 +247,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/slice.json", "slice", "mrt", {"mrt.op.
   return one_group(std::move(t));
 }));
 
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/quantize_scale.json", "quantize_scale", "mrt", {"mrt.op.quantize_scale"}, 412, [](Rng& r) {
+QSPEC_REGISTER_VECTOR_FAMILY(fam("quantize_scale", "mrt", 412, [](Rng& r) {
   std::vector<Test> t;
   const std::vector<std::string> ops{"add_n", "concat", "elemwise_add", "broadcast_add"};
   for (int i = 0; i < 120; ++i) {
@@ -296,24 +294,24 @@ std::vector<Group> fc_expansion_vectors(Rng& r, bool zx, bool zw) {
   }
   return one_group(std::move(t));
 }
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/conv2d_expansion.sym.json", "mrt.conv2d_expansion", "mrt.sym", {"mrt.expand.conv2d_sym"}, 421,
+QSPEC_REGISTER_VECTOR_FAMILY(fam("mrt.conv2d_expansion", "mrt.sym", 421,
                                  [](Rng& r) { return conv_expansion_vectors(r, false, false); }));
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/conv2d_expansion.zpx.json", "mrt.conv2d_expansion", "mrt.zpx", {"mrt.expand.conv2d_zpx"}, 422,
+QSPEC_REGISTER_VECTOR_FAMILY(fam("mrt.conv2d_expansion", "mrt.zpx", 422,
                                  [](Rng& r) { return conv_expansion_vectors(r, true, false); }));
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/conv2d_expansion.zpw.json", "mrt.conv2d_expansion", "mrt.zpw", {"mrt.expand.conv2d_zpw"}, 423,
+QSPEC_REGISTER_VECTOR_FAMILY(fam("mrt.conv2d_expansion", "mrt.zpw", 423,
                                  [](Rng& r) { return conv_expansion_vectors(r, false, true); }));
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/conv2d_expansion.zpxw.json", "mrt.conv2d_expansion", "mrt.zpxw", {"mrt.expand.conv2d_zpxw"}, 424,
+QSPEC_REGISTER_VECTOR_FAMILY(fam("mrt.conv2d_expansion", "mrt.zpxw", 424,
                                  [](Rng& r) { return conv_expansion_vectors(r, true, true); }));
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/fc_expansion.sym.json", "mrt.fc_expansion", "mrt.sym", {"mrt.expand.fc_sym"}, 425,
+QSPEC_REGISTER_VECTOR_FAMILY(fam("mrt.fc_expansion", "mrt.sym", 425,
                                  [](Rng& r) { return fc_expansion_vectors(r, false, false); }));
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/fc_expansion.zpx.json", "mrt.fc_expansion", "mrt.zpx", {"mrt.expand.fc_zpx"}, 426,
+QSPEC_REGISTER_VECTOR_FAMILY(fam("mrt.fc_expansion", "mrt.zpx", 426,
                                  [](Rng& r) { return fc_expansion_vectors(r, true, false); }));
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/fc_expansion.zpw.json", "mrt.fc_expansion", "mrt.zpw", {"mrt.expand.fc_zpw"}, 427,
+QSPEC_REGISTER_VECTOR_FAMILY(fam("mrt.fc_expansion", "mrt.zpw", 427,
                                  [](Rng& r) { return fc_expansion_vectors(r, false, true); }));
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/fc_expansion.zpxw.json", "mrt.fc_expansion", "mrt.zpxw", {"mrt.expand.fc_zpxw"}, 428,
+QSPEC_REGISTER_VECTOR_FAMILY(fam("mrt.fc_expansion", "mrt.zpxw", 428,
                                  [](Rng& r) { return fc_expansion_vectors(r, true, true); }));
 
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/conv2d_recombine.json", "mrt.conv2d_recombine", "mrt", {"mrt.expand.conv2d_zpx", "mrt.expand.conv2d_zpw"}, 429, [](Rng& r) {
+QSPEC_REGISTER_VECTOR_FAMILY(fam("mrt.conv2d_recombine", "mrt", 429, [](Rng& r) {
   std::vector<Test> t;
   for (int i = 0; i < 100; ++i) {
     const Dims s{1, r.uniform(1, 3), r.uniform(1, 3), r.uniform(1, 3)};
@@ -323,7 +321,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/conv2d_recombine.json", "mrt.conv2d_re
   return one_group(std::move(t));
 }));
 
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/channel_split.json", "mrt.channel_split", "mrt", {"mrt.granularity.channel_split"}, 431, [](Rng& r) {
+QSPEC_REGISTER_VECTOR_FAMILY(fam("mrt.channel_split", "mrt", 431, [](Rng& r) {
   std::vector<Test> t;
   for (int i = 0; i < 100; ++i) {
     Dims s;
@@ -335,7 +333,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/channel_split.json", "mrt.channel_spli
   return one_group(std::move(t));
 }));
 
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/conv2d_channelwise.json", "mrt.conv2d_channelwise", "mrt", {"mrt.granularity.conv2d_channelwise"}, 432, [](Rng& r) {
+QSPEC_REGISTER_VECTOR_FAMILY(fam("mrt.conv2d_channelwise", "mrt", 432, [](Rng& r) {
   std::vector<Test> t;
   for (int i = 0; i < 100; ++i) {
     const auto p = conv_problem(r);
@@ -346,7 +344,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/mrt/conv2d_channelwise.json", "mrt.conv2d_
   return one_group(std::move(t));
 }));
 
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/gemmlowp/matmul.json", "gemmlowp.matmul", "gemmlowp", {"gemmlowp.matmul"}, 441, [](Rng& r) {
+QSPEC_REGISTER_VECTOR_FAMILY(fam("gemmlowp.matmul", "gemmlowp", 441, [](Rng& r) {
   std::vector<Test> t;
   for (int i = 0; i < 120; ++i) {
     const std::int64_t k = r.uniform(1, 16);
@@ -364,7 +362,7 @@ std::string f32_scale(Rng& r) {
   static const std::vector<std::string> s{"0x3f000000", "0x3e800000", "0x3dcccccd", "0x3f400000", "0x3f800000", "0x40000000"};
   return r.pick(s);
 }
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/tvm/qnn_conv2d.json", "tvm.qnn.conv2d", "tvm", {"tvm.qnn.conv2d"}, 451, [](Rng& r) {
+QSPEC_REGISTER_VECTOR_FAMILY(fam("tvm.qnn.conv2d", "tvm", 451, [](Rng& r) {
   std::vector<Test> t;
   for (int i = 0; i < 120; ++i) {
     auto p = conv_problem(r);
@@ -391,7 +389,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/tvm/qnn_conv2d.json", "tvm.qnn.conv2d", "t
                    OJ{{"out_dtype", "int16"}}, true));
   return one_group(std::move(t));
 }));
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/tvm/qnn_dense.json", "tvm.qnn.dense", "tvm", {"tvm.qnn.dense"}, 452, [](Rng& r) {
+QSPEC_REGISTER_VECTOR_FAMILY(fam("tvm.qnn.dense", "tvm", 452, [](Rng& r) {
   std::vector<Test> t;
   for (int i = 0; i < 100; ++i) {
     const std::int64_t k = r.uniform(1, 16);
@@ -402,13 +400,13 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/tvm/qnn_dense.json", "tvm.qnn.dense", "tvm
   }
   return one_group(std::move(t));
 }));
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/tvm/qnn_relu.json", "tvm.qnn.relu", "tvm", {"tvm.qnn.relu"}, 453, [](Rng& r) {
+QSPEC_REGISTER_VECTOR_FAMILY(fam("tvm.qnn.relu", "tvm", 453, [](Rng& r) {
   std::vector<Test> t;
   for (int i = 0; i < 100; ++i)
     t.push_back(make("random", {rand_tensor(r, "data", {r.uniform(1, 3), r.uniform(1, 4)}, -128, 127, DType::I8)}, OJ{{"zero_point", r.uniform(-128, 127)}}));
   return one_group(std::move(t));
 }));
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/tvm/qnn_max_pool2d.json", "tvm.qnn.max_pool2d", "tvm", {"tvm.qnn.max_pool2d"}, 454, [](Rng& r) {
+QSPEC_REGISTER_VECTOR_FAMILY(fam("tvm.qnn.max_pool2d", "tvm", 454, [](Rng& r) {
   std::vector<Test> t;
   for (int i = 0; i < 100; ++i) {
     const std::int64_t kh = r.uniform(1, 3), kw = r.uniform(1, 3);
@@ -417,7 +415,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/tvm/qnn_max_pool2d.json", "tvm.qnn.max_poo
   }
   return one_group(std::move(t));
 }));
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/tvm/qnn_concatenate.json", "tvm.qnn.concatenate", "tvm", {"tvm.qnn.concatenate"}, 455, [](Rng& r) {
+QSPEC_REGISTER_VECTOR_FAMILY(fam("tvm.qnn.concatenate", "tvm", 455, [](Rng& r) {
   std::vector<Test> t;
   for (int i = 0; i < 100; ++i) {
     const std::int64_t n = r.uniform(1, 3);
@@ -433,7 +431,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/tvm/qnn_concatenate.json", "tvm.qnn.concat
   }
   return one_group(std::move(t));
 }));
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/tvm/qnn_add.json", "tvm.qnn.add", "tvm", {"tvm.qnn.add"}, 456, [](Rng& r) {
+QSPEC_REGISTER_VECTOR_FAMILY(fam("tvm.qnn.add", "tvm", 456, [](Rng& r) {
   std::vector<Test> t;
   for (int i = 0; i < 100; ++i) {
     const Dims s{r.uniform(1, 3), r.uniform(1, 3)};

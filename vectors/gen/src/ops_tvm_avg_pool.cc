@@ -105,10 +105,8 @@ std::vector<Group> generate(Rng& r) {
 
 Family family() {
   Family f;
-  f.file = "ops/tvm/qnn_avg_pool2d.json";
   f.op = "tvm.qnn.avg_pool2d";
   f.convention = "tvm";
-  f.clauses = {"tvm.qnn.avg_pool2d", "tvm.requantize"};
   f.notes = {{"truncation", "the window sum of codes is divided with truncation toward zero (TIR truncdiv)"},
              {"pad_is_integer_zero", "the padding is the integer 0 in output codes, whose real value is -zero_point * scale"},
              {"requantized", "input and output parameters differ: the input is requantized (UPWARD) to int32 output codes first"},

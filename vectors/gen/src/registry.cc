@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "qspec/core/catalogue.h"
 #include "qspec/vecgen.h"
 
 namespace qspec::vecgen {
@@ -21,23 +22,42 @@ std::int64_t Rng::uniform(std::int64_t lo, std::int64_t hi) {
 }
 
 namespace {
-std::vector<Family>& registry() {
+
+std::vector<Family>& pending() {
   static std::vector<Family> r;
   return r;
 }
+
+[[noreturn]] void die(const Family& f, const char* what) {
+  std::fprintf(stderr, "qspec: vector family %s / %s: %s\n", f.op.c_str(), f.convention.c_str(), what);
+  std::abort();
+}
+
 }  // namespace
 
 bool register_family(Family f) {
-  for (const auto& g : registry())
-    if (g.file == f.file) {
-      std::fprintf(stderr, "qspec: vector family registered twice: %s\n", f.file.c_str());
-      std::abort();
-    }
-  registry().push_back(std::move(f));
+  pending().push_back(std::move(f));
   return true;
 }
 
-const std::vector<Family>& families() { return registry(); }
+// Joined with the catalogue on first use, not during static initialization (see refops' registry).
+const std::vector<Family>& families() {
+  static const std::vector<Family> r = [] {
+    std::vector<Family> v;
+    for (auto& f : pending()) {
+      const catalogue::ConventionSpec* conv = catalogue::get().find(f.op, f.convention);
+      if (!conv || conv->diagnostic_only) die(f, "not a normative pair of the op catalogue (spec/catalogue/)");
+      f.file = conv->vectors;
+      f.clauses = conv->clauses;
+      for (const auto& g : v)
+        if (g.file == f.file) die(f, "registered twice");
+      v.push_back(std::move(f));
+    }
+    pending().clear();
+    return v;
+  }();
+  return r;
+}
 
 Tensor tensor(std::string name, DType t, std::vector<std::int64_t> shape, std::vector<std::int64_t> data) {
   return Tensor{std::move(name), t, std::move(shape), std::move(data)};

@@ -1,7 +1,7 @@
 // Golden-vector families for Q31 fixed-point requantization (gemmlowp, TFLite, TOSA) and its primitives.
 //
 // Families generate inputs only; expected outputs come from the reference ops
-// (backends/reference/ops_requantize_fixedpoint.cc). The reference is consulted here only to keep
+// (reference/ops/ops_requantize_fixedpoint.cc). The reference is consulted here only to keep
 // inputs inside the REQUIREs (vectors never go there) and to set descriptive flags.
 #include <algorithm>
 #include <cstdint>
@@ -15,6 +15,7 @@
 #include "qspec/ref/tflite_tosa.h"
 #include "qspec/refops.h"
 #include "qspec/vecgen.h"
+#include "qspec/vecgen/classify.h"
 
 namespace qspec::vecgen {
 namespace {
@@ -28,34 +29,6 @@ constexpr std::int64_t kOne30 = 1LL << 30;
 // ~2^31/sqrt(2), a multiple of 2^16 so that the 16-bit TOSA convention represents it exactly.
 constexpr std::int64_t kSqrtHalf = 23170LL << 16;
 
-enum class Verdict { Valid, Invalid, OutsideRequire };
-
-ordered_json merged(const ordered_json& group, const ordered_json& test) {
-  ordered_json m = group;
-  for (auto it = test.begin(); it != test.end(); ++it) m[it.key()] = it.value();
-  return m;
-}
-
-// Evaluates the reference op: Valid, Invalid (an ERROR_IF fired), or OutsideRequire.
-Verdict classify(const std::string& op, const std::string& conv, const ordered_json& attrs,
-                 const std::vector<Tensor>& inputs) {
-  const auto* impl = refops::find_op(op, conv);
-  if (!impl) throw std::logic_error("vecgen: no reference op " + op + " / " + conv);
-  try {
-    impl->fn(attrs, inputs);
-    return Verdict::Valid;
-  } catch (const ref::ErrorIf&) {
-    return Verdict::Invalid;
-  } catch (const ref::RequireViolated&) {
-    return Verdict::OutsideRequire;
-  }
-}
-
-std::int64_t clamp_i32(const Int& v) {
-  if (v < kI32Min) return kI32Min;
-  if (v > kI32Max) return kI32Max;
-  return static_cast<std::int64_t>(v);
-}
 
 struct DtypeInfo {
   const char* name;
@@ -127,7 +100,7 @@ class Q31Builder {
     attrs["multiplier"] = m(multiplier);
     attrs["shift"] = shift;
     attrs["output_zero_point"] = zp;
-    const ordered_json all = merged(g.attributes, attrs);
+    const ordered_json all = merge_attributes(g.attributes, attrs);
     std::vector<std::int64_t> kept;
     std::set<std::int64_t> seen;
     for (auto x : xs)
@@ -333,39 +306,28 @@ const Q31Convention kTosaSingle{"tosa.single_round", true};
 const Q31Convention kTosaDouble{"tosa.double_round", true};
 const Q31Convention kTosa16{"tosa.scale16", true, true};
 
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize/gemmlowp.double_round.json",
-                              .op = "requantize",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize",
                               .convention = "gemmlowp.double_round",
-                              .clauses = {"requant.gemmlowp.scale_by_fixedpoint_and_exponent",
-                                          "requant.gemmlowp.fixedpoint_output_stage", "requant.tflite.double_round"},
                               .notes = kQ31Notes,
                               .seed = 3001,
                               .generate = [](Rng& r) { return generate_q31("requantize", kGemmlowp, r); }});
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize/tflite.single_round.json",
-                              .op = "requantize",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize",
                               .convention = "tflite.single_round",
-                              .clauses = {"requant.tflite.single_round"},
                               .notes = kQ31Notes,
                               .seed = 3002,
                               .generate = [](Rng& r) { return generate_q31("requantize", kTfliteSingle, r); }});
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize/tosa.single_round.json",
-                              .op = "requantize",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize",
                               .convention = "tosa.single_round",
-                              .clauses = {"requant.tosa.rescale", "requant.tosa.apply_scale_32"},
                               .notes = kQ31Notes,
                               .seed = 3003,
                               .generate = [](Rng& r) { return generate_q31("requantize", kTosaSingle, r); }});
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize/tosa.double_round.json",
-                              .op = "requantize",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize",
                               .convention = "tosa.double_round",
-                              .clauses = {"requant.tosa.rescale", "requant.tosa.apply_scale_32"},
                               .notes = kQ31Notes,
                               .seed = 3004,
                               .generate = [](Rng& r) { return generate_q31("requantize", kTosaDouble, r); }});
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize/tosa.scale16.json",
-                              .op = "requantize",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize",
                               .convention = "tosa.scale16",
-                              .clauses = {"requant.tosa.rescale", "requant.tosa.apply_scale_16"},
                               .notes = kQ31Notes,
                               .seed = 3005,
                               .generate = [](Rng& r) { return generate_q31("requantize", kTosa16, r); }});
@@ -404,7 +366,7 @@ std::vector<Group> generate_per_channel(const Q31Convention& c, Rng& rng) {
       test.attributes["shift"] = ss;
       test.attributes["axis"] = axis;
       test.attributes["output_zero_point"] = zp;
-      const auto verdict = classify(op, c.name, merged(g.attributes, test.attributes), test.inputs);
+      const auto verdict = classify(op, c.name, merge_attributes(g.attributes, test.attributes), test.inputs);
       if (verdict == Verdict::Valid) g.tests.push_back(std::move(test));
       return verdict == Verdict::Valid;
     };
@@ -446,32 +408,23 @@ std::vector<Group> generate_per_channel(const Q31Convention& c, Rng& rng) {
   return groups;
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize_per_channel/gemmlowp.double_round.json",
-                              .op = "requantize_per_channel",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize_per_channel",
                               .convention = "gemmlowp.double_round",
-                              .clauses = {"requant.gemmlowp.scale_by_fixedpoint_and_exponent_pc",
-                                          "requant.tflite.per_channel"},
                               .notes = kPerChannelNotes,
                               .seed = 3011,
                               .generate = [](Rng& r) { return generate_per_channel(kGemmlowp, r); }});
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize_per_channel/tflite.single_round.json",
-                              .op = "requantize_per_channel",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize_per_channel",
                               .convention = "tflite.single_round",
-                              .clauses = {"requant.tflite.per_channel", "requant.tflite.single_round"},
                               .notes = kPerChannelNotes,
                               .seed = 3012,
                               .generate = [](Rng& r) { return generate_per_channel(kTfliteSingle, r); }});
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize_per_channel/tosa.single_round.json",
-                              .op = "requantize_per_channel",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize_per_channel",
                               .convention = "tosa.single_round",
-                              .clauses = {"requant.tosa.rescale"},
                               .notes = kPerChannelNotes,
                               .seed = 3013,
                               .generate = [](Rng& r) { return generate_per_channel(kTosaSingle, r); }});
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize_per_channel/tosa.double_round.json",
-                              .op = "requantize_per_channel",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize_per_channel",
                               .convention = "tosa.double_round",
-                              .clauses = {"requant.tosa.rescale"},
                               .notes = kPerChannelNotes,
                               .seed = 3014,
                               .generate = [](Rng& r) { return generate_per_channel(kTosaDouble, r); }});
@@ -510,7 +463,7 @@ std::vector<Group> generate_legacy(Rng& rng) {
       attrs["result_shift"] = r;
       std::vector<std::int64_t> kept;
       for (auto x : xs)
-        if (classify(op, conv, merged(g.attributes, attrs), {scalar_vector("x", DType::I32, {x})}) == Verdict::Valid)
+        if (classify(op, conv, merge_attributes(g.attributes, attrs), {scalar_vector("x", DType::I32, {x})}) == Verdict::Valid)
           kept.push_back(x);
       if (kept.empty()) return;
       Test test;
@@ -560,7 +513,7 @@ std::vector<Group> generate_legacy_pc(Rng& rng) {
       test.attributes["result_mult_int"] = m;
       test.attributes["result_shift"] = r;
       test.attributes["axis"] = axis;
-      if (classify("requantize_per_channel", "gemmlowp.legacy_uint8_scale", merged(g.attributes, test.attributes),
+      if (classify("requantize_per_channel", "gemmlowp.legacy_uint8_scale", merge_attributes(g.attributes, test.attributes),
                    test.inputs) == Verdict::Valid)
         g.tests.push_back(std::move(test));
     };
@@ -581,17 +534,13 @@ std::vector<Group> generate_legacy_pc(Rng& rng) {
   return groups;
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize/gemmlowp.legacy_uint8_scale.json",
-                              .op = "requantize",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize",
                               .convention = "gemmlowp.legacy_uint8_scale",
-                              .clauses = {"requant.gemmlowp.legacy_uint8_scale"},
                               .notes = kLegacyNotes,
                               .seed = 3021,
                               .generate = generate_legacy});
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize_per_channel/gemmlowp.legacy_uint8_scale.json",
-                              .op = "requantize_per_channel",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize_per_channel",
                               .convention = "gemmlowp.legacy_uint8_scale",
-                              .clauses = {"requant.gemmlowp.legacy_uint8_scale_pc"},
                               .notes = kLegacyNotes,
                               .seed = 3022,
                               .generate = generate_legacy_pc});
@@ -660,10 +609,8 @@ std::vector<Group> generate_rdbpot(Rng& rng) {
   return {g};
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "fixedpoint/gemmlowp.srdhm.json",
-                              .op = "srdhm",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "srdhm",
                               .convention = "gemmlowp",
-                              .clauses = {"requant.gemmlowp.srdhm"},
                               .notes = {{"saturate", "a == b == INT32_MIN: the only saturating product"},
                                         {"int32_extremes", "operands at the int32 extremes or zero"},
                                         {"tie_positive", "a*b/2^31 is an exact positive tie (rounds up)"},
@@ -671,10 +618,8 @@ QSPEC_REGISTER_VECTOR_FAMILY({.file = "fixedpoint/gemmlowp.srdhm.json",
                                         {"random", "random operands"}},
                               .seed = 3031,
                               .generate = generate_srdhm});
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "fixedpoint/gemmlowp.rdbpot.json",
-                              .op = "rdbpot",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "rdbpot",
                               .convention = "gemmlowp",
-                              .clauses = {"requant.gemmlowp.rdbpot"},
                               .notes = {{"int32_extremes", "x = INT32_MIN / INT32_MAX / 0 / +-1"},
                                         {"tie_positive", "x/2^e is an exact positive tie (rounds away: up)"},
                                         {"tie_negative", "x/2^e is an exact negative tie (rounds away: down)"},
@@ -758,24 +703,18 @@ const std::vector<std::pair<std::string, std::string>> kQuantizeMultiplierNotes 
     {"random", "random positive doubles between 2^-40 and 2^12"},
 };
 
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "quantize_multiplier/tflite.quantize_multiplier.json",
-                              .op = "quantize_multiplier",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "quantize_multiplier",
                               .convention = "tflite.quantize_multiplier",
-                              .clauses = {"requant.tflite.quantize_multiplier"},
                               .notes = kQuantizeMultiplierNotes,
                               .seed = 3041,
                               .generate = generate_quantize_multiplier});
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "quantize_multiplier/tflite.quantize_multiplier_single_round.json",
-                              .op = "quantize_multiplier",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "quantize_multiplier",
                               .convention = "tflite.quantize_multiplier_single_round",
-                              .clauses = {"requant.tflite.quantize_multiplier"},
                               .notes = kQuantizeMultiplierNotes,
                               .seed = 3042,
                               .generate = generate_quantize_multiplier});
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "quantize_multiplier/tflite.quantize_multiplier_emulate_float.json",
-                              .op = "quantize_multiplier",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "quantize_multiplier",
                               .convention = "tflite.quantize_multiplier_emulate_float",
-                              .clauses = {"requant.tflite.quantize_multiplier"},
                               .notes = kQuantizeMultiplierNotes,
                               .seed = 3043,
                               .generate = generate_quantize_multiplier});
@@ -803,10 +742,8 @@ std::vector<Group> generate_gemmlowp_quantize_multiplier(Rng& rng) {
   return {g};
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "quantize_multiplier/gemmlowp.quantize_multiplier_smaller_than_one.json",
-                              .op = "quantize_multiplier",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "quantize_multiplier",
                               .convention = "gemmlowp.quantize_multiplier_smaller_than_one",
-                              .clauses = {"requant.gemmlowp.quantize_multiplier"},
                               .notes = {{"edge", "0.5, the largest float below 1, 0.25"},
                                         {"tiny", "2^-31, FLT_MIN and subnormals: right shifts beyond 31"},
                                         {"random", "random floats in [2^-40, 1)"}},

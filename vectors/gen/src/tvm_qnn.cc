@@ -15,6 +15,7 @@
 #include "qspec/ref/tvm_qnn.h"
 #include "qspec/refops.h"
 #include "qspec/vecgen.h"
+#include "qspec/vecgen/classify.h"
 
 namespace qspec::vecgen {
 namespace {
@@ -25,28 +26,6 @@ using ref::Rat;
 
 constexpr std::int64_t kI32Min = -2147483648LL;
 constexpr std::int64_t kI32Max = 2147483647LL;
-
-ordered_json merged(const ordered_json& group, const ordered_json& test) {
-  ordered_json m = group;
-  for (auto it = test.begin(); it != test.end(); ++it) m[it.key()] = it.value();
-  return m;
-}
-
-enum class Verdict { Valid, Invalid, OutsideRequire };
-Verdict classify(const std::string& op, const std::string& conv, const ordered_json& attrs, const Tensor& x,
-                 std::vector<Tensor>* out = nullptr) {
-  const auto* impl = refops::find_op(op, conv);
-  if (!impl) throw std::logic_error("vecgen: no reference op " + op + " / " + conv);
-  try {
-    auto r = impl->fn(attrs, {x});
-    if (out) *out = std::move(r);
-    return Verdict::Valid;
-  } catch (const ref::ErrorIf&) {
-    return Verdict::Invalid;
-  } catch (const ref::RequireViolated&) {
-    return Verdict::OutsideRequire;
-  }
-}
 
 std::uint32_t f32(float f) {
   std::uint32_t b;
@@ -145,7 +124,7 @@ std::vector<Group> generate_tvm_requantize(const TvmConv& c, Rng& rng) {
         attrs["rounding"] = c.rounding_attr;
         flags.push_back("explicit_rounding");
       }
-      const ordered_json all = merged(g.attributes, attrs);
+      const ordered_json all = merge_attributes(g.attributes, attrs);
       const bool equal = in_s == out_s;
       ref::TvmFixedPoint fp{Int(0), 0};
       if (!equal) fp = ref::tvm_fixed_point_multiplier_shift(ref::tvm_double_multiplier(in_s, out_s));
@@ -279,17 +258,13 @@ std::vector<Group> generate_tvm_requantize(const TvmConv& c, Rng& rng) {
 const TvmConv kUpward{"tvm.upward", ref::TvmRounding::Upward, "UPWARD", ref::Rounding::HalfUp};
 const TvmConv kToNearest{"tvm.tonearest", ref::TvmRounding::ToNearest, "TONEAREST", ref::Rounding::HalfAway};
 
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize/tvm.upward.json",
-                              .op = "requantize",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize",
                               .convention = "tvm.upward",
-                              .clauses = {"tvm.requantize", "tvm.requantize_multiplier", "tvm.fixed_point_multiply"},
                               .notes = kRequantizeNotes,
                               .seed = 8601,
                               .generate = [](Rng& rng) { return generate_tvm_requantize(kUpward, rng); }});
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize/tvm.tonearest.json",
-                              .op = "requantize",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize",
                               .convention = "tvm.tonearest",
-                              .clauses = {"tvm.requantize", "tvm.requantize_multiplier"},
                               .notes = kRequantizeNotes,
                               .seed = 8602,
                               .generate = [](Rng& rng) { return generate_tvm_requantize(kToNearest, rng); }});
@@ -339,7 +314,7 @@ std::vector<Group> generate_tvm_per_axis(const TvmConv& c, Rng& rng) {
       attrs["output_scale"] = f32_to_json(out_s);
       attrs["output_zero_point"] = out_zp;
       if (invalid && axis == 5) attrs["axis"] = 5;
-      const Verdict v = classify("requantize_per_channel", c.name, merged(g.attributes, attrs), x);
+      const Verdict v = classify("requantize_per_channel", c.name, merge_attributes(g.attributes, attrs), x);
       if (v == Verdict::OutsideRequire || (v == Verdict::Invalid) != invalid) return;
       flags.push_back(axis == 0 ? "axis_0" : "axis_last");
       bool distinct = false;
@@ -386,17 +361,13 @@ std::vector<Group> generate_tvm_per_axis(const TvmConv& c, Rng& rng) {
   return groups;
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize_per_channel/tvm.upward.json",
-                              .op = "requantize_per_channel",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize_per_channel",
                               .convention = "tvm.upward",
-                              .clauses = {"tvm.requantize", "tvm.requantize_multiplier", "tvm.fixed_point_multiply"},
                               .notes = kPerAxisNotes,
                               .seed = 8611,
                               .generate = [](Rng& rng) { return generate_tvm_per_axis(kUpward, rng); }});
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "requantize_per_channel/tvm.tonearest.json",
-                              .op = "requantize_per_channel",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize_per_channel",
                               .convention = "tvm.tonearest",
-                              .clauses = {"tvm.requantize", "tvm.requantize_multiplier"},
                               .notes = kPerAxisNotes,
                               .seed = 8612,
                               .generate = [](Rng& rng) { return generate_tvm_per_axis(kToNearest, rng); }});
@@ -475,10 +446,8 @@ std::vector<Group> generate_fpm(Rng& rng) {
   return {g};
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.file = "fixed_point_multiply/tvm.json",
-                              .op = "fixed_point_multiply",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = "fixed_point_multiply",
                               .convention = "tvm",
-                              .clauses = {"tvm.fixed_point_multiply"},
                               .notes = kFpmNotes,
                               .seed = 8621,
                               .generate = generate_fpm});

@@ -1,10 +1,12 @@
 // Builds a family's golden-vector document: generator inputs + exact reference outputs.
 #include <set>
 
+#include "qspec/core/attr.h"
+#include "qspec/core/catalogue.h"
 #include "qspec/core/json_values.h"
-#include "qspec/harness/generate.h"
 #include "qspec/ref/exact.h"
 #include "qspec/refops.h"
+#include "qspec/vecgen/generate.h"
 
 namespace qspec::vecgen {
 namespace {
@@ -23,14 +25,15 @@ OJ generate_document(const Family& f, const std::string& tool_version) {
   const refops::OpImpl* impl = refops::find_op(f.op, f.convention);
   if (!impl) throw GenerationError(fam + ": no reference op registered for (" + f.op + ", " + f.convention + ")");
   if (impl->diagnostic_only)
-    throw GenerationError(fam + ": (" + f.op + ", " + f.convention + ") is diagnostic_only, not a normative convention");
-  if (f.clauses.empty()) throw GenerationError(fam + ": lists no clause IDs");
+    throw GenerationError(fam + ": (" + f.op + ", " + f.convention +
+                          ") is diagnostic_only, not a normative convention");
   if (!f.generate) throw GenerationError(fam + ": has no generate function");
 
   std::set<std::string> known_flags;
   OJ notes = OJ::object();
   for (const auto& [flag, meaning] : f.notes) {
-    if (flag.empty() || meaning.empty()) throw GenerationError(fam + ": every note needs a flag name and an explanation");
+    if (flag.empty() || meaning.empty())
+      throw GenerationError(fam + ": every note needs a flag name and an explanation");
     if (!known_flags.insert(flag).second) throw GenerationError(fam + ": flag '" + flag + "' explained twice");
     notes[flag] = meaning;
   }
@@ -40,7 +43,8 @@ OJ generate_document(const Family& f, const std::string& tool_version) {
   doc["op"] = f.op;
   doc["convention"] = f.convention;
   doc["clauses"] = f.clauses;
-  doc["generator"] = OJ{{"tool", "qspec"}, {"version", tool_version}, {"seed", int_to_json(static_cast<std::int64_t>(f.seed))}};
+  doc["generator"] =
+      OJ{{"tool", "qspec"}, {"version", tool_version}, {"seed", int_to_json(static_cast<std::int64_t>(f.seed))}};
   doc["numberOfTests"] = 0;  // placeholder keeps the key order; set below
   doc["notes"] = notes;
   doc["testGroups"] = OJ::array();
@@ -57,7 +61,8 @@ OJ generate_document(const Family& f, const std::string& tool_version) {
       ++tc_id;
       const std::string where = fam + ", tcId " + std::to_string(tc_id) + " (\"" + t.comment + "\")";
       for (const auto& fl : t.flags)
-        if (!known_flags.count(fl)) throw GenerationError(where + ": flag '" + fl + "' is not explained in the family's notes");
+        if (!known_flags.count(fl))
+          throw GenerationError(where + ": flag '" + fl + "' is not explained in the family's notes");
       std::set<std::string> names;
       for (const auto& in : t.inputs)
         if (in.name.empty() || !names.insert(in.name).second)
@@ -65,8 +70,14 @@ OJ generate_document(const Family& f, const std::string& tool_version) {
       if (!t.attributes.is_null() && !t.attributes.is_object())
         throw GenerationError(where + ": test attributes must be a JSON object");
       const OJ own = t.attributes.is_object() ? t.attributes : OJ::object();  // null: none of its own
-      OJ merged = g.attributes;
-      for (const auto& [k, v] : own.items()) merged[k] = v;
+      const OJ merged = merge_attributes(g.attributes, own);
+      std::vector<std::pair<std::string, DType>> input_types;
+      for (const auto& in : t.inputs) input_types.emplace_back(in.name, in.dtype);
+      if (const auto problems =
+              catalogue::check_test(*impl->spec, *impl->convention_spec, merged, input_types, !t.invalid);
+          !problems.empty())
+        throw GenerationError(where + ": does not match the op catalogue (spec/catalogue/" + f.op +
+                              ".json): " + problems.front().where + ": " + problems.front().what);
 
       std::vector<Tensor> outputs;
       try {

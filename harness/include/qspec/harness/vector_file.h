@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "qspec/core/attr.h"  // merge_attributes: the test's attributes over its group's
 #include "qspec/core/tensor.h"
 
 namespace qspec::harness {
@@ -97,7 +98,7 @@ struct VectorSource {
 std::vector<VectorSource> find_vector_files(const std::vector<std::filesystem::path>& paths);
 
 // Loads a file found by find_vector_files: throws VectorFileError for an entry with a problem;
-// else load_vector_file, then (when `schemas` is given) check_schema.
+// else load_vector_file, then (when `schemas` is given) check_schema and check_catalogue.
 VectorFile load_vector_source(const VectorSource& source, const SchemaSet* schemas);
 
 // The JSON Schema check of `qspec vectors check` (SchemaSet::validate) on a loaded file's text:
@@ -105,7 +106,9 @@ VectorFile load_vector_source(const VectorSource& source, const SchemaSet* schem
 // holds it, the schema file, and how many more there are.
 void check_schema(const VectorFile& file, const std::string& text, const SchemaSet& schemas);
 
-// Merges `over` into a copy of `base`, key by key (the test's attributes over its group's).
-nlohmann::ordered_json merge_attributes(const nlohmann::ordered_json& base, const nlohmann::ordered_json& over);
+// The op catalogue's check of every test (catalogue::check_test: attributes and inputs the
+// convention does not have, attribute types and domains, required attributes of valid tests) for a
+// file whose (op, convention) is catalogued; throws VectorFileError naming the tcId and the field.
+void check_catalogue(const VectorFile& file);
 
 }  // namespace qspec::harness

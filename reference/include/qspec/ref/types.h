@@ -5,16 +5,16 @@
 #include <string>
 #include <string_view>
 
+#include "qspec/core/tensor.h"
 #include "qspec/ref/exact.h"
 
 namespace qspec::ref {
 
-// The element types of vectors and of the backend ABI. F32/F64 values travel as IEEE bit patterns.
-enum class DType { I8, U8, I16, U16, I32, I64, F32, F64 };
-
-std::string_view dtype_name(DType t);               // "int8", ..., "float32"
-std::optional<DType> dtype_from_name(std::string_view name);
-bool is_integer(DType t);
+// The element types of vectors and of the backend ABI: the one DType of core (qspec/core/tensor.h).
+using qspec::DType;
+using qspec::dtype_from_name;
+using qspec::dtype_name;
+inline bool is_integer(DType t) { return !is_float(t); }
 
 struct Range {
   Int lo, hi;

@@ -48,16 +48,21 @@ struct Group {
   std::vector<Test> tests;
 };
 
+// A family as a generator file registers it: (op, convention) names a normative pair of the op
+// catalogue (qspec/core/catalogue.h), which gives the family its vector file and clause IDs.
 struct Family {
-  std::string file;                      // path under vectors/, e.g. "requantize/gemmlowp.double_round.json"
-  std::string op;                        // reference op name
-  std::string convention;                // reference op convention
-  std::vector<std::string> clauses;      // clause IDs covered (all must resolve in spec/)
+  std::string op;                        // catalogue op
+  std::string convention;                // one of its normative conventions
   std::vector<std::pair<std::string, std::string>> notes;  // flag -> what it means
   std::uint64_t seed = 1;
   std::function<std::vector<Group>(Rng&)> generate;
+  // Filled from the catalogue when the family is registered (never by the generator file).
+  std::string file = {};             // path under vectors/, e.g. "requantize/gemmlowp.double_round.json"
+  std::vector<std::string> clauses = {};  // clause IDs covered
 };
 
+// Registers at static-initialization time. families() joins them with the catalogue on first use:
+// a pair the catalogue lacks or calls diagnostic-only, or registered twice, then aborts the program.
 bool register_family(Family f);
 const std::vector<Family>& families();
 

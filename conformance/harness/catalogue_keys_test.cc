@@ -1,0 +1,80 @@
+// The typed keys (qspec/catalogue/keys.h) and the attribute reader (qspec/core/attr.h) against the catalogue.
+#include <gtest/gtest.h>
+
+#include "qspec/catalogue/keys.h"
+#include "qspec/core/catalogue.h"
+#include "qspec/core/json_values.h"
+
+namespace {
+
+namespace cat = qspec::cat;
+using qspec::Attrs;
+using qspec::JsonValueError;
+
+// A key carries its catalogue entry's name and domain.
+template <class Key>
+const qspec::catalogue::AttributeSpec& spec_of(std::string_view op, const Key& key) {
+  const auto* o = qspec::catalogue::get().op(op);
+  EXPECT_NE(o, nullptr) << op;
+  const auto* a = o->attribute(key.name);
+  EXPECT_NE(a, nullptr) << key.name;
+  return *a;
+}
+
+TEST(catalogue_keys, KeysCarryTheCataloguesNamesAndDomains) {
+  EXPECT_EQ(cat::requantize::op, "requantize");
+  EXPECT_EQ(cat::requantize::in::x, "x");
+  EXPECT_EQ(cat::requantize::conv::gemmlowp_double_round, "gemmlowp.double_round");
+  const auto& s = spec_of(cat::requantize::op, cat::requantize::attr::shift);
+  EXPECT_EQ(cat::requantize::attr::shift.min, s.min);
+  EXPECT_EQ(cat::requantize::attr::shift.max, s.max);
+  for (const auto& op : qspec::catalogue::get().ops)
+    for (const auto& c : op.conventions) EXPECT_NE(qspec::catalogue::get().find(op.name, c.name), nullptr);
+}
+
+TEST(catalogue_keys, ReaderNamesTheAttributeAndItsDomain) {
+  constexpr qspec::attr::Int k{"shift", -3, 3};
+  Attrs a = {{"shift", 4}};
+  try {
+    qspec::attr::get(a, k);
+    FAIL() << "4 is outside [-3, 3]";
+  } catch (const JsonValueError& e) {
+    EXPECT_STREQ(e.what(), "attribute 'shift': 4 is outside [-3, 3]");
+  }
+  EXPECT_THROW(qspec::attr::get(Attrs::object(), k), JsonValueError);
+  EXPECT_EQ(qspec::attr::get(Attrs{{"shift", "-3"}}, k), -3);  // decimal strings are integers too
+  EXPECT_EQ(qspec::attr::get_or(Attrs::object(), k, std::int64_t{2}), 2);
+  Attrs w = Attrs::object();
+  qspec::attr::set(w, k, 1);
+  EXPECT_EQ(w.dump(), R"({"shift":1})");
+  EXPECT_THROW(qspec::attr::set(w, k, 9), std::logic_error);
+}
+
+TEST(catalogue_keys, TestAttributesOverrideTheGroups) {
+  const Attrs merged = qspec::merge_attributes(Attrs{{"a", 1}, {"b", 2}}, Attrs{{"b", 3}, {"c", 4}});
+  EXPECT_EQ(merged.dump(), R"({"a":1,"b":3,"c":4})");
+}
+
+TEST(catalogue_keys, CheckTestRejectsUnknownAttributesAndInputs) {
+  const auto* op = qspec::catalogue::get().op(cat::requantize::op);
+  ASSERT_NE(op, nullptr);
+  const auto* conv = op->convention(cat::requantize::conv::tflite_single_round);
+  ASSERT_NE(conv, nullptr);
+  Attrs a = {{"multiplier", 1 << 30}, {"shift", 0}, {"output_zero_point", 0}, {"out_dtype", "int8"}};
+  EXPECT_TRUE(qspec::catalogue::check_test(*op, *conv, a, {{"x", qspec::DType::I32}}, true).empty());
+  Attrs typo = a;
+  typo["multipler"] = 1;
+  const auto p =
+      qspec::catalogue::check_test(*op, *conv, typo, {{"x", qspec::DType::I32}, {"x2", qspec::DType::I32}}, true);
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[0].where, "attributes/multipler");
+  EXPECT_NE(p[0].what.find("'multipler'"), std::string::npos) << p[0].what;
+  EXPECT_EQ(p[1].where, "inputs/x2");
+  Attrs missing = a;
+  missing.erase("shift");
+  EXPECT_FALSE(qspec::catalogue::check_test(*op, *conv, missing, {{"x", qspec::DType::I32}}, true).empty());
+  EXPECT_TRUE(qspec::catalogue::check_test(*op, *conv, missing, {{"x", qspec::DType::I32}}, false).empty())
+      << "an invalid test may stop at its first ERROR_IF";
+}
+
+}  // namespace
