@@ -129,7 +129,7 @@ Registration glow_op(OpFn fn) {
   return {.op = std::string(Op::op), .convention = std::string(Op::conv::glow), .fn = std::move(fn)};
 }
 
-// Op's "schema" attribute as Glow's quantization::Schema.
+// Op's schema attribute as Glow's quantization::Schema.
 template <class Op>
 ref::GlowSchema schema_attr(const Attrs& attrs) {
   using is = typename Op::attr::schema_is;

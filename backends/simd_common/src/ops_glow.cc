@@ -53,7 +53,7 @@ float f32_of(std::uint32_t b) {
 }
 
 enum class Schema { kAsymmetric, kSymmetric, kSymmetricWithUint8 };
-// Op's "schema" attribute; the key throws std::invalid_argument (JsonValueError) for another value.
+// Op's schema attribute; the key throws std::invalid_argument (JsonValueError) for another value.
 template <class Op>
 Schema schema_attr(const Json& a) {
   using is = typename Op::attr::schema_is;

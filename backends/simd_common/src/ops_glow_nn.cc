@@ -1,4 +1,4 @@
-// Handlers of Glow's quantized operators (spec/operators_glow.md), convention "glow": FullyConnected,
+// Handlers of Glow's quantized operators (spec/operators_glow.md), convention glow: FullyConnected,
 // Convolution and RowwiseQuantizedFullyConnected (exact accumulators from the 8-bit engines for
 // int8, exact loops for int16, then the Interpreter's float32 bias and output steps), the fused
 // row-wise SparseLengthsWeightedSum, RescaleQuantized, and the selections that keep the input's
