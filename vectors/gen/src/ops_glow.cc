@@ -196,6 +196,16 @@ OJ unit_attrs() {
   qp(a, kOutput<Op>, f32_bits(0, 0), 0);
   return a;
 }
+// Unit parameters except p = fl32(s_x * s_w) = 1/2, s_b = 1/2 and o_y = 1: an accumulator of -1 or 1
+// gives the exact tie fl32(t) * r = -0.5 or 0.5, which the output offset's position decides.
+template <class Op>
+OJ tie_attrs() {
+  OJ a = unit_attrs<Op>();
+  qp(a, kInput<Op>, f32_bits(-1, 0), 0);
+  qp(a, kBias<Op>, f32_bits(-1, 0), 0);
+  qp(a, kOutput<Op>, f32_bits(0, 0), 1);
+  return a;
+}
 Tensor i8(std::string_view n, Dims s, std::vector<std::int64_t> v) {
   return tensor_of(n, DType::I8, std::move(s), std::move(v));
 }
@@ -219,10 +229,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam(
       using Op = cat::glow_fully_connected;
       using In = Op::in;
       // acc = -1, p = 0.5, s_y = 1: t * r = -0.5; round first: -1, + offset 1 = 0 (the Convolution gives 1).
-      OJ tie = unit_attrs<Op>();
-      qp(tie, kInput<Op>, f32_bits(-1, 0), 0);
-      qp(tie, kBias<Op>, f32_bits(-1, 0), 0);
-      qp(tie, kOutput<Op>, f32_bits(0, 0), 1);
+      const OJ tie = tie_attrs<Op>();
       b.add(flagged(make("tie -0.5 with output offset 1: round(-0.5) + 1 = 0",
                          {i8(In::x, {1, 1}, {-1}), i8(In::w, {1, 1}, {1}), i32(In::bias, {1}, {0})}, tie),
                     "tie_offset"));
@@ -326,10 +333,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(
     fam(cat::glow_convolution::op, cat::glow_convolution::conv::glow, 1202, kLinearNotes, [](Rng& r, Builder& b) {
       using Op = cat::glow_convolution;
       using In = Op::in;
-      OJ tie = unit_attrs<Op>();
-      qp(tie, kInput<Op>, f32_bits(-1, 0), 0);
-      qp(tie, kBias<Op>, f32_bits(-1, 0), 0);
-      qp(tie, kOutput<Op>, f32_bits(0, 0), 1);
+      const OJ tie = tie_attrs<Op>();
       // The FullyConnected tie case as a 1x1 convolution: round(-0.5 + 1) = 1, not 0.
       b.add(flagged(make("tie -0.5 with output offset 1: round(0.5) = 1",
                          {i8(In::x, {1, 1, 1, 1}, {-1}), i8(In::w, {1, 1, 1, 1}, {1}), i32(In::bias, {1}, {0})},
@@ -409,10 +413,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(
             for (auto s : v) d.push_back(static_cast<std::int64_t>(s));
             return tensor_of(In::scales, DType::F32, {static_cast<std::int64_t>(v.size())}, d);
           };
-          OJ tie = unit_attrs<Op>();
-          qp(tie, kInput<Op>, f32_bits(-1, 0), 0);
-          qp(tie, kBias<Op>, f32_bits(-1, 0), 0);
-          qp(tie, kOutput<Op>, f32_bits(0, 0), 1);
+          const OJ tie = tie_attrs<Op>();
           b.add(flagged(make("tie -0.5 with output offset 1: round(0.5) = 1 (offset first, as the Convolution)",
                              {i8(In::x, {1, 1}, {-1}), i8(In::w, {1, 1}, {1}), scales({f32_bits(0, 0)}),
                               i32(In::offsets, {1}, {0}), i32(In::bias, {1}, {0})},
