@@ -110,72 +110,62 @@ const Tensor& int8_input(const std::vector<Tensor>& in) {
   return x;
 }
 
-// Registers fn for (Op, convention).
-Registration glow_op(std::string_view op, std::string_view convention, OpFn fn) {
-  return {.op = std::string(op), .convention = std::string(convention), .fn = std::move(fn)};
+// A registration of Op's convention (glow, the Interpreter, unless stated).
+template <class Op>
+Registration glow_op(OpFn fn, std::string_view convention = Op::conv::glow) {
+  return {.op = std::string(Op::op), .convention = std::string(convention), .fn = std::move(fn)};
 }
 using Inputs = std::vector<Tensor>;
 
-QSPEC_REGISTER_REF_OP(
-    glow_op(cat::glow_fully_connected::op, cat::glow_fully_connected::conv::glow, [](const Attrs& a, const Inputs& in) {
-      using Op = cat::glow_fully_connected;
-      const Tensor &x = input(in, Op::in::x), &w = input(in, Op::in::w), &b = input(in, Op::in::bias);
-      const auto p = linear_params<Op>(a, x, w, b);
-      return Inputs{to_tensor(Op::out::y, ro::glow_fully_connected(to_array(x), to_array(w), to_array(b), p), x.dtype)};
-    }));
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_fully_connected>([](const Attrs& a, const Inputs& in) {
+  using Op = cat::glow_fully_connected;
+  const Tensor &x = input(in, Op::in::x), &w = input(in, Op::in::w), &b = input(in, Op::in::bias);
+  const auto p = linear_params<Op>(a, x, w, b);
+  return Inputs{to_tensor(Op::out::y, ro::glow_fully_connected(to_array(x), to_array(w), to_array(b), p), x.dtype)};
+}));
 
-QSPEC_REGISTER_REF_OP(
-    glow_op(cat::glow_convolution::op, cat::glow_convolution::conv::glow, [](const Attrs& a, const Inputs& in) {
-      using Op = cat::glow_convolution;
-      const Tensor &x = input(in, Op::in::x), &w = input(in, Op::in::w), &b = input(in, Op::in::bias);
-      const auto p = linear_params<Op>(a, x, w, b);
-      ro::GlowConvAttrs c;
-      c.stride = pair(a, Op::attr::strides, {1, 1});
-      c.pads = pads(a, Op::attr::pads);
-      c.dilation = pair(a, Op::attr::dilation, {1, 1});
-      c.group = attr::get_or(a, Op::attr::group, std::int64_t{1});
-      return Inputs{to_tensor(Op::out::y, ro::glow_convolution(to_array(x), to_array(w), to_array(b), c, p), x.dtype)};
-    }));
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_convolution>([](const Attrs& a, const Inputs& in) {
+  using Op = cat::glow_convolution;
+  const Tensor &x = input(in, Op::in::x), &w = input(in, Op::in::w), &b = input(in, Op::in::bias);
+  const auto p = linear_params<Op>(a, x, w, b);
+  ro::GlowConvAttrs c;
+  c.stride = pair(a, Op::attr::strides, {1, 1});
+  c.pads = pads(a, Op::attr::pads);
+  c.dilation = pair(a, Op::attr::dilation, {1, 1});
+  c.group = attr::get_or(a, Op::attr::group, std::int64_t{1});
+  return Inputs{to_tensor(Op::out::y, ro::glow_convolution(to_array(x), to_array(w), to_array(b), c, p), x.dtype)};
+}));
 
-QSPEC_REGISTER_REF_OP(glow_op(cat::glow_rowwise_fully_connected::op, cat::glow_rowwise_fully_connected::conv::glow,
-                              [](const Attrs& a, const Inputs& in) {
-                                using Op = cat::glow_rowwise_fully_connected;
-                                const Tensor &x = input(in, Op::in::x), &w = input(in, Op::in::w),
-                                             &b = input(in, Op::in::bias);
-                                const Tensor &scales = input(in, Op::in::scales), &offsets = input(in, Op::in::offsets);
-                                const auto p = linear_params<Op>(a, x, w, b);
-                                require_rank1(scales, Op::in::scales);
-                                require_rank1(offsets, Op::in::offsets);
-                                return Inputs{
-                                    to_tensor(Op::out::y,
-                                              ro::glow_rowwise_fully_connected(to_array(x), to_array(w),
-                                                                               f32_vector(scales, Op::in::scales),
-                                                                               int_vector(offsets), to_array(b), p),
-                                              x.dtype)};
-                              }));
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_rowwise_fully_connected>([](const Attrs& a, const Inputs& in) {
+  using Op = cat::glow_rowwise_fully_connected;
+  const Tensor &x = input(in, Op::in::x), &w = input(in, Op::in::w), &b = input(in, Op::in::bias);
+  const Tensor &scales = input(in, Op::in::scales), &offsets = input(in, Op::in::offsets);
+  const auto p = linear_params<Op>(a, x, w, b);
+  require_rank1(scales, Op::in::scales);
+  require_rank1(offsets, Op::in::offsets);
+  return Inputs{to_tensor(Op::out::y,
+                          ro::glow_rowwise_fully_connected(to_array(x), to_array(w), f32_vector(scales, Op::in::scales),
+                                                           int_vector(offsets), to_array(b), p),
+                          x.dtype)};
+}));
 
-QSPEC_REGISTER_REF_OP(glow_op(cat::glow_fused_rowwise_sparse_lengths_weighted_sum::op,
-                              cat::glow_fused_rowwise_sparse_lengths_weighted_sum::conv::glow,
-                              [](const Attrs&, const Inputs& in) {
-                                using Op = cat::glow_fused_rowwise_sparse_lengths_weighted_sum;
-                                const Tensor &data = input(in, Op::in::data), &weights = input(in, Op::in::weights);
-                                const Tensor &indices = input(in, Op::in::indices),
-                                             &lengths = input(in, Op::in::lengths);
-                                if (data.dtype != DType::U8)
-                                  throw ref::ErrorIf("ERROR_IF: data must be uint8 (UInt8FusedQTy)");
-                                if (indices.dtype != DType::I32 && indices.dtype != DType::I64)
-                                  throw ref::ErrorIf("ERROR_IF: indices must be int32 or int64");
-                                if (lengths.dtype != DType::I32) throw ref::ErrorIf("ERROR_IF: lengths must be int32");
-                                require_rank1(weights, Op::in::weights);
-                                require_rank1(indices, Op::in::indices);
-                                require_rank1(lengths, Op::in::lengths);
-                                const auto y = ro::glow_fused_rowwise_sparse_lengths_weighted_sum(
-                                    to_array(data), f32_vector(weights, Op::in::weights), int_vector(indices),
-                                    int_vector(lengths));
-                                Tensor t{std::string(Op::out::y), DType::F32, y.shape, {}};
-                                for (auto v : y.data) t.data.push_back(static_cast<std::int64_t>(v));
-                                return Inputs{t};
-                              }));
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_fused_rowwise_sparse_lengths_weighted_sum>([](const Attrs&, const Inputs& in) {
+  using Op = cat::glow_fused_rowwise_sparse_lengths_weighted_sum;
+  const Tensor &data = input(in, Op::in::data), &weights = input(in, Op::in::weights);
+  const Tensor &indices = input(in, Op::in::indices), &lengths = input(in, Op::in::lengths);
+  if (data.dtype != DType::U8) throw ref::ErrorIf("ERROR_IF: data must be uint8 (UInt8FusedQTy)");
+  if (indices.dtype != DType::I32 && indices.dtype != DType::I64)
+    throw ref::ErrorIf("ERROR_IF: indices must be int32 or int64");
+  if (lengths.dtype != DType::I32) throw ref::ErrorIf("ERROR_IF: lengths must be int32");
+  require_rank1(weights, Op::in::weights);
+  require_rank1(indices, Op::in::indices);
+  require_rank1(lengths, Op::in::lengths);
+  const auto y = ro::glow_fused_rowwise_sparse_lengths_weighted_sum(
+      to_array(data), f32_vector(weights, Op::in::weights), int_vector(indices), int_vector(lengths));
+  Tensor t{std::string(Op::out::y), DType::F32, y.shape, {}};
+  for (auto v : y.data) t.data.push_back(static_cast<std::int64_t>(v));
+  return Inputs{t};
+}));
 
 // RescaleQuantized: Glow's Interpreter (convention glow) or CPU backend (glow.cpu).
 OpFn rescale(ro::GlowBackend backend) {
@@ -187,26 +177,24 @@ OpFn rescale(ro::GlowBackend backend) {
     return Inputs{to_tensor(Op::out::y, y, DType::I8)};
   };
 }
-QSPEC_REGISTER_REF_OP(glow_op(cat::glow_rescale::op, cat::glow_rescale::conv::glow,
-                              rescale(ro::GlowBackend::Interpreter)));
-QSPEC_REGISTER_REF_OP(glow_op(cat::glow_rescale::op, cat::glow_rescale::conv::glow_cpu, rescale(ro::GlowBackend::Cpu)));
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_rescale>(rescale(ro::GlowBackend::Interpreter)));
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_rescale>(rescale(ro::GlowBackend::Cpu), cat::glow_rescale::conv::glow_cpu));
 
-QSPEC_REGISTER_REF_OP(
-    glow_op(cat::glow_reshape::op, cat::glow_reshape::conv::glow, [](const Attrs& a, const Inputs& in) {
-      using Op = cat::glow_reshape;
-      const Tensor& x = int8_input<Op>(in);
-      return with_qparams<Op>(
-          {to_tensor(Op::out::y, ro::glow_reshape(to_array(x), attr::get(a, Op::attr::shape)), DType::I8)}, a);
-    }));
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_reshape>([](const Attrs& a, const Inputs& in) {
+  using Op = cat::glow_reshape;
+  const Tensor& x = int8_input<Op>(in);
+  return with_qparams<Op>(
+      {to_tensor(Op::out::y, ro::glow_reshape(to_array(x), attr::get(a, Op::attr::shape)), DType::I8)}, a);
+}));
 
-QSPEC_REGISTER_REF_OP(glow_op(cat::glow_slice::op, cat::glow_slice::conv::glow, [](const Attrs& a, const Inputs& in) {
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_slice>([](const Attrs& a, const Inputs& in) {
   using Op = cat::glow_slice;
   const Tensor& x = int8_input<Op>(in);
   const auto start = attr::get(a, Op::attr::start), size = attr::get(a, Op::attr::size);
   return with_qparams<Op>({to_tensor(Op::out::y, ro::glow_slice(to_array(x), start, size), DType::I8)}, a);
 }));
 
-QSPEC_REGISTER_REF_OP(glow_op(cat::glow_gather::op, cat::glow_gather::conv::glow, [](const Attrs& a, const Inputs& in) {
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_gather>([](const Attrs& a, const Inputs& in) {
   using Op = cat::glow_gather;
   const Tensor& x = int8_input<Op>(in);
   const Tensor& idx = input(in, Op::in::indices);
@@ -216,7 +204,7 @@ QSPEC_REGISTER_REF_OP(glow_op(cat::glow_gather::op, cat::glow_gather::conv::glow
   return with_qparams<Op>({to_tensor(Op::out::y, ro::glow_gather(to_array(x), to_i64(idx), b), DType::I8)}, a);
 }));
 
-QSPEC_REGISTER_REF_OP(glow_op(cat::glow_topk::op, cat::glow_topk::conv::glow, [](const Attrs& a, const Inputs& in) {
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_topk>([](const Attrs& a, const Inputs& in) {
   using Op = cat::glow_topk;
   const Tensor& x = int8_input<Op>(in);
   const auto [values, indices] = ro::glow_topk(to_array(x), attr::get(a, Op::attr::k));
@@ -224,18 +212,16 @@ QSPEC_REGISTER_REF_OP(glow_op(cat::glow_topk::op, cat::glow_topk::conv::glow, []
   return with_qparams<Op>({to_tensor(Op::out::values, values, DType::I8), it}, a);
 }));
 
-QSPEC_REGISTER_REF_OP(glow_op(cat::glow_max_pool::op, cat::glow_max_pool::conv::glow,
-                              [](const Attrs& a, const Inputs& in) {
-                                using Op = cat::glow_max_pool;
-                                const Tensor& x = int8_input<Op>(in);
-                                ro::GlowPoolAttrs p;
-                                p.kernel = pair(a, Op::attr::kernels, {1, 1});
-                                p.stride = pair(a, Op::attr::strides, {1, 1});
-                                p.pads = pads(a, Op::attr::pads);
-                                const GlowQParams q = kept_qparams<Op>(a);
-                                return with_qparams<Op>(
-                                    {to_tensor(Op::out::y, ro::glow_max_pool(to_array(x), p, q.offset), DType::I8)}, a);
-                              }));
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_max_pool>([](const Attrs& a, const Inputs& in) {
+  using Op = cat::glow_max_pool;
+  const Tensor& x = int8_input<Op>(in);
+  ro::GlowPoolAttrs p;
+  p.kernel = pair(a, Op::attr::kernels, {1, 1});
+  p.stride = pair(a, Op::attr::strides, {1, 1});
+  p.pads = pads(a, Op::attr::pads);
+  const GlowQParams q = kept_qparams<Op>(a);
+  return with_qparams<Op>({to_tensor(Op::out::y, ro::glow_max_pool(to_array(x), p, q.offset), DType::I8)}, a);
+}));
 
 }  // namespace
 }  // namespace qspec::refops
