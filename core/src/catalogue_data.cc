@@ -430,17 +430,23 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "glow.bias_params",
   "summary": "Glow specializeBiasQuantizationParams: the int32 bias scale and offset.",
   "spec": "spec/glow.md",
-  "inputs": [{"name": "scales", "dtypes": ["float32"]}],
-  "outputs": [{"name": "scale", "dtypes": ["float32"]}, {"name": "offset", "dtypes": ["int32"]}],
+  "inputs": [
+    {"name": "scales", "dtypes": ["float32"], "doc": "float32 [3]: (input scale, weights scale, profiled bias scale); REQUIRE finite, with a finite product"}
+  ],
+  "outputs": [
+    {"name": "scale", "dtypes": ["float32"], "doc": "float32 [1]: p = fl32(input scale * weights scale) if p > profiled bias scale, else the profiled bias scale"},
+    {"name": "offset", "dtypes": ["int32"], "doc": "int32 [1]: 0 for an int32 bias, else bias_offset"}
+  ],
   "attributes": {
-    "bias_offset": {"type": "int", "doc": ""},
-    "precision": {"type": "dtype", "values": ["int8", "int16", "int32"], "doc": ""}
+    "bias_offset": {"type": "int", "doc": "the profiled bias offset (zero point); kept unless precision is int32"},
+    "precision": {"type": "dtype", "values": ["int8", "int16", "int32"], "doc": "the bias element type; int32 forces the offset to 0"}
   },
   "conventions": [
     {
       "name": "glow",
       "clauses": ["glow.bias_int32"],
       "description": "Glow specializeBiasQuantizationParams: offset 0 for int32, scale = max(fl32(input_scale * weights_scale), profiled bias scale)",
+      "source": "Glow lib/Quantization/Base/Base.cpp specializeBiasQuantizationParams",
       "attributes": ["bias_offset", "precision"],
       "vectors": "glow.bias_params/glow.json",
       "required_flags": ["product_wins", "int32_offset_forced", "profile_wins", "equal", "random", "offset_kept"]
@@ -452,11 +458,16 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "glow.choose_params",
   "summary": "Glow chooseQuantizationParams: scale and offset from a profiled range, per schema.",
   "spec": "spec/glow.md",
-  "inputs": [{"name": "range", "dtypes": ["float32"]}],
-  "outputs": [{"name": "scale", "dtypes": ["float32"]}, {"name": "offset", "dtypes": ["int32"]}],
+  "inputs": [
+    {"name": "range", "dtypes": ["float32"], "doc": "float32 [2]: the profiled (min, max); REQUIRE finite, min <= max"}
+  ],
+  "outputs": [
+    {"name": "scale", "dtypes": ["float32"], "doc": "float32 [1]: fl32 of the float64 scale (max - min) / (qmax - qmin), 0.1 if that is 0"},
+    {"name": "offset", "dtypes": ["int32"], "doc": "int32 [1]: the zero point, clamped to [qmin, qmax] and rounded half away from zero"}
+  ],
   "attributes": {
-    "precision": {"type": "dtype", "values": ["int8", "uint8", "int16", "int32"], "doc": ""},
-    "schema": {"type": "enum", "values": ["asymmetric", "symmetric", "symmetric_with_uint8"], "doc": ""}
+    "precision": {"type": "dtype", "values": ["int8", "uint8", "int16", "int32"], "doc": "the quantized element type, giving [qmin, qmax] (int32 is narrowed to [-2^29, 2^29 - 1]); symmetric schemas REQUIRE a signed one"},
+    "schema": {"type": "enum", "values": ["asymmetric", "symmetric", "symmetric_with_uint8"], "doc": "Glow's quantization::Schema: Asymmetric, Symmetric or SymmetricWithUnsigned"}
   },
   "conventions": [
     {
@@ -466,6 +477,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "glow.choose_params.symmetric_with_uint8"
       ],
       "description": "Glow chooseQuantizationParams({min, max}, schema, precision), Calibration::None",
+      "source": "Glow lib/Quantization/Base/Base.cpp chooseQuantizationParams, getQuantizedRange",
       "attributes": ["precision", "schema"],
       "vectors": "glow.choose_params/glow.json",
       "required_flags": [
@@ -481,34 +493,38 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "Glow Interpreter quantized Convolution (NHWC, OHWI) with an int32 bias rescaled in float32.",
   "spec": "spec/operators_glow.md",
   "inputs": [
-    {"name": "x", "dtypes": ["int8", "int16"]},
-    {"name": "w", "dtypes": ["int8", "int16"]},
-    {"name": "bias", "dtypes": ["int8", "int16", "int32"]}
+    {"name": "x", "dtypes": ["int8", "int16"], "doc": "input (N, H, W, C), NHWC; its element type E (int8: Acc int32, int16: Acc int64) is the output's"},
+    {"name": "w", "dtypes": ["int8", "int16"], "doc": "filter (O, KH, KW, C / group); ERROR_IF its type is not E"},
+    {"name": "bias", "dtypes": ["int8", "int16", "int32"], "doc": "bias (O), of type E or int32 (ERROR_IF another)"}
   ],
-  "outputs": [{"name": "y", "dtypes": ["int8", "int16"]}],
+  "outputs": [
+    {"name": "y", "dtypes": ["int8", "int16"], "same_dtype_as": "x", "doc": "output (N, OH, OW, O), OH = floor((H + pt + pb - DH (KH - 1) - 1) / SH) + 1, OW likewise"}
+  ],
   "attributes": {
-    "bias_offset": {"type": "int", "doc": ""},
-    "bias_scale": {"type": "float32", "doc": ""},
-    "dilation": {"type": "int[]", "doc": ""},
-    "group": {"type": "int", "doc": ""},
-    "input_offset": {"type": "int", "doc": ""},
-    "input_scale": {"type": "float32", "doc": ""},
-    "output_offset": {"type": "int", "doc": ""},
-    "output_scale": {"type": "float32", "doc": ""},
-    "pads": {"type": "int[]", "doc": ""},
-    "strides": {"type": "int[]", "doc": ""},
-    "weights_offset": {"type": "int", "doc": ""},
-    "weights_scale": {"type": "float32", "doc": ""}
+    "bias_offset": {"type": "int", "doc": "o_b, the offset (zero point) of bias; REQUIRE b - o_b in int32"},
+    "bias_scale": {"type": "float32", "doc": "s_b, the scale of bias; the bias is rescaled by fl32(s_b / p), p = fl32(s_x * s_w)"},
+    "dilation": {"type": "int[]", "doc": "[DH, DW], each >= 1 (ERROR_IF); default [1, 1]"},
+    "group": {"type": "int", "doc": "g >= 1 dividing C and O (ERROR_IF); default 1"},
+    "input_offset": {"type": "int", "doc": "o_x, the offset (zero point) of x and the code of the skipped padding; REQUIRE int32"},
+    "input_scale": {"type": "float32", "doc": "s_x, the scale of x; REQUIRE finite and positive"},
+    "output_offset": {"type": "int", "doc": "o_y, the offset of y, added before the rounding; REQUIRE int32"},
+    "output_scale": {"type": "float32", "doc": "s_y, the scale of y; REQUIRE finite and positive"},
+    "pads": {"type": "int[]", "doc": "[top, left, bottom, right] (PaddingTLBR), each >= 0 (ERROR_IF); default [0, 0, 0, 0]"},
+    "strides": {"type": "int[]", "doc": "[SH, SW], each >= 1 (ERROR_IF); default [1, 1]"},
+    "weights_offset": {"type": "int", "doc": "o_w, the offset (zero point) of w; REQUIRE int32"},
+    "weights_scale": {"type": "float32", "doc": "s_w, the scale of w; REQUIRE finite and positive"}
   },
   "conventions": [
     {
       "name": "glow",
       "clauses": ["glow.op.convolution"],
       "description": "Glow Interpreter quantized Convolution (NHWC, OHWI filter): padding skipped, output offset added before std::round",
+      "source": "Glow lib/Backends/Interpreter/InterpreterNodes.cpp fwdConvolutionInstQuantizedImpl (commit 0001149e)",
       "attributes": [
-        "bias_offset", "bias_scale", "dilation", "group", "input_offset", "input_scale",
-        "output_offset", "output_scale", "pads", "strides", "weights_offset", "weights_scale"
+        "bias_offset", "bias_scale", "input_offset", "input_scale", "output_offset", "output_scale",
+        "weights_offset", "weights_scale"
       ],
+      "optional_attributes": ["dilation", "group", "pads", "strides"],
       "vectors": "ops/glow/convolution.json",
       "required_flags": ["tie_offset", "float_sum", "large_bias", "int16"]
     }
@@ -520,26 +536,27 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "Glow Interpreter quantized FullyConnected with a rescaled bias.",
   "spec": "spec/operators_glow.md",
   "inputs": [
-    {"name": "x", "dtypes": ["int8", "int16"]},
-    {"name": "w", "dtypes": ["int8", "int16"]},
-    {"name": "bias", "dtypes": ["int8", "int16", "int32"]}
+    {"name": "x", "dtypes": ["int8", "int16"], "doc": "input (N, K); its element type E (int8: Acc int32, int16: Acc int64) is the output's"},
+    {"name": "w", "dtypes": ["int8", "int16"], "doc": "weights (K, M); ERROR_IF its type is not E"},
+    {"name": "bias", "dtypes": ["int8", "int16", "int32"], "doc": "bias (M), of type E or int32 (ERROR_IF another)"}
   ],
-  "outputs": [{"name": "y", "dtypes": ["int8", "int16"]}],
+  "outputs": [{"name": "y", "dtypes": ["int8", "int16"], "same_dtype_as": "x", "doc": "output (N, M)"}],
   "attributes": {
-    "bias_offset": {"type": "int", "doc": ""},
-    "bias_scale": {"type": "float32", "doc": ""},
-    "input_offset": {"type": "int", "doc": ""},
-    "input_scale": {"type": "float32", "doc": ""},
-    "output_offset": {"type": "int", "doc": ""},
-    "output_scale": {"type": "float32", "doc": ""},
-    "weights_offset": {"type": "int", "doc": ""},
-    "weights_scale": {"type": "float32", "doc": ""}
+    "bias_offset": {"type": "int", "doc": "o_b, the offset (zero point) of bias; REQUIRE b - o_b in int32"},
+    "bias_scale": {"type": "float32", "doc": "s_b, the scale of bias; the bias is rescaled by fl32(s_b / p), p = fl32(s_w * s_x)"},
+    "input_offset": {"type": "int", "doc": "o_x, the offset (zero point) of x; REQUIRE int32"},
+    "input_scale": {"type": "float32", "doc": "s_x, the scale of x; REQUIRE finite and positive"},
+    "output_offset": {"type": "int", "doc": "o_y, the offset of y, added after the rounding; REQUIRE int32"},
+    "output_scale": {"type": "float32", "doc": "s_y, the scale of y; REQUIRE finite and positive"},
+    "weights_offset": {"type": "int", "doc": "o_w, the offset (zero point) of w; REQUIRE int32"},
+    "weights_scale": {"type": "float32", "doc": "s_w, the scale of w; REQUIRE finite and positive"}
   },
   "conventions": [
     {
       "name": "glow",
       "clauses": ["glow.op.fully_connected"],
       "description": "Glow Interpreter quantized FullyConnected: int32 bias rescaled with a float32 ratio, output offset added after std::round",
+      "source": "Glow lib/Backends/Interpreter/InterpreterNodes.cpp fwdFullyConnectedInstQuantizedImpl (commit 0001149e)",
       "attributes": [
         "bias_offset", "bias_scale", "input_offset", "input_scale", "output_offset", "output_scale",
         "weights_offset", "weights_scale"
@@ -554,14 +571,17 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "glow.fused_rowwise_dequantize",
   "summary": "Glow UInt8FusedQTy row-wise dequantization (scale and offset stored after each row).",
   "spec": "spec/glow.md",
-  "inputs": [{"name": "x", "dtypes": ["uint8"]}],
-  "outputs": [{"name": "y", "dtypes": ["float32"]}],
+  "inputs": [
+    {"name": "x", "dtypes": ["uint8"], "doc": "[rows, cols + 8], cols >= 1 (ERROR_IF): each row's cols codes, then its float32 scale and offset as 4 little-endian bytes each"}
+  ],
+  "outputs": [{"name": "y", "dtypes": ["float32"], "doc": "[rows, cols]: fl32(fl32(q * scale) + offset)"}],
   "attributes": {},
   "conventions": [
     {
       "name": "glow",
       "clauses": ["glow.fused_rowwise"],
       "description": "Glow UInt8FusedQTy dequantize: fl32(fl32(q * scale) + offset), scale and offset read from the row's last 8 bytes (little-endian float32)",
+      "source": "Glow include/glow/Quantization/Base/Base.h dequantizeWithFloatOffset; lib/Quantization/Base/Base.cpp dequantizeFusedRowwiseTensorUtil",
       "attributes": [],
       "vectors": "glow.fused_rowwise_dequantize/glow.json",
       "required_flags": ["all_codes", "degenerate_row", "random", "invalid_shape"]
@@ -573,14 +593,19 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "glow.fused_rowwise_quantize",
   "summary": "Glow fused row-wise quantization to uint8 with float32 scale and offset appended per row.",
   "spec": "spec/glow.md",
-  "inputs": [{"name": "x", "dtypes": ["float32"]}],
-  "outputs": [{"name": "y", "dtypes": ["uint8"]}],
+  "inputs": [
+    {"name": "x", "dtypes": ["float32"], "doc": "[rows, cols], a non-empty matrix (ERROR_IF otherwise); REQUIRE finite elements"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["uint8"], "doc": "[rows, cols + 8]: each row's codes, then its float32 scale and offset (= the row minimum) as 4 little-endian bytes each"}
+  ],
   "attributes": {},
   "conventions": [
     {
       "name": "glow",
       "clauses": ["glow.fused_rowwise"],
       "description": "Glow tensorFusedRowwiseQuantization<float>: per row scale (max-min)/255 in double, offset min, q = roundf((x - min) / scale); scale, offset appended LE",
+      "source": "Glow include/glow/Quantization/Base/Base.h tensorFusedRowwiseQuantization, quantizeWithFloatOffset",
       "attributes": [],
       "vectors": "glow.fused_rowwise_quantize/glow.json",
       "required_flags": [
@@ -596,18 +621,19 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "Glow FusedRowwiseQuantizedSparseLengthsWeightedSum: float32 accumulation of dequantized rows in index order.",
   "spec": "spec/operators_glow.md",
   "inputs": [
-    {"name": "data", "dtypes": ["int8", "uint8"]},
-    {"name": "weights", "dtypes": ["float32"]},
-    {"name": "indices", "dtypes": ["int32", "int64"]},
-    {"name": "lengths", "dtypes": ["int32"]}
+    {"name": "data", "dtypes": ["int8", "uint8"], "doc": "uint8 (R, C + 8), C >= 1: glow.fused_rowwise rows (codes, then float32 scale and offset, little-endian); ERROR_IF not uint8"},
+    {"name": "weights", "dtypes": ["float32"], "doc": "(L): the weight of each position"},
+    {"name": "indices", "dtypes": ["int32", "int64"], "doc": "(L): the data row of each position; REQUIRE 0 <= index < R where read"},
+    {"name": "lengths", "dtypes": ["int32"], "doc": "(S): consecutive segment lengths, each >= 0 with sum <= L (ERROR_IF); positions past the sum are not read"}
   ],
-  "outputs": [{"name": "y", "dtypes": ["float32"]}],
+  "outputs": [{"name": "y", "dtypes": ["float32"], "doc": "(S, C): per segment, the float32 sum of dequantized rows times weights in index order (+0 if empty)"}],
   "attributes": {},
   "conventions": [
     {
       "name": "glow",
       "clauses": ["glow.op.fused_rowwise_sparse_lengths_weighted_sum", "glow.fused_rowwise"],
       "description": "Glow Interpreter FusedRowwiseQuantizedSparseLengthsWeightedSum: float32 accumulation in index order",
+      "source": "Glow lib/Backends/Interpreter/InterpreterNodes.cpp fwdFusedRowwiseQuantizedSparseLengthsWeightedSumImpl",
       "attributes": [],
       "vectors": "ops/glow/fused_rowwise_sparse_lengths_weighted_sum.json",
       "required_flags": ["glow_unit_test", "order", "empty_segment", "unused_indices"]
@@ -619,24 +645,28 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "glow.gather",
   "summary": "Glow Gather on int8: rows selected by indices; the output keeps the input parameters.",
   "spec": "spec/operators_glow.md",
-  "inputs": [{"name": "x", "dtypes": ["int8"]}, {"name": "indices", "dtypes": ["int32", "int64", "float32"]}],
+  "inputs": [
+    {"name": "x", "dtypes": ["int8"], "doc": "the data codes"},
+    {"name": "indices", "dtypes": ["int32", "int64", "float32"], "doc": "the selected positions along axis batch_dims; ERROR_IF not int32 or int64; REQUIRE 0 <= index < x.shape[batch_dims]"}
+  ],
   "outputs": [
-    {"name": "y", "dtypes": ["int8"]},
-    {"name": "scale", "dtypes": ["float32"]},
-    {"name": "offset", "dtypes": ["int32"]}
+    {"name": "y", "dtypes": ["int8"], "doc": "Y[s, j, u] = X[s, I[j], u]: x's first batch_dims axes, indices' axes, x's axes after batch_dims"},
+    {"name": "scale", "dtypes": ["float32"], "doc": "float32 [1]: the scale Glow gives y, input_scale"},
+    {"name": "offset", "dtypes": ["int32"], "doc": "int32 [1]: the offset Glow gives y, input_offset"}
   ],
   "attributes": {
-    "batch_dims": {"type": "int", "doc": ""},
-    "input_offset": {"type": "int", "doc": ""},
-    "input_scale": {"type": "float32", "doc": ""},
-    "output_offset": {"type": "int", "doc": ""},
-    "output_scale": {"type": "float32", "doc": ""}
+    "batch_dims": {"type": "int", "doc": "b, the number of leading batch axes, 0 <= b < rank(x) (ERROR_IF); default 0"},
+    "input_offset": {"type": "int", "doc": "o_x, the offset (zero point) of x; REQUIRE int32"},
+    "input_scale": {"type": "float32", "doc": "s_x, the scale of x; REQUIRE finite and positive"},
+    "output_offset": {"type": "int", "doc": "the offset the graph requests for y; Glow ignores it (glow.op.keeps_input_qparams)"},
+    "output_scale": {"type": "float32", "doc": "the scale the graph requests for y; Glow ignores it (glow.op.keeps_input_qparams)"}
   },
   "conventions": [
     {
       "name": "glow",
       "clauses": ["glow.op.keeps_input_qparams"],
       "description": "Glow Gather on int8: rows selected by indices, the input's scale and offset",
+      "source": "Glow lib/Backends/Interpreter/InterpreterNodes.cpp fwdGatherInstImpl",
       "attributes": ["input_offset", "input_scale", "output_offset", "output_scale"],
       "optional_attributes": ["batch_dims"],
       "vectors": "ops/glow/gather.json",
@@ -649,29 +679,29 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "glow.max_pool",
   "summary": "Glow MaxPool on int8 (NHWC): window maximum; the output keeps the input parameters.",
   "spec": "spec/operators_glow.md",
-  "inputs": [{"name": "x", "dtypes": ["int8"]}],
+  "inputs": [{"name": "x", "dtypes": ["int8"], "doc": "input (N, H, W, C), NHWC (ERROR_IF not rank 4)"}],
   "outputs": [
-    {"name": "y", "dtypes": ["int8"]},
-    {"name": "scale", "dtypes": ["float32"]},
-    {"name": "offset", "dtypes": ["int32"]}
+    {"name": "y", "dtypes": ["int8"], "doc": "(N, OH, OW, C), OH = floor((H + pt + pb - KH) / SH) + 1, OW likewise; a window entirely in the padding gives input_offset"},
+    {"name": "scale", "dtypes": ["float32"], "doc": "float32 [1]: the scale Glow gives y, input_scale"},
+    {"name": "offset", "dtypes": ["int32"], "doc": "int32 [1]: the offset Glow gives y, input_offset"}
   ],
   "attributes": {
-    "input_offset": {"type": "int", "doc": ""},
-    "input_scale": {"type": "float32", "doc": ""},
-    "kernels": {"type": "int[]", "doc": ""},
-    "output_offset": {"type": "int", "doc": ""},
-    "output_scale": {"type": "float32", "doc": ""},
-    "pads": {"type": "int[]", "doc": ""},
-    "strides": {"type": "int[]", "doc": ""}
+    "input_offset": {"type": "int", "doc": "o_x, the offset (zero point) of x; REQUIRE int32"},
+    "input_scale": {"type": "float32", "doc": "s_x, the scale of x; REQUIRE finite and positive"},
+    "kernels": {"type": "int[]", "doc": "[KH, KW], each >= 1 and within the padded input (ERROR_IF); default [1, 1]"},
+    "output_offset": {"type": "int", "doc": "the offset the graph requests for y; Glow ignores it (glow.op.keeps_input_qparams)"},
+    "output_scale": {"type": "float32", "doc": "the scale the graph requests for y; Glow ignores it (glow.op.keeps_input_qparams)"},
+    "pads": {"type": "int[]", "doc": "[top, left, bottom, right], each >= 0 (ERROR_IF); default [0, 0, 0, 0]"},
+    "strides": {"type": "int[]", "doc": "[SH, SW], each >= 1 (ERROR_IF); default [1, 1]"}
   },
   "conventions": [
     {
       "name": "glow",
       "clauses": ["glow.op.keeps_input_qparams"],
       "description": "Glow MaxPool on int8 (NHWC): window max; a window of padding only gives the offset",
-      "attributes": [
-        "input_offset", "input_scale", "kernels", "output_offset", "output_scale", "pads", "strides"
-      ],
+      "source": "Glow lib/Backends/Interpreter/InterpreterNodes.cpp fwdMaxPool",
+      "attributes": ["input_offset", "input_scale", "output_offset", "output_scale"],
+      "optional_attributes": ["kernels", "pads", "strides"],
       "vectors": "ops/glow/max_pool.json",
       "required_flags": ["empty_window"]
     }
@@ -683,19 +713,20 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "Glow RescaleQuantized: int8 codes moved from one (scale, offset) to another.",
   "spec": "spec/operators_glow.md",
   "elementwise": true,
-  "inputs": [{"name": "x", "dtypes": ["int8", "int16"]}],
-  "outputs": [{"name": "y", "dtypes": ["int8"]}],
+  "inputs": [{"name": "x", "dtypes": ["int8", "int16"], "doc": "the int8 codes (ERROR_IF another type)"}],
+  "outputs": [{"name": "y", "dtypes": ["int8"], "doc": "the int8 codes of the same reals under the output parameters, saturated"}],
   "attributes": {
-    "input_offset": {"type": "int", "doc": ""},
-    "input_scale": {"type": "float32", "doc": ""},
-    "output_offset": {"type": "int", "doc": ""},
-    "output_scale": {"type": "float32", "doc": ""}
+    "input_offset": {"type": "int", "doc": "o_x, the offset (zero point) of x (glow.cpu: REQUIRE int32)"},
+    "input_scale": {"type": "float32", "doc": "s_x, the scale of x; REQUIRE finite (glow.cpu: and positive)"},
+    "output_offset": {"type": "int", "doc": "o_y, the offset (zero point) of y; REQUIRE int32"},
+    "output_scale": {"type": "float32", "doc": "s_y, the scale of y; REQUIRE finite and nonzero (glow.cpu: positive; (pre, post, S) = glow.rescale_params(fl32(s_x / s_y)))"}
   },
   "conventions": [
     {
       "name": "glow",
       "clauses": ["glow.op.rescale", "glow.rescale_float"],
       "description": "Glow Interpreter RescaleQuantized: quantize(dequantize(x)) in float32 per element",
+      "source": "Glow lib/Backends/Interpreter/InterpreterNodes.cpp fwdRescaleQuantizedInst",
       "attributes": ["input_offset", "input_scale", "output_offset", "output_scale"],
       "vectors": "ops/glow/rescale.json",
       "required_flags": ["saturation"]
@@ -704,6 +735,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "glow.cpu",
       "clauses": ["glow.op.rescale", "glow.rescale_integer", "glow.rescale_params"],
       "description": "Glow CPU RescaleQuantized: integer pre-shift, ~9-bit multiplier, rounding post-shift",
+      "source": "Glow lib/LLVMIRCodeGen/LLVMIRGen.cpp RescaleQuantizedInstKind; lib/Backends/CPU/libjit/libjit.cpp libjit_rescale_i8",
       "attributes": ["input_offset", "input_scale", "output_offset", "output_scale"],
       "vectors": "ops/glow/rescale_cpu.json",
       "required_flags": ["saturation"]
@@ -716,11 +748,11 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "Glow quantizeScaleOffset32To8: the integer (pre, post, multiplier) of a float scale.",
   "spec": "spec/glow.md",
   "elementwise": true,
-  "inputs": [{"name": "scale", "dtypes": ["float32"]}],
+  "inputs": [{"name": "scale", "dtypes": ["float32"], "doc": "the float scales; REQUIRE finite, > 0, and S < 2^31"}],
   "outputs": [
-    {"name": "pre", "dtypes": ["int32"]},
-    {"name": "post", "dtypes": ["int32"]},
-    {"name": "multiplier", "dtypes": ["int32"]}
+    {"name": "pre", "dtypes": ["int32"], "doc": "the right shift applied to the input before the multiply"},
+    {"name": "post", "dtypes": ["int32"], "doc": "the rounding right shift applied after the multiply"},
+    {"name": "multiplier", "dtypes": ["int32"], "doc": "S = round_half_away(scale * 2^(pre + post)), about 9 significant bits; scale ~ S * 2^-(pre + post)"}
   ],
   "attributes": {},
   "conventions": [
@@ -728,6 +760,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "glow",
       "clauses": ["glow.rescale_params"],
       "description": "Glow quantizeScaleOffset32To8: (pre, post, S) with S = roundf(scale * 2^(pre+post)), about 9 significant bits",
+      "source": "Glow lib/Quantization/Base/Base.cpp quantizeScaleOffset32To8",
       "attributes": [],
       "vectors": "glow.rescale_params/glow.json",
       "required_flags": ["power_of_two", "documented", "loop_boundary", "pre_limited", "random"]
@@ -739,24 +772,25 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "glow.reshape",
   "summary": "Glow Reshape on int8: the same codes in a new shape, the input parameters kept.",
   "spec": "spec/operators_glow.md",
-  "inputs": [{"name": "x", "dtypes": ["int8"]}],
+  "inputs": [{"name": "x", "dtypes": ["int8"], "doc": "the codes"}],
   "outputs": [
-    {"name": "y", "dtypes": ["int8"]},
-    {"name": "scale", "dtypes": ["float32"]},
-    {"name": "offset", "dtypes": ["int32"]}
+    {"name": "y", "dtypes": ["int8"], "doc": "x's codes in the same row-major order, with shape `shape`"},
+    {"name": "scale", "dtypes": ["float32"], "doc": "float32 [1]: the scale Glow gives y, input_scale"},
+    {"name": "offset", "dtypes": ["int32"], "doc": "int32 [1]: the offset Glow gives y, input_offset"}
   ],
   "attributes": {
-    "input_offset": {"type": "int", "doc": ""},
-    "input_scale": {"type": "float32", "doc": ""},
-    "output_offset": {"type": "int", "doc": ""},
-    "output_scale": {"type": "float32", "doc": ""},
-    "shape": {"type": "int[]", "doc": ""}
+    "input_offset": {"type": "int", "doc": "o_x, the offset (zero point) of x; REQUIRE int32"},
+    "input_scale": {"type": "float32", "doc": "s_x, the scale of x; REQUIRE finite and positive"},
+    "output_offset": {"type": "int", "doc": "the offset the graph requests for y; Glow ignores it (glow.op.keeps_input_qparams)"},
+    "output_scale": {"type": "float32", "doc": "the scale the graph requests for y; Glow ignores it (glow.op.keeps_input_qparams)"},
+    "shape": {"type": "int[]", "doc": "the output shape: entries >= 1 whose product is x's element count (ERROR_IF)"}
   },
   "conventions": [
     {
       "name": "glow",
       "clauses": ["glow.op.keeps_input_qparams"],
       "description": "Glow Reshape on int8: same codes, the input's scale and offset",
+      "source": "Glow lib/Backends/Interpreter/InterpreterNodes.cpp fwdTensorViewInst",
       "attributes": ["input_offset", "input_scale", "output_offset", "output_scale", "shape"],
       "vectors": "ops/glow/reshape.json",
       "required_flags": []
@@ -768,17 +802,18 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "glow.rowwise_dequantize",
   "summary": "Glow row-wise dequantization: row i with its own scale and offset.",
   "spec": "spec/glow.md",
-  "inputs": [{"name": "x", "dtypes": ["int8"]}],
-  "outputs": [{"name": "y", "dtypes": ["float32"]}],
+  "inputs": [{"name": "x", "dtypes": ["int8"], "doc": "[rows, cols], a non-empty matrix (ERROR_IF otherwise)"}],
+  "outputs": [{"name": "y", "dtypes": ["float32"], "doc": "[rows, cols]: glow.dequantize of row i with (scales[i], offsets[i])"}],
   "attributes": {
-    "offsets": {"type": "int[]", "doc": ""},
-    "scales": {"type": "float32[]", "doc": ""}
+    "offsets": {"type": "int[]", "doc": "the offset (zero point) of each row, one per row (ERROR_IF otherwise)"},
+    "scales": {"type": "float32[]", "doc": "the scale of each row, one per row (ERROR_IF otherwise); REQUIRE finite"}
   },
   "conventions": [
     {
       "name": "glow",
       "clauses": ["glow.rowwise", "glow.dequantize"],
       "description": "Glow row-wise dequantize: row i with (scales[i], offsets[i])",
+      "source": "Glow include/glow/Quantization/Base/Base.h quantization::dequantize, per row as tensorRowwiseQuantization's parameters",
       "attributes": ["offsets", "scales"],
       "vectors": "glow.rowwise_dequantize/glow.json",
       "required_flags": ["all_codes", "random", "invalid_row_params"]
@@ -791,26 +826,27 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "Glow RowwiseQuantizedFullyConnected: weights with a scale and offset per row.",
   "spec": "spec/operators_glow.md",
   "inputs": [
-    {"name": "x", "dtypes": ["int8", "int16"]},
-    {"name": "w", "dtypes": ["int8", "int16"]},
-    {"name": "scales", "dtypes": ["float32"]},
-    {"name": "offsets", "dtypes": ["int32"]},
-    {"name": "bias", "dtypes": ["int8", "int16", "int32"]}
+    {"name": "x", "dtypes": ["int8", "int16"], "doc": "input (N, K); its element type E (int8: Acc int32, int16: Acc int64) is the output's"},
+    {"name": "w", "dtypes": ["int8", "int16"], "doc": "weights (M, K), row m quantized with (scales[m], offsets[m]); ERROR_IF its type is not E"},
+    {"name": "scales", "dtypes": ["float32"], "doc": "(M): the scale of each weights row; REQUIRE finite and positive"},
+    {"name": "offsets", "dtypes": ["int32"], "doc": "(M): the offset (zero point) of each weights row"},
+    {"name": "bias", "dtypes": ["int8", "int16", "int32"], "doc": "bias (M), of type E or int32 (ERROR_IF another)"}
   ],
-  "outputs": [{"name": "y", "dtypes": ["int8", "int16"]}],
+  "outputs": [{"name": "y", "dtypes": ["int8", "int16"], "same_dtype_as": "x", "doc": "output (N, M)"}],
   "attributes": {
-    "bias_offset": {"type": "int", "doc": ""},
-    "bias_scale": {"type": "float32", "doc": ""},
-    "input_offset": {"type": "int", "doc": ""},
-    "input_scale": {"type": "float32", "doc": ""},
-    "output_offset": {"type": "int", "doc": ""},
-    "output_scale": {"type": "float32", "doc": ""}
+    "bias_offset": {"type": "int", "doc": "o_b, the offset (zero point) of bias; REQUIRE b - o_b in int32"},
+    "bias_scale": {"type": "float32", "doc": "s_b, the scale of bias; the bias is rescaled by fl32(s_b / p_m), p_m = fl32(scales[m] * s_x)"},
+    "input_offset": {"type": "int", "doc": "o_x, the offset (zero point) of x; REQUIRE int32"},
+    "input_scale": {"type": "float32", "doc": "s_x, the scale of x; REQUIRE finite and positive"},
+    "output_offset": {"type": "int", "doc": "o_y, the offset of y, added before the rounding; REQUIRE int32"},
+    "output_scale": {"type": "float32", "doc": "s_y, the scale of y; REQUIRE finite and positive"}
   },
   "conventions": [
     {
       "name": "glow",
       "clauses": ["glow.op.rowwise_fully_connected"],
       "description": "Glow Interpreter RowwiseQuantizedFullyConnected: per-row weight scale/offset, output offset added before std::round",
+      "source": "Glow lib/Backends/Interpreter/InterpreterNodes.cpp fwdRowwiseQuantizedFullyConnectedInstImpl",
       "attributes": ["bias_offset", "bias_scale", "input_offset", "input_scale", "output_offset", "output_scale"],
       "vectors": "ops/glow/rowwise_fully_connected.json",
       "required_flags": ["tie_offset", "int16"]
@@ -822,20 +858,21 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "glow.rowwise_quantize",
   "summary": "Glow row-wise quantization: per-row chooseQuantizationParams and quantize to int8.",
   "spec": "spec/glow.md",
-  "inputs": [{"name": "x", "dtypes": ["float32"]}],
+  "inputs": [{"name": "x", "dtypes": ["float32"], "doc": "[rows, cols], a non-empty matrix (ERROR_IF otherwise); REQUIRE finite elements"}],
   "outputs": [
-    {"name": "y", "dtypes": ["int8"]},
-    {"name": "scales", "dtypes": ["float32"]},
-    {"name": "offsets", "dtypes": ["int32"]}
+    {"name": "y", "dtypes": ["int8"], "doc": "[rows, cols]: glow.quantize of row i with (scales[i], offsets[i])"},
+    {"name": "scales", "dtypes": ["float32"], "doc": "[rows]: glow.choose_params(min(row i), max(row i), schema, int8).scale"},
+    {"name": "offsets", "dtypes": ["int32"], "doc": "[rows]: the same choice's offset"}
   ],
   "attributes": {
-    "schema": {"type": "enum", "values": ["asymmetric", "symmetric", "symmetric_with_uint8"], "doc": ""}
+    "schema": {"type": "enum", "values": ["asymmetric", "symmetric", "symmetric_with_uint8"], "doc": "Glow's quantization::Schema for every row: Asymmetric, Symmetric or SymmetricWithUnsigned"}
   },
   "conventions": [
     {
       "name": "glow",
       "clauses": ["glow.rowwise"],
       "description": "Glow tensorRowwiseQuantization<float, int32_t, int8_t>: per-row chooseQuantizationParams and quantize",
+      "source": "Glow include/glow/Quantization/Base/Base.h tensorRowwiseQuantization",
       "attributes": ["schema"],
       "vectors": "glow.rowwise_quantize/glow.json",
       "required_flags": [
@@ -850,25 +887,26 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "glow.slice",
   "summary": "Glow Slice on int8: a box of the input, the input parameters kept.",
   "spec": "spec/operators_glow.md",
-  "inputs": [{"name": "x", "dtypes": ["int8"]}],
+  "inputs": [{"name": "x", "dtypes": ["int8"], "doc": "the codes"}],
   "outputs": [
-    {"name": "y", "dtypes": ["int8"]},
-    {"name": "scale", "dtypes": ["float32"]},
-    {"name": "offset", "dtypes": ["int32"]}
+    {"name": "y", "dtypes": ["int8"], "doc": "shape `size`: Y[i] = X[start + i]"},
+    {"name": "scale", "dtypes": ["float32"], "doc": "float32 [1]: the scale Glow gives y, input_scale"},
+    {"name": "offset", "dtypes": ["int32"], "doc": "int32 [1]: the offset Glow gives y, input_offset"}
   ],
   "attributes": {
-    "input_offset": {"type": "int", "doc": ""},
-    "input_scale": {"type": "float32", "doc": ""},
-    "output_offset": {"type": "int", "doc": ""},
-    "output_scale": {"type": "float32", "doc": ""},
-    "size": {"type": "int[]", "doc": ""},
-    "start": {"type": "int[]", "doc": ""}
+    "input_offset": {"type": "int", "doc": "o_x, the offset (zero point) of x; REQUIRE int32"},
+    "input_scale": {"type": "float32", "doc": "s_x, the scale of x; REQUIRE finite and positive"},
+    "output_offset": {"type": "int", "doc": "the offset the graph requests for y; Glow ignores it (glow.op.keeps_input_qparams)"},
+    "output_scale": {"type": "float32", "doc": "the scale the graph requests for y; Glow ignores it (glow.op.keeps_input_qparams)"},
+    "size": {"type": "int[]", "doc": "the extent per axis of x, each >= 1 with start + size <= x.shape (ERROR_IF)"},
+    "start": {"type": "int[]", "doc": "the first index per axis of x, each >= 0 (ERROR_IF)"}
   },
   "conventions": [
     {
       "name": "glow",
       "clauses": ["glow.op.keeps_input_qparams"],
       "description": "Glow Slice on int8: Y[i] = X[start + i], the input's scale and offset",
+      "source": "Glow lib/Backends/Interpreter/InterpreterNodes.cpp fwdExtractTensorInst",
       "attributes": ["input_offset", "input_scale", "output_offset", "output_scale", "size", "start"],
       "vectors": "ops/glow/slice.json",
       "required_flags": []
@@ -880,25 +918,26 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "glow.topk",
   "summary": "Glow TopK on int8: the k largest codes of each row, the input parameters kept.",
   "spec": "spec/operators_glow.md",
-  "inputs": [{"name": "x", "dtypes": ["int8"]}],
+  "inputs": [{"name": "x", "dtypes": ["int8"], "doc": "the codes, rank >= 1 (ERROR_IF); rows along the last axis"}],
   "outputs": [
-    {"name": "values", "dtypes": ["int8"]},
-    {"name": "indices", "dtypes": ["int64"]},
-    {"name": "scale", "dtypes": ["float32"]},
-    {"name": "offset", "dtypes": ["int32"]}
+    {"name": "values", "dtypes": ["int8"], "doc": "x's shape with last axis k: the k largest codes of each row, descending, equal codes by ascending position"},
+    {"name": "indices", "dtypes": ["int64"], "doc": "the positions of values in their row"},
+    {"name": "scale", "dtypes": ["float32"], "doc": "float32 [1]: the scale Glow gives values, input_scale"},
+    {"name": "offset", "dtypes": ["int32"], "doc": "int32 [1]: the offset Glow gives values, input_offset"}
   ],
   "attributes": {
-    "input_offset": {"type": "int", "doc": ""},
-    "input_scale": {"type": "float32", "doc": ""},
-    "k": {"type": "int", "doc": ""},
-    "output_offset": {"type": "int", "doc": ""},
-    "output_scale": {"type": "float32", "doc": ""}
+    "input_offset": {"type": "int", "doc": "o_x, the offset (zero point) of x; REQUIRE int32"},
+    "input_scale": {"type": "float32", "doc": "s_x, the scale of x; REQUIRE finite and positive"},
+    "k": {"type": "int", "doc": "the number of codes kept per row, 1 <= k <= x.shape[-1] (ERROR_IF)"},
+    "output_offset": {"type": "int", "doc": "the offset the graph requests for values; Glow ignores it (glow.op.keeps_input_qparams)"},
+    "output_scale": {"type": "float32", "doc": "the scale the graph requests for values; Glow ignores it (glow.op.keeps_input_qparams)"}
   },
   "conventions": [
     {
       "name": "glow",
       "clauses": ["glow.op.keeps_input_qparams"],
       "description": "Glow TopK on int8: k largest codes descending (ties by position), the input's scale and offset",
+      "source": "Glow lib/Backends/Interpreter/InterpreterNodes.cpp fwdTopK",
       "attributes": ["input_offset", "input_scale", "k", "output_offset", "output_scale"],
       "vectors": "ops/glow/topk.json",
       "required_flags": ["ties"]
@@ -911,16 +950,20 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "Caffe2 uint8 to Glow int8: codes and zero point shifted by 128.",
   "spec": "spec/glow.md",
   "elementwise": true,
-  "inputs": [{"name": "x", "dtypes": ["uint8"]}],
-  "outputs": [{"name": "y", "dtypes": ["int8"]}, {"name": "zero_point", "dtypes": ["int32"]}],
+  "inputs": [{"name": "x", "dtypes": ["uint8"], "doc": "the Caffe2 uint8 codes"}],
+  "outputs": [
+    {"name": "y", "dtypes": ["int8"], "doc": "x - 128"},
+    {"name": "zero_point", "dtypes": ["int32"], "doc": "int32 [1]: the attribute zero_point - 128"}
+  ],
   "attributes": {
-    "zero_point": {"type": "int", "doc": ""}
+    "zero_point": {"type": "int", "doc": "the Caffe2 uint8 zero point, in [0, 255] (ERROR_IF)"}
   },
   "conventions": [
     {
       "name": "glow",
       "clauses": ["glow.uint8_to_int8"],
       "description": "Caffe2 uint8 -> Glow int8: x - 128 and zero_point - 128",
+      "source": "Glow lib/Importer/Caffe2ModelLoader.cpp (UINT8_TO_INT8_SHIFT = 128)",
       "attributes": ["zero_point"],
       "vectors": "glow.uint8_to_int8/glow.json",
       "required_flags": ["all_codes", "random", "invalid_zero_point"]

@@ -5,24 +5,21 @@
 //   op "dequantize" "glow.dequantize": attrs scale, zero_point
 //   op "requantize" "glow.cpu_rescale" / "glow.interpreter_rescale": TVM's attribute names
 //      input_scale, input_zero_point, output_scale, output_zero_point, out_dtype ("int8")
-// Glow-specific ops (convention "glow"):
-//   "glow.choose_params":   input range float32 [2] = (min, max); attrs schema ("asymmetric" |
-//                           "symmetric" | "symmetric_with_uint8"), precision -> scale f32 [1], offset i32 [1]
-//   "glow.bias_params":     input scales float32 [3] = (input, weights, profiled bias); attrs
-//                           bias_offset, precision -> scale f32 [1], offset i32 [1]
-//   "glow.uint8_to_int8":   input x uint8; attr zero_point -> y int8, zero_point i32 [1]
-//   "glow.rowwise_quantize":   input x float32 [rows, cols]; attr schema -> y int8, scales, offsets
-//   "glow.rowwise_dequantize": input x int8 [rows, cols]; attrs scales [f32 bits], offsets -> y f32
-//   "glow.fused_rowwise_quantize":   input x float32 [rows, cols] -> y uint8 [rows, cols + 8]
-//   "glow.fused_rowwise_dequantize": input x uint8 [rows, cols + 8] -> y float32 [rows, cols]
-//   "glow.rescale_params":  input scale float32 [n] -> pre, post, multiplier int32 [n]
+// Glow's own ops (spec/glow.md), each with the one convention glow: parameter choice, bias
+// parameters, the Caffe2 uint8 -> int8 shift, row-wise and fused row-wise (de)quantization and the
+// rescale parameters. Their tensors and attributes are in spec/catalogue/glow.*.json (spec/ops.md)
+// and are named here through the typed keys (qspec::cat::glow_*).
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
+#include "qspec/catalogue/keys.h"
 #include "qspec/core/json_values.h"
 #include "qspec/ref/glow.h"
 #include "qspec/refops.h"
+#include "qspec/refops/tensor_args.h"
 
 namespace qspec::refops {
 namespace {
@@ -41,31 +38,6 @@ DType dtype_attr(const Attrs& attrs, const char* key) {
   const auto t = dtype_from_name(name);
   if (!t || is_float(*t)) throw JsonValueError(std::string("attribute '") + key + "': not an integer dtype: " + name);
   return *t;
-}
-
-std::vector<std::uint32_t> attr_f32_array(const Attrs& attrs, const char* key) {
-  if (!has_attr(attrs, key)) throw JsonValueError(std::string("missing attribute '") + key + "'");
-  const auto& a = attrs.at(key);
-  if (!a.is_array()) throw JsonValueError(std::string("attribute '") + key + "': must be an array of float32 bits");
-  std::vector<std::uint32_t> v;
-  for (const auto& e : a) v.push_back(json_to_f32(e));
-  return v;
-}
-std::vector<std::int64_t> attr_int_array(const Attrs& attrs, const char* key) {
-  if (!has_attr(attrs, key)) throw JsonValueError(std::string("missing attribute '") + key + "'");
-  const auto& a = attrs.at(key);
-  if (!a.is_array()) throw JsonValueError(std::string("attribute '") + key + "': must be an array of integers");
-  std::vector<std::int64_t> v;
-  for (const auto& e : a) v.push_back(json_to_int(e));
-  return v;
-}
-
-ref::GlowSchema schema_attr(const Attrs& attrs) {
-  const std::string s = attr_str(attrs, "schema");
-  if (s == "asymmetric") return ref::GlowSchema::Asymmetric;
-  if (s == "symmetric") return ref::GlowSchema::Symmetric;
-  if (s == "symmetric_with_uint8") return ref::GlowSchema::SymmetricWithUint8;
-  throw JsonValueError("attribute 'schema': asymmetric, symmetric or symmetric_with_uint8, not " + s);
 }
 
 void require_dtype(DType t, std::initializer_list<DType> allowed, const std::string& what) {
@@ -94,8 +66,12 @@ std::uint32_t read_le(const std::vector<std::int64_t>& bytes, std::size_t at) {
   return v;
 }
 
-Tensor scalar_f32(const char* name, std::uint32_t bits) { return Tensor{name, DType::F32, {1}, {static_cast<std::int64_t>(bits)}}; }
-Tensor scalar_i32(const char* name, const Int& v) { return Tensor{name, DType::I32, {1}, {static_cast<std::int64_t>(v)}}; }
+Tensor scalar_f32(std::string_view name, std::uint32_t bits) {
+  return Tensor{std::string(name), DType::F32, {1}, {static_cast<std::int64_t>(bits)}};
+}
+Tensor scalar_i32(std::string_view name, const Int& v) {
+  return Tensor{std::string(name), DType::I32, {1}, {static_cast<std::int64_t>(v)}};
+}
 
 // ---- shared ops ----
 
@@ -147,134 +123,134 @@ QSPEC_REGISTER_REF_OP({.op = "requantize",
 
 // ---- Glow's own ops ----
 
-QSPEC_REGISTER_REF_OP(
-    {.op = "glow.choose_params",
-     .convention = "glow",
-     .fn = [](const Attrs& attrs, const std::vector<Tensor>& inputs) {
-       const Tensor& range = input_named(inputs, "range");
-       if (range.dtype != DType::F32 || range.data.size() != 2)
-         throw JsonValueError("glow.choose_params: input 'range' must be float32 (min, max)");
-       const DType precision = dtype_attr(attrs, "precision");
-       require_dtype(precision, {DType::I8, DType::U8, DType::I16, DType::I32}, "glow.choose_params");
-       const auto p = ref::glow_choose_params(static_cast<std::uint32_t>(range.data[0]),
-                                              static_cast<std::uint32_t>(range.data[1]), schema_attr(attrs), precision);
-       return std::vector<Tensor>{scalar_f32("scale", p.scale), scalar_i32("offset", p.offset)};
-     }});
+// A registration of Op's convention glow (the one convention of each of Glow's own ops).
+template <class Op>
+Registration glow_op(OpFn fn) {
+  return {.op = std::string(Op::op), .convention = std::string(Op::conv::glow), .fn = std::move(fn)};
+}
 
-QSPEC_REGISTER_REF_OP({.op = "glow.bias_params",
-                       .convention = "glow",
-                       .fn = [](const Attrs& attrs, const std::vector<Tensor>& inputs) {
-                         const Tensor& s = input_named(inputs, "scales");
-                         if (s.dtype != DType::F32 || s.data.size() != 3)
-                           throw JsonValueError("glow.bias_params: input 'scales' must be float32 (input, weights, bias)");
-                         const DType precision = dtype_attr(attrs, "precision");
-                         require_dtype(precision, {DType::I8, DType::I16, DType::I32}, "glow.bias_params");
-                         const GlowQParams bias{static_cast<std::uint32_t>(s.data[2]), Int(attr_int(attrs, "bias_offset"))};
-                         const auto p = ref::glow_bias_params(bias, static_cast<std::uint32_t>(s.data[0]),
-                                                              static_cast<std::uint32_t>(s.data[1]), precision);
-                         return std::vector<Tensor>{scalar_f32("scale", p.scale), scalar_i32("offset", p.offset)};
-                       }});
+// Op's schema attribute as Glow's quantization::Schema.
+template <class Op>
+ref::GlowSchema schema_attr(const Attrs& attrs) {
+  using is = typename Op::attr::schema_is;
+  const std::string_view s = attr::get(attrs, Op::attr::schema);
+  if (s == is::asymmetric) return ref::GlowSchema::Asymmetric;
+  if (s == is::symmetric) return ref::GlowSchema::Symmetric;
+  return ref::GlowSchema::SymmetricWithUint8;  // the key admits nothing else
+}
 
-QSPEC_REGISTER_REF_OP({.op = "glow.uint8_to_int8",
-                       .convention = "glow",
-                       .fn = [](const Attrs& attrs, const std::vector<Tensor>& inputs) {
-                         const Tensor& x = input_named(inputs, "x");
-                         require_dtype(x.dtype, {DType::U8}, "glow.uint8_to_int8");
-                         const Int zp(attr_int(attrs, "zero_point"));
-                         QSPEC_ERROR_IF(zp < 0 || zp > 255, "glow.uint8_to_int8: a Caffe2 uint8 zero point is in [0, 255]");
-                         Tensor y{"y", DType::I8, x.shape, {}};
-                         for (auto v : x.data) y.data.push_back(static_cast<std::int64_t>(ref::glow_uint8_to_int8(Int(v))));
-                         return std::vector<Tensor>{y, scalar_i32("zero_point", ref::glow_uint8_to_int8(zp))};
-                       }});
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_choose_params>([](const Attrs& attrs, const std::vector<Tensor>& inputs) {
+  using Op = cat::glow_choose_params;
+  const Tensor& range = input(inputs, Op::in::range, DType::F32);
+  if (range.data.size() != 2) throw JsonValueError("glow.choose_params: input 'range' must be float32 (min, max)");
+  const DType precision = attr::get(attrs, Op::attr::precision);
+  const auto p = ref::glow_choose_params(static_cast<std::uint32_t>(range.data[0]),
+                                         static_cast<std::uint32_t>(range.data[1]), schema_attr<Op>(attrs), precision);
+  return std::vector<Tensor>{scalar_f32(Op::out::scale, p.scale), scalar_i32(Op::out::offset, p.offset)};
+}));
 
-QSPEC_REGISTER_REF_OP({.op = "glow.rowwise_quantize",
-                       .convention = "glow",
-                       .fn = [](const Attrs& attrs, const std::vector<Tensor>& inputs) {
-                         const Tensor& x = input_named(inputs, "x");
-                         if (x.dtype != DType::F32) throw JsonValueError("glow.rowwise_quantize: input x must be float32");
-                         const auto rows = rows_of(x);
-                         const auto schema = schema_attr(attrs);
-                         Tensor y{"y", DType::I8, x.shape, {}};
-                         Tensor scales{"scales", DType::F32, {x.shape[0]}, {}}, offsets{"offsets", DType::I32, {x.shape[0]}, {}};
-                         for (const auto& row : rows) {
-                           std::vector<Int> q;
-                           const auto p = ref::glow_rowwise_quantize_row(row, schema, q);
-                           for (const auto& v : q) y.data.push_back(static_cast<std::int64_t>(v));
-                           scales.data.push_back(static_cast<std::int64_t>(p.scale));
-                           offsets.data.push_back(static_cast<std::int64_t>(p.offset));
-                         }
-                         return std::vector<Tensor>{y, scales, offsets};
-                       }});
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_bias_params>([](const Attrs& attrs, const std::vector<Tensor>& inputs) {
+  using Op = cat::glow_bias_params;
+  const Tensor& s = input(inputs, Op::in::scales, DType::F32);
+  if (s.data.size() != 3)
+    throw JsonValueError("glow.bias_params: input 'scales' must be float32 (input, weights, bias)");
+  const DType precision = attr::get(attrs, Op::attr::precision);
+  const GlowQParams bias{static_cast<std::uint32_t>(s.data[2]), Int(attr::get(attrs, Op::attr::bias_offset))};
+  const auto p = ref::glow_bias_params(bias, static_cast<std::uint32_t>(s.data[0]),
+                                       static_cast<std::uint32_t>(s.data[1]), precision);
+  return std::vector<Tensor>{scalar_f32(Op::out::scale, p.scale), scalar_i32(Op::out::offset, p.offset)};
+}));
 
-QSPEC_REGISTER_REF_OP({.op = "glow.rowwise_dequantize",
-                       .convention = "glow",
-                       .fn = [](const Attrs& attrs, const std::vector<Tensor>& inputs) {
-                         const Tensor& x = input_named(inputs, "x");
-                         require_dtype(x.dtype, {DType::I8}, "glow.rowwise_dequantize");
-                         QSPEC_ERROR_IF(x.shape.size() != 2 || x.shape[0] < 1 || x.shape[1] < 1,
-                                       "glow: row-wise input must be a [rows, cols] matrix");
-                         const auto scales = attr_f32_array(attrs, "scales");
-                         const auto offsets = attr_int_array(attrs, "offsets");
-                         QSPEC_ERROR_IF(scales.size() != static_cast<std::size_t>(x.shape[0]) || offsets.size() != scales.size(),
-                                       "glow: one scale and one offset per row");
-                         const auto cols = static_cast<std::size_t>(x.shape[1]);
-                         Tensor y{"y", DType::F32, x.shape, {}};
-                         for (std::size_t i = 0; i < x.data.size(); ++i)
-                           y.data.push_back(static_cast<std::int64_t>(
-                               ref::glow_dequantize(Int(x.data[i]), {scales[i / cols], Int(offsets[i / cols])})));
-                         return std::vector<Tensor>{y};
-                       }});
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_uint8_to_int8>([](const Attrs& attrs, const std::vector<Tensor>& inputs) {
+  using Op = cat::glow_uint8_to_int8;
+  const Tensor& x = input(inputs, Op::in::x, DType::U8);
+  const Int zp(attr::get(attrs, Op::attr::zero_point));
+  QSPEC_ERROR_IF(zp < 0 || zp > 255, "glow.uint8_to_int8: a Caffe2 uint8 zero point is in [0, 255]");
+  Tensor y{std::string(Op::out::y), DType::I8, x.shape, {}};
+  for (auto v : x.data) y.data.push_back(static_cast<std::int64_t>(ref::glow_uint8_to_int8(Int(v))));
+  return std::vector<Tensor>{y, scalar_i32(Op::out::zero_point, ref::glow_uint8_to_int8(zp))};
+}));
 
-QSPEC_REGISTER_REF_OP({.op = "glow.fused_rowwise_quantize",
-                       .convention = "glow",
-                       .fn = [](const Attrs&, const std::vector<Tensor>& inputs) {
-                         const Tensor& x = input_named(inputs, "x");
-                         if (x.dtype != DType::F32) throw JsonValueError("glow.fused_rowwise_quantize: input x must be float32");
-                         const auto rows = rows_of(x);
-                         Tensor y{"y", DType::U8, {x.shape[0], x.shape[1] + 8}, {}};
-                         for (const auto& row : rows) {
-                           const auto r = ref::glow_fused_rowwise_quantize_row(row);
-                           for (const auto& v : r.q) y.data.push_back(static_cast<std::int64_t>(v));
-                           push_le(y.data, r.scale);
-                           push_le(y.data, r.offset);
-                         }
-                         return std::vector<Tensor>{y};
-                       }});
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_rowwise_quantize>([](const Attrs& attrs, const std::vector<Tensor>& inputs) {
+  using Op = cat::glow_rowwise_quantize;
+  const Tensor& x = input(inputs, Op::in::x, DType::F32);
+  const auto rows = rows_of(x);
+  const auto schema = schema_attr<Op>(attrs);
+  Tensor y{std::string(Op::out::y), DType::I8, x.shape, {}};
+  Tensor scales{std::string(Op::out::scales), DType::F32, {x.shape[0]}, {}};
+  Tensor offsets{std::string(Op::out::offsets), DType::I32, {x.shape[0]}, {}};
+  for (const auto& row : rows) {
+    std::vector<Int> q;
+    const auto p = ref::glow_rowwise_quantize_row(row, schema, q);
+    for (const auto& v : q) y.data.push_back(static_cast<std::int64_t>(v));
+    scales.data.push_back(static_cast<std::int64_t>(p.scale));
+    offsets.data.push_back(static_cast<std::int64_t>(p.offset));
+  }
+  return std::vector<Tensor>{y, scales, offsets};
+}));
 
-QSPEC_REGISTER_REF_OP({.op = "glow.fused_rowwise_dequantize",
-                       .convention = "glow",
-                       .fn = [](const Attrs&, const std::vector<Tensor>& inputs) {
-                         const Tensor& x = input_named(inputs, "x");
-                         require_dtype(x.dtype, {DType::U8}, "glow.fused_rowwise_dequantize");
-                         QSPEC_ERROR_IF(x.shape.size() != 2 || x.shape[0] < 1 || x.shape[1] <= 8,
-                                       "glow: a fused row-wise tensor is [rows, cols + 8] with cols >= 1");
-                         const auto width = static_cast<std::size_t>(x.shape[1]), cols = width - 8;
-                         Tensor y{"y", DType::F32, {x.shape[0], static_cast<std::int64_t>(cols)}, {}};
-                         for (std::size_t r = 0; r < static_cast<std::size_t>(x.shape[0]); ++r) {
-                           const std::uint32_t scale = read_le(x.data, r * width + cols);
-                           const std::uint32_t offset = read_le(x.data, r * width + cols + 4);
-                           for (std::size_t c = 0; c < cols; ++c)
-                             y.data.push_back(static_cast<std::int64_t>(
-                                 ref::glow_fused_rowwise_dequantize(Int(x.data[r * width + c]), scale, offset)));
-                         }
-                         return std::vector<Tensor>{y};
-                       }});
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_rowwise_dequantize>([](const Attrs& attrs, const std::vector<Tensor>& inputs) {
+  using Op = cat::glow_rowwise_dequantize;
+  const Tensor& x = input(inputs, Op::in::x, DType::I8);
+  QSPEC_ERROR_IF(x.shape.size() != 2 || x.shape[0] < 1 || x.shape[1] < 1,
+                 "glow: row-wise input must be a [rows, cols] matrix");
+  const auto scales = attr::get(attrs, Op::attr::scales);
+  const auto offsets = attr::get(attrs, Op::attr::offsets);
+  QSPEC_ERROR_IF(scales.size() != static_cast<std::size_t>(x.shape[0]) || offsets.size() != scales.size(),
+                 "glow: one scale and one offset per row");
+  const auto cols = static_cast<std::size_t>(x.shape[1]);
+  Tensor y{std::string(Op::out::y), DType::F32, x.shape, {}};
+  for (std::size_t i = 0; i < x.data.size(); ++i)
+    y.data.push_back(
+        static_cast<std::int64_t>(ref::glow_dequantize(Int(x.data[i]), {scales[i / cols], Int(offsets[i / cols])})));
+  return std::vector<Tensor>{y};
+}));
 
-QSPEC_REGISTER_REF_OP({.op = "glow.rescale_params",
-                       .convention = "glow",
-                       .fn = [](const Attrs&, const std::vector<Tensor>& inputs) {
-                         const Tensor& s = input_named(inputs, "scale");
-                         if (s.dtype != DType::F32) throw JsonValueError("glow.rescale_params: input 'scale' must be float32");
-                         Tensor pre{"pre", DType::I32, s.shape, {}}, post{"post", DType::I32, s.shape, {}},
-                             mul{"multiplier", DType::I32, s.shape, {}};
-                         for (auto v : s.data) {
-                           const auto p = ref::glow_rescale_params(static_cast<std::uint32_t>(v));
-                           pre.data.push_back(p.pre);
-                           post.data.push_back(p.post);
-                           mul.data.push_back(static_cast<std::int64_t>(p.scale));
-                         }
-                         return std::vector<Tensor>{pre, post, mul};
-                       }});
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_fused_rowwise_quantize>([](const Attrs&, const std::vector<Tensor>& inputs) {
+  using Op = cat::glow_fused_rowwise_quantize;
+  const Tensor& x = input(inputs, Op::in::x, DType::F32);
+  const auto rows = rows_of(x);
+  Tensor y{std::string(Op::out::y), DType::U8, {x.shape[0], x.shape[1] + 8}, {}};
+  for (const auto& row : rows) {
+    const auto r = ref::glow_fused_rowwise_quantize_row(row);
+    for (const auto& v : r.q) y.data.push_back(static_cast<std::int64_t>(v));
+    push_le(y.data, r.scale);
+    push_le(y.data, r.offset);
+  }
+  return std::vector<Tensor>{y};
+}));
+
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_fused_rowwise_dequantize>([](const Attrs&, const std::vector<Tensor>& inputs) {
+  using Op = cat::glow_fused_rowwise_dequantize;
+  const Tensor& x = input(inputs, Op::in::x, DType::U8);
+  QSPEC_ERROR_IF(x.shape.size() != 2 || x.shape[0] < 1 || x.shape[1] <= 8,
+                 "glow: a fused row-wise tensor is [rows, cols + 8] with cols >= 1");
+  const auto width = static_cast<std::size_t>(x.shape[1]), cols = width - 8;
+  Tensor y{std::string(Op::out::y), DType::F32, {x.shape[0], static_cast<std::int64_t>(cols)}, {}};
+  for (std::size_t r = 0; r < static_cast<std::size_t>(x.shape[0]); ++r) {
+    const std::uint32_t scale = read_le(x.data, r * width + cols);
+    const std::uint32_t offset = read_le(x.data, r * width + cols + 4);
+    for (std::size_t c = 0; c < cols; ++c)
+      y.data.push_back(
+          static_cast<std::int64_t>(ref::glow_fused_rowwise_dequantize(Int(x.data[r * width + c]), scale, offset)));
+  }
+  return std::vector<Tensor>{y};
+}));
+
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_rescale_params>([](const Attrs&, const std::vector<Tensor>& inputs) {
+  using Op = cat::glow_rescale_params;
+  const Tensor& s = input(inputs, Op::in::scale, DType::F32);
+  Tensor pre{std::string(Op::out::pre), DType::I32, s.shape, {}},
+      post{std::string(Op::out::post), DType::I32, s.shape, {}},
+      mul{std::string(Op::out::multiplier), DType::I32, s.shape, {}};
+  for (auto v : s.data) {
+    const auto p = ref::glow_rescale_params(static_cast<std::uint32_t>(v));
+    pre.data.push_back(p.pre);
+    post.data.push_back(p.post);
+    mul.data.push_back(static_cast<std::int64_t>(p.scale));
+  }
+  return std::vector<Tensor>{pre, post, mul};
+}));
 
 }  // namespace
 }  // namespace qspec::refops

@@ -1,15 +1,22 @@
-// Reference-backend registrations of Glow's quantized operators (spec/operators_glow.md), convention "glow".
+// Reference-backend registrations of Glow's quantized operators (spec/operators_glow.md), convention glow.
 //
-// Attributes name each tensor's parameters <tensor>_scale (float32 bits) and <tensor>_offset
-// (Glow's offset = zero point): input_, weights_, bias_, output_. The element type of x (int8 or
-// int16) and of bias (the same, or int32) select Glow's kernel instantiation. The operators that
-// keep their input's parameters return, besides the data, the parameters Glow gives the result
-// (outputs "scale" f32 [1] and "offset" i32 [1]).
+// Each tensor's quantization parameters are the attributes <tensor>_scale (float32) and
+// <tensor>_offset (Glow's offset = zero point) for the tensors input, weights, bias and output,
+// read through the catalogue's typed keys (qspec::cat::glow_*; spec/catalogue/glow.*.json). The
+// element type of x (int8 or int16) and of bias (the same, or int32) select Glow's kernel
+// instantiation. The operators that keep their input's parameters return, besides the data, the
+// parameters Glow gives the result (outputs scale f32 [1] and offset i32 [1]).
+#include <array>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
+#include "qspec/catalogue/keys.h"
 #include "qspec/core/json_values.h"
 #include "qspec/ref/ops/glow_ops.h"
 #include "qspec/refops.h"
+#include "qspec/refops/tensor_args.h"
 
 namespace qspec::refops {
 namespace {
@@ -24,48 +31,43 @@ IntArray to_array(const Tensor& t) {
   for (std::size_t i = 0; i < t.data.size(); ++i) a.data[i] = Int(t.data[i]);
   return a;
 }
-Tensor to_tensor(const std::string& name, const IntArray& a, DType dtype) {
-  Tensor t{name, dtype, a.shape, {}};
+Tensor to_tensor(std::string_view name, const IntArray& a, DType dtype) {
+  Tensor t{std::string(name), dtype, a.shape, {}};
   for (const auto& v : a.data) t.data.push_back(static_cast<std::int64_t>(v));
   return t;
 }
 ro::NdArray<std::int64_t> to_i64(const Tensor& t) { return ro::NdArray<std::int64_t>(t.shape, t.data); }
 
-const Tensor& input_named(const std::vector<Tensor>& inputs, const char* name) {
-  for (const auto& in : inputs)
-    if (in.name == name) return in;
-  throw JsonValueError(std::string("missing input tensor '") + name + "'");
-}
 ref::DType ref_dtype(DType t) { return static_cast<ref::DType>(static_cast<int>(t)); }
 
-GlowQParams qparams(const Attrs& a, const std::string& tensor) {
-  return {attr_f32(a, (tensor + "_scale").c_str()), Int(attr_int(a, (tensor + "_offset").c_str()))};
+// One tensor's (scale, offset) attributes.
+GlowQParams qparams(const Attrs& a, const attr::F32& scale, const attr::Int& offset) {
+  return {attr::get(a, scale), Int(attr::get(a, offset))};
 }
-std::vector<std::int64_t> ints(const Attrs& a, const char* key, std::vector<std::int64_t> dflt) {
-  if (!a.contains(key)) return dflt;
-  std::vector<std::int64_t> v;
-  for (const auto& e : a.at(key)) v.push_back(json_to_int(e));
-  return v;
-}
-ro::Pair pair(const Attrs& a, const char* key, ro::Pair d) {
-  const auto v = ints(a, key, {d[0], d[1]});
-  if (v.size() != 2) throw ref::ErrorIf(std::string("ERROR_IF: attribute ") + key + " needs two entries");
+// An attribute of two entries, `d` when it is absent (ERROR_IF another count).
+ro::Pair pair(const Attrs& a, const attr::IntArray& key, ro::Pair d) {
+  const auto v = attr::get_or(a, key, std::vector<std::int64_t>{d[0], d[1]});
+  if (v.size() != 2) throw ref::ErrorIf("ERROR_IF: attribute " + std::string(key.name) + " needs two entries");
   return {v[0], v[1]};
 }
-std::array<std::int64_t, 4> pads(const Attrs& a) {
-  const auto v = ints(a, "pads", {0, 0, 0, 0});
+// The pads (top, left, bottom, right), 0 when absent (ERROR_IF another count).
+std::array<std::int64_t, 4> pads(const Attrs& a, const attr::IntArray& key) {
+  const auto v = attr::get_or(a, key, std::vector<std::int64_t>{0, 0, 0, 0});
   if (v.size() != 4) throw ref::ErrorIf("ERROR_IF: attribute pads needs four entries (top, left, bottom, right)");
   return {v[0], v[1], v[2], v[3]};
 }
 
-// The parameters and element types of FullyConnected / Convolution / RowwiseQuantizedFullyConnected.
-ro::GlowLinearParams linear_params(const Attrs& a, const Tensor& x, const Tensor* w, const Tensor& bias, bool with_weights) {
+// The parameters and element types of FullyConnected / Convolution / RowwiseQuantizedFullyConnected
+// (the last has per-row weight parameters as inputs, not attributes).
+template <class Op>
+ro::GlowLinearParams linear_params(const Attrs& a, const Tensor& x, const Tensor& w, const Tensor& bias) {
+  using A = typename Op::attr;
   ro::GlowLinearParams p;
-  p.input = qparams(a, "input");
-  if (with_weights) p.weights = qparams(a, "weights");
-  p.bias = qparams(a, "bias");
-  p.output = qparams(a, "output");
-  if (w && w->dtype != x.dtype) throw ref::ErrorIf("ERROR_IF: input and weights must have one element type");
+  p.input = qparams(a, A::input_scale, A::input_offset);
+  if constexpr (requires { A::weights_scale; }) p.weights = qparams(a, A::weights_scale, A::weights_offset);
+  p.bias = qparams(a, A::bias_scale, A::bias_offset);
+  p.output = qparams(a, A::output_scale, A::output_offset);
+  if (w.dtype != x.dtype) throw ref::ErrorIf("ERROR_IF: input and weights must have one element type");
   p.elem = ref_dtype(x.dtype);
   p.bias_type = ref_dtype(bias.dtype);
   ro::glow_check_linear_types(p.elem, p.bias_type);
@@ -77,144 +79,149 @@ std::vector<Int> int_vector(const Tensor& t) {
   for (auto e : t.data) v.emplace_back(e);
   return v;
 }
-std::vector<std::uint32_t> f32_vector(const Tensor& t, const char* what) {
-  if (t.dtype != DType::F32) throw ref::ErrorIf(std::string("ERROR_IF: ") + what + " must be float32");
+std::vector<std::uint32_t> f32_vector(const Tensor& t, std::string_view what) {
+  if (t.dtype != DType::F32) throw ref::ErrorIf("ERROR_IF: " + std::string(what) + " must be float32");
   std::vector<std::uint32_t> v;
   for (auto e : t.data) v.push_back(static_cast<std::uint32_t>(e));
   return v;
 }
-void require_rank1(const Tensor& t, const char* what) {
-  if (t.shape.size() != 1) throw ref::ErrorIf(std::string("ERROR_IF: ") + what + " must be rank 1");
+void require_rank1(const Tensor& t, std::string_view what) {
+  if (t.shape.size() != 1) throw ref::ErrorIf("ERROR_IF: " + std::string(what) + " must be rank 1");
 }
 
 // The parameters Glow gives the result of a selection: the input's (glow.op.keeps_input_qparams).
+template <class Op>
+GlowQParams kept_qparams(const Attrs& a) {
+  using A = typename Op::attr;
+  return ro::glow_keeps_input_qparams(qparams(a, A::input_scale, A::input_offset),
+                                      qparams(a, A::output_scale, A::output_offset));
+}
+template <class Op>
 std::vector<Tensor> with_qparams(std::vector<Tensor> outs, const Attrs& a) {
-  const GlowQParams p = ro::glow_keeps_input_qparams(qparams(a, "input"), qparams(a, "output"));
-  outs.push_back(Tensor{"scale", DType::F32, {1}, {static_cast<std::int64_t>(p.scale)}});
-  outs.push_back(Tensor{"offset", DType::I32, {1}, {static_cast<std::int64_t>(p.offset)}});
+  const GlowQParams p = kept_qparams<Op>(a);
+  outs.push_back(Tensor{std::string(Op::out::scale), DType::F32, {1}, {static_cast<std::int64_t>(p.scale)}});
+  outs.push_back(Tensor{std::string(Op::out::offset), DType::I32, {1}, {static_cast<std::int64_t>(p.offset)}});
   return outs;
 }
-const Tensor& int8_input(const std::vector<Tensor>& in, const char* op) {
-  const Tensor& x = input_named(in, "x");
-  if (x.dtype != DType::I8) throw ref::ErrorIf(std::string("ERROR_IF: ") + op + " input must be int8");
+template <class Op>
+const Tensor& int8_input(const std::vector<Tensor>& in) {
+  const Tensor& x = input(in, Op::in::x);
+  if (x.dtype != DType::I8) throw ref::ErrorIf("ERROR_IF: " + std::string(Op::op) + " input must be int8");
   return x;
 }
 
-// The body is variadic: it may contain unparenthesized commas.
-#define QSPEC_GLOW_OP(NAME, CONV, CLAUSES, DESC, ...)                                               \
-  QSPEC_REGISTER_REF_OP({.op = NAME, .convention = CONV, \
-                         .fn = [](const Attrs& a, const std::vector<Tensor>& in) -> std::vector<Tensor> __VA_ARGS__})
-#define QSPEC_CLAUSES(...) std::vector<std::string>{__VA_ARGS__}
-
-QSPEC_GLOW_OP("glow.fully_connected", "glow", QSPEC_CLAUSES("glow.op.fully_connected"),
-              "Glow Interpreter quantized FullyConnected: int32 bias rescaled with a float32 ratio, output offset "
-              "added after std::round",
-              {
-                const Tensor &x = input_named(in, "x"), &w = input_named(in, "w"), &b = input_named(in, "bias");
-                const auto p = linear_params(a, x, &w, b, true);
-                return {to_tensor("y", ro::glow_fully_connected(to_array(x), to_array(w), to_array(b), p), x.dtype)};
-              });
-
-QSPEC_GLOW_OP("glow.convolution", "glow", QSPEC_CLAUSES("glow.op.convolution"),
-              "Glow Interpreter quantized Convolution (NHWC, OHWI filter): padding skipped, output offset added "
-              "before std::round",
-              {
-                const Tensor &x = input_named(in, "x"), &w = input_named(in, "w"), &b = input_named(in, "bias");
-                const auto p = linear_params(a, x, &w, b, true);
-                ro::GlowConvAttrs c;
-                c.stride = pair(a, "strides", {1, 1});
-                c.pads = pads(a);
-                c.dilation = pair(a, "dilation", {1, 1});
-                c.group = a.contains("group") ? attr_int(a, "group") : 1;
-                return {to_tensor("y", ro::glow_convolution(to_array(x), to_array(w), to_array(b), c, p), x.dtype)};
-              });
-
-QSPEC_GLOW_OP("glow.rowwise_fully_connected", "glow", QSPEC_CLAUSES("glow.op.rowwise_fully_connected"),
-              "Glow Interpreter RowwiseQuantizedFullyConnected: per-row weight scale/offset, output offset added "
-              "before std::round",
-              {
-                const Tensor &x = input_named(in, "x"), &w = input_named(in, "w"), &b = input_named(in, "bias");
-                const Tensor &scales = input_named(in, "scales"), &offsets = input_named(in, "offsets");
-                const auto p = linear_params(a, x, &w, b, false);
-                require_rank1(scales, "scales");
-                require_rank1(offsets, "offsets");
-                return {to_tensor("y",
-                                  ro::glow_rowwise_fully_connected(to_array(x), to_array(w), f32_vector(scales, "scales"),
-                                                                   int_vector(offsets), to_array(b), p),
-                                  x.dtype)};
-              });
-
-QSPEC_GLOW_OP("glow.fused_rowwise_sparse_lengths_weighted_sum", "glow",
-              QSPEC_CLAUSES("glow.op.fused_rowwise_sparse_lengths_weighted_sum", "glow.fused_rowwise"),
-              "Glow Interpreter FusedRowwiseQuantizedSparseLengthsWeightedSum: float32 accumulation in index order",
-              {
-                (void)a;
-                const Tensor &data = input_named(in, "data"), &weights = input_named(in, "weights");
-                const Tensor &indices = input_named(in, "indices"), &lengths = input_named(in, "lengths");
-                if (data.dtype != DType::U8) throw ref::ErrorIf("ERROR_IF: data must be uint8 (UInt8FusedQTy)");
-                if (indices.dtype != DType::I32 && indices.dtype != DType::I64)
-                  throw ref::ErrorIf("ERROR_IF: indices must be int32 or int64");
-                if (lengths.dtype != DType::I32) throw ref::ErrorIf("ERROR_IF: lengths must be int32");
-                require_rank1(weights, "weights");
-                require_rank1(indices, "indices");
-                require_rank1(lengths, "lengths");
-                const auto y = ro::glow_fused_rowwise_sparse_lengths_weighted_sum(
-                    to_array(data), f32_vector(weights, "weights"), int_vector(indices), int_vector(lengths));
-                Tensor t{"y", DType::F32, y.shape, {}};
-                for (auto v : y.data) t.data.push_back(static_cast<std::int64_t>(v));
-                return {t};
-              });
-
-ro::IntArray rescale(const Attrs& a, const std::vector<Tensor>& in, ro::GlowBackend b) {
-  return ro::glow_rescale(to_array(int8_input(in, "glow.rescale")), qparams(a, "input"), qparams(a, "output"), b);
+// A registration of Op's convention (glow, the Interpreter, unless stated).
+template <class Op>
+Registration glow_op(OpFn fn, std::string_view convention = Op::conv::glow) {
+  return {.op = std::string(Op::op), .convention = std::string(convention), .fn = std::move(fn)};
 }
-QSPEC_GLOW_OP("glow.rescale", "glow", QSPEC_CLAUSES("glow.op.rescale", "glow.rescale_float"),
-              "Glow Interpreter RescaleQuantized: quantize(dequantize(x)) in float32 per element",
-              { return {to_tensor("y", rescale(a, in, ro::GlowBackend::Interpreter), DType::I8)}; });
-QSPEC_GLOW_OP("glow.rescale", "glow.cpu", QSPEC_CLAUSES("glow.op.rescale", "glow.rescale_integer", "glow.rescale_params"),
-              "Glow CPU RescaleQuantized: integer pre-shift, ~9-bit multiplier, rounding post-shift",
-              { return {to_tensor("y", rescale(a, in, ro::GlowBackend::Cpu), DType::I8)}; });
+using Inputs = std::vector<Tensor>;
 
-QSPEC_GLOW_OP("glow.reshape", "glow", QSPEC_CLAUSES("glow.op.keeps_input_qparams"),
-              "Glow Reshape on int8: same codes, the input's scale and offset", {
-                const Tensor& x = int8_input(in, "glow.reshape");
-                return with_qparams({to_tensor("y", ro::glow_reshape(to_array(x), ints(a, "shape", {})), DType::I8)}, a);
-              });
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_fully_connected>([](const Attrs& a, const Inputs& in) {
+  using Op = cat::glow_fully_connected;
+  const Tensor &x = input(in, Op::in::x), &w = input(in, Op::in::w), &b = input(in, Op::in::bias);
+  const auto p = linear_params<Op>(a, x, w, b);
+  return Inputs{to_tensor(Op::out::y, ro::glow_fully_connected(to_array(x), to_array(w), to_array(b), p), x.dtype)};
+}));
 
-QSPEC_GLOW_OP("glow.slice", "glow", QSPEC_CLAUSES("glow.op.keeps_input_qparams"),
-              "Glow Slice on int8: Y[i] = X[start + i], the input's scale and offset", {
-                const Tensor& x = int8_input(in, "glow.slice");
-                return with_qparams(
-                    {to_tensor("y", ro::glow_slice(to_array(x), ints(a, "start", {}), ints(a, "size", {})), DType::I8)}, a);
-              });
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_convolution>([](const Attrs& a, const Inputs& in) {
+  using Op = cat::glow_convolution;
+  const Tensor &x = input(in, Op::in::x), &w = input(in, Op::in::w), &b = input(in, Op::in::bias);
+  const auto p = linear_params<Op>(a, x, w, b);
+  ro::GlowConvAttrs c;
+  c.stride = pair(a, Op::attr::strides, {1, 1});
+  c.pads = pads(a, Op::attr::pads);
+  c.dilation = pair(a, Op::attr::dilation, {1, 1});
+  c.group = attr::get_or(a, Op::attr::group, std::int64_t{1});
+  return Inputs{to_tensor(Op::out::y, ro::glow_convolution(to_array(x), to_array(w), to_array(b), c, p), x.dtype)};
+}));
 
-QSPEC_GLOW_OP("glow.gather", "glow", QSPEC_CLAUSES("glow.op.keeps_input_qparams"),
-              "Glow Gather on int8: rows selected by indices, the input's scale and offset", {
-                const Tensor& x = int8_input(in, "glow.gather");
-                const Tensor& idx = input_named(in, "indices");
-                if (idx.dtype != DType::I32 && idx.dtype != DType::I64) throw ref::ErrorIf("ERROR_IF: indices must be int32 or int64");
-                const std::int64_t b = a.contains("batch_dims") ? attr_int(a, "batch_dims") : 0;
-                return with_qparams({to_tensor("y", ro::glow_gather(to_array(x), to_i64(idx), b), DType::I8)}, a);
-              });
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_rowwise_fully_connected>([](const Attrs& a, const Inputs& in) {
+  using Op = cat::glow_rowwise_fully_connected;
+  const Tensor &x = input(in, Op::in::x), &w = input(in, Op::in::w), &b = input(in, Op::in::bias);
+  const Tensor &scales = input(in, Op::in::scales), &offsets = input(in, Op::in::offsets);
+  const auto p = linear_params<Op>(a, x, w, b);
+  require_rank1(scales, Op::in::scales);
+  require_rank1(offsets, Op::in::offsets);
+  return Inputs{to_tensor(Op::out::y,
+                          ro::glow_rowwise_fully_connected(to_array(x), to_array(w), f32_vector(scales, Op::in::scales),
+                                                           int_vector(offsets), to_array(b), p),
+                          x.dtype)};
+}));
 
-QSPEC_GLOW_OP("glow.topk", "glow", QSPEC_CLAUSES("glow.op.keeps_input_qparams"),
-              "Glow TopK on int8: k largest codes descending (ties by position), the input's scale and offset", {
-                const Tensor& x = int8_input(in, "glow.topk");
-                const auto [values, indices] = ro::glow_topk(to_array(x), attr_int(a, "k"));
-                Tensor it{"indices", DType::I64, indices.shape, indices.data};
-                return with_qparams({to_tensor("values", values, DType::I8), it}, a);
-              });
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_fused_rowwise_sparse_lengths_weighted_sum>([](const Attrs&, const Inputs& in) {
+  using Op = cat::glow_fused_rowwise_sparse_lengths_weighted_sum;
+  const Tensor &data = input(in, Op::in::data), &weights = input(in, Op::in::weights);
+  const Tensor &indices = input(in, Op::in::indices), &lengths = input(in, Op::in::lengths);
+  if (data.dtype != DType::U8) throw ref::ErrorIf("ERROR_IF: data must be uint8 (UInt8FusedQTy)");
+  if (indices.dtype != DType::I32 && indices.dtype != DType::I64)
+    throw ref::ErrorIf("ERROR_IF: indices must be int32 or int64");
+  if (lengths.dtype != DType::I32) throw ref::ErrorIf("ERROR_IF: lengths must be int32");
+  require_rank1(weights, Op::in::weights);
+  require_rank1(indices, Op::in::indices);
+  require_rank1(lengths, Op::in::lengths);
+  const auto y = ro::glow_fused_rowwise_sparse_lengths_weighted_sum(
+      to_array(data), f32_vector(weights, Op::in::weights), int_vector(indices), int_vector(lengths));
+  Tensor t{std::string(Op::out::y), DType::F32, y.shape, {}};
+  for (auto v : y.data) t.data.push_back(static_cast<std::int64_t>(v));
+  return Inputs{t};
+}));
 
-QSPEC_GLOW_OP("glow.max_pool", "glow", QSPEC_CLAUSES("glow.op.keeps_input_qparams"),
-              "Glow MaxPool on int8 (NHWC): window max; a window of padding only gives the offset", {
-                const Tensor& x = int8_input(in, "glow.max_pool");
-                ro::GlowPoolAttrs p;
-                p.kernel = pair(a, "kernels", {1, 1});
-                p.stride = pair(a, "strides", {1, 1});
-                p.pads = pads(a);
-                const GlowQParams q = ro::glow_keeps_input_qparams(qparams(a, "input"), qparams(a, "output"));
-                return with_qparams({to_tensor("y", ro::glow_max_pool(to_array(x), p, q.offset), DType::I8)}, a);
-              });
+// RescaleQuantized: Glow's Interpreter (convention glow) or CPU backend (glow.cpu).
+OpFn rescale(ro::GlowBackend backend) {
+  return [backend](const Attrs& a, const Inputs& in) {
+    using Op = cat::glow_rescale;
+    using A = Op::attr;
+    const IntArray y = ro::glow_rescale(to_array(int8_input<Op>(in)), qparams(a, A::input_scale, A::input_offset),
+                                        qparams(a, A::output_scale, A::output_offset), backend);
+    return Inputs{to_tensor(Op::out::y, y, DType::I8)};
+  };
+}
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_rescale>(rescale(ro::GlowBackend::Interpreter)));
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_rescale>(rescale(ro::GlowBackend::Cpu), cat::glow_rescale::conv::glow_cpu));
+
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_reshape>([](const Attrs& a, const Inputs& in) {
+  using Op = cat::glow_reshape;
+  const Tensor& x = int8_input<Op>(in);
+  return with_qparams<Op>(
+      {to_tensor(Op::out::y, ro::glow_reshape(to_array(x), attr::get(a, Op::attr::shape)), DType::I8)}, a);
+}));
+
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_slice>([](const Attrs& a, const Inputs& in) {
+  using Op = cat::glow_slice;
+  const Tensor& x = int8_input<Op>(in);
+  const auto start = attr::get(a, Op::attr::start), size = attr::get(a, Op::attr::size);
+  return with_qparams<Op>({to_tensor(Op::out::y, ro::glow_slice(to_array(x), start, size), DType::I8)}, a);
+}));
+
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_gather>([](const Attrs& a, const Inputs& in) {
+  using Op = cat::glow_gather;
+  const Tensor& x = int8_input<Op>(in);
+  const Tensor& idx = input(in, Op::in::indices);
+  if (idx.dtype != DType::I32 && idx.dtype != DType::I64)
+    throw ref::ErrorIf("ERROR_IF: indices must be int32 or int64");
+  const std::int64_t b = attr::get_or(a, Op::attr::batch_dims, std::int64_t{0});
+  return with_qparams<Op>({to_tensor(Op::out::y, ro::glow_gather(to_array(x), to_i64(idx), b), DType::I8)}, a);
+}));
+
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_topk>([](const Attrs& a, const Inputs& in) {
+  using Op = cat::glow_topk;
+  const Tensor& x = int8_input<Op>(in);
+  const auto [values, indices] = ro::glow_topk(to_array(x), attr::get(a, Op::attr::k));
+  Tensor it{std::string(Op::out::indices), DType::I64, indices.shape, indices.data};
+  return with_qparams<Op>({to_tensor(Op::out::values, values, DType::I8), it}, a);
+}));
+
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_max_pool>([](const Attrs& a, const Inputs& in) {
+  using Op = cat::glow_max_pool;
+  const Tensor& x = int8_input<Op>(in);
+  ro::GlowPoolAttrs p;
+  p.kernel = pair(a, Op::attr::kernels, {1, 1});
+  p.stride = pair(a, Op::attr::strides, {1, 1});
+  p.pads = pads(a, Op::attr::pads);
+  const GlowQParams q = kept_qparams<Op>(a);
+  return with_qparams<Op>({to_tensor(Op::out::y, ro::glow_max_pool(to_array(x), p, q.offset), DType::I8)}, a);
+}));
 
 }  // namespace
 }  // namespace qspec::refops

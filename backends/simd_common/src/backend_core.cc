@@ -66,18 +66,18 @@ void destroy(void* self) { delete static_cast<BackendState*>(self); }
 
 }  // namespace
 
-const qspec_tensor& OpCall::input(const char* name, std::size_t position) const {
+const qspec_tensor& OpCall::input(std::string_view name, std::size_t position) const {
   for (std::size_t i = 0; i < n_inputs; ++i)
-    if (inputs[i].name && std::strcmp(inputs[i].name, name) == 0) return inputs[i];
+    if (inputs[i].name && name == inputs[i].name) return inputs[i];
   if (position < n_inputs) return inputs[position];
-  throw std::invalid_argument(std::string("missing input tensor '") + name + "'");
+  throw std::invalid_argument("missing input tensor '" + std::string(name) + "'");
 }
 
-qspec_tensor& OpCall::output(const char* name, std::size_t position) const {
+qspec_tensor& OpCall::output(std::string_view name, std::size_t position) const {
   for (std::size_t i = 0; i < n_outputs; ++i)
-    if (outputs[i].name && std::strcmp(outputs[i].name, name) == 0) return outputs[i];
+    if (outputs[i].name && name == outputs[i].name) return outputs[i];
   if (position < n_outputs) return outputs[position];
-  throw std::invalid_argument(std::string("missing output tensor '") + name + "'");
+  throw std::invalid_argument("missing output tensor '" + std::string(name) + "'");
 }
 
 const std::vector<OpEntry>& op_table() {

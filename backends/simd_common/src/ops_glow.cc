@@ -1,13 +1,17 @@
 // Handlers of Glow's own quantization ops (spec/glow.md): parameter choice, bias parameters, the
 // Caffe2 uint8 -> int8 shift, row-wise and fused row-wise (de)quantization, rescale parameters.
 // Glow computes in float32 and float64; each step is the same IEEE operation on the hardware.
+// Ops, tensors and attributes are named through the catalogue's typed keys (qspec::cat::glow_*).
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "glow_params.h"
-#include "qspec/core/json_values.h"
+#include "qspec/catalogue/keys.h"
+#include "qspec/core/abi_tensor.h"
+#include "qspec/core/attr.h"
 #include "qspec/simd/backend_core.h"
 
 namespace qspec::simd {
@@ -49,12 +53,14 @@ float f32_of(std::uint32_t b) {
 }
 
 enum class Schema { kAsymmetric, kSymmetric, kSymmetricWithUint8 };
+// Op's schema attribute; the key throws std::invalid_argument (JsonValueError) for another value.
+template <class Op>
 Schema schema_attr(const Json& a) {
-  const std::string s = attr_str(a, "schema");
-  if (s == "asymmetric") return Schema::kAsymmetric;
-  if (s == "symmetric") return Schema::kSymmetric;
-  if (s == "symmetric_with_uint8") return Schema::kSymmetricWithUint8;
-  throw std::invalid_argument("attribute 'schema': asymmetric, symmetric or symmetric_with_uint8");
+  using is = typename Op::attr::schema_is;
+  const std::string_view s = attr::get(a, Op::attr::schema);
+  if (s == is::asymmetric) return Schema::kAsymmetric;
+  if (s == is::symmetric) return Schema::kSymmetric;
+  return Schema::kSymmetricWithUint8;
 }
 
 struct QRange {
@@ -120,10 +126,10 @@ std::int8_t glow_quantize_i8(float x, const QParams& p) {
 }
 
 template <class T>
-void write_one(const OpCall& c, const char* name, std::size_t pos, qspec_dtype d, T v) {
+void write_one(const OpCall& c, std::string_view name, std::size_t pos, qspec_dtype d, T v) {
   qspec_tensor& t = c.output(name, pos);
-  expect_dtype(t, d, (std::string("output '") + name + "'").c_str());
-  if (numel(t) != 1) throw std::invalid_argument(std::string("output '") + name + "' must hold one value");
+  expect_dtype(t, d, ("output '" + std::string(name) + "'").c_str());
+  if (numel(t) != 1) throw std::invalid_argument("output '" + std::string(name) + "' must hold one value");
   std::memcpy(t.data, &v, sizeof(T));
 }
 
@@ -133,43 +139,44 @@ void check_matrix(const qspec_tensor& x, std::int64_t min_cols) {
 }
 
 void glow_choose_params(OpCall& c) {
-  const qspec_tensor& r = c.input("range", 0);
+  using Op = cat::glow_choose_params;
+  const qspec_tensor& r = c.input(Op::in::range, 0);
   if (r.dtype != QSPEC_DTYPE_FLOAT32 || numel(r) != 2)
     throw std::invalid_argument("input 'range' must be float32 (min, max)");
-  const qspec_dtype precision = dtype_attr(c.attrs, "precision");
+  const qspec_dtype precision = to_abi_dtype(attr::get(c.attrs, Op::attr::precision));
   const auto* v = static_cast<const float*>(r.data);
-  const QParams p = choose_params(v[0], v[1], schema_attr(c.attrs), precision);
-  write_one(c, "scale", 0, QSPEC_DTYPE_FLOAT32, p.scale);
-  write_one(c, "offset", 1, QSPEC_DTYPE_INT32, p.offset);
+  const QParams p = choose_params(v[0], v[1], schema_attr<Op>(c.attrs), precision);
+  write_one(c, Op::out::scale, 0, QSPEC_DTYPE_FLOAT32, p.scale);
+  write_one(c, Op::out::offset, 1, QSPEC_DTYPE_INT32, p.offset);
 }
 
 void glow_bias_params(OpCall& c) {
-  const qspec_tensor& s = c.input("scales", 0);
+  using Op = cat::glow_bias_params;
+  const qspec_tensor& s = c.input(Op::in::scales, 0);
   if (s.dtype != QSPEC_DTYPE_FLOAT32 || numel(s) != 3)
     throw std::invalid_argument("input 'scales' must be float32 (input, weights, bias)");
-  const qspec_dtype precision = dtype_attr(c.attrs, "precision");
-  if (precision != QSPEC_DTYPE_INT8 && precision != QSPEC_DTYPE_INT16 && precision != QSPEC_DTYPE_INT32)
-    throw std::invalid_argument("glow.bias_params: precision int8, int16 or int32");
+  const DType precision = attr::get(c.attrs, Op::attr::precision);  // int8, int16 or int32
   const auto* v = static_cast<const float*>(s.data);
   const float product = v[0] * v[1];  // float * float -> float
-  const std::int64_t offset = precision == QSPEC_DTYPE_INT32 ? 0 : attr_int(c.attrs, "bias_offset");
+  const std::int64_t offset = precision == DType::I32 ? 0 : attr::get(c.attrs, Op::attr::bias_offset);
   if (offset < INT32_MIN || offset > INT32_MAX) throw Unsupported("bias offset beyond int32");
-  write_one(c, "scale", 0, QSPEC_DTYPE_FLOAT32, product > v[2] ? product : v[2]);
-  write_one(c, "offset", 1, QSPEC_DTYPE_INT32, static_cast<std::int32_t>(offset));
+  write_one(c, Op::out::scale, 0, QSPEC_DTYPE_FLOAT32, product > v[2] ? product : v[2]);
+  write_one(c, Op::out::offset, 1, QSPEC_DTYPE_INT32, static_cast<std::int32_t>(offset));
 }
 
 void glow_uint8_to_int8(OpCall& c) {
-  const qspec_tensor& x = c.input("x", 0);
+  using Op = cat::glow_uint8_to_int8;
+  const qspec_tensor& x = c.input(Op::in::x, 0);
   expect_dtype(x, QSPEC_DTYPE_UINT8, "input 'x'");
-  const std::int64_t zp = attr_int(c.attrs, "zero_point");
+  const std::int64_t zp = attr::get(c.attrs, Op::attr::zero_point);
   if (zp < 0 || zp > 255) throw Rejected("glow.uint8_to_int8: a Caffe2 uint8 zero point is in [0, 255] (ERROR_IF)");
-  qspec_tensor& y = c.output("y", 0);
+  qspec_tensor& y = c.output(Op::out::y, 0);
   expect_dtype(y, QSPEC_DTYPE_INT8, "output 'y'");
   expect_same_shape(x, y, "output 'y'");
   const auto* xs = static_cast<const std::uint8_t*>(x.data);
   auto* ys = static_cast<std::int8_t*>(y.data);
   for (std::int64_t i = 0, n = numel(x); i < n; ++i) ys[i] = static_cast<std::int8_t>(xs[i] ^ 0x80);  // x - 128
-  write_one(c, "zero_point", 1, QSPEC_DTYPE_INT32, static_cast<std::int32_t>(zp - 128));
+  write_one(c, Op::out::zero_point, 1, QSPEC_DTYPE_INT32, static_cast<std::int32_t>(zp - 128));
 }
 
 // Tensor::minMaxArg: the first index of the minimum and of the maximum.
@@ -184,9 +191,10 @@ void min_max(const float* row, std::int64_t cols, float& mn, float& mx) {
 }
 
 void glow_rowwise_quantize(OpCall& c) {
-  const qspec_tensor& x = c.input("x", 0);
+  using Op = cat::glow_rowwise_quantize;
+  const qspec_tensor& x = c.input(Op::in::x, 0);
   expect_dtype(x, QSPEC_DTYPE_FLOAT32, "input 'x'");
-  const Schema schema = schema_attr(c.attrs);
+  const Schema schema = schema_attr<Op>(c.attrs);
   check_matrix(x, 1);
   const std::int64_t rows = x.shape[0], cols = x.shape[1];
   const auto* xs = static_cast<const float*>(x.data);
@@ -196,9 +204,9 @@ void glow_rowwise_quantize(OpCall& c) {
     min_max(xs + r * cols, cols, mn, mx);
     ps.push_back(choose_params(mn, mx, schema, QSPEC_DTYPE_INT8));
   }
-  qspec_tensor& y = c.output("y", 0);
-  qspec_tensor& sc = c.output("scales", 1);
-  qspec_tensor& of = c.output("offsets", 2);
+  qspec_tensor& y = c.output(Op::out::y, 0);
+  qspec_tensor& sc = c.output(Op::out::scales, 1);
+  qspec_tensor& of = c.output(Op::out::offsets, 2);
   expect_dtype(y, QSPEC_DTYPE_INT8, "output 'y'");
   expect_same_shape(x, y, "output 'y'");
   expect_dtype(sc, QSPEC_DTYPE_FLOAT32, "output 'scales'");
@@ -214,17 +222,17 @@ void glow_rowwise_quantize(OpCall& c) {
 }
 
 void glow_rowwise_dequantize(OpCall& c) {
-  const qspec_tensor& x = c.input("x", 0);
+  using Op = cat::glow_rowwise_dequantize;
+  const qspec_tensor& x = c.input(Op::in::x, 0);
   if (x.dtype != QSPEC_DTYPE_INT8) throw std::invalid_argument("glow.rowwise_dequantize: int8 input");
   check_matrix(x, 1);
   const std::int64_t rows = x.shape[0], cols = x.shape[1];
   std::vector<float> scales;
-  for (const auto& e : c.attrs.at("scales")) scales.push_back(f32_of(json_to_f32(e)));
-  std::vector<std::int64_t> offsets;
-  for (const auto& e : c.attrs.at("offsets")) offsets.push_back(json_to_int(e));
+  for (const std::uint32_t bits : attr::get(c.attrs, Op::attr::scales)) scales.push_back(f32_of(bits));
+  const std::vector<std::int64_t> offsets = attr::get(c.attrs, Op::attr::offsets);
   if (static_cast<std::int64_t>(scales.size()) != rows || offsets.size() != scales.size())
     throw Rejected("glow: one scale and one offset per row (ERROR_IF)");
-  qspec_tensor& y = c.output("y", 0);
+  qspec_tensor& y = c.output(Op::out::y, 0);
   expect_dtype(y, QSPEC_DTYPE_FLOAT32, "output 'y'");
   expect_same_shape(x, y, "output 'y'");
   const auto* xs = static_cast<const std::int8_t*>(x.data);
@@ -236,11 +244,12 @@ void glow_rowwise_dequantize(OpCall& c) {
 }
 
 void glow_fused_rowwise_quantize(OpCall& c) {
-  const qspec_tensor& x = c.input("x", 0);
+  using Op = cat::glow_fused_rowwise_quantize;
+  const qspec_tensor& x = c.input(Op::in::x, 0);
   expect_dtype(x, QSPEC_DTYPE_FLOAT32, "input 'x'");
   check_matrix(x, 1);
   const std::int64_t rows = x.shape[0], cols = x.shape[1];
-  qspec_tensor& y = c.output("y", 0);
+  qspec_tensor& y = c.output(Op::out::y, 0);
   expect_dtype(y, QSPEC_DTYPE_UINT8, "output 'y'");
   if (y.rank != 2 || y.shape[0] != rows || y.shape[1] != cols + 8)
     throw std::invalid_argument("output 'y' is [rows, cols + 8]");
@@ -265,12 +274,13 @@ void glow_fused_rowwise_quantize(OpCall& c) {
 }
 
 void glow_fused_rowwise_dequantize(OpCall& c) {
-  const qspec_tensor& x = c.input("x", 0);
+  using Op = cat::glow_fused_rowwise_dequantize;
+  const qspec_tensor& x = c.input(Op::in::x, 0);
   if (x.dtype != QSPEC_DTYPE_UINT8) throw std::invalid_argument("glow.fused_rowwise_dequantize: uint8 input");
   if (x.rank != 2 || x.shape[0] < 1 || x.shape[1] <= 8)
     throw Rejected("glow: a fused row-wise tensor is [rows, cols + 8] with cols >= 1 (ERROR_IF)");
   const std::int64_t rows = x.shape[0], width = x.shape[1], cols = width - 8;
-  qspec_tensor& y = c.output("y", 0);
+  qspec_tensor& y = c.output(Op::out::y, 0);
   expect_dtype(y, QSPEC_DTYPE_FLOAT32, "output 'y'");
   const auto* xs = static_cast<const std::uint8_t*>(x.data);
   for (std::int64_t r = 0; r < rows; ++r) {
@@ -283,7 +293,8 @@ void glow_fused_rowwise_dequantize(OpCall& c) {
 }
 
 void glow_rescale_params_op(OpCall& c) {
-  const qspec_tensor& s = c.input("scale", 0);
+  using Op = cat::glow_rescale_params;
+  const qspec_tensor& s = c.input(Op::in::scale, 0);
   expect_dtype(s, QSPEC_DTYPE_FLOAT32, "input 'scale'");
   const auto n = numel(s);
   std::vector<glow::Rescale> r;
@@ -292,9 +303,9 @@ void glow_rescale_params_op(OpCall& c) {
     if (!std::isfinite(v) || !(v > 0)) throw Unsupported("glow.rescale_params: positive finite scale (REQUIRE)");
     r.push_back(glow::rescale_params(v));
   }
-  qspec_tensor& pre = c.output("pre", 0);
-  qspec_tensor& post = c.output("post", 1);
-  qspec_tensor& mul = c.output("multiplier", 2);
+  qspec_tensor& pre = c.output(Op::out::pre, 0);
+  qspec_tensor& post = c.output(Op::out::post, 1);
+  qspec_tensor& mul = c.output(Op::out::multiplier, 2);
   for (std::int64_t i = 0; i < n; ++i) {
     static_cast<std::int32_t*>(pre.data)[i] = r[static_cast<std::size_t>(i)].pre;
     static_cast<std::int32_t*>(post.data)[i] = r[static_cast<std::size_t>(i)].post;
@@ -302,18 +313,24 @@ void glow_rescale_params_op(OpCall& c) {
   }
 }
 
+// The table entry of Op's convention glow.
+template <class Op>
+OpEntry glow_entry(const char* note, OpHandler fn) {
+  return {std::string(Op::op), std::string(Op::conv::glow), note, fn};
+}
+
 }  // namespace
 
 void add_glow_ops(std::vector<OpEntry>& t) {
   const char* sc = "scalar IEEE";
-  t.push_back({"glow.choose_params", "glow", sc, glow_choose_params});
-  t.push_back({"glow.bias_params", "glow", sc, glow_bias_params});
-  t.push_back({"glow.uint8_to_int8", "glow", sc, glow_uint8_to_int8});
-  t.push_back({"glow.rowwise_quantize", "glow", sc, glow_rowwise_quantize});
-  t.push_back({"glow.rowwise_dequantize", "glow", sc, glow_rowwise_dequantize});
-  t.push_back({"glow.fused_rowwise_quantize", "glow", sc, glow_fused_rowwise_quantize});
-  t.push_back({"glow.fused_rowwise_dequantize", "glow", sc, glow_fused_rowwise_dequantize});
-  t.push_back({"glow.rescale_params", "glow", sc, glow_rescale_params_op});
+  t.push_back(glow_entry<cat::glow_choose_params>(sc, glow_choose_params));
+  t.push_back(glow_entry<cat::glow_bias_params>(sc, glow_bias_params));
+  t.push_back(glow_entry<cat::glow_uint8_to_int8>(sc, glow_uint8_to_int8));
+  t.push_back(glow_entry<cat::glow_rowwise_quantize>(sc, glow_rowwise_quantize));
+  t.push_back(glow_entry<cat::glow_rowwise_dequantize>(sc, glow_rowwise_dequantize));
+  t.push_back(glow_entry<cat::glow_fused_rowwise_quantize>(sc, glow_fused_rowwise_quantize));
+  t.push_back(glow_entry<cat::glow_fused_rowwise_dequantize>(sc, glow_fused_rowwise_dequantize));
+  t.push_back(glow_entry<cat::glow_rescale_params>(sc, glow_rescale_params_op));
 }
 
 }  // namespace qspec::simd

@@ -1,18 +1,22 @@
-// Handlers of Glow's quantized operators (spec/operators_glow.md), convention "glow": FullyConnected,
+// Handlers of Glow's quantized operators (spec/operators_glow.md), convention glow: FullyConnected,
 // Convolution and RowwiseQuantizedFullyConnected (exact accumulators from the 8-bit engines for
 // int8, exact loops for int16, then the Interpreter's float32 bias and output steps), the fused
 // row-wise SparseLengthsWeightedSum, RescaleQuantized, and the selections that keep the input's
-// quantization parameters (Reshape, Slice, Gather, TopK, MaxPool).
+// quantization parameters (Reshape, Slice, Gather, TopK, MaxPool). Ops, tensors and attributes are
+// named through the catalogue's typed keys (qspec::cat::glow_*).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <numeric>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "glow_params.h"
 #include "nn_common.h"
-#include "qspec/core/json_values.h"
+#include "qspec/catalogue/keys.h"
+#include "qspec/core/attr.h"
 #include "qspec/simd/backend_core.h"
 #include "qspec/simd/conv.h"
 #include "qspec/simd/qgemm.h"
@@ -33,21 +37,38 @@ struct QP {
   float scale = 1.0f;
   std::int64_t offset = 0;
 };
-QP qparams(const Json& a, const std::string& tensor) {
-  return {f32_of(attr_f32(a, (tensor + "_scale").c_str())), attr_int(a, (tensor + "_offset").c_str())};
+// One tensor's (scale, offset) attributes.
+QP qparams(const Json& a, const attr::F32& scale, const attr::Int& offset) {
+  return {f32_of(attr::get(a, scale)), attr::get(a, offset)};
+}
+template <class Op>
+QP input_qparams(const Json& a) {
+  return qparams(a, Op::attr::input_scale, Op::attr::input_offset);
+}
+template <class Op>
+QP output_qparams(const Json& a) {
+  return qparams(a, Op::attr::output_scale, Op::attr::output_offset);
 }
 
-const qspec_tensor& named(const OpCall& c, const char* name) {
+const qspec_tensor& named(const OpCall& c, std::string_view name) {
   for (std::size_t i = 0; i < c.n_inputs; ++i)
-    if (c.inputs[i].name && std::strcmp(c.inputs[i].name, name) == 0) return c.inputs[i];
-  throw std::invalid_argument(std::string("missing input tensor '") + name + "'");
+    if (c.inputs[i].name && name == c.inputs[i].name) return c.inputs[i];
+  throw std::invalid_argument("missing input tensor '" + std::string(name) + "'");
 }
 
+// An attribute of two entries, `d` when it is absent (Rejected: ERROR_IF another count).
+std::array<std::int64_t, 2> two(const Json& a, const attr::IntArray& key, std::array<std::int64_t, 2> d) {
+  const auto v = attr::get_or(a, key, std::vector<std::int64_t>{d[0], d[1]});
+  reject_if(v.size() != 2, "attribute " + std::string(key.name) + " needs two entries");
+  return {v[0], v[1]};
+}
+
+template <class Op>
 void write_scalar_outputs(const OpCall& c, std::size_t first, const QP& q) {
   const float s = q.scale;
   const auto o = static_cast<std::int32_t>(q.offset);
-  qspec_tensor& st = c.output("scale", first);
-  qspec_tensor& ot = c.output("offset", first + 1);
+  qspec_tensor& st = c.output(Op::out::scale, first);
+  qspec_tensor& ot = c.output(Op::out::offset, first + 1);
   expect_dtype(st, QSPEC_DTYPE_FLOAT32, "output 'scale'");
   expect_dtype(ot, QSPEC_DTYPE_INT32, "output 'offset'");
   std::memcpy(st.data, &s, 4);
@@ -55,9 +76,10 @@ void write_scalar_outputs(const OpCall& c, std::size_t first, const QP& q) {
 }
 
 // glow.op.keeps_input_qparams: the input's parameters (REQUIRE a positive finite scale).
+template <class Op>
 QP kept_qparams(const Json& a) {
-  const QP in = qparams(a, "input");
-  qparams(a, "output");  // read (it must be present), not used
+  const QP in = input_qparams<Op>(a);
+  output_qparams<Op>(a);  // read (it must be present), not used
   if (!std::isfinite(in.scale) || !(in.scale > 0) || in.offset < INT32_MIN || in.offset > INT32_MAX)
     throw Unsupported("glow: input scale finite and positive, int32 offset (REQUIRE)");
   return in;
@@ -71,13 +93,17 @@ struct Linear {
   std::int64_t acc_lo, acc_hi;  // Glow's AccumulatorTy: int32 for int8, int64 for int16
 };
 
-Linear linear(const OpCall& c, const qspec_tensor& x, const qspec_tensor* w, const qspec_tensor& b, bool with_weights) {
+// Op's parameters (RowwiseQuantizedFullyConnected has per-row weights parameters as inputs, not
+// attributes) and element types.
+template <class Op>
+Linear linear(const OpCall& c, const qspec_tensor& x, const qspec_tensor& w, const qspec_tensor& b) {
+  using A = typename Op::attr;
   Linear l;
-  l.input = qparams(c.attrs, "input");
-  if (with_weights) l.weights = qparams(c.attrs, "weights");
-  l.bias = qparams(c.attrs, "bias");
-  l.output = qparams(c.attrs, "output");
-  reject_if(w && w->dtype != x.dtype, "glow: input and weights must have one element type");
+  l.input = qparams(c.attrs, A::input_scale, A::input_offset);
+  if constexpr (requires { A::weights_scale; }) l.weights = qparams(c.attrs, A::weights_scale, A::weights_offset);
+  l.bias = qparams(c.attrs, A::bias_scale, A::bias_offset);
+  l.output = qparams(c.attrs, A::output_scale, A::output_offset);
+  reject_if(w.dtype != x.dtype, "glow: input and weights must have one element type");
   const bool ok = (x.dtype == QSPEC_DTYPE_INT8 && (b.dtype == QSPEC_DTYPE_INT8 || b.dtype == QSPEC_DTYPE_INT32)) ||
                   (x.dtype == QSPEC_DTYPE_INT16 && (b.dtype == QSPEC_DTYPE_INT16 || b.dtype == QSPEC_DTYPE_INT32));
   reject_if(!ok, "glow: element/bias types must be int8/int8, int8/int32, int16/int16 or int16/int32");
@@ -111,8 +137,9 @@ std::int64_t output_code(i128 t, float p, const QP& out, qspec_dtype elem, bool 
 }
 
 void glow_fully_connected(OpCall& c) {
-  const qspec_tensor &xt = named(c, "x"), &wt = named(c, "w"), &bt = named(c, "bias");
-  const Linear l = linear(c, xt, &wt, bt, true);
+  using Op = cat::glow_fully_connected;
+  const qspec_tensor &xt = named(c, Op::in::x), &wt = named(c, Op::in::w), &bt = named(c, Op::in::bias);
+  const Linear l = linear<Op>(c, xt, wt, bt);
   const IntArray x = read_int(xt), w = read_int(wt), b = read_int(bt);
   reject_if(x.shape.size() != 2, "glow.fully_connected: input (N,K)");
   reject_if(w.shape.size() != 2, "glow.fully_connected: weights (K,M)");
@@ -133,17 +160,18 @@ void glow_fully_connected(OpCall& c) {
       if (t < l.acc_lo || t > l.acc_hi) throw Unsupported("glow: accumulator overflow (REQUIRE)");
       y[static_cast<std::size_t>(n * M + m)] = output_code(t, p, l.output, l.elem, true);
     }
-  write_int(c.output("y", 0), {N, M}, y);
+  write_int(c.output(Op::out::y, 0), {N, M}, y);
 }
 
 void glow_convolution(OpCall& c) {
-  const qspec_tensor &xt = named(c, "x"), &wt = named(c, "w"), &bt = named(c, "bias");
-  const Linear l = linear(c, xt, &wt, bt, true);
+  using Op = cat::glow_convolution;
+  const qspec_tensor &xt = named(c, Op::in::x), &wt = named(c, Op::in::w), &bt = named(c, Op::in::bias);
+  const Linear l = linear<Op>(c, xt, wt, bt);
   const IntArray x = read_int(xt), w = read_int(wt), b = read_int(bt);
-  const auto st = pair(c.attrs, "strides", {1, 1}), dl = pair(c.attrs, "dilation", {1, 1});
-  const auto pads = ints(c.attrs, "pads", {0, 0, 0, 0});
+  const auto st = two(c.attrs, Op::attr::strides, {1, 1}), dl = two(c.attrs, Op::attr::dilation, {1, 1});
+  const auto pads = attr::get_or(c.attrs, Op::attr::pads, std::vector<std::int64_t>{0, 0, 0, 0});
   reject_if(pads.size() != 4, "glow.convolution: pads needs four entries");
-  const std::int64_t group = c.attrs.contains("group") ? attr_int(c.attrs, "group") : 1;
+  const std::int64_t group = attr::get_or(c.attrs, Op::attr::group, std::int64_t{1});
   reject_if(x.shape.size() != 4 || w.shape.size() != 4, "glow.convolution: rank-4 input and filter");
   positive_dims(x, "glow.convolution: input");
   positive_dims(w, "glow.convolution: filter");
@@ -201,13 +229,14 @@ void glow_convolution(OpCall& c) {
     if (t < l.acc_lo || t > l.acc_hi) throw Unsupported("glow: accumulator overflow (REQUIRE)");
     y[i] = output_code(t, pm, l.output, l.elem, false);
   }
-  write_int(c.output("y", 0), {N, OH, OW, O}, y);
+  write_int(c.output(Op::out::y, 0), {N, OH, OW, O}, y);
 }
 
 void glow_rowwise_fully_connected(OpCall& c) {
-  const qspec_tensor &xt = named(c, "x"), &wt = named(c, "w"), &bt = named(c, "bias");
-  const qspec_tensor &st = named(c, "scales"), &ot = named(c, "offsets");
-  const Linear l = linear(c, xt, &wt, bt, false);
+  using Op = cat::glow_rowwise_fully_connected;
+  const qspec_tensor &xt = named(c, Op::in::x), &wt = named(c, Op::in::w), &bt = named(c, Op::in::bias);
+  const qspec_tensor &st = named(c, Op::in::scales), &ot = named(c, Op::in::offsets);
+  const Linear l = linear<Op>(c, xt, wt, bt);
   reject_if(st.rank != 1, "scales must be rank 1");
   reject_if(ot.rank != 1, "offsets must be rank 1");
   reject_if(st.dtype != QSPEC_DTYPE_FLOAT32, "scales must be float32");
@@ -236,13 +265,14 @@ void glow_rowwise_fully_connected(OpCall& c) {
       y[static_cast<std::size_t>(n * M + m)] = output_code(t, pm, l.output, l.elem, false);
     }
   }
-  write_int(c.output("y", 0), {N, M}, y);
+  write_int(c.output(Op::out::y, 0), {N, M}, y);
 }
 
 // Segment i: a = +0; a = fl32(a + fl32(fl32(fl32(q * scale) + offset) * weight)) in index order.
 void glow_fused_sls(OpCall& c) {
-  const qspec_tensor &data = named(c, "data"), &wts = named(c, "weights"), &idx = named(c, "indices"),
-                     &len = named(c, "lengths");
+  using Op = cat::glow_fused_rowwise_sparse_lengths_weighted_sum;
+  const qspec_tensor &data = named(c, Op::in::data), &wts = named(c, Op::in::weights), &idx = named(c, Op::in::indices),
+                     &len = named(c, Op::in::lengths);
   reject_if(data.dtype != QSPEC_DTYPE_UINT8, "data must be uint8 (UInt8FusedQTy)");
   reject_if(idx.dtype != QSPEC_DTYPE_INT32 && idx.dtype != QSPEC_DTYPE_INT64, "indices must be int32 or int64");
   reject_if(len.dtype != QSPEC_DTYPE_INT32, "lengths must be int32");
@@ -278,7 +308,7 @@ void glow_fused_sls(OpCall& c) {
         acc[k] = acc[k] + (static_cast<float>(d[r * width + k]) * scale + offset) * wv[cur];
     }
   }
-  qspec_tensor& out = c.output("y", 0);
+  qspec_tensor& out = c.output(Op::out::y, 0);
   expect_dtype(out, QSPEC_DTYPE_FLOAT32, "output 'y'");
   if (numel(out) != S * C) throw std::invalid_argument("output 'y' must be (segments, cols)");
   std::memcpy(out.data, y.data(), y.size() * 4);
@@ -286,12 +316,13 @@ void glow_fused_sls(OpCall& c) {
 
 template <bool kCpu>
 void glow_rescale_op(OpCall& c) {
-  const qspec_tensor& x = named(c, "x");
+  using Op = cat::glow_rescale;
+  const qspec_tensor& x = named(c, Op::in::x);
   reject_if(x.dtype != QSPEC_DTYPE_INT8, "glow.rescale input must be int8");
-  const QP in = qparams(c.attrs, "input"), out = qparams(c.attrs, "output");
+  const QP in = input_qparams<Op>(c.attrs), out = output_qparams<Op>(c.attrs);
   const IntArray xa = read_int(x);
   std::vector<std::int32_t> xs(xa.data.begin(), xa.data.end());
-  qspec_tensor& y = c.output("y", 0);
+  qspec_tensor& y = c.output(Op::out::y, 0);
   expect_dtype(y, QSPEC_DTYPE_INT8, "output 'y'");
   expect_same_shape(x, y, "output 'y'");
   glow::rescale_run(c.k, kCpu, xs.data(), xs.size(), in.scale, in.offset, out.scale, out.offset, y.data);
@@ -299,36 +330,39 @@ void glow_rescale_op(OpCall& c) {
 
 // ---- the selections: int8 codes moved, the input's parameters kept ----
 
-const qspec_tensor& int8_input(const OpCall& c, const char* op) {
-  const qspec_tensor& x = named(c, "x");
-  reject_if(x.dtype != QSPEC_DTYPE_INT8, std::string(op) + " input must be int8");
+template <class Op>
+const qspec_tensor& int8_input(const OpCall& c) {
+  const qspec_tensor& x = named(c, Op::in::x);
+  reject_if(x.dtype != QSPEC_DTYPE_INT8, std::string(Op::op) + " input must be int8");
   return x;
 }
 
 void glow_reshape(OpCall& c) {
-  const IntArray x = read_int(int8_input(c, "glow.reshape"));
-  const auto shape = ints(c.attrs, "shape", {});
+  using Op = cat::glow_reshape;
+  const IntArray x = read_int(int8_input<Op>(c));
+  const auto shape = attr::get(c.attrs, Op::attr::shape);
   std::int64_t n = 1;
   for (auto d : shape) {
     reject_if(d < 1, "glow.reshape: shape entries must be >= 1");
     n *= d;
   }
   reject_if(n != x.numel(), "glow.reshape: sizes differ");
-  const QP q = kept_qparams(c.attrs);
-  write_int(c.output("y", 0), shape, x.data);
-  write_scalar_outputs(c, 1, q);
+  const QP q = kept_qparams<Op>(c.attrs);
+  write_int(c.output(Op::out::y, 0), shape, x.data);
+  write_scalar_outputs<Op>(c, 1, q);
 }
 
 void glow_slice(OpCall& c) {
-  const IntArray x = read_int(int8_input(c, "glow.slice"));
-  const auto start = ints(c.attrs, "start", {}), size = ints(c.attrs, "size", {});
+  using Op = cat::glow_slice;
+  const IntArray x = read_int(int8_input<Op>(c));
+  const auto start = attr::get(c.attrs, Op::attr::start), size = attr::get(c.attrs, Op::attr::size);
   reject_if(start.size() != x.shape.size() || size.size() != x.shape.size(), "glow.slice: one start and size per axis");
   for (std::size_t i = 0; i < x.shape.size(); ++i) {
     reject_if(start[i] < 0, "glow.slice: start must be >= 0");
     reject_if(size[i] < 1, "glow.slice: size must be >= 1");
     reject_if(start[i] + size[i] > x.shape[i], "glow.slice: start + size exceeds the input");
   }
-  const QP q = kept_qparams(c.attrs);
+  const QP q = kept_qparams<Op>(c.attrs);
   std::int64_t total = 1;
   for (auto d : size) total *= d;
   const std::size_t r = size.size();
@@ -342,19 +376,20 @@ void glow_slice(OpCall& c) {
     for (std::size_t j = 0; j < r; ++j) src = src * x.shape[j] + start[j] + idx[j];
     y[static_cast<std::size_t>(off)] = x.data[static_cast<std::size_t>(src)];
   }
-  write_int(c.output("y", 0), size, y);
-  write_scalar_outputs(c, 1, q);
+  write_int(c.output(Op::out::y, 0), size, y);
+  write_scalar_outputs<Op>(c, 1, q);
 }
 
 void glow_gather(OpCall& c) {
-  const IntArray x = read_int(int8_input(c, "glow.gather"));
-  const qspec_tensor& it = named(c, "indices");
+  using Op = cat::glow_gather;
+  const IntArray x = read_int(int8_input<Op>(c));
+  const qspec_tensor& it = named(c, Op::in::indices);
   reject_if(it.dtype != QSPEC_DTYPE_INT32 && it.dtype != QSPEC_DTYPE_INT64, "indices must be int32 or int64");
   const IntArray ind = read_int(it);
-  const std::int64_t b = c.attrs.contains("batch_dims") ? attr_int(c.attrs, "batch_dims") : 0;
+  const std::int64_t b = attr::get_or(c.attrs, Op::attr::batch_dims, std::int64_t{0});
   reject_if(b < 0 || b >= static_cast<std::int64_t>(x.shape.size()), "glow.gather: batch_dims outside [0, rank)");
   positive_dims(x, "glow.gather: data");
-  const QP q = kept_qparams(c.attrs);
+  const QP q = kept_qparams<Op>(c.attrs);
   const auto bu = static_cast<std::size_t>(b);
   std::int64_t outer = 1, inner = 1;
   for (std::size_t k = 0; k < bu; ++k) outer *= x.shape[k];
@@ -369,16 +404,17 @@ void glow_gather(OpCall& c) {
       const auto from = x.data.begin() + (o * x.shape[bu] + sel) * inner;
       y.insert(y.end(), from, from + inner);
     }
-  write_int(c.output("y", 0), shape, y);
-  write_scalar_outputs(c, 1, q);
+  write_int(c.output(Op::out::y, 0), shape, y);
+  write_scalar_outputs<Op>(c, 1, q);
 }
 
 void glow_topk(OpCall& c) {
-  const IntArray x = read_int(int8_input(c, "glow.topk"));
-  const std::int64_t k = attr_int(c.attrs, "k");
+  using Op = cat::glow_topk;
+  const IntArray x = read_int(int8_input<Op>(c));
+  const std::int64_t k = attr::get(c.attrs, Op::attr::k);
   reject_if(x.shape.empty(), "glow.topk: the input needs at least one axis");
   reject_if(k < 1 || k > x.shape.back(), "glow.topk: k outside [1, last dim]");
-  const QP q = kept_qparams(c.attrs);
+  const QP q = kept_qparams<Op>(c.attrs);
   const std::int64_t n = x.shape.back(), rows = n ? x.numel() / n : 0;
   std::vector<std::int64_t> shape = x.shape;
   shape.back() = k;
@@ -394,15 +430,16 @@ void glow_topk(OpCall& c) {
       indices.push_back(order[static_cast<std::size_t>(i)]);
     }
   }
-  write_int(c.output("values", 0), shape, values);
-  write_int(c.output("indices", 1), shape, indices);
-  write_scalar_outputs(c, 2, q);
+  write_int(c.output(Op::out::values, 0), shape, values);
+  write_int(c.output(Op::out::indices, 1), shape, indices);
+  write_scalar_outputs<Op>(c, 2, q);
 }
 
 void glow_max_pool(OpCall& c) {
-  const IntArray x = read_int(int8_input(c, "glow.max_pool"));
-  const auto k = pair(c.attrs, "kernels", {1, 1}), st = pair(c.attrs, "strides", {1, 1});
-  const auto pads = ints(c.attrs, "pads", {0, 0, 0, 0});
+  using Op = cat::glow_max_pool;
+  const IntArray x = read_int(int8_input<Op>(c));
+  const auto k = two(c.attrs, Op::attr::kernels, {1, 1}), st = two(c.attrs, Op::attr::strides, {1, 1});
+  const auto pads = attr::get_or(c.attrs, Op::attr::pads, std::vector<std::int64_t>{0, 0, 0, 0});
   reject_if(pads.size() != 4, "glow.max_pool: pads needs four entries");
   reject_if(x.shape.size() != 4, "glow.max_pool: input (N,H,W,C)");
   positive_dims(x, "glow.max_pool: input");
@@ -411,7 +448,7 @@ void glow_max_pool(OpCall& c) {
   const std::int64_t N = x.dim(0), H = x.dim(1), W = x.dim(2), C = x.dim(3);
   reject_if(H + pads[0] + pads[2] < k[0] || W + pads[1] + pads[3] < k[1],
             "glow.max_pool: kernel larger than the padded input");
-  const QP q = kept_qparams(c.attrs);
+  const QP q = kept_qparams<Op>(c.attrs);
   const std::int64_t OH = (H + pads[0] + pads[2] - k[0]) / st[0] + 1, OW = (W + pads[1] + pads[3] - k[1]) / st[1] + 1;
   std::vector<std::int64_t> y(static_cast<std::size_t>(N * OH * OW * C));
   for (std::int64_t n = 0; n < N; ++n)
@@ -431,26 +468,31 @@ void glow_max_pool(OpCall& c) {
           y[static_cast<std::size_t>(((n * OH + p) * OW + qq) * C + ch)] =
               any ? best : q.offset;  // all padding: real 0
         }
-  write_int(c.output("y", 0), {N, OH, OW, C}, y);
-  write_scalar_outputs(c, 1, q);
+  write_int(c.output(Op::out::y, 0), {N, OH, OW, C}, y);
+  write_scalar_outputs<Op>(c, 1, q);
 }
 
 }  // namespace
 
 void add_glow_nn_ops(std::vector<OpEntry>& t) {
+  // The table entry of (op, convention).
+  const auto entry = [&t](std::string_view op, std::string_view convention, const char* note, OpHandler fn) {
+    t.push_back({std::string(op), std::string(convention), note, fn});
+  };
   const char* g = "int8: VNNI/AVX2 GEMM accumulators; float32 epilogue as Glow's Interpreter";
-  t.push_back({"glow.fully_connected", "glow", g, glow_fully_connected});
-  t.push_back({"glow.convolution", "glow", g, glow_convolution});
-  t.push_back({"glow.rowwise_fully_connected", "glow", g, glow_rowwise_fully_connected});
-  t.push_back(
-      {"glow.fused_rowwise_sparse_lengths_weighted_sum", "glow", "scalar float32, index order", glow_fused_sls});
-  t.push_back({"glow.rescale", "glow", "vectorized", glow_rescale_op<false>});
-  t.push_back({"glow.rescale", "glow.cpu", "vectorized when pre = 0", glow_rescale_op<true>});
-  t.push_back({"glow.reshape", "glow", "copy", glow_reshape});
-  t.push_back({"glow.slice", "glow", "copy", glow_slice});
-  t.push_back({"glow.gather", "glow", "copy", glow_gather});
-  t.push_back({"glow.topk", "glow", "stable sort", glow_topk});
-  t.push_back({"glow.max_pool", "glow", "scalar", glow_max_pool});
+  entry(cat::glow_fully_connected::op, cat::glow_fully_connected::conv::glow, g, glow_fully_connected);
+  entry(cat::glow_convolution::op, cat::glow_convolution::conv::glow, g, glow_convolution);
+  entry(cat::glow_rowwise_fully_connected::op, cat::glow_rowwise_fully_connected::conv::glow, g,
+        glow_rowwise_fully_connected);
+  entry(cat::glow_fused_rowwise_sparse_lengths_weighted_sum::op,
+        cat::glow_fused_rowwise_sparse_lengths_weighted_sum::conv::glow, "scalar float32, index order", glow_fused_sls);
+  entry(cat::glow_rescale::op, cat::glow_rescale::conv::glow, "vectorized", glow_rescale_op<false>);
+  entry(cat::glow_rescale::op, cat::glow_rescale::conv::glow_cpu, "vectorized when pre = 0", glow_rescale_op<true>);
+  entry(cat::glow_reshape::op, cat::glow_reshape::conv::glow, "copy", glow_reshape);
+  entry(cat::glow_slice::op, cat::glow_slice::conv::glow, "copy", glow_slice);
+  entry(cat::glow_gather::op, cat::glow_gather::conv::glow, "copy", glow_gather);
+  entry(cat::glow_topk::op, cat::glow_topk::conv::glow, "stable sort", glow_topk);
+  entry(cat::glow_max_pool::op, cat::glow_max_pool::conv::glow, "scalar", glow_max_pool);
 }
 
 }  // namespace qspec::simd

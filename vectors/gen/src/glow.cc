@@ -7,8 +7,11 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "qspec/catalogue/keys.h"
+#include "qspec/core/attr.h"
 #include "qspec/core/json_values.h"
 #include "qspec/ref/glow.h"
 #include "qspec/ref/ieee.h"
@@ -50,10 +53,12 @@ float fval(std::uint32_t b) {
 // A float32 v = k / 2^d, exact for |k| < 2^24.
 std::uint32_t dyadic(std::int64_t k, int d) { return ref::f32_round(Rat(k) * ref::pow2r(-d)); }
 
-// Adds a test if the reference accepts it as wanted (valid, or rejected with ERROR_IF).
-void push(Group& g, const std::string& op, const std::string& conv, const ordered_json& attrs,
-          std::vector<Tensor> inputs, std::vector<std::string> flags, const std::string& comment, bool invalid = false) {
-  const Verdict v = classify(op, conv, merge_attributes(g.attributes, attrs), inputs);
+// Adds a test of Op's convention glow if the reference accepts it as wanted (valid, or rejected
+// with ERROR_IF).
+template <class Op>
+void push(Group& g, const ordered_json& attrs, std::vector<Tensor> inputs, std::vector<std::string> flags,
+          const std::string& comment, bool invalid = false) {
+  const Verdict v = classify(Op::op, Op::conv::glow, merge_attributes(g.attributes, attrs), inputs);
   if (v == Verdict::OutsideRequire || (v == Verdict::Invalid) != invalid) return;
   Test t;
   t.comment = comment;
@@ -170,7 +175,7 @@ QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize",
                               .generate = [](Rng& rng) { return generate_rescale("glow.interpreter_rescale", rng); }});
 
 // ---------------------------------------------------------------------------------------------
-// op "glow.choose_params"
+// op glow.choose_params
 // ---------------------------------------------------------------------------------------------
 
 const std::vector<std::pair<std::string, std::string>> kChooseNotes = {
@@ -189,28 +194,36 @@ const std::vector<std::pair<std::string, std::string>> kChooseNotes = {
 };
 
 std::vector<Group> generate_choose(Rng& rng) {
+  using Op = cat::glow_choose_params;
+  using schema = Op::attr::schema_is;
   std::vector<Group> groups;
   const struct {
-    const char* schema;
-    const char* precision;
-  } combos[] = {{"asymmetric", "int8"},           {"asymmetric", "uint8"},          {"asymmetric", "int16"},
-                {"asymmetric", "int32"},          {"symmetric", "int8"},            {"symmetric", "int16"},
-                {"symmetric", "int32"},           {"symmetric_with_uint8", "int8"}, {"symmetric_with_uint8", "int16"}};
+    std::string_view schema;
+    DType precision;
+  } combos[] = {{schema::asymmetric, DType::I8},
+                {schema::asymmetric, DType::U8},
+                {schema::asymmetric, DType::I16},
+                {schema::asymmetric, DType::I32},
+                {schema::symmetric, DType::I8},
+                {schema::symmetric, DType::I16},
+                {schema::symmetric, DType::I32},
+                {schema::symmetric_with_uint8, DType::I8},
+                {schema::symmetric_with_uint8, DType::I16}};
   const std::vector<std::pair<std::pair<float, float>, const char*>> fixed = {
-      {{0.0f, 0.0f}, "degenerate_zero"},   {{2.5f, 2.5f}, "degenerate_nonzero"}, {{-7.0f, -7.0f}, "degenerate_nonzero"},
-      {{1.0f, 2.0f}, "all_positive"},      {{0.0f, 255.0f}, "all_positive"},     {{-1.5f, -0.5f}, "all_negative"},
-      {{-255.0f, 0.0f}, "all_negative"},   {{-1.0f, 1.0f}, "symmetric_range"},   {{-3.0f, 3.0f}, "symmetric_range"},
-      {{0.0f, 1e-7f}, "tiny_range"},       {{-1e-8f, 5e-8f}, "tiny_range"},      {{-3e38f, 1.0f}, "huge_range"},
-      {{-1.0f, 3.4e38f}, "huge_range"},      {{-0.0f, 1.0f}, "signed_zero"},       {{-1.0f, -0.0f}, "signed_zero"},
-      {{-3.0f, 1.0f}, nullptr},            {{-0.75f, 0.25f}, nullptr},           {{-100.0f, 27.0f}, nullptr}};
+      {{0.0f, 0.0f}, "degenerate_zero"}, {{2.5f, 2.5f}, "degenerate_nonzero"}, {{-7.0f, -7.0f}, "degenerate_nonzero"},
+      {{1.0f, 2.0f}, "all_positive"},    {{0.0f, 255.0f}, "all_positive"},     {{-1.5f, -0.5f}, "all_negative"},
+      {{-255.0f, 0.0f}, "all_negative"}, {{-1.0f, 1.0f}, "symmetric_range"},   {{-3.0f, 3.0f}, "symmetric_range"},
+      {{0.0f, 1e-7f}, "tiny_range"},     {{-1e-8f, 5e-8f}, "tiny_range"},      {{-3e38f, 1.0f}, "huge_range"},
+      {{-1.0f, 3.4e38f}, "huge_range"},  {{-0.0f, 1.0f}, "signed_zero"},       {{-1.0f, -0.0f}, "signed_zero"},
+      {{-3.0f, 1.0f}, nullptr},          {{-0.75f, 0.25f}, nullptr},           {{-100.0f, 27.0f}, nullptr}};
   for (const auto& c : combos) {
     Group g;
-    g.attributes["schema"] = c.schema;
-    g.attributes["precision"] = c.precision;
+    attr::set(g.attributes, Op::attr::schema, c.schema);
+    attr::set(g.attributes, Op::attr::precision, c.precision);
     auto add = [&](float lo, float hi, std::vector<std::string> flags, const std::string& comment) {
       std::vector<Tensor> y;
-      const std::vector<Tensor> in = {scalar_vector("range", DType::F32, {f32(lo), f32(hi)})};
-      if (classify("glow.choose_params", "glow", g.attributes, in, &y) != Verdict::Valid) return;
+      const std::vector<Tensor> in = {scalar_vector(std::string(Op::in::range), DType::F32, {f32(lo), f32(hi)})};
+      if (classify(Op::op, Op::conv::glow, g.attributes, in, &y) != Verdict::Valid) return;
       if (y[1].data[0] > (1 << 24) || y[1].data[0] < -(1 << 24)) flags.push_back("offset_beyond_2_24");
       Test t;
       t.comment = comment;
@@ -225,8 +238,7 @@ std::vector<Group> generate_choose(Rng& rng) {
     }
     // Ranges whose asymmetric zero point is an exact tie: [-(k + 1/2) s, (qmax - qmin - k - 1/2) s]
     // with s = 1 (uint8 / int8): zero_point = qmin + k + 1/2.
-    const bool tie_possible = std::string(c.schema) == "asymmetric" &&
-                              (std::string(c.precision) == "int8" || std::string(c.precision) == "uint8");
+    const bool tie_possible = c.schema == schema::asymmetric && (c.precision == DType::I8 || c.precision == DType::U8);
     for (std::int64_t k : {0, 1, 2, 100}) {
       const float lo = -(static_cast<float>(k) + 0.5f);
       std::vector<std::string> f;
@@ -247,35 +259,36 @@ std::vector<Group> generate_choose(Rng& rng) {
   return groups;
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "glow.choose_params",
-                              .convention = "glow",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = std::string(cat::glow_choose_params::op),
+                              .convention = std::string(cat::glow_choose_params::conv::glow),
                               .notes = kChooseNotes,
                               .seed = 8711,
                               .generate = generate_choose});
 
 // ---------------------------------------------------------------------------------------------
-// op "glow.bias_params"
+// op glow.bias_params
 // ---------------------------------------------------------------------------------------------
 
 std::vector<Group> generate_bias(Rng& rng) {
+  using Op = cat::glow_bias_params;
   std::vector<Group> groups;
-  for (const char* precision : {"int32", "int8", "int16"}) {
+  for (const DType precision : {DType::I32, DType::I8, DType::I16}) {
     Group g;
-    g.attributes["precision"] = precision;
+    attr::set(g.attributes, Op::attr::precision, precision);
     auto add = [&](std::uint32_t in, std::uint32_t w, std::uint32_t b, std::int64_t off, std::vector<std::string> flags,
                    const std::string& comment) {
       const Rat prod = ref::f32_value(ref::f32_mul(in, w)), bias = ref::f32_value(b);
       flags.push_back(prod > bias ? "product_wins" : (prod == bias ? "equal" : "profile_wins"));
-      flags.push_back(std::string(precision) == "int32" ? "int32_offset_forced" : "offset_kept");
+      flags.push_back(precision == DType::I32 ? "int32_offset_forced" : "offset_kept");
       ordered_json attrs;
-      attrs["bias_offset"] = off;
-      push(g, "glow.bias_params", "glow", attrs, {scalar_vector("scales", DType::F32, {in, w, b})}, flags, comment);
+      attr::set(attrs, Op::attr::bias_offset, off);
+      push<Op>(g, attrs, {scalar_vector(std::string(Op::in::scales), DType::F32, {in, w, b})}, flags, comment);
     };
     add(f32(0.5f), f32(0.25f), f32(0.1f), 7, {}, "product 0.125 > 0.1");
     add(f32(0.5f), f32(0.25f), f32(0.2f), 7, {}, "product 0.125 < 0.2");
     add(f32(0.5f), f32(0.25f), f32(0.125f), -3, {}, "product == bias scale");
     add(f32(0.1f), f32(0.1f), f32(0.01f), 0, {}, "fl32(0.1 * 0.1) vs 0.01f");
-    for (int i = 0; i < (std::string(precision) == "int32" ? 200 : 60); ++i)
+    for (int i = 0; i < (precision == DType::I32 ? 200 : 60); ++i)
       add(random_scale(rng, -12, 0), random_scale(rng, -12, 0), random_scale(rng, -24, -4), rng.uniform(-100, 100),
           {"random"}, "random");
     groups.push_back(std::move(g));
@@ -283,8 +296,8 @@ std::vector<Group> generate_bias(Rng& rng) {
   return groups;
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "glow.bias_params",
-                              .convention = "glow",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = std::string(cat::glow_bias_params::op),
+                              .convention = std::string(cat::glow_bias_params::conv::glow),
                               .notes = {{"product_wins", "input_scale * weights_scale exceeds the profiled bias scale"},
                                         {"profile_wins", "the profiled bias scale is larger and is kept"},
                                         {"equal", "the product equals the profiled bias scale (kept)"},
@@ -295,17 +308,18 @@ QSPEC_REGISTER_VECTOR_FAMILY({.op = "glow.bias_params",
                               .generate = generate_bias});
 
 // ---------------------------------------------------------------------------------------------
-// op "glow.uint8_to_int8"
+// op glow.uint8_to_int8
 // ---------------------------------------------------------------------------------------------
 
 std::vector<Group> generate_u8_to_i8(Rng& rng) {
+  using Op = cat::glow_uint8_to_int8;
   Group g;
-  auto add = [&](std::int64_t zp, std::vector<std::int64_t> xs, std::vector<std::string> flags, const std::string& comment,
-                 bool invalid = false) {
+  auto add = [&](std::int64_t zp, std::vector<std::int64_t> xs, std::vector<std::string> flags,
+                 const std::string& comment, bool invalid = false) {
     ordered_json attrs;
-    attrs["zero_point"] = zp;
-    push(g, "glow.uint8_to_int8", "glow", attrs, {scalar_vector("x", DType::U8, std::move(xs))}, std::move(flags), comment,
-         invalid);
+    attr::set(attrs, Op::attr::zero_point, zp);
+    push<Op>(g, attrs, {scalar_vector(std::string(Op::in::x), DType::U8, std::move(xs))}, std::move(flags), comment,
+             invalid);
   };
   std::vector<std::int64_t> all;
   for (std::int64_t q = 0; q <= 255; ++q) all.push_back(q);
@@ -320,14 +334,13 @@ std::vector<Group> generate_u8_to_i8(Rng& rng) {
   return {g};
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY(
-    {.op = "glow.uint8_to_int8",
-     .convention = "glow",
-     .notes = {{"all_codes", "every uint8 code"},
-               {"random", "random codes and zero points"},
-               {"invalid_zero_point", "ERROR_IF: a Caffe2 uint8 zero point outside [0, 255]"}},
-     .seed = 8731,
-     .generate = generate_u8_to_i8});
+QSPEC_REGISTER_VECTOR_FAMILY({.op = std::string(cat::glow_uint8_to_int8::op),
+                              .convention = std::string(cat::glow_uint8_to_int8::conv::glow),
+                              .notes = {{"all_codes", "every uint8 code"},
+                                        {"random", "random codes and zero points"},
+                                        {"invalid_zero_point", "ERROR_IF: a Caffe2 uint8 zero point outside [0, 255]"}},
+                              .seed = 8731,
+                              .generate = generate_u8_to_i8});
 
 // ---------------------------------------------------------------------------------------------
 // row-wise and fused row-wise
@@ -346,8 +359,13 @@ const std::vector<std::pair<std::string, std::string>> kRowNotes = {
     {"invalid_row_params", "ERROR_IF: the number of row scales / offsets differs from the number of rows"},
 };
 
+// The input x (every row-wise op calls it x) holding a float32 matrix.
 Tensor matrix(const std::vector<std::vector<float>>& rows) {
-  Tensor t{"x", DType::F32, {static_cast<std::int64_t>(rows.size()), static_cast<std::int64_t>(rows[0].size())}, {}};
+  static_assert(cat::glow_rowwise_quantize::in::x == cat::glow_fused_rowwise_quantize::in::x);
+  Tensor t{std::string(cat::glow_rowwise_quantize::in::x),
+           DType::F32,
+           {static_cast<std::int64_t>(rows.size()), static_cast<std::int64_t>(rows[0].size())},
+           {}};
   for (const auto& r : rows)
     for (float v : r) t.data.push_back(f32(v));
   return t;
@@ -358,55 +376,55 @@ std::vector<std::vector<float>> random_rows(Rng& rng, int nrows, int ncols) {
   for (auto& r : rows) {
     const int e = static_cast<int>(rng.uniform(-10, 6));
     const std::int64_t base = rng.uniform(-1000, 1000);
-    for (int j = 0; j < ncols; ++j)
-      r.push_back(fval(dyadic(base + rng.uniform(-4000, 4000), 10 - e)));
+    for (int j = 0; j < ncols; ++j) r.push_back(fval(dyadic(base + rng.uniform(-4000, 4000), 10 - e)));
   }
   return rows;
 }
 
 std::vector<std::vector<std::vector<float>>> special_matrices() {
   return {
-      {{3.0f, 3.0f, 3.0f}, {-2.0f, -2.0f, -2.0f}},
-      {{0.0f, 17.0f, 255.0f}, {1.0f, 2.0f, 3.0f}},
-      {{-5.0f, -1.0f, -3.0f}, {-1.0f, 0.0f, 1.0f}},
-      {{0.0f, 0.5f, 1.5f, 255.0f}, {0.0f, 2.5f, 100.5f, 255.0f}},
+      {{3.0f, 3.0f, 3.0f}, {-2.0f, -2.0f, -2.0f}},        {{0.0f, 17.0f, 255.0f}, {1.0f, 2.0f, 3.0f}},
+      {{-5.0f, -1.0f, -3.0f}, {-1.0f, 0.0f, 1.0f}},       {{0.0f, 0.5f, 1.5f, 255.0f}, {0.0f, 2.5f, 100.5f, 255.0f}},
       {{1e-12f, 2e-12f, 1.5e-12f}, {0.0f, 1e-8f, 5e-8f}},
   };
 }
-const std::vector<std::vector<std::string>> kSpecialFlags = {
-    {"degenerate_row"}, {"byte_range_row", "all_positive_row"}, {"all_negative_row", "symmetric_row"},
-    {"tie_row", "byte_range_row"}, {"tiny_row"}};
+const std::vector<std::vector<std::string>> kSpecialFlags = {{"degenerate_row"},
+                                                             {"byte_range_row", "all_positive_row"},
+                                                             {"all_negative_row", "symmetric_row"},
+                                                             {"tie_row", "byte_range_row"},
+                                                             {"tiny_row"}};
 
 std::vector<Group> generate_rowwise_quantize(Rng& rng) {
+  using Op = cat::glow_rowwise_quantize;
+  using schema = Op::attr::schema_is;
   std::vector<Group> groups;
-  for (const char* schema : {"asymmetric", "symmetric", "symmetric_with_uint8"}) {
+  for (const std::string_view s : {schema::asymmetric, schema::symmetric, schema::symmetric_with_uint8}) {
     Group g;
-    g.attributes["schema"] = schema;
+    attr::set(g.attributes, Op::attr::schema, s);
     const auto specials = special_matrices();
     for (std::size_t i = 0; i < specials.size(); ++i)
-      push(g, "glow.rowwise_quantize", "glow", ordered_json::object(), {matrix(specials[i])}, kSpecialFlags[i], "special rows");
+      push<Op>(g, ordered_json::object(), {matrix(specials[i])}, kSpecialFlags[i], "special rows");
     for (int i = 0; i < 100; ++i)
-      push(g, "glow.rowwise_quantize", "glow", ordered_json::object(), {matrix(random_rows(rng, static_cast<int>(rng.uniform(1, 3)), 4))},
-           {"random"}, "random rows");
-    push(g, "glow.rowwise_quantize", "glow", ordered_json::object(), {scalar_vector("x", DType::F32, {f32(1.0f), f32(2.0f)})}, {"invalid_shape"},
-         "a vector, not a matrix", true);
+      push<Op>(g, ordered_json::object(), {matrix(random_rows(rng, static_cast<int>(rng.uniform(1, 3)), 4))},
+               {"random"}, "random rows");
+    push<Op>(g, ordered_json::object(), {scalar_vector(std::string(Op::in::x), DType::F32, {f32(1.0f), f32(2.0f)})},
+             {"invalid_shape"}, "a vector, not a matrix", true);
     groups.push_back(std::move(g));
   }
   return groups;
 }
 
 std::vector<Group> generate_rowwise_dequantize(Rng& rng) {
+  using Op = cat::glow_rowwise_dequantize;
   Group g;
-  auto add = [&](std::int64_t rows, std::int64_t cols, std::vector<std::int64_t> data, const std::vector<std::uint32_t>& scales,
-                 const std::vector<std::int64_t>& offsets, std::vector<std::string> flags, const std::string& comment,
-                 bool invalid = false) {
-    ordered_json attrs, sa = ordered_json::array(), oa = ordered_json::array();
-    for (auto s : scales) sa.push_back(f32_to_json(s));
-    for (auto o : offsets) oa.push_back(o);
-    attrs["scales"] = sa;
-    attrs["offsets"] = oa;
-    push(g, "glow.rowwise_dequantize", "glow", attrs, {tensor("x", DType::I8, {rows, cols}, std::move(data))}, flags, comment,
-         invalid);
+  auto add = [&](std::int64_t rows, std::int64_t cols, std::vector<std::int64_t> data,
+                 const std::vector<std::uint32_t>& scales, const std::vector<std::int64_t>& offsets,
+                 std::vector<std::string> flags, const std::string& comment, bool invalid = false) {
+    ordered_json attrs;
+    attr::set(attrs, Op::attr::scales, scales);
+    attr::set(attrs, Op::attr::offsets, offsets);
+    push<Op>(g, attrs, {tensor(std::string(Op::in::x), DType::I8, {rows, cols}, std::move(data))}, flags, comment,
+             invalid);
   };
   std::vector<std::int64_t> codes;
   for (std::int64_t q = -128; q <= 127; ++q) codes.push_back(q);
@@ -428,34 +446,35 @@ std::vector<Group> generate_rowwise_dequantize(Rng& rng) {
   return {g};
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "glow.rowwise_quantize",
-                              .convention = "glow",
-                              .notes = {kRowNotes[0], kRowNotes[1], kRowNotes[2], kRowNotes[3], kRowNotes[4], kRowNotes[5],
-                                        kRowNotes[6], kRowNotes[7], kRowNotes[8]},
+QSPEC_REGISTER_VECTOR_FAMILY({.op = std::string(cat::glow_rowwise_quantize::op),
+                              .convention = std::string(cat::glow_rowwise_quantize::conv::glow),
+                              .notes = {kRowNotes[0], kRowNotes[1], kRowNotes[2], kRowNotes[3], kRowNotes[4],
+                                        kRowNotes[5], kRowNotes[6], kRowNotes[7], kRowNotes[8]},
                               .seed = 8741,
                               .generate = generate_rowwise_quantize});
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "glow.rowwise_dequantize",
-                              .convention = "glow",
-                              .notes = {{"all_codes", "every int8 code"},
-                                        {"random", "random rows, scales and offsets"},
-                                        kRowNotes[9]},
-                              .seed = 8742,
-                              .generate = generate_rowwise_dequantize});
+QSPEC_REGISTER_VECTOR_FAMILY(
+    {.op = std::string(cat::glow_rowwise_dequantize::op),
+     .convention = std::string(cat::glow_rowwise_dequantize::conv::glow),
+     .notes = {{"all_codes", "every int8 code"}, {"random", "random rows, scales and offsets"}, kRowNotes[9]},
+     .seed = 8742,
+     .generate = generate_rowwise_dequantize});
 
 std::vector<Group> generate_fused_quantize(Rng& rng) {
+  using Op = cat::glow_fused_rowwise_quantize;
   Group g;
   const auto specials = special_matrices();
   for (std::size_t i = 0; i < specials.size(); ++i)
-    push(g, "glow.fused_rowwise_quantize", "glow", ordered_json::object(), {matrix(specials[i])}, kSpecialFlags[i], "special rows");
+    push<Op>(g, ordered_json::object(), {matrix(specials[i])}, kSpecialFlags[i], "special rows");
   for (int i = 0; i < 300; ++i)
-    push(g, "glow.fused_rowwise_quantize", "glow", ordered_json::object(), {matrix(random_rows(rng, static_cast<int>(rng.uniform(1, 3)), 5))},
-         {"random"}, "random rows");
-  push(g, "glow.fused_rowwise_quantize", "glow", ordered_json::object(), {scalar_vector("x", DType::F32, {f32(1.0f)})}, {"invalid_shape"},
-       "a vector, not a matrix", true);
+    push<Op>(g, ordered_json::object(), {matrix(random_rows(rng, static_cast<int>(rng.uniform(1, 3)), 5))}, {"random"},
+             "random rows");
+  push<Op>(g, ordered_json::object(), {scalar_vector(std::string(Op::in::x), DType::F32, {f32(1.0f)})},
+           {"invalid_shape"}, "a vector, not a matrix", true);
   return {g};
 }
 
 std::vector<Group> generate_fused_dequantize(Rng& rng) {
+  using Op = cat::glow_fused_rowwise_dequantize;
   Group g;
   auto add = [&](const std::vector<std::vector<std::int64_t>>& codes, const std::vector<std::pair<float, float>>& so,
                  std::vector<std::string> flags, const std::string& comment) {
@@ -466,7 +485,8 @@ std::vector<Group> generate_fused_dequantize(Rng& rng) {
       for (std::uint32_t v : {f32(so[r].first), f32(so[r].second)})
         for (int b = 0; b < 4; ++b) data.push_back((v >> (8 * b)) & 0xff);
     }
-    push(g, "glow.fused_rowwise_dequantize", "glow", ordered_json::object(), {tensor("x", DType::U8, {rows, cols + 8}, data)}, flags, comment);
+    push<Op>(g, ordered_json::object(), {tensor(std::string(Op::in::x), DType::U8, {rows, cols + 8}, data)}, flags,
+             comment);
   };
   std::vector<std::int64_t> all;
   for (std::int64_t q = 0; q <= 255; ++q) all.push_back(q);
@@ -486,19 +506,19 @@ std::vector<Group> generate_fused_dequantize(Rng& rng) {
     }
     add(codes, so, {"random"}, "random");
   }
-  push(g, "glow.fused_rowwise_dequantize", "glow", ordered_json::object(), {tensor("x", DType::U8, {1, 8}, {0, 0, 128, 63, 0, 0, 0, 0})},
-       {"invalid_shape"}, "8 bytes: no data column", true);
+  push<Op>(g, ordered_json::object(), {tensor(std::string(Op::in::x), DType::U8, {1, 8}, {0, 0, 128, 63, 0, 0, 0, 0})},
+           {"invalid_shape"}, "8 bytes: no data column", true);
   return {g};
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "glow.fused_rowwise_quantize",
-                              .convention = "glow",
-                              .notes = {kRowNotes[0], kRowNotes[1], kRowNotes[2], kRowNotes[3], kRowNotes[4], kRowNotes[5],
-                                        kRowNotes[6], kRowNotes[7], kRowNotes[8]},
+QSPEC_REGISTER_VECTOR_FAMILY({.op = std::string(cat::glow_fused_rowwise_quantize::op),
+                              .convention = std::string(cat::glow_fused_rowwise_quantize::conv::glow),
+                              .notes = {kRowNotes[0], kRowNotes[1], kRowNotes[2], kRowNotes[3], kRowNotes[4],
+                                        kRowNotes[5], kRowNotes[6], kRowNotes[7], kRowNotes[8]},
                               .seed = 8751,
                               .generate = generate_fused_quantize});
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "glow.fused_rowwise_dequantize",
-                              .convention = "glow",
+QSPEC_REGISTER_VECTOR_FAMILY({.op = std::string(cat::glow_fused_rowwise_dequantize::op),
+                              .convention = std::string(cat::glow_fused_rowwise_dequantize::conv::glow),
                               .notes = {{"all_codes", "every uint8 code in one row"},
                                         kRowNotes[0],
                                         {"random", "random codes, scales and offsets"},
@@ -507,13 +527,15 @@ QSPEC_REGISTER_VECTOR_FAMILY({.op = "glow.fused_rowwise_dequantize",
                               .generate = generate_fused_dequantize});
 
 // ---------------------------------------------------------------------------------------------
-// op "glow.rescale_params"
+// op glow.rescale_params
 // ---------------------------------------------------------------------------------------------
 
 std::vector<Group> generate_rescale_params(Rng& rng) {
+  using Op = cat::glow_rescale_params;
   Group g;
   auto add = [&](std::vector<std::int64_t> scales, std::vector<std::string> flags, const std::string& comment) {
-    push(g, "glow.rescale_params", "glow", ordered_json::object(), {scalar_vector("scale", DType::F32, std::move(scales))}, flags, comment);
+    push<Op>(g, ordered_json::object(), {scalar_vector(std::string(Op::in::scale), DType::F32, std::move(scales))},
+             flags, comment);
   };
   for (int e = -30; e <= 30; e += 3) add({f32(std::ldexp(1.0f, e))}, {"power_of_two"}, "2^" + std::to_string(e));
   add({f32(0.41f), f32(1.5f), f32(1e-5f), f32(300.7f)}, {"documented"}, "hand-table scales");
@@ -528,16 +550,16 @@ std::vector<Group> generate_rescale_params(Rng& rng) {
   return {g};
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY(
-    {.op = "glow.rescale_params",
-     .convention = "glow",
-     .notes = {{"power_of_two", "scale = 2^e: (0, 0, 2^e) or (0, -e, 1)"},
-               {"documented", "the scales of conformance/glow_test.cc's hand table"},
-               {"loop_boundary", "scales where a doubling loop's condition changes"},
-               {"pre_limited", "tiny scales whose second loop stops at pre = post / 2, leaving S < 255"},
-               {"random", "random scales"}},
-     .seed = 8761,
-     .generate = generate_rescale_params});
+QSPEC_REGISTER_VECTOR_FAMILY({.op = std::string(cat::glow_rescale_params::op),
+                              .convention = std::string(cat::glow_rescale_params::conv::glow),
+                              .notes = {{"power_of_two", "scale = 2^e: (0, 0, 2^e) or (0, -e, 1)"},
+                                        {"documented", "the scales of conformance/glow_test.cc's hand table"},
+                                        {"loop_boundary", "scales where a doubling loop's condition changes"},
+                                        {"pre_limited",
+                                         "tiny scales whose second loop stops at pre = post / 2, leaving S < 255"},
+                                        {"random", "random scales"}},
+                              .seed = 8761,
+                              .generate = generate_rescale_params});
 
 }  // namespace
 }  // namespace qspec::vecgen

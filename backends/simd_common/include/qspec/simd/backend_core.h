@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "qspec/backend.h"
@@ -54,9 +55,9 @@ struct OpCall {
   std::size_t n_outputs;
 
   // The input called `name`, else the one at `position`; throws std::invalid_argument.
-  const qspec_tensor& input(const char* name, std::size_t position) const;
+  const qspec_tensor& input(std::string_view name, std::size_t position) const;
   // The output called `name`, else the one at `position`; throws std::invalid_argument.
-  qspec_tensor& output(const char* name, std::size_t position) const;
+  qspec_tensor& output(std::string_view name, std::size_t position) const;
 };
 
 using OpHandler = void (*)(OpCall& call);
