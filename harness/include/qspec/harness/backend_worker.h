@@ -18,6 +18,11 @@
 //   - the heap grew by more than `leak_limit_bytes` during one call: ERROR "leaked N bytes".
 // After CRASH or TIMEOUT the next test gets a fresh worker. A worker whose heap grew by more
 // than `restart_after_bytes` in total is replaced (quietly) before its next test.
+//
+// The implementation, one idea per file in harness/src: worker_frames and worker_messages (the
+// protocol), worker_process, worker_test_call, worker_guard and worker_heap_meter (inside the
+// worker), worker_child and worker_wait (starting, waiting on and ending a worker process),
+// plugin_worker (the forked plugin kind), worker_executor (this pool).
 #pragma once
 
 #include <csignal>
@@ -33,13 +38,20 @@
 namespace qspec::harness {
 
 struct WorkerOptions {
-  double timeout_seconds = 10;                          // per test (and per backend load); 0: none
-  std::uint64_t memory_limit_bytes = 4ull << 30;        // RLIMIT_AS growth over the inherited address space; 0: none
-  std::uint64_t leak_limit_bytes = 16ull << 20;         // heap growth in one run() call that is an ERROR; 0: off
-  std::uint64_t restart_after_bytes = 256ull << 20;     // replace a worker whose heap grew this much in total
+  double timeout_seconds = 10;                            // per test (and per backend load); 0: none
+  std::uint64_t memory_limit_bytes = 4ull << 30;          // RLIMIT_AS growth over the inherited address space; 0: none
+  std::uint64_t leak_limit_bytes = 16ull << 20;           // heap growth in one run() call that is an ERROR; 0: off
+  std::uint64_t restart_after_bytes = 256ull << 20;       // replace a worker whose heap grew this much in total
   const volatile std::sig_atomic_t* interrupt = nullptr;  // nonzero: abandon the call in flight
 };
 
+namespace worker {
+class Worker;
+class WorkerFactory;
+}  // namespace worker
+
+// The pool of worker processes (one at a time) behind the run loop, for any kind of worker
+// (worker_kind.h; today the forked plugin worker).
 class WorkerExecutor : public BackendExecutor {
  public:
   // Starts the first worker, which loads `spec` and reports the backend's name, version and source.
@@ -58,26 +70,25 @@ class WorkerExecutor : public BackendExecutor {
   std::size_t workers_started() const { return started_; }
   std::size_t restarts_for_memory() const { return memory_restarts_; }
 
-  struct Worker;  // one live worker process (backend_worker.cc)
-
  private:
-  WorkerExecutor(std::string spec, const WorkerOptions& options);
-  // Forks a worker and waits for it to load the backend; false with *error set if it cannot
+  WorkerExecutor(std::unique_ptr<worker::WorkerFactory> factory, const WorkerOptions& options);
+  // Starts a worker and waits for it to load the backend; false with *error set if it cannot
   // (and last_start_failure_ set when it crashed or hung doing so).
   bool start_worker(std::string* error);
   // Makes sure a worker runs; false (with file_failure_ set, unless interrupted) if it cannot.
   bool ensure_worker(const VectorFile& f);
   // supports(f.op, f.convention) in the worker, cached per pair; a fault if it crashed or hung.
   std::optional<BackendCall> ask_supports(const VectorFile& f, bool& supported);
+  // The fault every further test of the current file gets (the worker cannot start), or an
+  // abandoned call when interrupted.
+  BackendCall cannot_start() const;
   void stop_worker();
 
-  std::string spec_;
+  std::unique_ptr<worker::WorkerFactory> factory_;
   WorkerOptions opt_;
   std::string name_, version_, source_;
-  std::string hello_name_, hello_version_, hello_source_;
-  std::unique_ptr<Worker> worker_;
+  std::unique_ptr<worker::Worker> worker_;
   std::map<std::pair<std::string, std::string>, bool> supports_;
-  std::string request_;  // the request being sent (reused)
   // A worker could not start, or crashed or hung in supports(), for the current file: every
   // further test of the file gets this fault instead of a new attempt per test.
   std::string file_name_;

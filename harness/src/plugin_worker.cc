@@ -1,0 +1,118 @@
+// qspec's side of the forked plugin worker: start it, hello, supports, run one test (plugin_worker.h).
+#include "plugin_worker.h"
+
+#include <unistd.h>
+
+#include "worker_process.h"
+
+namespace qspec::harness::worker {
+namespace {
+
+class PluginWorker : public Worker {
+ public:
+  explicit PluginWorker(StartedChild started) : process_(std::move(started.process)) { channel_.fd = started.channel; }
+  ~PluginWorker() override {
+    if (channel_.fd >= 0) ::close(channel_.fd);
+    process_.reset();  // killed and reaped
+  }
+
+  WorkerStart handshake(const WaitLimits& limits) override {
+    const Waited got = wait_frame(*process_, channel_, limits);
+    WorkerStart s;
+    if (got.end == WaitEnd::Frame && got.kind == kHello && parse_hello(got.payload, s.id)) {
+      s.ok = true;
+      return s;
+    }
+    alive_ = false;
+    if (got.end == WaitEnd::Frame && got.kind == kHelloError) {
+      s.error = got.payload;
+      return s;
+    }
+    s.fault = fault_call(*process_, got.end == WaitEnd::Frame ? WaitEnd::Died : got.end, "while loading",
+                         limits.timeout_seconds);
+    return s;
+  }
+
+  std::optional<BackendCall> supports(const std::string& op, const std::string& convention, const WaitLimits& limits,
+                                      bool& supported) override {
+    const Waited got = exchange(supports_frame(op, convention), limits);
+    if (got.end == WaitEnd::Frame && got.kind == kSupportsReply && parse_supports_reply(got.payload, supported))
+      return std::nullopt;
+    return fault(got, "in supports(\"" + op + "\", \"" + convention + "\")", limits);
+  }
+
+  BackendCall run(const VectorFile& f, const VectorTest& t, const WaitLimits& limits) override {
+    build_run_frame(request_, f, t);
+    const Waited got = exchange(request_, limits);
+    if (got.end == WaitEnd::Frame && got.kind == kGuardFault) {  // the worker named its fault and exited
+      process_->reap(2);
+      alive_ = false;
+      BackendCall c;
+      c.fault = Verdict::Crash;
+      c.fault_reason = got.payload;
+      c.fault_detail = output_detail(*process_);
+      return c;
+    }
+    if (got.end != WaitEnd::Frame || got.kind != kResult) return fault(got, "in run()", limits);
+    ResultReply reply;
+    BackendCall c;
+    if (!parse_result(got.payload, t.expected, reply)) {
+      process_->kill_now();
+      alive_ = false;
+      c.fault = Verdict::Crash;
+      c.fault_reason = "the worker sent a malformed reply";
+      return c;
+    }
+    heap_growth_ = reply.heap_growth;
+    if (!reply.harness_error.empty()) {  // the harness caught the backend misusing its buffers
+      c.fault = Verdict::Error;
+      c.fault_reason = reply.harness_error;
+      if (!reply.message.empty()) c.fault_detail = "  the backend's message: " + reply.message + "\n";
+      return c;
+    }
+    c.result.status = static_cast<qspec_status>(reply.status);
+    c.result.message = std::move(reply.message);
+    c.result.outputs = std::move(reply.outputs);
+    return c;
+  }
+
+  bool alive() const override { return alive_; }
+  std::uint64_t heap_growth() const override { return heap_growth_; }
+
+ private:
+  // Sends a request and waits for the reply frame.
+  Waited exchange(const std::string& request, const WaitLimits& limits) {
+    if (send_all(channel_.fd, request)) return wait_frame(*process_, channel_, limits);
+    process_->reap(2);
+    return {WaitEnd::Died, 0, {}};
+  }
+
+  // The fault for a reply that did not come (or was not the expected frame: the stream cannot
+  // be trusted any more); the worker is ended.
+  BackendCall fault(const Waited& got, const std::string& during, const WaitLimits& limits) {
+    WaitEnd end = got.end;
+    if (end == WaitEnd::Frame) {
+      process_->kill_now();
+      end = WaitEnd::Died;
+    }
+    alive_ = false;
+    return fault_call(*process_, end, during, limits.timeout_seconds);
+  }
+
+  std::unique_ptr<ChildProcess> process_;
+  Channel channel_;
+  std::string request_;  // the kRun frame being sent (reused)
+  std::uint64_t heap_growth_ = 0;
+  bool alive_ = true;
+};
+
+}  // namespace
+
+std::unique_ptr<Worker> PluginWorkerFactory::spawn() {
+  const std::string& spec = spec_;
+  const WorkerOptions& opt = opt_;
+  return std::make_unique<PluginWorker>(
+      fork_worker_child([&spec, &opt](int channel) { serve_plugin(channel, spec, opt); }));
+}
+
+}  // namespace qspec::harness::worker

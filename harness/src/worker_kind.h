@@ -1,0 +1,57 @@
+// What the worker pool (WorkerExecutor, backend_worker.h) needs from a kind of worker process.
+//
+// The pool owns the policy every kind shares: one worker at a time, started again after a crash,
+// a timeout or too much heap growth; a file whose worker cannot start or crashes in supports()
+// fails as a whole; supports() answers cached per (op, convention); the interrupt flag and the
+// per-call timeout. A kind says how to start a worker and how to exchange one request with it:
+// today the forked plugin worker (plugin_worker.h). A worker that is a program of its own
+// (speaking a documented protocol on its stdin/stdout) would be a second kind beside it, started
+// through the same fork_worker_child (worker_child.h) and waited on with the same wait_frame and
+// fault_call (worker_wait.h).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "qspec/harness/backend_executor.h"
+#include "worker_messages.h"
+#include "worker_wait.h"
+
+namespace qspec::harness::worker {
+
+// How the first exchange with a new worker ended.
+struct WorkerStart {
+  bool ok = false;
+  BackendIdentity id;                // ok: the backend's name, version and source
+  std::string error;                 // !ok: one line for the user (the loader's message, or the fault)
+  std::optional<BackendCall> fault;  // !ok because it crashed, hung or was interrupted while loading
+};
+
+// One live worker. After a call that ended it (a fault), alive() is false and the pool replaces it.
+class Worker {
+ public:
+  virtual ~Worker() = default;
+  // Waits until the backend is loaded (called once, first).
+  virtual WorkerStart handshake(const WaitLimits& limits) = 0;
+  // Whether the backend claims (op, convention): nullopt with `supported` set, or the fault.
+  virtual std::optional<BackendCall> supports(const std::string& op, const std::string& convention,
+                                              const WaitLimits& limits, bool& supported) = 0;
+  // Runs one test: the backend's answer, or the fault the harness observed.
+  virtual BackendCall run(const VectorFile& f, const VectorTest& t, const WaitLimits& limits) = 0;
+  virtual bool alive() const = 0;
+  // Heap growth of the backend since it was loaded (0 when the kind cannot tell).
+  virtual std::uint64_t heap_growth() const = 0;
+};
+
+// Starts workers of one kind for one backend.
+class WorkerFactory {
+ public:
+  virtual ~WorkerFactory() = default;
+  // Throws BackendLoadError if no process can be started at all.
+  virtual std::unique_ptr<Worker> spawn() = 0;
+  virtual const std::string& spec() const = 0;  // the backend as the user named it
+};
+
+}  // namespace qspec::harness::worker

@@ -1,0 +1,127 @@
+// Waiting for a worker's frame within the timeout, and the CRASH/TIMEOUT reasons (worker_wait.h).
+#include "worker_wait.h"
+
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+
+#include "worker_frames.h"
+
+namespace qspec::harness::worker {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string signal_text(int sig) {
+  const char* abbrev = ::sigabbrev_np(sig);
+  const char* desc = ::sigdescr_np(sig);
+  std::string s = abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+  if (desc) s += std::string(" (") + desc + ")";
+  return s;
+}
+
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", s);
+  return buf;
+}
+
+}  // namespace
+
+Waited wait_frame(ChildProcess& p, Channel& c, const WaitLimits& limits) {
+  const auto t0 = Clock::now();
+  for (;;) {
+    // A complete frame already buffered?
+    if (c.inbuf.size() >= kHeaderSize) {
+      const FrameHeader h = read_header(c.inbuf.data());
+      if (h.magic != kMagic || h.size > kMaxPayload) {  // something else wrote into our socket
+        p.kill_now();
+        return {WaitEnd::Died, 0, {}};
+      }
+      if (c.inbuf.size() - kHeaderSize >= h.size) {
+        Waited r{WaitEnd::Frame, h.kind, c.inbuf.substr(kHeaderSize, h.size)};
+        c.inbuf.erase(0, kHeaderSize + h.size);
+        return r;
+      }
+    }
+    if (limits.interrupt && *limits.interrupt) {
+      p.kill_now();
+      return {WaitEnd::Interrupted, 0, {}};
+    }
+    int wait_ms = 200;  // also bounds how late an interrupt that slipped past poll is noticed
+    if (limits.timeout_seconds > 0) {
+      const double left = limits.timeout_seconds - std::chrono::duration<double>(Clock::now() - t0).count();
+      if (left <= 0) {
+        p.kill_now();
+        return {WaitEnd::Timeout, 0, {}};
+      }
+      wait_ms = std::min(wait_ms, static_cast<int>(left * 1000) + 1);
+    }
+    const int out = p.output_fd();
+    pollfd fds[2] = {{c.fd, POLLIN, 0}, {out, POLLIN, 0}};
+    const int n = ::poll(fds, out >= 0 ? 2 : 1, wait_ms);
+    if (n < 0 && errno != EINTR) {
+      p.kill_now();
+      return {WaitEnd::Died, 0, {}};
+    }
+    if (n <= 0) continue;
+    if (out >= 0 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) p.drain_output();
+    if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+      char buf[65536];
+      const ssize_t k = ::recv(c.fd, buf, sizeof buf, 0);
+      if (k > 0) {
+        c.inbuf.append(buf, static_cast<std::size_t>(k));
+      } else if (k == 0 || (errno != EINTR && errno != EAGAIN)) {
+        p.reap(2);  // the socket closed: the worker is gone or going
+        return {WaitEnd::Died, 0, {}};
+      }
+    }
+  }
+}
+
+BackendCall fault_call(ChildProcess& p, WaitEnd end, const std::string& during, double timeout_seconds) {
+  BackendCall c;
+  if (end == WaitEnd::Interrupted) {
+    c.abandoned = true;
+    return c;
+  }
+  if (end == WaitEnd::Timeout) {
+    c.fault = Verdict::Timeout;
+    c.fault_reason =
+        "no answer within " + seconds_text(timeout_seconds) + " s (--timeout) " + during + "; the worker was killed";
+  } else {
+    c.fault = Verdict::Crash;
+    const int st = p.wait_status();
+    if (!p.reaped())
+      c.fault_reason = "the worker stopped answering " + during;
+    else if (WIFSIGNALED(st))
+      c.fault_reason = "backend crashed " + during + ": " + signal_text(WTERMSIG(st));
+    else if (WIFEXITED(st))
+      c.fault_reason = "backend called exit(" + std::to_string(WEXITSTATUS(st)) + ") " + during;
+    else
+      c.fault_reason = "the worker ended " + during;
+  }
+  const auto last = p.tail_lines(3);
+  if (!last.empty()) {
+    std::string joined;
+    for (const auto& l : last) joined += (joined.empty() ? "" : " | ") + l;
+    if (joined.size() > 400) joined = joined.substr(0, 397) + "...";
+    c.fault_reason += "; its last output: " + joined;
+  }
+  c.fault_detail = output_detail(p);
+  return c;
+}
+
+std::string output_detail(const ChildProcess& p) {
+  std::string s;
+  for (const auto& l : p.tail_lines(20)) s += "  worker output: " + l + "\n";
+  return s;
+}
+
+}  // namespace qspec::harness::worker
