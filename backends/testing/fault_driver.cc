@@ -1,13 +1,14 @@
 // CTest driver for `qspec run` against the faulty plugins: runs qspec, checks exit status, report and verdicts.
 //
 //   fault_driver fault --qspec Q --plugin P --vectors FILE --work DIR --verdict V --rc N
-//                      [--reason TEXT]... [--ids LO-HI] [--timeout S] [--expect-listed]
+//                      [--reason TEXT]... [--ids LO-HI] [--timeout S] [--expect-listed] [--max-rss-mib M]
 //     Runs P on FILE (tcIds LO..HI, else every test). The faulty plugins misbehave exactly on the
 //     valid tests whose first input element is odd; the driver computes that set from FILE itself
 //     and requires: exit status N; a complete JSON report with one entry per selected test; each
 //     faulty test with verdict V and every TEXT in its reason; every other test PASS; the
 //     summary's counts agreeing; the faulty tests printed. --expect-listed also passes an --expect
-//     file listing the faulty tests with verdict V (then N is 0).
+//     file listing the faulty tests with verdict V (then N is 0). --max-rss-mib: qspec's peak
+//     resident memory (wait4's ru_maxrss: qspec and its workers) stays within M MiB.
 //
 //   fault_driver interrupt --qspec Q --plugin SLOW --vectors FIRST --vectors SECOND --work DIR [--ids LO-HI]
 //     With a slow plugin: an uninterrupted run; a run stopped by SIGINT after FIRST is done (exit
@@ -17,6 +18,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -47,7 +49,7 @@ void check(bool ok, const std::string& what) {
 }
 
 struct Args {
-  std::string mode, qspec, plugin, work, verdict, timeout, ids;
+  std::string mode, qspec, plugin, work, verdict, timeout, ids, max_rss_mib;
   std::vector<std::string> vectors, reasons;
   int rc = -1;
   bool expect_listed = false;
@@ -62,17 +64,30 @@ Args parse_args(int argc, char** argv) {
       if (i + 1 >= argc) throw std::runtime_error("missing value after " + k);
       return argv[++i];
     };
-    if (k == "--qspec") a.qspec = next();
-    else if (k == "--plugin") a.plugin = next();
-    else if (k == "--vectors") a.vectors.push_back(next());
-    else if (k == "--work") a.work = next();
-    else if (k == "--verdict") a.verdict = next();
-    else if (k == "--reason") a.reasons.push_back(next());
-    else if (k == "--rc") a.rc = std::stoi(next());
-    else if (k == "--ids") a.ids = next();
-    else if (k == "--timeout") a.timeout = next();
-    else if (k == "--expect-listed") a.expect_listed = true;
-    else throw std::runtime_error("unknown argument " + k);
+    if (k == "--qspec")
+      a.qspec = next();
+    else if (k == "--plugin")
+      a.plugin = next();
+    else if (k == "--vectors")
+      a.vectors.push_back(next());
+    else if (k == "--work")
+      a.work = next();
+    else if (k == "--verdict")
+      a.verdict = next();
+    else if (k == "--reason")
+      a.reasons.push_back(next());
+    else if (k == "--rc")
+      a.rc = std::stoi(next());
+    else if (k == "--ids")
+      a.ids = next();
+    else if (k == "--timeout")
+      a.timeout = next();
+    else if (k == "--expect-listed")
+      a.expect_listed = true;
+    else if (k == "--max-rss-mib")
+      a.max_rss_mib = next();
+    else
+      throw std::runtime_error("unknown argument " + k);
   }
   return a;
 }
@@ -123,12 +138,17 @@ bool read_until(Child& ch, const std::string& text, double seconds) {
   return true;
 }
 
+// The peak resident set size of the last child finish() reaped (and of its reaped children).
+long g_last_maxrss_kib = 0;
+
 // Reads the rest of the output and returns the exit status (128 + signal if killed).
 int finish(Child& ch) {
   while (ch.fd >= 0) read_until(ch, "\x01never\x01", 60);
   int st = 0;
-  while (::waitpid(ch.pid, &st, 0) < 0 && errno == EINTR) {
+  struct rusage ru {};
+  while (::wait4(ch.pid, &st, 0, &ru) < 0 && errno == EINTR) {
   }
+  g_last_maxrss_kib = ru.ru_maxrss;
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
@@ -215,12 +235,14 @@ int fault_mode(const Args& a) {
   const auto tests = vector_tests(vectors, lo, hi);
   std::size_t n_faulty = 0;
   for (const auto& t : tests) n_faulty += t.faulty;
-  check(n_faulty > 0 && n_faulty < tests.size(), "the selection mixes faulty and correct tests (" + std::to_string(n_faulty) +
-                                                     " of " + std::to_string(tests.size()) + " faulty)");
+  check(n_faulty > 0 && n_faulty < tests.size(), "the selection mixes faulty and correct tests (" +
+                                                     std::to_string(n_faulty) + " of " + std::to_string(tests.size()) +
+                                                     " faulty)");
 
   const fs::path report = fs::path(a.work) / "report.json";
-  std::vector<std::string> argv = {a.qspec, "run", "--backend", a.plugin, "--vectors", vectors.string(), "--progress", "never",
-                                   "--report-json", report.string(), "--max-diagnostics", "1000"};
+  std::vector<std::string> argv = {
+      a.qspec,      "run",   "--backend",     a.plugin,        "--vectors",         vectors.string(),
+      "--progress", "never", "--report-json", report.string(), "--max-diagnostics", "1000"};
   if (!a.timeout.empty()) argv.insert(argv.end(), {"--timeout", a.timeout});
   for (const auto& f : id_filters(a.ids)) argv.push_back(f);
   if (a.expect_listed) {
@@ -235,6 +257,12 @@ int fault_mode(const Args& a) {
   const auto [rc, out] = run(argv);
   std::cout << out.substr(0, 6000) << (out.size() > 6000 ? "\n...\n" : "");
   check(rc == a.rc, "exit status " + std::to_string(rc) + ", expected " + std::to_string(a.rc));
+  if (!a.max_rss_mib.empty()) {
+    const long limit_kib = std::stol(a.max_rss_mib) * 1024;
+    check(g_last_maxrss_kib <= limit_kib, "qspec's peak resident memory " + std::to_string(g_last_maxrss_kib / 1024) +
+                                              " MiB is within " + a.max_rss_mib + " MiB");
+    std::cout << "qspec's peak resident memory: " << g_last_maxrss_kib / 1024 << " MiB\n";
+  }
 
   json r;
   try {
@@ -245,8 +273,8 @@ int fault_mode(const Args& a) {
   }
   check(r.value("interrupted", true) == false, "the report is complete (\"interrupted\": false)");
   const json& rt = r.at("tests");
-  check(rt.size() == tests.size(), "the report has " + std::to_string(rt.size()) + " tests, the selection " +
-                                       std::to_string(tests.size()));
+  check(rt.size() == tests.size(),
+        "the report has " + std::to_string(rt.size()) + " tests, the selection " + std::to_string(tests.size()));
   check(r.at("summary").at("total") == tests.size(), "summary.total equals the number of selected tests");
   std::map<std::int64_t, const json*> by_id;
   for (const auto& t : rt) {
@@ -266,23 +294,27 @@ int fault_mode(const Args& a) {
     const std::string reason = j.value("reason", "");
     if (t.faulty) {
       n_verdict += verdict == a.verdict;
-      check(verdict == a.verdict, "tcId " + std::to_string(t.id) + ": verdict " + verdict + ", expected " + a.verdict + " (" + reason + ")");
+      check(verdict == a.verdict,
+            "tcId " + std::to_string(t.id) + ": verdict " + verdict + ", expected " + a.verdict + " (" + reason + ")");
       for (const auto& text : a.reasons)
-        check(contains(reason, text), "tcId " + std::to_string(t.id) + ": the reason contains '" + text + "': " + reason);
+        check(contains(reason, text),
+              "tcId " + std::to_string(t.id) + ": the reason contains '" + text + "': " + reason);
       if (!printed && a.rc == 1) {
-        check(contains(out, a.verdict + " " + name + " tcId " + std::to_string(t.id) + ": "), "the output shows the first faulty test");
+        check(contains(out, a.verdict + " " + name + " tcId " + std::to_string(t.id) + ": "),
+              "the output shows the first faulty test");
         printed = true;
       }
     } else {
       n_pass += verdict == "PASS";
-      check(verdict == "PASS", "tcId " + std::to_string(t.id) + ": verdict " + verdict + ", expected PASS (" + reason + ")");
+      check(verdict == "PASS",
+            "tcId " + std::to_string(t.id) + ": verdict " + verdict + ", expected PASS (" + reason + ")");
     }
   }
   check(r.at("summary").at(a.verdict) == n_faulty, "summary." + a.verdict + " = " + std::to_string(n_faulty));
   check(r.at("summary").at("PASS") == tests.size() - n_faulty, "summary.PASS = the correct tests");
   const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
-  std::cout << "fault_driver: " << n_verdict << " " << a.verdict << " and " << n_pass << " PASS of " << tests.size() << " tests, "
-            << secs << " s, " << g_failures << " failed checks\n";
+  std::cout << "fault_driver: " << n_verdict << " " << a.verdict << " and " << n_pass << " PASS of " << tests.size()
+            << " tests, " << secs << " s, " << g_failures << " failed checks\n";
   return g_failures ? 1 : 0;
 }
 
@@ -290,8 +322,8 @@ int fault_mode(const Args& a) {
 std::vector<std::string> verdict_list(const json& r) {
   std::vector<std::string> v;
   for (const auto& t : r.at("tests"))
-    v.push_back(t.at("file").get<std::string>() + "#" + t.at("tcId").dump() + " " + t.at("verdict").get<std::string>() + " " +
-                t.value("reason", ""));
+    v.push_back(t.at("file").get<std::string>() + "#" + t.at("tcId").dump() + " " + t.at("verdict").get<std::string>() +
+                " " + t.value("reason", ""));
   return v;
 }
 
@@ -299,7 +331,8 @@ void compare_reports(const json& got, const json& want, const std::string& what)
   check(got.value("interrupted", true) == false, what + ": complete (\"interrupted\": false)");
   for (const char* k : {"total", "PASS", "FAIL", "ERROR", "UNSUPPORTED", "CRASH", "TIMEOUT", "unexpected"})
     check(got.at("summary").value(k, -1) == want.at("summary").value(k, -1),
-          what + ": summary." + k + " " + got.at("summary").value(k, json(-1)).dump() + " vs " + want.at("summary").value(k, json(-1)).dump());
+          what + ": summary." + k + " " + got.at("summary").value(k, json(-1)).dump() + " vs " +
+              want.at("summary").value(k, json(-1)).dump());
   check(verdict_list(got) == verdict_list(want), what + ": the per-test verdict list equals the uninterrupted run's");
   check(got.at("files").size() == want.at("files").size(), what + ": the same files");
 }
@@ -340,8 +373,8 @@ int interrupt_mode(const Args& a) {
     const json part = read_json(w / "int.json");
     check(part.value("interrupted", false) == true, "SIGINT: the report is marked \"interrupted\": true");
     const std::size_t n = part.at("tests").size();
-    check(n >= first_count && n < total, "SIGINT: the report holds the tests done (" + std::to_string(n) + " of " +
-                                             std::to_string(total) + ")");
+    check(n >= first_count && n < total,
+          "SIGINT: the report holds the tests done (" + std::to_string(n) + " of " + std::to_string(total) + ")");
     check(part.at("summary").at("total") == n, "SIGINT: the partial summary counts the tests done");
     std::tie(rc, out) = run(with({"--resume", (w / "int.json").string()}));
     check(rc == 0, "resume after SIGINT exits 0 (got " + std::to_string(rc) + ")\n" + out);
@@ -374,7 +407,8 @@ int interrupt_mode(const Args& a) {
     const json part = read_json(rep);
     check(part.value("interrupted", false) == true, "SIGKILL: the checkpoint is marked \"interrupted\": true");
     n = part.at("tests").size();
-    check(n > first_count && n < total, "SIGKILL: the checkpoint holds " + std::to_string(n) + " of " + std::to_string(total) + " tests");
+    check(n > first_count && n < total,
+          "SIGKILL: the checkpoint holds " + std::to_string(n) + " of " + std::to_string(total) + " tests");
     std::tie(rc, out) = run(with({"--resume", rep.string()}));
     check(rc == 0, "resume after SIGKILL exits 0 (got " + std::to_string(rc) + ")\n" + out);
     compare_reports(read_json(rep), full, "resumed after SIGKILL");
@@ -393,12 +427,17 @@ int interrupt_mode(const Args& a) {
 
   // --resume refuses a report of another vector set.
   {
-    std::vector<std::string> other = {a.qspec, "run", "--backend", a.plugin, "--progress", "never", "--vectors", a.vectors.at(1),
-                                      "--resume", (w / "full.json").string(), "--report-json", (w / "other.json").string()};
+    std::vector<std::string> other = {a.qspec,         "run",
+                                      "--backend",     a.plugin,
+                                      "--progress",    "never",
+                                      "--vectors",     a.vectors.at(1),
+                                      "--resume",      (w / "full.json").string(),
+                                      "--report-json", (w / "other.json").string()};
     for (const auto& f : id_filters(a.ids)) other.push_back(f);
     std::tie(rc, out) = run(other);
     check(rc == 2, "resume on other vector files: exit status 2 (got " + std::to_string(rc) + ")");
-    check(contains(out, "cannot resume from") && contains(out, "other vector files"), "resume on other vector files: says why\n" + out);
+    check(contains(out, "cannot resume from") && contains(out, "other vector files"),
+          "resume on other vector files: says why\n" + out);
   }
   const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
   std::cout << "fault_driver interrupt: " << secs << " s, " << g_failures << " failed checks\n";

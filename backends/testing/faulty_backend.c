@@ -15,6 +15,8 @@
  *   UNDERRUN  writes one element before the start of the output buffer
  *   LEAK      mallocs 64 MiB per call and never frees it
  *   THROW     (with faulty_throw.cc) a C++ exception; see there
+ *   FORGE     writes a forged reply header announcing an 8 GiB frame into the worker's socket,
+ *             then 1 GiB of zeros (a backend must not grow qspec's memory without bound)
  *   SLOW      no fault: every call sleeps QSPEC_SLOW_MS milliseconds (interrupt/resume tests)
  */
 #define _DEFAULT_SOURCE /* usleep */
@@ -22,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "qspec/backend.h"
@@ -53,6 +56,8 @@
 #define FAULT_NAME "leak"
 #elif defined(QSPEC_FAULT_THROW)
 #define FAULT_NAME "throw"
+#elif defined(QSPEC_FAULT_FORGE)
+#define FAULT_NAME "forge"
 #elif defined(QSPEC_FAULT_SLOW)
 #define FAULT_NAME "slow"
 #ifndef QSPEC_SLOW_MS
@@ -82,6 +87,30 @@ static size_t element_size(qspec_dtype t) {
   }
 }
 
+#ifdef QSPEC_FAULT_FORGE
+/* The worker's socket to qspec is the one socket among its descriptors. A frame header as the
+ * worker protocol has it (harness/src/worker_frames.h: u32 magic "QSPW", u32 kind 3 = result,
+ * u64 payload size), announcing 8 GiB, then 1 GiB of payload, 1 MiB at a time. */
+static void forge_frame(void) {
+  static char zeros[1 << 20];
+  const uint32_t head[2] = {0x57505351u, 3u};
+  const uint64_t size = (uint64_t)1 << 33;
+  for (int fd = 3; fd < 1024; ++fd) {
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
+    if (write(fd, head, sizeof head) != (ssize_t)sizeof head || write(fd, &size, sizeof size) != (ssize_t)sizeof size) return;
+    for (int mib = 0; mib < 1024; ++mib) {
+      size_t left = sizeof zeros;
+      while (left > 0) {
+        const ssize_t k = write(fd, zeros + (sizeof zeros - left), left);
+        if (k <= 0) return;
+        left -= (size_t)k;
+      }
+    }
+  }
+}
+#endif
+
 #ifdef QSPEC_FAULT_THROW
 /* faulty_throw.cc: throws a std::runtime_error (through a noexcept frame unless
  * QSPEC_THROW_CATCHABLE, so it ends in std::terminate). */
@@ -107,6 +136,8 @@ static qspec_status faulty_run(void* self, const char* op, const char* conventio
     for (;;) sleep(1);
 #elif defined(QSPEC_FAULT_THROW)
     qspec_testing_throw("faulty backend: odd first element");
+#elif defined(QSPEC_FAULT_FORGE)
+    forge_frame();
 #elif defined(QSPEC_FAULT_LEAK)
     g_leak_sink = malloc((size_t)64 << 20);
     if (g_leak_sink) ((volatile char*)g_leak_sink)[0] = 1;

@@ -17,7 +17,7 @@ class PluginWorker : public Worker {
   }
 
   WorkerStart handshake(const WaitLimits& limits) override {
-    const Waited got = wait_frame(*process_, channel_, limits);
+    const Waited got = wait_frame(*process_, channel_, limits, kMaxHelloPayload);
     WorkerStart s;
     if (got.end == WaitEnd::Frame && got.kind == kHello && parse_hello(got.payload, s.id)) {
       s.ok = true;
@@ -28,14 +28,13 @@ class PluginWorker : public Worker {
       s.error = got.payload;
       return s;
     }
-    s.fault = fault_call(*process_, got.end == WaitEnd::Frame ? WaitEnd::Died : got.end, "while loading",
-                         limits.timeout_seconds);
+    s.fault = fault_call(*process_, got, "while loading", limits.timeout_seconds);
     return s;
   }
 
   std::optional<BackendCall> supports(const std::string& op, const std::string& convention, const WaitLimits& limits,
                                       bool& supported) override {
-    const Waited got = exchange(supports_frame(op, convention), limits);
+    const Waited got = exchange(supports_frame(op, convention), limits, kMaxSupportsPayload);
     if (got.end == WaitEnd::Frame && got.kind == kSupportsReply && parse_supports_reply(got.payload, supported))
       return std::nullopt;
     return fault(got, "in supports(\"" + op + "\", \"" + convention + "\")", limits);
@@ -43,7 +42,7 @@ class PluginWorker : public Worker {
 
   BackendCall run(const VectorFile& f, const VectorTest& t, const WaitLimits& limits) override {
     build_run_frame(request_, f, t);
-    const Waited got = exchange(request_, limits);
+    const Waited got = exchange(request_, limits, max_result_payload(t));
     if (got.end == WaitEnd::Frame && got.kind == kGuardFault) {  // the worker named its fault and exited
       process_->reap(2);
       alive_ = false;
@@ -81,22 +80,16 @@ class PluginWorker : public Worker {
 
  private:
   // Sends a request and waits for the reply frame.
-  Waited exchange(const std::string& request, const WaitLimits& limits) {
-    if (send_all(channel_.fd, request)) return wait_frame(*process_, channel_, limits);
+  Waited exchange(const std::string& request, const WaitLimits& limits, std::uint64_t max_reply) {
+    if (send_all(channel_.fd, request)) return wait_frame(*process_, channel_, limits, max_reply);
     process_->reap(2);
     return {WaitEnd::Died, 0, {}};
   }
 
-  // The fault for a reply that did not come (or was not the expected frame: the stream cannot
-  // be trusted any more); the worker is ended.
+  // The fault for a reply that did not come or was not the expected one; the worker is ended.
   BackendCall fault(const Waited& got, const std::string& during, const WaitLimits& limits) {
-    WaitEnd end = got.end;
-    if (end == WaitEnd::Frame) {
-      process_->kill_now();
-      end = WaitEnd::Died;
-    }
     alive_ = false;
-    return fault_call(*process_, end, during, limits.timeout_seconds);
+    return fault_call(*process_, got, during, limits.timeout_seconds);
   }
 
   std::unique_ptr<ChildProcess> process_;

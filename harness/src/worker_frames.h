@@ -24,7 +24,9 @@ enum Kind : std::uint32_t {
   kRun = 7,            // qspec -> worker: run one test
 };
 constexpr std::size_t kHeaderSize = 16;
-constexpr std::uint64_t kMaxPayload = 1ull << 33;  // 8 GiB: beyond it the stream is garbage
+// The largest request the worker accepts from qspec (which is trusted: beyond it the stream is
+// garbage). What qspec accepts from a worker is bounded per request (worker_messages.h).
+constexpr std::uint64_t kMaxRequestPayload = 1ull << 33;  // 8 GiB
 
 struct FrameHeader {
   std::uint32_t magic = 0, kind = 0;

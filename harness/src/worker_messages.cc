@@ -1,6 +1,8 @@
 // Encoding and decoding of the plugin worker's messages (layouts in worker_messages.h).
 #include "worker_messages.h"
 
+#include <cstring>
+
 #include "qspec/core/abi_tensor.h"
 
 namespace qspec::harness::worker {
@@ -24,6 +26,19 @@ bool read_descriptor(Reader& r, RunRequest::Tensor& t) {
 }
 
 }  // namespace
+
+std::string reply_text(std::string text) {
+  constexpr const char* kCut = "... (cut)";
+  if (text.size() > kMaxReplyText) text = text.substr(0, kMaxReplyText - std::strlen(kCut)) + kCut;
+  return text;
+}
+
+std::uint64_t max_result_payload(const VectorTest& t) {
+  std::uint64_t n = 4096 + 2 * kMaxReplyText;  // status, heap growth, the texts and their lengths
+  for (const Tensor& e : t.expected)
+    n += 8 + static_cast<std::uint64_t>(e.numel()) * static_cast<std::uint64_t>(dtype_size(e.dtype)) + e.name.size();
+  return n;
+}
 
 std::string hello_frame(const BackendIdentity& id) {
   std::string p;
@@ -113,8 +128,8 @@ void build_result_frame(std::string& s, std::uint32_t status, const std::string&
                         const std::vector<qspec_tensor>& outputs) {
   begin_frame(s, kResult);
   put_u32(s, status);
-  put_str(s, message);
-  put_str(s, harness_error);
+  for (const std::string* text : {&message, &harness_error})
+    put_str(s, text->size() > kMaxReplyText ? reply_text(*text) : *text);
   put_u64(s, heap_growth);
   if (harness_error.empty() && status == QSPEC_STATUS_OK)
     for (const qspec_tensor& o : outputs) {

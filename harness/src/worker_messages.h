@@ -11,6 +11,11 @@
 //                   and when status is OK and harness_error empty: one str of bytes per output
 //   kGuardFault     the reason (raw bytes)
 // Encoders and decoders of both sides live together here so that they cannot drift apart.
+//
+// qspec never buffers more of a reply than it can legitimately hold: a worker's message and
+// harness error are cut to kMaxReplyText, so a kResult is at most max_result_payload(test) and
+// any other reply is small. A bigger frame header means the stream is not the worker's (a
+// backend wrote into the socket): the call fails without reading it.
 #pragma once
 
 #include <cstddef>
@@ -23,6 +28,13 @@
 #include "worker_frames.h"
 
 namespace qspec::harness::worker {
+
+constexpr std::size_t kMaxReplyText = 8192;             // bytes of a reply's message or harness error
+constexpr std::uint64_t kMaxHelloPayload = 1 << 20;     // name, version, source; or the loader's message
+constexpr std::uint64_t kMaxSupportsPayload = 1 << 16;  // the u32 answer
+
+// `text` cut to kMaxReplyText bytes (marked as cut).
+std::string reply_text(std::string text);
 
 struct BackendIdentity {
   std::string name, version, source;
@@ -59,6 +71,10 @@ bool parse_run(const std::string& payload, RunRequest& r);
 void build_result_frame(std::string& s, std::uint32_t status, const std::string& message,
                         const std::string& harness_error, std::uint64_t heap_growth,
                         const std::vector<qspec_tensor>& outputs);
+
+// The largest kResult or kGuardFault payload a worker sends for test `t`: its outputs' bytes, two
+// texts of at most kMaxReplyText, and small fixed fields.
+std::uint64_t max_result_payload(const VectorTest& t);
 
 struct ResultReply {
   std::uint32_t status = 0;

@@ -53,7 +53,7 @@ void serve_plugin(int sock, const std::string& spec, const WorkerOptions& opt) {
     backend = Backend::load(spec);
     heap.start();
   } catch (const std::exception& e) {
-    send_all(sock, frame(kHelloError, e.what()));
+    send_all(sock, frame(kHelloError, reply_text(e.what())));
     ::_exit(0);
   }
   if (!send_all(sock, hello_frame({backend->name(), backend->version(), backend->source()}))) ::_exit(0);
@@ -64,7 +64,8 @@ void serve_plugin(int sock, const std::string& spec, const WorkerOptions& opt) {
     char header[kHeaderSize];
     if (!recv_all(sock, header, sizeof header)) ::_exit(0);
     const FrameHeader h = read_header(header);
-    if (h.magic != kMagic || h.size > kMaxPayload) ::_exit(124);  // qspec sent garbage: nothing sensible to answer
+    if (h.magic != kMagic || h.size > kMaxRequestPayload)
+      ::_exit(124);  // qspec sent garbage: nothing sensible to answer
     request.resize(h.size);
     if (!recv_all(sock, request.data(), h.size)) ::_exit(0);
     if (h.kind == kSupports) {

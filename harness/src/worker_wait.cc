@@ -34,15 +34,23 @@ std::string seconds_text(double s) {
 
 }  // namespace
 
-Waited wait_frame(ChildProcess& p, Channel& c, const WaitLimits& limits) {
+Waited wait_frame(ChildProcess& p, Channel& c, const WaitLimits& limits, std::uint64_t max_payload) {
   const auto t0 = Clock::now();
   for (;;) {
     // A complete frame already buffered?
     if (c.inbuf.size() >= kHeaderSize) {
       const FrameHeader h = read_header(c.inbuf.data());
-      if (h.magic != kMagic || h.size > kMaxPayload) {  // something else wrote into our socket
+      if (h.magic != kMagic || h.size > max_payload) {  // something else wrote into our socket
         p.kill_now();
-        return {WaitEnd::Died, 0, {}};
+        c.inbuf.clear();
+        c.inbuf.shrink_to_fit();
+        return {WaitEnd::Corrupt, 0,
+                h.magic != kMagic
+                    ? "the worker's reply is not a frame of the worker protocol (something else wrote into "
+                      "qspec's socket to the worker)"
+                    : "the worker sent a reply frame of " + std::to_string(h.size) +
+                          " bytes, more than this test's reply can hold (at most " + std::to_string(max_payload) +
+                          " bytes: the outputs, the message and a few fields)"};
       }
       if (c.inbuf.size() - kHeaderSize >= h.size) {
         Waited r{WaitEnd::Frame, h.kind, c.inbuf.substr(kHeaderSize, h.size)};
@@ -85,13 +93,22 @@ Waited wait_frame(ChildProcess& p, Channel& c, const WaitLimits& limits) {
   }
 }
 
-BackendCall fault_call(ChildProcess& p, WaitEnd end, const std::string& during, double timeout_seconds) {
+BackendCall fault_call(ChildProcess& p, const Waited& w, const std::string& during, double timeout_seconds) {
   BackendCall c;
+  const WaitEnd end = w.end;
   if (end == WaitEnd::Interrupted) {
     c.abandoned = true;
     return c;
   }
-  if (end == WaitEnd::Timeout) {
+  if (end == WaitEnd::Frame) {
+    p.kill_now();
+    c.fault = Verdict::Crash;
+    c.fault_reason = "the worker sent an unexpected reply (frame kind " + std::to_string(w.kind) + ") " + during +
+                     "; the worker was killed";
+  } else if (end == WaitEnd::Corrupt) {
+    c.fault = Verdict::Crash;
+    c.fault_reason = w.payload + " " + during + "; the worker was killed";
+  } else if (end == WaitEnd::Timeout) {
     c.fault = Verdict::Timeout;
     c.fault_reason =
         "no answer within " + seconds_text(timeout_seconds) + " s (--timeout) " + during + "; the worker was killed";

@@ -21,12 +21,14 @@ struct Channel {
   std::string inbuf;
 };
 
-enum class WaitEnd { Frame, Died, Timeout, Interrupted };
+// Corrupt: the bytes received are not a frame of the worker's, or announce a frame larger than
+// the reply can be (a backend wrote into the socket); the worker was killed.
+enum class WaitEnd { Frame, Died, Timeout, Interrupted, Corrupt };
 
 struct Waited {
   WaitEnd end = WaitEnd::Died;
   std::uint32_t kind = 0;
-  std::string payload;
+  std::string payload;  // Frame: the payload; Corrupt: what was wrong
 };
 
 struct WaitLimits {
@@ -34,12 +36,16 @@ struct WaitLimits {
   const volatile std::sig_atomic_t* interrupt = nullptr;
 };
 
-// The next complete frame, or why there is none (the worker was then killed or had ended).
-Waited wait_frame(ChildProcess& p, Channel& c, const WaitLimits& limits);
+// The next complete frame, or why there is none (the worker was then killed or had ended). A
+// frame announcing more than `max_payload` bytes is Corrupt: no more than max_payload plus one
+// read's worth is ever buffered.
+Waited wait_frame(ChildProcess& p, Channel& c, const WaitLimits& limits, std::uint64_t max_payload);
 
-// CRASH / TIMEOUT (or `abandoned` when interrupted) for a worker that did not answer; `during`
-// says what it was doing ("in run()", "while loading", ...).
-BackendCall fault_call(ChildProcess& p, WaitEnd end, const std::string& during, double timeout_seconds);
+// CRASH / TIMEOUT (or `abandoned` when interrupted) for a worker that did not answer as it
+// should: no frame, a corrupt stream, or a frame of a kind not expected here (the stream cannot
+// be trusted any more: the worker is killed). `during` says what it was doing ("in run()",
+// "while loading", ...).
+BackendCall fault_call(ChildProcess& p, const Waited& w, const std::string& during, double timeout_seconds);
 
 // "  worker output: LINE" for the worker's last lines (a verdict's detail).
 std::string output_detail(const ChildProcess& p);
