@@ -15,6 +15,13 @@
 //     130, a valid partial report marked "interrupted") and resumed (--resume) to a report equal
 //     to the uninterrupted one; the same after SIGKILL, from the last checkpoint; SIGTERM (exit
 //     143); and --resume refusing a report of other vector files (exit 2).
+//
+//   fault_driver orphans --qspec Q --plugin FORK --vectors FILE --work DIR [--ids LO-HI]
+//     With the plugin whose faulty tests fork a sleeping grandchild (faulty_backend.c, FORK): after
+//     a complete run, a run whose faulty tests also abort (the worker is restarted; every later
+//     call checks that the processes of earlier workers are gone), and runs ended by one SIGTERM
+//     and by two in a row, no process forked by a worker survives, and no process is
+//     left in a worker's process group.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -30,6 +37,7 @@
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -444,6 +452,131 @@ int interrupt_mode(const Args& a) {
   return g_failures ? 1 : 0;
 }
 
+// Whether process `pid` exists and is not a zombie.
+bool process_runs(long pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!in || !std::getline(in, stat)) return false;
+  const auto paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z' && stat[paren + 2] != 'X';
+}
+
+// The process group of `pid` (field 5 of /proc/PID/stat), or -1.
+long process_group(const std::string& pid) {
+  std::ifstream in("/proc/" + pid + "/stat");
+  std::string stat;
+  if (!in || !std::getline(in, stat)) return -1;
+  const auto paren = stat.rfind(')');
+  if (paren == std::string::npos) return -1;
+  std::istringstream rest(stat.substr(paren + 2));
+  std::string state;
+  long ppid = 0, pgrp = -1;
+  rest >> state >> ppid >> pgrp;
+  return state == "Z" || state == "X" ? -1 : pgrp;
+}
+
+// Checks that no process logged in `log` ("WORKER CHILD" lines) runs, nor any process in a
+// logged worker's process group (waiting up to 2 s for SIGKILLed processes to go).
+void check_no_survivors(const fs::path& log, const std::string& what) {
+  std::set<long> workers, children;
+  std::ifstream in(log);
+  long w = 0, c = 0;
+  while (in >> w >> c) {
+    workers.insert(w);
+    children.insert(c);
+  }
+  check(!children.empty(), what + ": the plugin forked processes (" + log.string() + ")");
+  std::vector<std::string> left;
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    left.clear();
+    for (long child : children)
+      if (process_runs(child)) left.push_back("forked process " + std::to_string(child));
+    for (const auto& e : fs::directory_iterator("/proc")) {
+      const std::string name = e.path().filename().string();
+      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+      const long g = process_group(name);
+      if (workers.count(g)) left.push_back("process " + name + " in worker process group " + std::to_string(g));
+    }
+    if (left.empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  for (const auto& l : left) check(false, what + ": " + l + " survives qspec");
+  std::cout << what << ": " << children.size() << " forked processes of " << workers.size() << " workers, "
+            << left.size() << " left running\n";
+}
+
+int orphans_mode(const Args& a) {
+  const auto t0 = Clock::now();
+  fs::remove_all(a.work);
+  fs::create_directories(a.work);
+  const fs::path w = a.work;
+  std::vector<std::string> base = {a.qspec,      "run",   "--backend", a.plugin,
+                                   "--progress", "never", "--vectors", a.vectors.at(0)};
+  for (const auto& f : id_filters(a.ids)) base.push_back(f);
+
+  // A complete run: the forked processes end with the run.
+  ::setenv("QSPEC_TESTING_FORK_LOG", (w / "complete.log").c_str(), 1);
+  auto [rc, out] = run(base);
+  check(rc == 0, "complete run: exit status 0 (got " + std::to_string(rc) + ")\n" + out);
+  check_no_survivors(w / "complete.log", "complete run");
+
+  // Each faulty test forks, then aborts: CRASH, a fresh worker, whose calls find no process of
+  // the earlier workers (else the plugin answers ERROR).
+  ::setenv("QSPEC_TESTING_FORK_LOG", (w / "restart.log").c_str(), 1);
+  ::setenv("QSPEC_TESTING_FORK_THEN_ABORT", "1", 1);
+  std::vector<std::string> restart = base;
+  restart.insert(restart.end(), {"--timeout", "5", "--report-json", (w / "restart.json").string()});
+  std::tie(rc, out) = run(restart);
+  ::unsetenv("QSPEC_TESTING_FORK_THEN_ABORT");
+  check(rc == 1, "restarting run: exit status 1 (got " + std::to_string(rc) + ")");
+  const json r = read_json(w / "restart.json");
+  std::size_t crashes = 0;
+  for (const auto& t : r.at("tests")) {
+    const std::string verdict = t.at("verdict"), reason = t.value("reason", "");
+    if (verdict == "CRASH") {
+      ++crashes;
+      check(contains(reason, "SIGABRT"), "restarting run: the crash is the abort, seen at once: " + reason);
+    } else {
+      check(verdict == "PASS", "restarting run: tcId " + t.at("tcId").dump() + " " + verdict + " " + reason);
+    }
+  }
+  check(crashes > 1, "restarting run: several workers crashed (" + std::to_string(crashes) + ")");
+  check_no_survivors(w / "restart.log", "restarting run");
+
+  // SIGTERM during a run.
+  ::setenv("QSPEC_TESTING_FORK_LOG", (w / "sigterm.log").c_str(), 1);
+  ::setenv("QSPEC_TESTING_FORK_SLOW_MS", "20", 1);
+  Child ch = start(base);
+  const auto deadline = Clock::now() + std::chrono::seconds(30);
+  while (Clock::now() < deadline && (!fs::exists(w / "sigterm.log") || fs::file_size(w / "sigterm.log") == 0))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ::kill(ch.pid, SIGTERM);
+  int st = finish(ch);
+  check(st == 143, "SIGTERM: exit status 143 (got " + std::to_string(st) + ")\n" + ch.out);
+  check_no_survivors(w / "sigterm.log", "SIGTERM");
+
+  // Two SIGTERMs in a row (the second, if it finds qspec still busy, ends it at once after
+  // killing the workers' process groups: cmd_run.cc).
+  ::setenv("QSPEC_TESTING_FORK_LOG", (w / "sigterm2.log").c_str(), 1);
+  ::setenv("QSPEC_TESTING_FORK_SLOW_MS", "300", 1);
+  ch = start(base);
+  const auto deadline2 = Clock::now() + std::chrono::seconds(30);
+  while (Clock::now() < deadline2 && (!fs::exists(w / "sigterm2.log") || fs::file_size(w / "sigterm2.log") == 0))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ::kill(ch.pid, SIGTERM);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ::kill(ch.pid, SIGTERM);
+  st = finish(ch);
+  check(st == 128 + SIGTERM, "two SIGTERMs: exit status 143 (got " + std::to_string(st) + ")\n" + ch.out);
+  check_no_survivors(w / "sigterm2.log", "two SIGTERMs");
+  ::unsetenv("QSPEC_TESTING_FORK_SLOW_MS");
+  ::unsetenv("QSPEC_TESTING_FORK_LOG");
+
+  const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+  std::cout << "fault_driver orphans: " << secs << " s, " << g_failures << " failed checks\n";
+  return g_failures ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -451,7 +584,8 @@ int main(int argc, char** argv) {
     const Args a = parse_args(argc, argv);
     if (a.mode == "fault") return fault_mode(a);
     if (a.mode == "interrupt") return interrupt_mode(a);
-    std::cerr << "usage: fault_driver fault|interrupt ...\n";
+    if (a.mode == "orphans") return orphans_mode(a);
+    std::cerr << "usage: fault_driver fault|interrupt|orphans ...\n";
   } catch (const std::exception& e) {
     std::cout << "fault_driver: " << e.what() << "\n";
   }

@@ -18,6 +18,11 @@
  *   FORGE     writes a forged reply header announcing an 8 GiB frame into the worker's socket,
  *             then 1 GiB of zeros (a backend must not grow qspec's memory without bound)
  *   SLOW      no fault: every call sleeps QSPEC_SLOW_MS milliseconds (interrupt/resume tests)
+ *   FORK      forks a grandchild that sleeps 60 s (keeping the worker's descriptors) and logs
+ *             "WORKER_PID CHILD_PID" to $QSPEC_TESTING_FORK_LOG; with QSPEC_TESTING_FORK_THEN_ABORT
+ *             set it then abort()s. Every call first checks that no process logged by an earlier
+ *             worker still runs (ERROR naming it: qspec must end a worker's whole process group).
+ *             QSPEC_TESTING_FORK_SLOW_MS: every call sleeps that long (a run that lasts).
  */
 #define _DEFAULT_SOURCE /* usleep */
 #include <stdint.h>
@@ -58,6 +63,8 @@
 #define FAULT_NAME "throw"
 #elif defined(QSPEC_FAULT_FORGE)
 #define FAULT_NAME "forge"
+#elif defined(QSPEC_FAULT_FORK)
+#define FAULT_NAME "fork"
 #elif defined(QSPEC_FAULT_SLOW)
 #define FAULT_NAME "slow"
 #ifndef QSPEC_SLOW_MS
@@ -111,6 +118,51 @@ static void forge_frame(void) {
 }
 #endif
 
+#ifdef QSPEC_FAULT_FORK
+/* Whether process `pid` exists and is not a zombie. */
+static int process_runs(long pid) {
+  char path[64], buf[512];
+  snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+  FILE* f = fopen(path, "r");
+  if (!f) return 0;
+  const size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  const char* paren = strrchr(buf, ')');
+  return paren && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
+}
+
+/* A process logged by an earlier worker that still runs (waiting up to 1 s for it to die), or 0. */
+static long survivor_of_earlier_worker(void) {
+  const char* log = getenv("QSPEC_TESTING_FORK_LOG");
+  FILE* f = log ? fopen(log, "r") : NULL;
+  if (!f) return 0;
+  long worker, child, found = 0;
+  while (!found && fscanf(f, "%ld %ld", &worker, &child) == 2)
+    if (worker != (long)getpid())
+      for (int i = 0; i < 100 && process_runs(child); ++i) {
+        if (i == 99) found = child;
+        usleep(10000);
+      }
+  fclose(f);
+  return found;
+}
+
+static void fork_grandchild(void) {
+  const pid_t child = fork();
+  if (child == 0) {
+    sleep(60);
+    _exit(0);
+  }
+  const char* log = getenv("QSPEC_TESTING_FORK_LOG");
+  FILE* f = log ? fopen(log, "a") : NULL;
+  if (f) {
+    fprintf(f, "%ld %ld\n", (long)getpid(), (long)child);
+    fclose(f);
+  }
+}
+#endif
+
 #ifdef QSPEC_FAULT_THROW
 /* faulty_throw.cc: throws a std::runtime_error (through a noexcept frame unless
  * QSPEC_THROW_CATCHABLE, so it ends in std::terminate). */
@@ -121,6 +173,15 @@ static qspec_status faulty_run(void* self, const char* op, const char* conventio
                                size_t n_inputs, qspec_tensor* outputs, size_t n_outputs, char* message, size_t message_size) {
 #ifdef QSPEC_FAULT_SLOW
   usleep(QSPEC_SLOW_MS * 1000);
+#endif
+#ifdef QSPEC_FAULT_FORK
+  const char* slow = getenv("QSPEC_TESTING_FORK_SLOW_MS");
+  if (slow) usleep((useconds_t)atoi(slow) * 1000);
+  const long survivor = survivor_of_earlier_worker();
+  if (survivor) {
+    snprintf(message, message_size, "process %ld forked by an earlier worker still runs", survivor);
+    return QSPEC_STATUS_ERROR;
+  }
 #endif
   const int fault = faulty_test(inputs, n_inputs, n_outputs);
   if (fault) {
@@ -138,6 +199,9 @@ static qspec_status faulty_run(void* self, const char* op, const char* conventio
     qspec_testing_throw("faulty backend: odd first element");
 #elif defined(QSPEC_FAULT_FORGE)
     forge_frame();
+#elif defined(QSPEC_FAULT_FORK)
+    fork_grandchild();
+    if (getenv("QSPEC_TESTING_FORK_THEN_ABORT")) abort();
 #elif defined(QSPEC_FAULT_LEAK)
     g_leak_sink = malloc((size_t)64 << 20);
     if (g_leak_sink) ((volatile char*)g_leak_sink)[0] = 1;

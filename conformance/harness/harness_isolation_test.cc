@@ -144,6 +144,44 @@ TEST(harness_isolation, a_crash_in_one_test_costs_only_that_test) {
   EXPECT_EQ(workers->workers_started(), 3u);  // the first, and one after each crash
 }
 
+// Whether process `pid` exists and is not a zombie.
+bool process_runs(long pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!in || !std::getline(in, stat)) return false;
+  const auto paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z' && stat[paren + 2] != 'X';
+}
+
+// What a signal handler calls before ending qspec at once (cmd_run.cc): the worker's process
+// group, with what its backend forked, is killed. (backends/testing's harness_worker_process_group
+// covers restarts, the end of a run and SIGTERM through the command line.)
+TEST(harness_isolation, kill_worker_process_groups_ends_what_the_backend_forked) {
+  const std::string plugin = testing_plugin("faulty_fork");
+  ASSERT_FALSE(plugin.empty());
+  if (!fs::exists(gemmlowp_file())) GTEST_SKIP() << gemmlowp_file() << " does not exist";
+  const fs::path log = fs::temp_directory_path() / ("qspec_fork_" + std::to_string(::getpid()) + ".log");
+  fs::remove(log);
+  ::setenv("QSPEC_TESTING_FORK_LOG", log.c_str(), 1);
+  auto workers = WorkerExecutor::start(plugin, WorkerOptions{});
+  RunOptions o;
+  o.files = find_vector_files({gemmlowp_file()});
+  o.filters = {"*#1"};  // its first input element is odd: the plugin forks
+  const RunResult r = run_vectors(*workers, o);
+  ::unsetenv("QSPEC_TESTING_FORK_LOG");
+  ASSERT_EQ(r.outcomes.size(), 1u);
+  EXPECT_EQ(r.outcomes[0].verdict, Verdict::Pass) << r.outcomes[0].reason;
+  long worker = 0, child = 0;
+  std::ifstream(log) >> worker >> child;
+  fs::remove(log);
+  ASSERT_GT(child, 0) << "the plugin logged no forked process";
+  EXPECT_TRUE(process_runs(child));
+  kill_worker_process_groups();
+  for (int i = 0; i < 200 && process_runs(child); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_FALSE(process_runs(child)) << "process " << child << " forked by the worker survives";
+  EXPECT_FALSE(process_runs(worker)) << "the worker " << worker << " survives";
+}
+
 // ---- interrupts, checkpoints and --resume in the run loop ----
 
 TEST(harness_resume, an_interrupt_before_a_test_stops_the_run_there) {

@@ -37,15 +37,24 @@ namespace {
 namespace fs = std::filesystem;
 using namespace qspec::harness;
 
-// SIGINT/SIGTERM: the signal number; the run stops at the next test boundary. SA_RESETHAND: a
-// second signal takes the default action (ends qspec at once).
+// SIGINT/SIGTERM: the signal number; the run stops at the next test boundary. A second signal
+// ends qspec at once (the default action), after killing the workers' process groups, which
+// would otherwise keep what a backend forked running.
 volatile std::sig_atomic_t g_interrupt = 0;
-extern "C" void on_interrupt(int sig) { g_interrupt = sig; }
+extern "C" void on_interrupt(int sig) {
+  if (g_interrupt) {
+    kill_worker_process_groups();
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);
+    return;
+  }
+  g_interrupt = sig;
+}
 
 void install_interrupt_handlers() {
   struct sigaction sa {};
   sa.sa_handler = on_interrupt;
-  sa.sa_flags = SA_RESETHAND;
+  sa.sa_flags = 0;
   ::sigemptyset(&sa.sa_mask);
   ::sigaction(SIGINT, &sa, nullptr);
   ::sigaction(SIGTERM, &sa, nullptr);

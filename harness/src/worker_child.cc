@@ -5,9 +5,11 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -23,15 +25,62 @@ constexpr std::size_t kOutputTail = 16384;  // bytes of worker output qspec keep
 
 using Clock = std::chrono::steady_clock;
 
+// The process groups of the live workers, for kill_worker_process_groups() in a signal handler
+// (lock-free: a slot is 0 or a group id).
+constexpr std::size_t kGroupSlots = 64;
+std::atomic<pid_t> g_groups[kGroupSlots];
+
+void register_group(pid_t g) {
+  for (auto& slot : g_groups) {
+    pid_t empty = 0;
+    if (slot.compare_exchange_strong(empty, g)) return;
+  }
+}
+
+void unregister_group(pid_t g) {
+  for (auto& slot : g_groups) {
+    pid_t mine = g;
+    if (slot.compare_exchange_strong(mine, 0)) return;
+  }
+}
+
+int open_pidfd(pid_t pid) {
+#ifdef SYS_pidfd_open
+  const long fd = ::syscall(SYS_pidfd_open, pid, 0);
+  if (fd >= 0) {
+    ::fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
+    return static_cast<int>(fd);
+  }
+#endif
+  (void)pid;
+  return -1;
+}
+
 }  // namespace
 
-ChildProcess::ChildProcess(pid_t pid, int output_fd) : pid_(pid), out_(output_fd) {
+ChildProcess::ChildProcess(pid_t pid, int output_fd) : pid_(pid), pidfd_(open_pidfd(pid)), out_(output_fd) {
   ::fcntl(out_, F_SETFL, ::fcntl(out_, F_GETFL) | O_NONBLOCK);
+  register_group(pid_);
 }
 
 ChildProcess::~ChildProcess() {
   kill_now();
   if (out_ >= 0) ::close(out_);
+  if (pidfd_ >= 0) ::close(pidfd_);
+}
+
+bool ChildProcess::exited() const {
+  if (reaped_) return true;
+  siginfo_t info{};
+  return ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid_;
+}
+
+// While the worker is not reaped its pid (the group's id) cannot be reused, so the group killed
+// is the worker's.
+void ChildProcess::kill_group() {
+  if (reaped_ || pid_ <= 0) return;
+  ::kill(-pid_, SIGKILL);
+  ::kill(pid_, SIGKILL);  // had the worker not its own group yet
 }
 
 void ChildProcess::drain_output() {
@@ -56,23 +105,20 @@ void ChildProcess::drain_output() {
 void ChildProcess::reap(double grace_seconds) {
   if (reaped_ || pid_ <= 0) return;
   const auto t0 = Clock::now();
-  for (;;) {
-    const pid_t r = ::waitpid(pid_, &wait_status_, WNOHANG);
-    if (r == pid_ || (r < 0 && errno != EINTR)) break;
-    if (std::chrono::duration<double>(Clock::now() - t0).count() > grace_seconds) {
-      ::kill(pid_, SIGKILL);
-      while (::waitpid(pid_, &wait_status_, 0) < 0 && errno == EINTR) {
-      }
-      break;
-    }
+  while (!exited()) {
+    if (std::chrono::duration<double>(Clock::now() - t0).count() > grace_seconds) break;
     ::usleep(1000);
+  }
+  kill_group();  // what the worker forked goes with it (and the worker, if it lingered)
+  unregister_group(pid_);
+  while (::waitpid(pid_, &wait_status_, 0) < 0 && errno == EINTR) {
   }
   reaped_ = true;
   drain_output();
 }
 
 void ChildProcess::kill_now() {
-  if (!reaped_ && pid_ > 0) ::kill(pid_, SIGKILL);
+  kill_group();
   reap(5);
 }
 
@@ -114,20 +160,36 @@ StartedChild fork_worker_child(const std::function<void(int channel)>& body) {
   if (pid == 0) {
     ::close(sv[0]);
     ::close(out[0]);
+    ::setpgid(0, 0);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive qspec
     if (::getppid() != parent) ::_exit(0);
-    ::signal(SIGINT, SIG_IGN);  // Ctrl-C reaches the whole process group: the parent decides
+    ::signal(SIGINT, SIG_IGN);  // qspec decides what an interrupt means
     ::signal(SIGTERM, SIG_DFL);
     ::signal(SIGPIPE, SIG_DFL);
+    const int null = ::open("/dev/null", O_RDONLY);  // a worker in a background group must not read the terminal
+    if (null >= 0 && null != STDIN_FILENO) {
+      ::dup2(null, STDIN_FILENO);
+      ::close(null);
+    }
     ::dup2(out[1], STDOUT_FILENO);
     ::dup2(out[1], STDERR_FILENO);
     ::close(out[1]);
     body(sv[1]);
     ::_exit(127);  // body must not return
   }
+  ::setpgid(pid, pid);  // also here: the group exists before qspec may need to kill it
   ::close(sv[1]);
   ::close(out[1]);
   return {sv[0], std::make_unique<ChildProcess>(pid, out[0])};
 }
 
 }  // namespace qspec::harness::worker
+
+namespace qspec::harness {
+
+void kill_worker_process_groups() noexcept {
+  for (auto& slot : worker::g_groups)
+    if (const pid_t g = slot.load()) ::kill(-g, SIGKILL);
+}
+
+}  // namespace qspec::harness

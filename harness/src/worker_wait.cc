@@ -71,16 +71,17 @@ Waited wait_frame(ChildProcess& p, Channel& c, const WaitLimits& limits, std::ui
       }
       wait_ms = std::min(wait_ms, static_cast<int>(left * 1000) + 1);
     }
-    const int out = p.output_fd();
-    pollfd fds[2] = {{c.fd, POLLIN, 0}, {out, POLLIN, 0}};
-    const int n = ::poll(fds, out >= 0 ? 2 : 1, wait_ms);
+    // The socket, the worker's end (a grandchild holding the socket open must not hide it) and
+    // its output; poll skips the descriptors that are -1.
+    const int out = p.output_fd(), ended = p.exit_fd();
+    pollfd fds[3] = {{c.fd, POLLIN, 0}, {ended, POLLIN, 0}, {out, POLLIN, 0}};
+    const int n = ::poll(fds, 3, wait_ms);
     if (n < 0 && errno != EINTR) {
       p.kill_now();
       return {WaitEnd::Died, 0, {}};
     }
-    if (n <= 0) continue;
-    if (out >= 0 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) p.drain_output();
-    if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+    if (n > 0 && (fds[2].revents & (POLLIN | POLLHUP | POLLERR))) p.drain_output();
+    if (n > 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
       char buf[65536];
       const ssize_t k = ::recv(c.fd, buf, sizeof buf, 0);
       if (k > 0) {
@@ -89,6 +90,11 @@ Waited wait_frame(ChildProcess& p, Channel& c, const WaitLimits& limits, std::ui
         p.reap(2);  // the socket closed: the worker is gone or going
         return {WaitEnd::Died, 0, {}};
       }
+      continue;  // everything the worker sent is read before its end is noted
+    }
+    if ((ended >= 0 && (fds[1].revents & POLLIN)) || (ended < 0 && p.exited())) {
+      p.reap(2);
+      return {WaitEnd::Died, 0, {}};
     }
   }
 }

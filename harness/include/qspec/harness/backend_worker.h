@@ -16,7 +16,9 @@
 //   - bytes changed before a buffer (canary) or a changed output descriptor (name, dtype,
 //     rank, shape, data, size_bytes): ERROR naming the output and the field;
 //   - the heap grew by more than `leak_limit_bytes` during one call: ERROR "leaked N bytes".
-// After CRASH or TIMEOUT the next test gets a fresh worker. A worker whose heap grew by more
+// After CRASH or TIMEOUT the next test gets a fresh worker. Each worker leads its own process
+// group, which is killed with it (on a restart, at the end, on an interrupt): processes the
+// backend forked do not outlive qspec. A worker whose heap grew by more
 // than `restart_after_bytes` in total is replaced (quietly) before its next test.
 //
 // The implementation, one idea per file in harness/src: worker_frames and worker_messages (the
@@ -44,6 +46,11 @@ struct WorkerOptions {
   std::uint64_t restart_after_bytes = 256ull << 20;       // replace a worker whose heap grew this much in total
   const volatile std::sig_atomic_t* interrupt = nullptr;  // nonzero: abandon the call in flight
 };
+
+// Async-signal-safe: SIGKILLs the process group of every live worker (a worker and whatever
+// its backend forked). For a signal handler that is about to end qspec at once; the orderly
+// way is destroying the WorkerExecutor, which does the same for its worker.
+void kill_worker_process_groups() noexcept;
 
 namespace worker {
 class Worker;
