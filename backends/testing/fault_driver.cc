@@ -13,8 +13,10 @@
 //   fault_driver interrupt --qspec Q --plugin SLOW --vectors FIRST --vectors SECOND --work DIR [--ids LO-HI]
 //     With a slow plugin: an uninterrupted run; a run stopped by SIGINT after FIRST is done (exit
 //     130, a valid partial report marked "interrupted") and resumed (--resume) to a report equal
-//     to the uninterrupted one; the same after SIGKILL, from the last checkpoint; SIGTERM (exit
-//     143); and --resume refusing a report of other vector files (exit 2).
+//     to the uninterrupted one; the same after SIGKILL, from the last checkpoint; SIGKILL of every
+//     resumed run at its first checkpoint (the report never shrinks, and completes); SIGTERM (exit
+//     143); --resume refusing a report of other vector files (exit 2); and a vector file changed
+//     since the report run again (its stale PASS replaced, exit 1).
 //
 //   fault_driver orphans --qspec Q --plugin FORK --vectors FILE --work DIR [--ids LO-HI]
 //     With the plugin whose faulty tests fork a sleeping grandchild (faulty_backend.c, FORK): after
@@ -26,6 +28,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -423,6 +426,69 @@ int interrupt_mode(const Args& a) {
     std::cout << "SIGKILL: " << n << " of " << total << " tests in the last checkpoint; resumed to the full result\n";
   }
 
+  // SIGKILL again and again, each resumed run killed as soon as it wrote its first checkpoint
+  // (--checkpoint-seconds 0): the report never holds fewer tests than before, and the last
+  // resumed run completes it.
+  {
+    const fs::path rep = w / "kills.json";
+    auto report_id = [&rep]() -> std::pair<ino_t, bool> {
+      struct stat st {};
+      return ::stat(rep.c_str(), &st) == 0 ? std::make_pair(st.st_ino, true) : std::make_pair(ino_t{}, false);
+    };
+    std::vector<std::string> args = with({"--report-json", rep.string(), "--checkpoint-seconds", "0"});
+    std::size_t held = 0, kills = 0;
+    bool completed = false;
+    for (int round = 0; round < 100 && !completed; ++round) {
+      const auto before = report_id();
+      Child ch = start(
+          round == 0 ? args
+                     : with({"--report-json", rep.string(), "--checkpoint-seconds", "0", "--resume", rep.string()}));
+      // Until a checkpoint replaces the report (the first run: one with 3 tests), or qspec ends.
+      const auto deadline = Clock::now() + std::chrono::seconds(20);
+      bool killed = false;
+      while (Clock::now() < deadline) {
+        int st = 0;
+        if (::waitpid(ch.pid, &st, WNOHANG) == ch.pid) {
+          ch.pid = -1;
+          completed = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+          check(completed, "kills: a resumed run ended with status " + std::to_string(st) + "\n" + ch.out);
+          break;
+        }
+        const auto now = report_id();
+        if (now.second && now != before) {
+          std::size_t n = 0;
+          bool partial = false;  // a checkpoint, not the complete report being written at the end
+          try {
+            const json r = read_json(rep);
+            n = r.at("tests").size();
+            partial = r.value("interrupted", false);
+          } catch (const std::exception&) {
+          }
+          if (partial && (round > 0 || n >= 3)) {
+            ::kill(ch.pid, SIGKILL);
+            killed = true;
+            ++kills;
+            break;
+          }
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+      if (ch.pid > 0) {
+        if (!killed) ::kill(ch.pid, SIGKILL);
+        finish(ch);
+      } else {
+        while (ch.fd >= 0) read_until(ch, "\x01never\x01", 60);
+      }
+      const std::size_t n = read_json(rep).at("tests").size();
+      check(n >= held, "kills: round " + std::to_string(round) + ": the report shrank from " + std::to_string(held) +
+                           " to " + std::to_string(n) + " tests");
+      held = std::max(held, n);
+    }
+    check(completed, "kills: the resumed runs completed the report");
+    compare_reports(read_json(rep), full, "resumed after repeated SIGKILLs");
+    std::cout << "SIGKILL after each first checkpoint: " << kills << " kills, the report never shrank, completed\n";
+  }
+
   // SIGTERM: exit 143 and a partial report.
   {
     Child ch = start(with({"--report-json", (w / "term.json").string()}));
@@ -446,6 +512,33 @@ int interrupt_mode(const Args& a) {
     check(rc == 2, "resume on other vector files: exit status 2 (got " + std::to_string(rc) + ")");
     check(contains(out, "cannot resume from") && contains(out, "other vector files"),
           "resume on other vector files: says why\n" + out);
+  }
+  // A vector file changed under the same name since the report: --resume runs it again (its
+  // stale PASS gives way to the FAIL the new content earns) and says so.
+  {
+    const fs::path copy = w / "vectors" / fs::path(display_name(a.vectors.at(1)));
+    fs::create_directories(copy.parent_path());
+    fs::copy_file(a.vectors.at(1), copy, fs::copy_options::overwrite_existing);
+    std::vector<std::string> one = {a.qspec,         "run",
+                                    "--backend",     a.plugin,
+                                    "--progress",    "never",
+                                    "--vectors",     copy.string(),
+                                    "--filter",      "*#1",
+                                    "--filter",      "*#2",
+                                    "--report-json", (w / "changed.json").string()};
+    std::tie(rc, out) = run(one);
+    check(rc == 0, "changed file: the first run passes (got " + std::to_string(rc) + ")\n" + out);
+    json doc = read_json(copy);
+    json& e = doc["testGroups"][0]["tests"][0]["expected"].begin().value()["data"][0];
+    e = e.get<std::int64_t>() == 0 ? 1 : 0;
+    std::ofstream(copy) << doc.dump(1);
+    one.insert(one.end(), {"--resume", (w / "changed.json").string()});
+    std::tie(rc, out) = run(one);
+    check(rc == 1, "changed file: the resumed run fails the changed test (got " + std::to_string(rc) + ")\n" + out);
+    check(contains(out, "changed since"), "changed file: the resumed run says the file is run again\n" + out);
+    const json r = read_json(w / "changed.json");
+    check(r.at("tests").size() == 2 && r.at("tests")[0].at("verdict") == "FAIL",
+          "changed file: its first test is now FAIL");
   }
   const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
   std::cout << "fault_driver interrupt: " << secs << " s, " << g_failures << " failed checks\n";

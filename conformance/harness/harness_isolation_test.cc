@@ -270,6 +270,112 @@ TEST(harness_resume, a_report_read_back_reproduces_the_run_without_calling_the_b
   EXPECT_EQ(json_report(completed)["summary"], json_report(full)["summary"]);
 }
 
+// A resumed run never holds fewer tests than the report it resumed: no checkpoint while it only
+// replays the report, and its checkpoints and an interrupted result carry the report's tests it
+// has not reached yet (with --checkpoint-seconds 0, killed resumed runs used to shrink).
+TEST(harness_resume, a_resumed_run_never_holds_fewer_tests_than_its_report) {
+  const std::string plugin = testing_plugin("wrong_requantize");
+  ASSERT_FALSE(plugin.empty());
+  VectorDir v("isolation");
+  const auto b = Backend::load(plugin);
+  const RunResult full = run_vectors(*b, v.options());
+  ASSERT_EQ(full.outcomes.size(), 7u);
+  auto resume_from = [&](const std::vector<std::size_t>& done, const std::string& name) {
+    RunResult part = full;
+    part.outcomes.clear();
+    for (std::size_t i : done) part.outcomes.push_back(full.outcomes[i]);
+    part.interrupted = true;
+    write_json_report(v.root / name, part);
+    return load_resume_report(v.root / name);
+  };
+  for (const auto& done : {std::vector<std::size_t>{0, 1, 2, 3, 4}, std::vector<std::size_t>{1, 3, 5}}) {
+    const ResumeReport pr = resume_from(done, "part.json");
+    RunOptions again = v.options();
+    again.previous = &pr.outcomes;
+    again.previous_fingerprints = &pr.file_fingerprints;
+    std::vector<std::size_t> sizes;
+    again.checkpoint = [&](const RunResult& c) {
+      sizes.push_back(c.outcomes.size());
+      EXPECT_EQ(c.counts.total(), c.outcomes.size());
+      std::size_t in_files = 0;
+      for (const auto& f : c.files) in_files += f.counts.total();
+      EXPECT_EQ(in_files, c.outcomes.size());
+      EXPECT_EQ(c.file_fingerprints, full.file_fingerprints);
+    };
+    again.checkpoint_seconds = 0;
+    const RunResult r = run_vectors(*b, again);
+    EXPECT_EQ(tests_without_time(json_report(r)), tests_without_time(json_report(full)));
+    ASSERT_FALSE(sizes.empty());
+    for (std::size_t n : sizes) EXPECT_GE(n, done.size()) << "a checkpoint lost tests of the report";
+    EXPECT_EQ(sizes.size(), 7 - done.size()) << "one checkpoint per test run, none while replaying";
+
+    static volatile std::sig_atomic_t flag = 0;
+    flag = SIGINT;  // interrupted before its first test
+    RunOptions stopped = again;
+    stopped.checkpoint = nullptr;
+    stopped.interrupt = &flag;
+    const RunResult s = run_vectors(*b, stopped);
+    EXPECT_TRUE(s.interrupted);
+    EXPECT_EQ(s.outcomes.size(), done.size());
+    EXPECT_EQ(s.counts.total(), done.size());
+    ASSERT_EQ(s.files.size(), 1u);
+    EXPECT_EQ(s.files[0].counts.total(), done.size());
+    EXPECT_EQ(s.file_fingerprints, full.file_fingerprints);
+  }
+}
+
+// A vector file whose content changed under the same name since the report is run again (the
+// report's verdicts for it are stale); the others are taken from the report.
+TEST(harness_resume, a_vector_file_changed_since_the_report_is_run_again) {
+  const std::string plugin = testing_plugin("wrong_requantize");
+  ASSERT_FALSE(plugin.empty());
+  VectorDir v("isolation");
+  const auto b = Backend::load(plugin);
+  const RunResult full = run_vectors(*b, v.options());
+  write_json_report(v.root / "full.json", full);
+  const ResumeReport rr = load_resume_report(v.root / "full.json");
+  ASSERT_EQ(rr.file_fingerprints.size(), 1u);
+
+  // Unchanged: everything from the report.
+  RunOptions same = v.options();
+  same.previous = &rr.outcomes;
+  same.previous_fingerprints = &rr.file_fingerprints;
+  const RunResult unchanged = run_vectors(*b, same);
+  EXPECT_TRUE(unchanged.resume_changed_files.empty());
+  EXPECT_EQ(json_report(unchanged)["tests"], json_report(full)["tests"]);  // seconds too: nothing ran
+
+  // One expected value of a passing test changed: that test now fails.
+  const auto pass = std::find_if(full.outcomes.begin(), full.outcomes.end(),
+                                 [](const TestOutcome& t) { return t.verdict == Verdict::Pass && !t.invalid; });
+  ASSERT_NE(pass, full.outcomes.end());
+  const fs::path file = v.options().files.at(0).path;
+  OJ doc = OJ::parse(std::ifstream(file));
+  for (auto& g : doc["testGroups"])
+    for (auto& t : g["tests"])
+      if (t["tcId"] == pass->tc_id) {
+        OJ& e = t["expected"].begin().value()["data"][0];
+        e = e.get<std::int64_t>() == 0 ? 1 : 0;
+      }
+  write_file_atomically(file, doc.dump(1));
+  RunOptions changed = v.options();
+  changed.previous = &rr.outcomes;
+  changed.previous_fingerprints = &rr.file_fingerprints;
+  const RunResult r = run_vectors(*b, changed);
+  EXPECT_EQ(r.resume_changed_files, std::vector<std::string>{pass->file});
+  EXPECT_NE(r.file_fingerprints.at(pass->file), rr.file_fingerprints.at(pass->file));
+  const auto now = std::find_if(r.outcomes.begin(), r.outcomes.end(), [&](const TestOutcome& t) { return t.tc_id == pass->tc_id; });
+  ASSERT_NE(now, r.outcomes.end());
+  EXPECT_EQ(now->verdict, Verdict::Fail) << "the stale PASS of the report was kept";
+  EXPECT_EQ(r.exit_code(), 1);
+
+  // A report without per-file fingerprints (an older qspec's) cannot vouch for any file.
+  const std::map<std::string, std::string> none;
+  RunOptions old = v.options();
+  old.previous = &rr.outcomes;
+  old.previous_fingerprints = &none;
+  EXPECT_EQ(run_vectors(*b, old).resume_changed_files, std::vector<std::string>{pass->file});
+}
+
 TEST(harness_resume, expectations_are_applied_afresh_to_resumed_tests) {
   const std::string plugin = testing_plugin("wrong_requantize");
   ASSERT_FALSE(plugin.empty());

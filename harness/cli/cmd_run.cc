@@ -313,7 +313,10 @@ int run(const Context& ctx, const RunCliOptions& o) {
   RunOptions ro = run_options(o, in, explainer, reference.get());
   std::optional<ResumeReport> resumed;
   if (const auto rc = load_resume(o, executor.name(), ro, resumed, con)) return *rc;
-  if (resumed) ro.previous = &resumed->outcomes;
+  if (resumed) {
+    ro.previous = &resumed->outcomes;
+    ro.previous_fingerprints = &resumed->file_fingerprints;  // a file changed since is run again
+  }
   report_as_it_goes(ro, o, con);
 
   con.out(header_line(o, executor, ro.files.size()));
@@ -326,6 +329,9 @@ int run(const Context& ctx, const RunCliOptions& o) {
                                 "\n(--keep-going skips such a file and runs the others)");
   }
   con.clear_progress();
+  for (const auto& f : result.resume_changed_files)
+    con.out("qspec run: --resume: " + f + " changed since " + o.resume +
+            " was made (or the report has no fingerprint of it): its tests were run again\n");
   return finish(ctx, o, in, result, *b, con);
 }
 

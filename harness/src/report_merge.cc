@@ -384,6 +384,14 @@ OJ merge_group(const std::vector<const LoadedReport*>& g, const MergeOptions& op
     if (whole.rfind("sum64:", 0) == 0) rr.selection_identity = std::strtoull(whole.c_str() + 6, nullptr, 16);
   }
   if (ref && g.size() == 1 && ref->shard) rr.shard = ref->shard;  // one shard (--allow-incomplete): still that shard
+  // Each file's fingerprint (`qspec run --resume` checks it) is the same in every shard: it is
+  // taken before sharding.
+  for (const auto* r : g)
+    if (r->report.contains("files") && r->report["files"].is_array())
+      for (const auto& f : r->report["files"])
+        if (f.is_object() && f.contains("file") && f["file"].is_string() && f.contains("fingerprint") &&
+            f["fingerprint"].is_string())
+          rr.file_fingerprints.emplace(f["file"].get<std::string>(), f["fingerprint"].get<std::string>());
 
   OJ j = json_report(rr);
   OJ merged_tests = OJ::array();

@@ -46,6 +46,7 @@ TestOutcome outcome_from_json(const OJ& t, std::size_t position) {
   if (!v) throw ResumeError(where + ": unknown verdict '" + t["verdict"].get<std::string>() + "'");
   o.verdict = *v;
   o.reason = str(t, "reason");
+  if (t.contains("index") && t["index"].is_number_unsigned()) o.index = t["index"].get<std::size_t>();
   o.diagnostic = str(t, "diagnostic");
   if (t.contains("seconds") && t["seconds"].is_number()) o.seconds = t["seconds"].get<double>();
   if (t.contains("first_difference") && t["first_difference"].is_object()) {
@@ -126,6 +127,10 @@ ResumeReport load_resume_report(const std::filesystem::path& path) {
       r.shard = ShardSpec{sh["index"].get<std::size_t>(), sh["count"].get<std::size_t>()};
   }
   r.interrupted = j.contains("interrupted") && j["interrupted"].is_boolean() && j["interrupted"].get<bool>();
+  if (j.contains("files") && j["files"].is_array())
+    for (const auto& f : j["files"])
+      if (f.is_object() && !str(f, "file").empty() && !str(f, "fingerprint").empty())
+        r.file_fingerprints[str(f, "file")] = str(f, "fingerprint");
   if (!j.contains("tests") || !j["tests"].is_array()) throw ResumeError(path.string() + ": no \"tests\" array");
   std::size_t i = 0;
   try {

@@ -189,8 +189,12 @@ OJ json_report(const RunResult& r) {
   summary["by_clause"] = clauses;
   j["summary"] = summary;
   OJ files = OJ::array();
-  for (const auto& f : r.files)
-    files.push_back(OJ{{"file", f.file}, {"op", f.op}, {"convention", f.convention}, {"clauses", f.clauses}, {"counts", counts_json(f.counts)}});
+  for (const auto& f : r.files) {
+    OJ e = OJ{{"file", f.file}, {"op", f.op}, {"convention", f.convention}, {"clauses", f.clauses}, {"counts", counts_json(f.counts)}};
+    // The fingerprint of the file's selected tests: `--resume` runs a file that changed again.
+    if (const auto fp = r.file_fingerprints.find(f.file); fp != r.file_fingerprints.end()) e["fingerprint"] = fp->second;
+    files.push_back(std::move(e));
+  }
   j["files"] = files;
   OJ skipped_files = OJ::array();  // malformed vector files skipped by --keep-going
   for (const auto& k : r.skipped) skipped_files.push_back(OJ{{"file", k.file}, {"error", k.error}});

@@ -3,8 +3,10 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <set>
 
 #include "qspec/harness/test_identity.h"
 
@@ -222,6 +224,43 @@ void meets_expectation(TestOutcome& o, const Expectation* e, bool unsupported_is
   }
 }
 
+using TestKey = std::pair<std::string, std::int64_t>;
+
+// --expect applied to an outcome (afresh for one taken from a resumed report).
+void apply_expectation(TestOutcome& o, const RunOptions& opt) {
+  meets_expectation(o, opt.expectations ? opt.expectations->find(o.file, o.tc_id) : nullptr, opt.unsupported_is_failure);
+}
+
+// `--resume`: adds to `r` the earlier report's outcomes that the run has not reached (`reached`:
+// taken over, run again, or dropped with their changed file), so that a checkpoint or an
+// interrupted result of a resumed run holds every test the report held.
+void add_unreached(RunResult& r, const RunOptions& opt, const std::set<TestKey>& reached) {
+  for (const auto& [key, previous] : *opt.previous) {
+    if (reached.count(key)) continue;
+    TestOutcome o = previous;
+    apply_expectation(o, opt);
+    auto f = std::find_if(r.files.begin(), r.files.end(), [&](const FileResult& x) { return x.file == o.file; });
+    if (f == r.files.end()) {
+      r.files.push_back(FileResult{o.file, o.op, o.convention, o.clauses, {}});
+      f = r.files.end() - 1;
+      if (opt.previous_fingerprints)
+        if (const auto fp = opt.previous_fingerprints->find(o.file); fp != opt.previous_fingerprints->end())
+          r.file_fingerprints[o.file] = fp->second;
+    }
+    f->counts.add(o);
+    r.counts.add(o);
+    r.outcomes.push_back(std::move(o));
+  }
+}
+
+// Whether the earlier report's outcomes for file `name` still hold: the file's fingerprint then
+// equals its fingerprint now (without fingerprints to compare, the library caller vouches).
+bool previous_still_valid(const RunOptions& opt, const std::string& name, const std::string& fingerprint) {
+  if (!opt.previous_fingerprints) return true;
+  const auto it = opt.previous_fingerprints->find(name);
+  return it != opt.previous_fingerprints->end() && it->second == fingerprint;
+}
+
 }  // namespace
 
 TestOutcome judge_call(const VectorFile& f, const VectorTest& t, const BackendCall& call, const ConventionExplainer* explainer,
@@ -289,8 +328,10 @@ RunResult run_vectors(BackendExecutor& executor, const RunOptions& opt) {
   rr.only_claimed = opt.only_claimed;
   rr.provenance = opt.provenance;
   auto last_checkpoint = std::chrono::steady_clock::now();
+  bool ran_since_checkpoint = false;  // a checkpoint while only replaying a report adds nothing
   std::size_t explained = 0, with_data = 0;
   std::uint64_t fingerprint = kFnvOffset;
+  std::set<TestKey> reached;  // --resume: outcomes of the earlier report taken over or superseded
   for (const auto& src : opt.files) {
     VectorFile f;
     try {
@@ -309,9 +350,11 @@ RunResult run_vectors(BackendExecutor& executor, const RunOptions& opt) {
     }
     std::vector<const VectorTest*> selected;
     std::vector<std::size_t> positions;  // of `selected` in the whole (unsharded) selection
+    std::uint64_t file_fingerprint = kFnvOffset;
     for (const auto& t : f.tests)
       if (test_selected(opt.filters, f.display_name, t.tc_id)) {
         add_to_fingerprint(fingerprint, f.display_name, t);
+        add_to_fingerprint(file_fingerprint, f.display_name, t);
         const std::size_t position = rr.selected_total++;
         rr.selection_identity += test_identity_hash(position, f.display_name, t.tc_id, f.op, f.convention);
         if (opt.shard && !in_shard(*opt.shard, position)) continue;
@@ -319,6 +362,18 @@ RunResult run_vectors(BackendExecutor& executor, const RunOptions& opt) {
         positions.push_back(position);
       }
     if (selected.empty()) continue;
+    rr.file_fingerprints[f.display_name] = fingerprint_text(file_fingerprint);
+    // --resume: the earlier report's outcomes for this file, unless the file changed since.
+    const std::map<TestKey, TestOutcome>* previous = opt.previous;
+    if (previous) {
+      const auto first = previous->lower_bound({f.display_name, INT64_MIN});
+      const bool has_previous = first != previous->end() && first->first.first == f.display_name;
+      if (has_previous && !previous_still_valid(opt, f.display_name, rr.file_fingerprints[f.display_name])) {
+        rr.resume_changed_files.push_back(f.display_name);
+        for (auto it = first; it != previous->end() && it->first.first == f.display_name; ++it) reached.insert(it->first);
+        previous = nullptr;  // its tests run again
+      }
+    }
     if (opt.observer.file_started) opt.observer.file_started(f, selected.size());
     FileResult fr{f.display_name, f.op, f.convention, f.clauses, {}};
     std::size_t done = 0, in_file = 0;
@@ -329,11 +384,10 @@ RunResult run_vectors(BackendExecutor& executor, const RunOptions& opt) {
         break;
       }
       TestOutcome o;
-      const TestOutcome* previous = nullptr;
-      if (opt.previous)
-        if (const auto it = opt.previous->find({f.display_name, t->tc_id}); it != opt.previous->end()) previous = &it->second;
-      if (previous) {
-        o = *previous;  // --resume: done before; its expectation is decided afresh below
+      const TestKey key{f.display_name, t->tc_id};
+      const auto taken = previous ? previous->find(key) : std::map<TestKey, TestOutcome>::const_iterator{};
+      if (previous && taken != previous->end()) {
+        o = taken->second;  // --resume: done before; its expectation is decided afresh below
       } else {
         const auto start = std::chrono::steady_clock::now();
         const BackendCall call = executor.execute(f, static_cast<std::size_t>(t - f.tests.data()));
@@ -343,7 +397,9 @@ RunResult run_vectors(BackendExecutor& executor, const RunOptions& opt) {
         }
         o = judge_call(f, *t, call, opt.explainer, explained < opt.explain_limit);
         o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        ran_since_checkpoint = true;
       }
+      if (opt.previous) reached.insert(key);
       if (o.conventions) ++explained;
       o.index = positions[in_file++];
       if (o.verdict != Verdict::Pass && o.verdict != Verdict::Unsupported && with_data < opt.data_limit) {
@@ -351,19 +407,21 @@ RunResult run_vectors(BackendExecutor& executor, const RunOptions& opt) {
         o.data = TestOutcome::Data{t->attributes, t->inputs, t->expected, std::move(o.actual)};
       }
       o.actual.clear();
-      meets_expectation(o, opt.expectations ? opt.expectations->find(f.display_name, t->tc_id) : nullptr, opt.unsupported_is_failure);
+      apply_expectation(o, opt);
       fr.counts.add(o);
       rr.counts.add(o);
       rr.outcomes.push_back(std::move(o));
       if (opt.observer.test_done) opt.observer.test_done(rr.outcomes.back(), ++done, selected.size());
-      if (opt.checkpoint && std::chrono::duration<double>(std::chrono::steady_clock::now() - last_checkpoint).count() >=
-                                opt.checkpoint_seconds) {
+      if (opt.checkpoint && ran_since_checkpoint &&
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - last_checkpoint).count() >= opt.checkpoint_seconds) {
         RunResult partial = rr;
         partial.files.push_back(fr);
         partial.interrupted = true;
         partial.shard = opt.shard;
+        if (opt.previous) add_unreached(partial, opt, reached);
         opt.checkpoint(partial);
         last_checkpoint = std::chrono::steady_clock::now();
+        ran_since_checkpoint = false;
       }
     }
     executor.end_file();
@@ -374,6 +432,7 @@ RunResult run_vectors(BackendExecutor& executor, const RunOptions& opt) {
     if (opt.observer.file_done) opt.observer.file_done(fr);
     rr.files.push_back(std::move(fr));
   }
+  if (rr.interrupted && opt.previous) add_unreached(rr, opt, reached);
   rr.shard = opt.shard;
   rr.selection_fingerprint = fingerprint_text(fingerprint);
   return rr;

@@ -28,6 +28,9 @@ struct ResumeReport {
   std::vector<std::string> filters;
   std::optional<ShardSpec> shard;  // "selection": {"shard": {"index", "count"}} (--shard)
   bool interrupted = false;
+  // "files": [{"file", "fingerprint"}]: the fingerprint of each file's selected tests when the
+  // report was made (RunResult::file_fingerprints); empty for a report of an older qspec.
+  std::map<std::string, std::string> file_fingerprints;
   // (file, tcId) -> the outcome as reported: verdict, reason, diagnostic, comparison,
   // conventions, seconds, and the actual outputs when the report kept them ("data").
   std::map<std::pair<std::string, std::int64_t>, TestOutcome> outcomes;

@@ -102,6 +102,12 @@ struct RunResult {
   // so that `qspec report merge` can check that shards cover one selection exactly once.
   std::size_t selected_total = 0;
   std::string selection_fingerprint;
+  // The same per vector file (display name -> fingerprint of its selected tests, before sharding),
+  // for every file in `files`: `--resume` runs a file again when its content changed since.
+  std::map<std::string, std::string> file_fingerprints;
+  // `--resume`: the files whose tests in the earlier report were dropped and run again, because
+  // the file's fingerprint differs from (or is missing in) that report.
+  std::vector<std::string> resume_changed_files;
   std::optional<ShardSpec> shard;  // this run's shard (nullopt: the whole selection)
   // Malformed vector files skipped by RunOptions::keep_going, in the order met.
   std::vector<SkippedFile> skipped;
@@ -169,10 +175,15 @@ struct RunOptions {
   // boundary, discards the test in flight and returns with RunResult::interrupted set.
   const volatile std::sig_atomic_t* interrupt = nullptr;
   // `--resume`: tests found here ((file, tcId) -> outcome of an earlier run) are not run again;
-  // their outcome is taken as is (expectations are applied afresh).
+  // their outcome is taken as is (expectations are applied afresh) -- unless their file's
+  // fingerprint (RunResult::file_fingerprints) is not the one in previous_fingerprints: a file
+  // that changed since is run again. The outcomes of files the run has not reached yet are part
+  // of every checkpoint and of an interrupted result, so resuming never loses a test.
   const std::map<std::pair<std::string, std::int64_t>, TestOutcome>* previous = nullptr;
+  const std::map<std::string, std::string>* previous_fingerprints = nullptr;
   // Called with the results so far (interrupted = true) at a test boundary at most every
-  // checkpoint_seconds, so a killed run leaves a recent report behind.
+  // checkpoint_seconds, once a test ran since the last call, so a killed run leaves a recent
+  // report behind.
   std::function<void(const RunResult&)> checkpoint;
   double checkpoint_seconds = 30;
 };
