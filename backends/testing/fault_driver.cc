@@ -2,13 +2,15 @@
 //
 //   fault_driver fault --qspec Q --plugin P --vectors FILE --work DIR --verdict V --rc N
 //                      [--reason TEXT]... [--ids LO-HI] [--timeout S] [--expect-listed] [--max-rss-mib M]
+//                      [--qspec-arg ARG]...
 //     Runs P on FILE (tcIds LO..HI, else every test). The faulty plugins misbehave exactly on the
 //     valid tests whose first input element is odd; the driver computes that set from FILE itself
 //     and requires: exit status N; a complete JSON report with one entry per selected test; each
 //     faulty test with verdict V and every TEXT in its reason; every other test PASS; the
 //     summary's counts agreeing; the faulty tests printed. --expect-listed also passes an --expect
 //     file listing the faulty tests with verdict V (then N is 0). --max-rss-mib: qspec's peak
-//     resident memory (wait4's ru_maxrss: qspec and its workers) stays within M MiB.
+//     resident memory (wait4's ru_maxrss: qspec and its workers) stays within M MiB. --qspec-arg
+//     passes ARG on to `qspec run`.
 //
 //   fault_driver interrupt --qspec Q --plugin SLOW --vectors FIRST --vectors SECOND --work DIR [--ids LO-HI]
 //     With a slow plugin: an uninterrupted run; a run stopped by SIGINT after FIRST is done (exit
@@ -17,6 +19,12 @@
 //     resumed run at its first checkpoint (the report never shrinks, and completes); SIGTERM (exit
 //     143); --resume refusing a report of other vector files (exit 2); and a vector file changed
 //     since the report run again (its stale PASS replaced, exit 1).
+//
+//   fault_driver breaker --qspec Q --plugin HANG_ALL --vectors FILE --work DIR
+//     With a plugin that hangs on every test, on FILE and a copy of it under another name: each
+//     file costs 5 timeouts (--max-consecutive-faults' default), its other tests are SKIPPED with
+//     the reason, the run fails, and the text, JSON and JUnit reports say so; with
+//     --max-consecutive-faults 0 every test runs into its timeout.
 //
 //   fault_driver orphans --qspec Q --plugin FORK --vectors FILE --work DIR [--ids LO-HI]
 //     With the plugin whose faulty tests fork a sleeping grandchild (faulty_backend.c, FORK): after
@@ -61,7 +69,7 @@ void check(bool ok, const std::string& what) {
 
 struct Args {
   std::string mode, qspec, plugin, work, verdict, timeout, ids, max_rss_mib;
-  std::vector<std::string> vectors, reasons;
+  std::vector<std::string> vectors, reasons, qspec_args;
   int rc = -1;
   bool expect_listed = false;
 };
@@ -97,6 +105,8 @@ Args parse_args(int argc, char** argv) {
       a.expect_listed = true;
     else if (k == "--max-rss-mib")
       a.max_rss_mib = next();
+    else if (k == "--qspec-arg")
+      a.qspec_args.push_back(next());
     else
       throw std::runtime_error("unknown argument " + k);
   }
@@ -255,6 +265,7 @@ int fault_mode(const Args& a) {
       a.qspec,      "run",   "--backend",     a.plugin,        "--vectors",         vectors.string(),
       "--progress", "never", "--report-json", report.string(), "--max-diagnostics", "1000"};
   if (!a.timeout.empty()) argv.insert(argv.end(), {"--timeout", a.timeout});
+  argv.insert(argv.end(), a.qspec_args.begin(), a.qspec_args.end());
   for (const auto& f : id_filters(a.ids)) argv.push_back(f);
   if (a.expect_listed) {
     const fs::path expect = fs::path(a.work) / "expect.txt";
@@ -340,7 +351,7 @@ std::vector<std::string> verdict_list(const json& r) {
 
 void compare_reports(const json& got, const json& want, const std::string& what) {
   check(got.value("interrupted", true) == false, what + ": complete (\"interrupted\": false)");
-  for (const char* k : {"total", "PASS", "FAIL", "ERROR", "UNSUPPORTED", "CRASH", "TIMEOUT", "unexpected"})
+  for (const char* k : {"total", "PASS", "FAIL", "ERROR", "UNSUPPORTED", "CRASH", "TIMEOUT", "SKIPPED", "unexpected"})
     check(got.at("summary").value(k, -1) == want.at("summary").value(k, -1),
           what + ": summary." + k + " " + got.at("summary").value(k, json(-1)).dump() + " vs " +
               want.at("summary").value(k, json(-1)).dump());
@@ -670,6 +681,60 @@ int orphans_mode(const Args& a) {
   return g_failures ? 1 : 0;
 }
 
+int breaker_mode(const Args& a) {
+  const auto t0 = Clock::now();
+  fs::remove_all(a.work);
+  fs::create_directories(a.work);
+  const fs::path w = a.work;
+  const fs::path copy = w / "vectors" / "requantize" / "copy.json";  // the same op and convention
+  fs::create_directories(copy.parent_path());
+  fs::copy_file(a.vectors.at(0), copy);
+  const std::size_t per_file = vector_tests(a.vectors.at(0), 0, INT64_MAX).size();
+  const std::vector<std::string> base = {a.qspec,     "run", "--backend", a.plugin,        "--progress", "never",
+                                         "--timeout", "0.3", "--vectors", a.vectors.at(0), "--vectors",  copy.string()};
+  std::vector<std::string> argv = base;
+  argv.insert(argv.end(), {"--report-json", (w / "r.json").string(), "--junit", (w / "r.xml").string()});
+  const auto t1 = Clock::now();
+  auto [rc, out] = run(argv);
+  const double secs = std::chrono::duration<double>(Clock::now() - t1).count();
+  std::cout << out.substr(0, 3000) << "\n";
+  check(rc == 1, "exit status 1 (got " + std::to_string(rc) + ")");
+  check(secs < 30, "2 files of " + std::to_string(per_file) + " hanging tests take " + std::to_string(secs) +
+                       " s at --timeout 0.3, not one timeout per test");
+  const json r = read_json(w / "r.json");
+  std::map<std::string, std::size_t> seen;
+  for (const auto& t : r.at("tests")) {
+    const std::size_t i = seen[t.at("file").get<std::string>()]++;
+    const std::string verdict = t.at("verdict"), reason = t.value("reason", "");
+    check(verdict == (i < 5 ? "TIMEOUT" : "SKIPPED"),
+          t.at("file").get<std::string>() + " #" + std::to_string(i) + ": " + verdict);
+    if (i >= 5)
+      check(contains(reason, "not run: skipped after 5 consecutive TIMEOUT/CRASH in this file"),
+            "the reason says why: " + reason);
+  }
+  check(seen.size() == 2 && r.at("tests").size() == 2 * per_file, "both files, every test reported");
+  check(r.at("summary").at("SKIPPED") == 2 * (per_file - 5), "summary.SKIPPED counts them");
+  check(r.at("summary").at("unexpected") == 2 * per_file, "every test is a failure");
+  check(contains(out, std::to_string(per_file - 5) + " SKIPPED (after consecutive TIMEOUT/CRASH)"),
+        "the file lines say so");
+  check(contains(out, "Result: FAILED"), "the result is FAILED");
+  std::ifstream x(w / "r.xml");
+  const std::string junit((std::istreambuf_iterator<char>(x)), std::istreambuf_iterator<char>());
+  check(contains(junit, "type=\"SKIPPED\">not run: skipped after 5 consecutive"), "JUnit: an <error> of type SKIPPED");
+
+  // Off: every selected test runs into its timeout.
+  argv = base;
+  argv.insert(argv.end(), {"--max-consecutive-faults", "0", "--filter", "requantize/copy.json#[1-7]", "--report-json",
+                           (w / "off.json").string()});
+  std::tie(rc, out) = run(argv);
+  const json off = read_json(w / "off.json");
+  check(rc == 1 && off.at("summary").at("TIMEOUT") == 7 && off.at("summary").at("SKIPPED") == 0,
+        "--max-consecutive-faults 0: 7 TIMEOUT, nothing skipped\n" + out);
+  std::cout << "fault_driver breaker: the hanging run took " << secs << " s; "
+            << std::chrono::duration<double>(Clock::now() - t0).count() << " s, " << g_failures << " failed checks\n";
+  return g_failures ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -678,7 +743,8 @@ int main(int argc, char** argv) {
     if (a.mode == "fault") return fault_mode(a);
     if (a.mode == "interrupt") return interrupt_mode(a);
     if (a.mode == "orphans") return orphans_mode(a);
-    std::cerr << "usage: fault_driver fault|interrupt|orphans ...\n";
+    if (a.mode == "breaker") return breaker_mode(a);
+    std::cerr << "usage: fault_driver fault|interrupt|orphans|breaker ...\n";
   } catch (const std::exception& e) {
     std::cout << "fault_driver: " << e.what() << "\n";
   }

@@ -10,6 +10,7 @@
  *   ABORT     prints a line to stderr, then abort() (SIGABRT)
  *   EXIT      exit(3)
  *   HANG      sleeps forever
+ *   HANG_ALL  sleeps forever on every test (a backend that hangs on everything: the circuit breaker)
  *   SHAPE     changes the output's qspec_tensor (shape and size_bytes) after writing it
  *   OVERRUN   writes one element past the end of the output buffer
  *   UNDERRUN  writes one element before the start of the output buffer
@@ -42,6 +43,11 @@
 #undef qspec_backend_create
 #undef QSPEC_BACKEND_EXPORT
 #define QSPEC_BACKEND_EXPORT __attribute__((visibility("default")))
+
+#ifdef QSPEC_FAULT_HANG_ALL
+#define QSPEC_FAULT_HANG
+#define QSPEC_FAULT_EVERY_TEST
+#endif
 
 #if defined(QSPEC_FAULT_SEGV)
 #define FAULT_NAME "segv"
@@ -79,6 +85,12 @@ static void* volatile g_leak_sink;
 
 /* The tests that fault: a valid test (it has an output) whose first int32 input element is odd. */
 static int faulty_test(const qspec_tensor* inputs, size_t n_inputs, size_t n_outputs) {
+#ifdef QSPEC_FAULT_EVERY_TEST
+  (void)inputs;
+  (void)n_inputs;
+  (void)n_outputs;
+  return 1;
+#endif
   int32_t x0;
   if (n_inputs < 1 || n_outputs < 1 || inputs[0].dtype != QSPEC_DTYPE_INT32 || inputs[0].size_bytes < sizeof x0) return 0;
   memcpy(&x0, inputs[0].data, sizeof x0);

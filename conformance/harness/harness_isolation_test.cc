@@ -144,6 +144,60 @@ TEST(harness_isolation, a_crash_in_one_test_costs_only_that_test) {
   EXPECT_EQ(workers->workers_started(), 3u);  // the first, and one after each crash
 }
 
+// The circuit breaker: a backend that hangs on every test costs max_consecutive_faults
+// timeouts per file, not one per test; the rest of the file is SKIPPED, a failure, said in the
+// summary and in JUnit as an error. Off (0), every test runs.
+TEST(harness_isolation, consecutive_faults_skip_the_rest_of_the_file) {
+  const std::string hang = testing_plugin("faulty_hang_all");
+  ASSERT_FALSE(hang.empty());
+  if (!fs::exists(gemmlowp_file())) GTEST_SKIP() << gemmlowp_file() << " does not exist";
+  WorkerOptions wo;
+  wo.timeout_seconds = 0.2;
+  auto workers = WorkerExecutor::start(hang, wo);
+  RunOptions o;
+  o.files = find_vector_files({gemmlowp_file()});
+  o.filters = {"*#[1-8]"};
+  o.max_consecutive_faults = 3;
+  const auto t0 = std::chrono::steady_clock::now();
+  const RunResult r = run_vectors(*workers, o);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0.2 * 8);
+  ASSERT_EQ(r.outcomes.size(), 8u);
+  for (std::size_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(r.outcomes[i].verdict, i < 3 ? Verdict::Timeout : Verdict::Skipped) << r.outcomes[i].tc_id;
+    EXPECT_FALSE(r.outcomes[i].as_expected);
+  }
+  EXPECT_TRUE(contains(r.outcomes[3].reason, "not run: skipped after 3 consecutive TIMEOUT/CRASH in this file (the last TIMEOUT; "
+                                             "--max-consecutive-faults 3"))
+      << r.outcomes[3].reason;
+  EXPECT_EQ(r.counts.skipped, 5u);
+  EXPECT_EQ(r.counts.unexpected, 8u);
+  EXPECT_EQ(r.exit_code(), 1);
+  EXPECT_TRUE(contains(summary_text(r), "3 TIMEOUT, 5 SKIPPED (after consecutive TIMEOUT/CRASH)")) << summary_text(r);
+  EXPECT_EQ(json_report(r)["summary"]["SKIPPED"], 5);
+  const std::string x = junit_report(r);
+  EXPECT_TRUE(contains(x, "type=\"SKIPPED\">")) << x;
+  EXPECT_TRUE(contains(x, "errors=\"8\"")) << x;
+
+  // A PASS in between starts the count again: the half-hanging plugin hangs on tcIds 1, 4, 11, 12.
+  const std::string half = testing_plugin("faulty_hang");
+  ASSERT_FALSE(half.empty());
+  auto some = WorkerExecutor::start(half, wo);
+  RunOptions p = o;
+  p.filters = {"*#[1-9]", "*#1[0-3]"};
+  p.max_consecutive_faults = 2;
+  const RunResult h = run_vectors(*some, p);
+  ASSERT_EQ(h.outcomes.size(), 13u);
+  EXPECT_EQ(h.counts.timeout, 4u);  // 1, 4, 11, 12: the second pair trips it
+  EXPECT_EQ(h.counts.skipped, 1u);  // 13
+  EXPECT_EQ(h.outcomes.back().verdict, Verdict::Skipped);
+
+  o.max_consecutive_faults = 0;  // off
+  o.filters = {"*#[1-4]"};
+  const RunResult all = run_vectors(*workers, o);
+  EXPECT_EQ(all.counts.timeout, 4u);
+  EXPECT_EQ(all.counts.skipped, 0u);
+}
+
 // Whether process `pid` exists and is not a zombie.
 bool process_runs(long pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
@@ -476,7 +530,7 @@ TEST(harness_verdicts, every_verdict_has_a_name_a_count_and_a_report_entry) {
   EXPECT_TRUE(contains(x, "errors=\"3\"")) << x;
   const std::string s = summary_text(r);
   EXPECT_TRUE(contains(s, "4 tests: 1 PASS, 0 FAIL, 0 ERROR, 0 UNSUPPORTED, 1 CRASH, 2 TIMEOUT")) << s;
-  EXPECT_TRUE(contains(s, "CRASH TIMEOUT  unexpected")) << s;
+  EXPECT_TRUE(contains(s, "CRASH TIMEOUT SKIPPED  unexpected")) << s;
 
   const Expectations ex = Expectations::parse("a.json 3 CRASH known\nb.json * TIMEOUT slow\n", "e");
   EXPECT_EQ(ex.find("a.json", 3)->verdict, Verdict::Crash);

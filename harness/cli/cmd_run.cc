@@ -228,6 +228,7 @@ RunOptions run_options(const RunCliOptions& o, const RunInputs& in, const Conven
   ro.keep_going = o.keep_going;
   ro.expectations = o.expect.empty() ? nullptr : &in.expectations;
   ro.unsupported_is_failure = o.fail_on_unsupported;
+  ro.max_consecutive_faults = o.max_consecutive_faults;
   ro.explainer = &explainer;
   ro.explain_limit = o.explain_limit;
   ro.data_limit = o.report_data;
@@ -387,6 +388,9 @@ void add_run_command(CLI::App& app, Context& ctx) {
   c->add_option(
       "--leak-limit", o->leak_limit_mib,
       "A run() call that grows the worker's heap by more than this many MiB is an ERROR (default 16; 0: off)");
+  c->add_option("--max-consecutive-faults", o->max_consecutive_faults,
+                "After N consecutive TIMEOUT/CRASH verdicts in a vector file, give the file's remaining tests the verdict "
+                "SKIPPED (a failure) instead of running them (default 5; 0: run every test)");
   c->add_option("--resume", o->resume,
                 "Continue the run whose JSON report this is (same backend, vector files and filters): its tests are "
                 "not run again; the complete report replaces it unless --report-json says otherwise");

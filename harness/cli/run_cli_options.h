@@ -32,6 +32,7 @@ struct RunCliOptions {
   std::size_t leak_limit_mib = 16;       // --leak-limit MiB (0: off)
   std::string resume;                    // --resume REPORT
   double checkpoint_seconds = 30;        // --checkpoint-seconds S
+  std::size_t max_consecutive_faults = 5;  // --max-consecutive-faults N (0: off)
 
   // Where the JSON report goes: --report-json, else the --resume report (rewritten in place).
   const std::string& json_output() const { return report_json.empty() ? resume : report_json; }

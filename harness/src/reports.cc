@@ -130,6 +130,7 @@ std::string summary_text(const RunResult& r) {
        std::to_string(c.error) + " ERROR, " + std::to_string(c.unsupported) + " UNSUPPORTED";
   if (c.crash) s += ", " + std::to_string(c.crash) + " CRASH";
   if (c.timeout) s += ", " + std::to_string(c.timeout) + " TIMEOUT";
+  if (c.skipped) s += ", " + std::to_string(c.skipped) + " SKIPPED (after consecutive TIMEOUT/CRASH)";
   if (c.expected_deviation) s += "; " + std::to_string(c.expected_deviation) + " known deviations (--expect)";
   if (c.unexpected_pass) s += "; " + std::to_string(c.unexpected_pass) + " unexpected passes";
   s += "\n";
@@ -296,7 +297,8 @@ std::string junit_report(const RunResult& r) {
         inner = "<failure message=\"unexpected PASS (--expect says " + std::string(verdict_name(*o->expected_verdict)) +
                 ": " + xml_escape(o->expectation_reason) + ")\" type=\"UNEXPECTED_PASS\"/>";
       } else if (!o->as_expected &&
-                 (o->verdict == Verdict::Error || o->verdict == Verdict::Crash || o->verdict == Verdict::Timeout)) {
+                 (o->verdict == Verdict::Error || o->verdict == Verdict::Crash || o->verdict == Verdict::Timeout ||
+                  o->verdict == Verdict::Skipped)) {
         ++f_err;
         inner = "<error message=\"" + xml_escape(o->reason) + "\" type=\"" + std::string(verdict_name(o->verdict)) + "\">" +
                 xml_escape(text) + "</error>";

@@ -20,6 +20,7 @@ void Counts::add(const TestOutcome& o) {
     case Verdict::Unsupported: ++unsupported; break;
     case Verdict::Crash: ++crash; break;
     case Verdict::Timeout: ++timeout; break;
+    case Verdict::Skipped: ++skipped; break;
   }
   if (!o.as_expected) ++unexpected;
   if (o.unexpected_pass) ++unexpected_pass;
@@ -34,6 +35,7 @@ std::size_t Counts::of(Verdict v) const {
     case Verdict::Unsupported: return unsupported;
     case Verdict::Crash: return crash;
     case Verdict::Timeout: return timeout;
+    case Verdict::Skipped: return skipped;
   }
   return 0;
 }
@@ -166,6 +168,9 @@ TestOutcome judge_test(const Backend& backend, const VectorFile& f, const Vector
 //     no "close enough" and no implementation-defined choice (1.3); a convention that differs
 //     from the file's is a different convention, not an approximation of it.
 // The vectors are the only oracle (3.5): the reference is consulted afterwards, to explain a FAIL.
+// One verdict judges no answer: SKIPPED, for the tests the circuit breaker does not run after
+// RunOptions::max_consecutive_faults CRASH/TIMEOUT verdicts in a row in a file (3.4;
+// skipped_outcome() below, counted in run_vectors).
 namespace {
 
 enum class Finding { Fault, Unsupported, BackendError, RejectedAsExpected, RejectedValid, AcceptedInvalid, Match, Mismatch };
@@ -225,6 +230,23 @@ void meets_expectation(TestOutcome& o, const Expectation* e, bool unsupported_is
 }
 
 using TestKey = std::pair<std::string, std::int64_t>;
+
+// The outcome of a test the circuit breaker did not run (RunOptions::max_consecutive_faults).
+TestOutcome skipped_outcome(const VectorFile& f, const VectorTest& t, std::size_t faults, Verdict last) {
+  TestOutcome o;
+  o.file = f.display_name;
+  o.tc_id = t.tc_id;
+  o.op = f.op;
+  o.convention = f.convention;
+  o.clauses = f.clauses;
+  o.comment = t.comment;
+  o.flags = t.flags;
+  o.invalid = t.invalid;
+  o.verdict = Verdict::Skipped;
+  o.reason = "not run: skipped after " + std::to_string(faults) + " consecutive TIMEOUT/CRASH in this file (the last " +
+             std::string(verdict_name(last)) + "; --max-consecutive-faults " + std::to_string(faults) + ", 0 runs every test)";
+  return o;
+}
 
 // --expect applied to an outcome (afresh for one taken from a resumed report).
 void apply_expectation(TestOutcome& o, const RunOptions& opt) {
@@ -377,6 +399,8 @@ RunResult run_vectors(BackendExecutor& executor, const RunOptions& opt) {
     if (opt.observer.file_started) opt.observer.file_started(f, selected.size());
     FileResult fr{f.display_name, f.op, f.convention, f.clauses, {}};
     std::size_t done = 0, in_file = 0;
+    std::size_t faults_in_a_row = 0;  // the circuit breaker's count (replayed outcomes included)
+    Verdict last_fault = Verdict::Crash;
     executor.begin_file(f);
     for (const VectorTest* t : selected) {
       if (opt.interrupt && *opt.interrupt) {
@@ -388,6 +412,8 @@ RunResult run_vectors(BackendExecutor& executor, const RunOptions& opt) {
       const auto taken = previous ? previous->find(key) : std::map<TestKey, TestOutcome>::const_iterator{};
       if (previous && taken != previous->end()) {
         o = taken->second;  // --resume: done before; its expectation is decided afresh below
+      } else if (opt.max_consecutive_faults > 0 && faults_in_a_row >= opt.max_consecutive_faults) {
+        o = skipped_outcome(f, *t, faults_in_a_row, last_fault);  // the circuit breaker tripped
       } else {
         const auto start = std::chrono::steady_clock::now();
         const BackendCall call = executor.execute(f, static_cast<std::size_t>(t - f.tests.data()));
@@ -400,6 +426,12 @@ RunResult run_vectors(BackendExecutor& executor, const RunOptions& opt) {
         ran_since_checkpoint = true;
       }
       if (opt.previous) reached.insert(key);
+      if (o.verdict == Verdict::Crash || o.verdict == Verdict::Timeout) {
+        ++faults_in_a_row;
+        last_fault = o.verdict;
+      } else if (o.verdict != Verdict::Skipped) {
+        faults_in_a_row = 0;
+      }
       if (o.conventions) ++explained;
       o.index = positions[in_file++];
       if (o.verdict != Verdict::Pass && o.verdict != Verdict::Unsupported && with_data < opt.data_limit) {

@@ -62,9 +62,9 @@ struct TestOutcome {
 };
 
 struct Counts {
-  std::size_t pass = 0, fail = 0, error = 0, unsupported = 0, crash = 0, timeout = 0;
+  std::size_t pass = 0, fail = 0, error = 0, unsupported = 0, crash = 0, timeout = 0, skipped = 0;
   std::size_t unexpected = 0, expected_deviation = 0, unexpected_pass = 0;
-  std::size_t total() const { return pass + fail + error + unsupported + crash + timeout; }
+  std::size_t total() const { return pass + fail + error + unsupported + crash + timeout + skipped; }
   std::size_t of(Verdict v) const;  // the count of one verdict
   void add(const TestOutcome& o);
 };
@@ -150,6 +150,10 @@ struct RunOptions {
   const ConventionExplainer* explainer = nullptr;
   std::size_t explain_limit = 100;  // name conventions for at most this many failures
   bool unsupported_is_failure = false;
+  // The circuit breaker: after this many consecutive CRASH/TIMEOUT verdicts in a vector file,
+  // the file's remaining selected tests are not run but get SKIPPED (a failure) with the reason
+  // "not run: skipped after N consecutive TIMEOUT/CRASH in this file ...". 0: off.
+  std::size_t max_consecutive_faults = 5;
   // (op, convention) pairs qspec knows: the reference backend's capabilities. When non-empty, a
   // file whose pair is neither listed here nor claimed by the backend under test is malformed
   // (check_op_known): a misspelt op would otherwise pass as a file of UNSUPPORTED verdicts.

@@ -17,11 +17,14 @@ namespace qspec::harness {
 //   SIGABRT, exit() called, a write past the end of an output buffer); the worker is restarted.
 // TIMEOUT: the backend did not return within `--timeout`; its worker was killed and restarted.
 // CRASH and TIMEOUT exist only with worker isolation (the default of `qspec run`).
-enum class Verdict { Pass, Fail, Error, Unsupported, Crash, Timeout };
+// SKIPPED: not run, because the tests before it in its vector file ended in a row of CRASH and
+//   TIMEOUT verdicts (RunOptions::max_consecutive_faults, `--max-consecutive-faults`): a
+//   backend that hangs on everything must not cost timeout x tests. It counts as a failure.
+enum class Verdict { Pass, Fail, Error, Unsupported, Crash, Timeout, Skipped };
 
 // Every verdict, in report order: code that tabulates verdicts iterates this.
-inline constexpr std::array<Verdict, 6> kAllVerdicts = {Verdict::Pass,        Verdict::Fail,  Verdict::Error,
-                                                        Verdict::Unsupported, Verdict::Crash, Verdict::Timeout};
+inline constexpr std::array<Verdict, 7> kAllVerdicts = {Verdict::Pass,  Verdict::Fail,    Verdict::Error,  Verdict::Unsupported,
+                                                        Verdict::Crash, Verdict::Timeout, Verdict::Skipped};
 
 constexpr std::string_view verdict_name(Verdict v) {
   switch (v) {
@@ -31,6 +34,7 @@ constexpr std::string_view verdict_name(Verdict v) {
     case Verdict::Unsupported: return "UNSUPPORTED";
     case Verdict::Crash: return "CRASH";
     case Verdict::Timeout: return "TIMEOUT";
+    case Verdict::Skipped: return "SKIPPED";
   }
   return "?";
 }
