@@ -231,8 +231,8 @@ void meets_expectation(TestOutcome& o, const Expectation* e, bool unsupported_is
 
 using TestKey = std::pair<std::string, std::int64_t>;
 
-// The outcome of a test the circuit breaker did not run (RunOptions::max_consecutive_faults).
-TestOutcome skipped_outcome(const VectorFile& f, const VectorTest& t, std::size_t faults, Verdict last) {
+// An outcome naming test t of file f, its verdict still to be decided.
+TestOutcome outcome_for(const VectorFile& f, const VectorTest& t) {
   TestOutcome o;
   o.file = f.display_name;
   o.tc_id = t.tc_id;
@@ -242,6 +242,12 @@ TestOutcome skipped_outcome(const VectorFile& f, const VectorTest& t, std::size_
   o.comment = t.comment;
   o.flags = t.flags;
   o.invalid = t.invalid;
+  return o;
+}
+
+// The outcome of a test the circuit breaker did not run (RunOptions::max_consecutive_faults).
+TestOutcome skipped_outcome(const VectorFile& f, const VectorTest& t, std::size_t faults, Verdict last) {
+  TestOutcome o = outcome_for(f, t);
   o.verdict = Verdict::Skipped;
   o.reason = "not run: skipped after " + std::to_string(faults) + " consecutive TIMEOUT/CRASH in this file (the last " +
              std::string(verdict_name(last)) + "; --max-consecutive-faults " + std::to_string(faults) + ", 0 runs every test)";
@@ -287,15 +293,7 @@ bool previous_still_valid(const RunOptions& opt, const std::string& name, const 
 
 TestOutcome judge_call(const VectorFile& f, const VectorTest& t, const BackendCall& call, const ConventionExplainer* explainer,
                        bool explain) {
-  TestOutcome o;
-  o.file = f.display_name;
-  o.tc_id = t.tc_id;
-  o.op = f.op;
-  o.convention = f.convention;
-  o.clauses = f.clauses;
-  o.comment = t.comment;
-  o.flags = t.flags;
-  o.invalid = t.invalid;
+  TestOutcome o = outcome_for(f, t);
   Agreement a = agree(f, t, call);
   o.verdict = a.verdict;
   o.reason = a.reason;
