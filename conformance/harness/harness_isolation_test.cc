@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "build_tree_paths.h"
+#include "cli_runner.h"
 #include "harness_test_ops.h"
 #include "vector_dir_fixture.h"
 #include "qspec/harness/backend_worker.h"
@@ -142,6 +143,41 @@ TEST(harness_isolation, a_crash_in_one_test_costs_only_that_test) {
   EXPECT_EQ(r.counts.crash, 2u);
   EXPECT_EQ(r.exit_code(), 1);
   EXPECT_EQ(workers->workers_started(), 3u);  // the first, and one after each crash
+}
+
+// The leak check does not take the harness's own growth for the backend's: a test with 1 MiB of
+// input after a small one grows the worker's request and input buffers (the worker then measures
+// VmData afresh before the call), and with --leak-limit 1 no call is reported as leaking. (Run
+// through the command line: its worker is forked from a small heap, so that the buffers' growth
+// shows in VmData.)
+TEST(harness_isolation, the_harness_growing_its_buffers_is_not_a_leak) {
+  const std::string plugin = testing_plugin("wrong_requantize");
+  ASSERT_FALSE(plugin.empty());
+  if (!fs::exists(gemmlowp_file())) GTEST_SKIP() << gemmlowp_file() << " does not exist";
+  VectorDir v("isolation_big");
+  OJ doc = OJ::parse(std::ifstream(gemmlowp_file()));
+  OJ group = doc["testGroups"][0];
+  OJ small = group["tests"][0];
+  OJ big = small;
+  big["tcId"] = 2;
+  constexpr std::size_t kElements = std::size_t{1} << 18;  // 1 MiB of int32, the most a tensor may hold
+  big["inputs"].begin().value()["shape"] = OJ::array({kElements});
+  big["inputs"].begin().value()["data"] = OJ(std::vector<std::int64_t>(kElements, 2));
+  big["expected"].begin().value()["shape"] = OJ::array({kElements});
+  big["expected"].begin().value()["data"] = OJ(std::vector<std::int64_t>(kElements, 0));
+  group["tests"] = OJ::array({small, big});
+  doc["testGroups"] = OJ::array({group});
+  doc["numberOfTests"] = 2;
+  const fs::path file = v.dir / "requantize" / "big.json";
+  write_file_atomically(file, doc.dump());
+  const fs::path report = v.root / "big_report.json";
+  const auto r = harness_test::run_cli({"run", "--backend", plugin, "--vectors", file.string(), "--leak-limit", "1", "--progress",
+                                        "never", "--report-json", report.string()});
+  EXPECT_EQ(r.rc, 1) << r.out;  // tcId 2 expects zeros: FAIL
+  EXPECT_FALSE(contains(r.out, "leaked")) << r.out;
+  const OJ rep = OJ::parse(std::ifstream(report));
+  ASSERT_EQ(rep["tests"].size(), 2u) << r.out;
+  for (const auto& t : rep["tests"]) EXPECT_NE(t["verdict"], "ERROR") << t.dump();
 }
 
 // The circuit breaker: a backend that hangs on every test costs max_consecutive_faults

@@ -29,4 +29,28 @@ bool recv_all(int fd, char* out, std::size_t n) {
   return true;
 }
 
+ReceivedFrame recv_frame(int fd, std::vector<char>& buf, std::uint64_t max_payload) {
+  constexpr std::size_t kFirstRead = 1 << 16;
+  if (buf.size() < kFirstRead) buf.resize(kFirstRead);
+  ReceivedFrame f;
+  std::size_t got = 0;
+  while (got < kHeaderSize) {
+    const ssize_t k = ::recv(fd, buf.data() + got, kFirstRead - got, 0);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return f;
+    got += static_cast<std::size_t>(k);
+  }
+  f.header = read_header(buf.data());
+  if (f.header.magic != kMagic || f.header.size > max_payload || got > kHeaderSize + f.header.size) {
+    f.end = ReceivedFrame::Garbage;
+    return f;
+  }
+  const std::size_t total = kHeaderSize + static_cast<std::size_t>(f.header.size);
+  if (buf.size() < total) buf.resize(total);
+  if (!recv_all(fd, buf.data() + got, total - got)) return f;
+  f.end = ReceivedFrame::Ok;
+  f.payload = std::string_view(buf.data() + kHeaderSize, static_cast<std::size_t>(f.header.size));
+  return f;
+}
+
 }  // namespace qspec::harness::worker

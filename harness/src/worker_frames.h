@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace qspec::harness::worker {
 
@@ -71,7 +73,7 @@ inline std::string frame(Kind kind, const std::string& payload) {
 
 // Reads a payload front to back; any overrun marks it bad instead of reading past the end.
 struct Reader {
-  const std::string& s;
+  std::string_view s;
   std::size_t pos = 0;
   bool bad = false;
 
@@ -97,7 +99,7 @@ struct Reader {
       bad = true;
       return {};
     }
-    std::string v = s.substr(pos, n);
+    std::string v(s.substr(pos, n));
     pos += n;
     return v;
   }
@@ -114,5 +116,15 @@ bool send_all(int fd, const char* data, std::size_t n);
 inline bool send_all(int fd, const std::string& bytes) { return send_all(fd, bytes.data(), bytes.size()); }
 // Reads exactly n bytes; false at EOF or on an error.
 bool recv_all(int fd, char* out, std::size_t n);
+
+// Receives the one frame the peer sent (requests and replies alternate: nothing follows it)
+// into `buf`, whose size only grows (it is reused), with a single recv for a frame of up to
+// 64 KiB. Its header is checked against max_payload.
+struct ReceivedFrame {
+  enum { Ok, Closed, Garbage } end = Closed;  // Closed: EOF or an error
+  FrameHeader header;
+  std::string_view payload;  // into buf
+};
+ReceivedFrame recv_frame(int fd, std::vector<char>& buf, std::uint64_t max_payload);
 
 }  // namespace qspec::harness::worker

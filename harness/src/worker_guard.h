@@ -35,7 +35,8 @@ class GuardedBuffer {
   // Returns the start of a `bytes`-long buffer filled with kFill, with canaries below it; nullptr
   // if the mapping failed (address-space limit).
   unsigned char* place(std::size_t bytes);
-  unsigned char* guard() const;  // the guard page
+  unsigned char* guard() const;                 // the guard page
+  std::size_t mapped() const { return size_; }  // bytes mapped (they count as the worker's memory)
 
  private:
   unsigned char* base_ = nullptr;

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <cstddef>
-#include <cstdio>
 
 #ifdef QSPEC_WORKER_ASAN
 // Declared here rather than through <sanitizer/allocator_interface.h>, which GCC 12 does not ship;
@@ -30,9 +29,11 @@ std::uint64_t heap_in_use() {
 }  // namespace
 
 void HeapMeter::start() {
+  page_bytes_ = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
   fd_ = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
   heap_start_ = heap_base_ = heap_in_use();
   vm_base_ = vm_data();
+  stale_ = true;
 }
 
 std::uint64_t HeapMeter::vm_data() const {
@@ -40,14 +41,30 @@ std::uint64_t HeapMeter::vm_data() const {
   char buf[256];
   const ssize_t n = ::pread(fd_, buf, sizeof buf - 1, 0);
   if (n <= 0) return 0;
-  buf[n] = '\0';
-  unsigned long long f[6] = {};  // size resident shared text lib data (pages)
-  if (std::sscanf(buf, "%llu %llu %llu %llu %llu %llu", &f[0], &f[1], &f[2], &f[3], &f[4], &f[5]) != 6) return 0;
-  return f[5] * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  // "size resident shared text lib data dt" in pages: the sixth field.
+  const char* p = buf;
+  const char* end = buf + n;
+  std::uint64_t field = 0;
+  for (int i = 0; i < 6; ++i) {
+    while (p < end && *p == ' ') ++p;
+    if (p == end || *p < '0' || *p > '9') return 0;
+    field = 0;
+    while (p < end && *p >= '0' && *p <= '9') field = field * 10 + static_cast<std::uint64_t>(*p++ - '0');
+  }
+  return field * page_bytes_;
+}
+
+std::uint64_t HeapMeter::vm_before_call() {
+  if (stale_) {
+    vm_after_ = vm_data();
+    stale_ = false;
+  }
+  return vm_after_;
 }
 
 std::uint64_t HeapMeter::after_call(std::uint64_t vm_before, std::uint64_t limit) {
   const std::uint64_t vm = vm_data();
+  vm_after_ = vm;
 #ifdef QSPEC_WORKER_ASAN
   (void)vm_before;
   const bool suspicious = limit > 0;  // the sanitizer's count is cheap: always exact

@@ -63,7 +63,7 @@ std::string supports_frame(const std::string& op, const std::string& convention)
   return frame(kSupports, p);
 }
 
-bool parse_supports(const std::string& payload, std::string& op, std::string& convention) {
+bool parse_supports(std::string_view payload, std::string& op, std::string& convention) {
   Reader r{payload};
   op = r.str();
   convention = r.str();
@@ -101,7 +101,7 @@ void build_run_frame(std::string& s, const VectorFile& f, const VectorTest& t) {
   end_frame(s);
 }
 
-bool parse_run(const std::string& payload, RunRequest& req) {
+bool parse_run(std::string_view payload, RunRequest& req) {
   Reader r{payload};
   req.op = r.str();
   req.convention = r.str();

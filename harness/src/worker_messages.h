@@ -44,7 +44,7 @@ std::string hello_frame(const BackendIdentity& id);
 bool parse_hello(const std::string& payload, BackendIdentity& id);
 
 std::string supports_frame(const std::string& op, const std::string& convention);
-bool parse_supports(const std::string& payload, std::string& op, std::string& convention);
+bool parse_supports(std::string_view payload, std::string& op, std::string& convention);
 std::string supports_reply_frame(bool supported);
 bool parse_supports_reply(const std::string& payload, bool& supported);
 
@@ -64,7 +64,7 @@ struct RunRequest {
   std::vector<Tensor> inputs, outputs;
 };
 // False if the payload is malformed (qspec never sends one: the worker gives up).
-bool parse_run(const std::string& payload, RunRequest& r);
+bool parse_run(std::string_view payload, RunRequest& r);
 
 // The kResult frame, built into `s`: `outputs` (data and size_bytes) are sent only when
 // status is OK and harness_error is empty.

@@ -59,21 +59,20 @@ void serve_plugin(int sock, const std::string& spec, const WorkerOptions& opt) {
   if (!send_all(sock, hello_frame({backend->name(), backend->version(), backend->source()}))) ::_exit(0);
 
   TestCall call(*backend, heap, opt.leak_limit_bytes);
-  std::string request, reply;
+  std::vector<char> request;
+  std::string reply;
   for (;;) {  // requests until the parent closes the socket
-    char header[kHeaderSize];
-    if (!recv_all(sock, header, sizeof header)) ::_exit(0);
-    const FrameHeader h = read_header(header);
-    if (h.magic != kMagic || h.size > kMaxRequestPayload)
-      ::_exit(124);  // qspec sent garbage: nothing sensible to answer
-    request.resize(h.size);
-    if (!recv_all(sock, request.data(), h.size)) ::_exit(0);
-    if (h.kind == kSupports) {
+    const std::size_t capacity = request.capacity();
+    const ReceivedFrame f = recv_frame(sock, request, kMaxRequestPayload);
+    if (f.end == ReceivedFrame::Closed) ::_exit(0);
+    if (f.end == ReceivedFrame::Garbage) ::_exit(124);  // qspec sent garbage: nothing sensible to answer
+    if (request.capacity() != capacity) heap.harness_grew();
+    if (f.header.kind == kSupports) {
       std::string op, convention;
-      if (!parse_supports(request, op, convention)) ::_exit(124);
+      if (!parse_supports(f.payload, op, convention)) ::_exit(124);
       if (!send_all(sock, supports_reply_frame(backend->supports(op, convention)))) ::_exit(0);
-    } else if (h.kind == kRun) {
-      if (!call.serve(request, reply)) ::_exit(124);
+    } else if (f.header.kind == kRun) {
+      if (!call.serve(f.payload, reply)) ::_exit(124);
       if (!send_all(sock, reply)) ::_exit(0);
     } else {
       ::_exit(124);

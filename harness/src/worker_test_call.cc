@@ -35,26 +35,31 @@ void append_error(std::string& errors, const std::string& e) { errors += (errors
 
 }  // namespace
 
-bool TestCall::serve(const std::string& payload, std::string& reply) {
+bool TestCall::serve(std::string_view payload, std::string& reply) {
   if (!parse_run(payload, req_)) return false;
   place_inputs(payload);
+  const std::size_t reply_capacity = reply.capacity();
   const std::string unmapped = place_outputs();
   if (!unmapped.empty()) {
     build_result_frame(reply, QSPEC_STATUS_ERROR, "", unmapped, heap_.total_growth(), {});
-    return true;
+  } else {
+    const Answer a = call_backend();
+    const std::string harness_error = check_outputs(a);
+    build_result_frame(reply, static_cast<std::uint32_t>(a.status), a.message, harness_error, heap_.total_growth(),
+                       before_);
   }
-  const Answer a = call_backend();
-  const std::string harness_error = check_outputs(a);
-  build_result_frame(reply, static_cast<std::uint32_t>(a.status), a.message, harness_error, heap_.total_growth(),
-                     before_);
+  if (reply.capacity() != reply_capacity) heap_.harness_grew();  // after the call: counts for the next one
   return true;
 }
 
 // The payload's bytes are not aligned: each input is copied into the 64-byte aligned scratch.
-void TestCall::place_inputs(const std::string& payload) {
+void TestCall::place_inputs(std::string_view payload) {
   std::size_t total = 0;
   for (const auto& in : req_.inputs) total += align64(in.size);
-  if (input_bytes_.size() < total + 64) input_bytes_.resize(total + 64);
+  if (input_bytes_.size() < total + 64) {
+    input_bytes_.resize(total + 64);
+    heap_.harness_grew();
+  }
   auto* at = reinterpret_cast<unsigned char*>(align64(reinterpret_cast<std::uintptr_t>(input_bytes_.data())));
   in_views_.clear();
   for (const auto& in : req_.inputs) {
@@ -83,7 +88,9 @@ std::string TestCall::place_outputs() {
     const std::size_t bytes = numel(o.shape) * element_bytes(o.dtype);
     unsigned char* data = nullptr;
     if (bytes > 0) {
+      const std::size_t mapped = buffers_[i].mapped();
       data = buffers_[i].place(bytes);
+      if (buffers_[i].mapped() != mapped) heap_.harness_grew();
       if (!data) {
         append_error(errors, "cannot map output '" + o.name + "' (" + std::to_string(bytes) +
                                  " bytes) in the worker (--worker-memory-limit?)");
@@ -107,7 +114,7 @@ TestCall::Answer TestCall::call_backend() {
   message_[0] = '\0';
   message_.back() = '\0';
   arm_guards(guards_.data(), guards_.size());
-  const std::uint64_t vm_before = heap_.vm_data();
+  const std::uint64_t vm_before = heap_.vm_before_call();
   try {
     a.status = b.run(b.self, req_.op.c_str(), req_.convention.c_str(), req_.attributes.c_str(),
                      in_views_.empty() ? nullptr : in_views_.data(), in_views_.size(),

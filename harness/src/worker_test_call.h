@@ -27,7 +27,7 @@ class TestCall {
       : backend_(backend), heap_(heap), leak_limit_(leak_limit_bytes) {}
   // Serves one kRun payload and builds the kResult frame in `reply`. False if the payload is
   // malformed (qspec never sends one).
-  bool serve(const std::string& payload, std::string& reply);
+  bool serve(std::string_view payload, std::string& reply);
 
  private:
   // What run() returned: its status and message, or what it threw.
@@ -37,7 +37,7 @@ class TestCall {
     std::uint64_t leaked = 0;  // heap growth beyond the leak limit (0: none)
   };
 
-  void place_inputs(const std::string& payload);
+  void place_inputs(std::string_view payload);
   std::string place_outputs();  // a harness error (an output could not be mapped) or ""
   Answer call_backend();
   std::string check_outputs(const Answer& a) const;
