@@ -194,10 +194,9 @@ TEST(harness_isolation, consecutive_faults_skip_the_rest_of_the_file) {
   o.files = find_vector_files({gemmlowp_file()});
   o.filters = {"*#[1-8]"};
   o.max_consecutive_faults = 3;
-  const auto t0 = std::chrono::steady_clock::now();
   const RunResult r = run_vectors(*workers, o);
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0.2 * 8);
   ASSERT_EQ(r.outcomes.size(), 8u);
+  EXPECT_EQ(workers->workers_started(), 3u);  // for tests 1-3; the skipped ones needed none
   for (std::size_t i = 0; i < 8; ++i) {
     EXPECT_EQ(r.outcomes[i].verdict, i < 3 ? Verdict::Timeout : Verdict::Skipped) << r.outcomes[i].tc_id;
     EXPECT_FALSE(r.outcomes[i].as_expected);

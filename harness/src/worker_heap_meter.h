@@ -23,9 +23,10 @@ namespace qspec::harness::worker {
 // does not grow VmData; it is caught once those are used up.
 //
 // VmData before a call is the value measured after the previous call (one read of statm per
-// test, not two) unless the harness's own buffers grew in between (harness_grew()): then it is
-// read afresh, so that the harness's growth is never taken for the backend's. (What a backend's
-// own threads allocate between two calls counts towards the next call.)
+// test, not two) unless the harness's own buffers grew in between (harness_grew()): then it and
+// the exact heap are measured afresh, so that the harness's growth is never taken for the
+// backend's (under ASan too, where every call is measured exactly). What a backend's own threads
+// allocate between two calls counts towards the next call.
 class HeapMeter {
  public:
   void start();  // after the backend was loaded
