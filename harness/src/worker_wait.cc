@@ -49,8 +49,8 @@ Waited wait_frame(ChildProcess& p, Channel& c, const WaitLimits& limits, std::ui
                     ? "the worker's reply is not a frame of the worker protocol (something else wrote into "
                       "qspec's socket to the worker)"
                     : "the worker sent a reply frame of " + std::to_string(h.size) +
-                          " bytes, more than this test's reply can hold (at most " + std::to_string(max_payload) +
-                          " bytes: the outputs, the message and a few fields)"};
+                          " bytes, more than the reply can hold (at most " + std::to_string(max_payload) +
+                          " bytes; for a test: its outputs, a message and a few fields)"};
       }
       if (c.inbuf.size() - kHeaderSize >= h.size) {
         Waited r{WaitEnd::Frame, h.kind, c.inbuf.substr(kHeaderSize, h.size)};
