@@ -107,13 +107,19 @@ TEST(harness_isolation, an_interrupt_abandons_the_test_in_flight_and_keeps_the_o
   o.files = find_vector_files({gemmlowp_file()});
   o.filters = {"*#2", "*#3", "*#4", "*#5"};  // tcId 4 hangs (its first input element is odd)
   o.interrupt = &flag;
-  std::thread stopper([] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    flag = SIGINT;
-  });
+  // The interrupt comes 300 ms after tcId 3 is done, while 4 hangs (not on a timer from the start:
+  // loading the file can take longer than that in a sanitizer build on a busy machine).
+  std::thread stopper;
+  o.observer.test_done = [&stopper](const TestOutcome& t, std::size_t, std::size_t) {
+    if (t.tc_id == 3)
+      stopper = std::thread([] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        flag = SIGINT;
+      });
+  };
   const auto t0 = std::chrono::steady_clock::now();
   const RunResult r = run_vectors(*workers, o);
-  stopper.join();
+  if (stopper.joinable()) stopper.join();
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
   EXPECT_TRUE(r.interrupted);
   ASSERT_EQ(r.outcomes.size(), 2u);  // 2 and 3; 4 was abandoned, 5 never started
