@@ -50,6 +50,11 @@ function(qspec_test name)
     set(A_TIMEOUT 600)
   endif()
   target_compile_definitions(${name} PRIVATE QSPEC_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  # Tests under conformance/ are the clauses' properties and tests: `qspec spec lint` lists them.
+  string(FIND "${CMAKE_CURRENT_SOURCE_DIR}/" "${PROJECT_SOURCE_DIR}/conformance/" _in_conformance)
+  if(_in_conformance EQUAL 0)
+    set_property(GLOBAL APPEND PROPERTY QSPEC_CLAUSE_TEST_TARGETS ${name})
+  endif()
   gtest_discover_tests(${name}
     DISCOVERY_MODE PRE_TEST
     PROPERTIES LABELS "${A_LABELS}" TIMEOUT ${A_TIMEOUT})

@@ -1,6 +1,6 @@
 # Runs `qspec --root ROOT ARGS` (ARGS defaults to `spec lint`) and passes only if it exits
-# EXPECT_RC and prints EXPECT_TEXT. EMULATOR is the cross build's CMAKE_CROSSCOMPILING_EMULATOR
-# (a list), empty natively.
+# EXPECT_RC and prints every text of EXPECT_TEXT (a CMake list). EMULATOR is the cross build's
+# CMAKE_CROSSCOMPILING_EMULATOR (a list), empty natively.
 if(NOT DEFINED ARGS)
   set(ARGS spec lint)
 endif()
@@ -9,7 +9,9 @@ message("${out}${err}")
 if(NOT rc EQUAL ${EXPECT_RC})
   message(FATAL_ERROR "expected exit status ${EXPECT_RC}, got ${rc}")
 endif()
-string(FIND "${out}${err}" "${EXPECT_TEXT}" pos)
-if(pos EQUAL -1)
-  message(FATAL_ERROR "expected the output to contain: ${EXPECT_TEXT}")
-endif()
+foreach(text IN LISTS EXPECT_TEXT)
+  string(FIND "${out}${err}" "${text}" pos)
+  if(pos EQUAL -1)
+    message(FATAL_ERROR "expected the output to contain: ${text}")
+  endif()
+endforeach()

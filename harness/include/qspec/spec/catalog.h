@@ -3,8 +3,17 @@
 // A clause is a level-3 Markdown heading whose first token is a back-quoted ID:
 //     ### `requant.gemmlowp.rdbpot`: RoundingDivideByPOT
 // IDs are lowercase dotted names ([a-z0-9_]+(\.[a-z0-9_]+)+), unique across spec/. A clause
-// may opt out of vectors with a line "**Vectors.** none: <reason>" (for clauses with no
-// observable input/output of their own, e.g. a bound that only properties can check).
+// may opt out of vectors with a line "**Vectors.** none (<reason key>): <text>", the key one of
+// kExemptionReasons (for clauses with no observable input/output of their own).
+//
+// What counts, and why it cannot be faked by text:
+// - a property/test is a test that a built test binary registers (its own `--gtest_list_tests`),
+//   not a regex hit in a source file, so a commented-out `// TEST(...)` is not a test; disabled
+//   tests (DISABLED_ suite or test) do not count;
+// - a reference function is a `// spec: <id>` line on its own under reference/, outside block
+//   comments and `#if 0`, followed by code (the declaration or definition it tags);
+// - a clause's vector count is the number of tests the vector files hold, not their header's
+//   `numberOfTests` (a header that disagrees is an error).
 #pragma once
 
 #include <map>
@@ -20,7 +29,21 @@ struct Clause {
   std::string file;  // relative to the root, e.g. "spec/requantization.md"
   int line = 0;
   bool vectors_exempt = false;
-  std::string vectors_exempt_reason;
+  std::string vectors_exempt_key;     // one of kExemptionReasons (empty: the line has no valid key)
+  std::string vectors_exempt_reason;  // the free text after the key
+};
+
+// The reasons a clause may have no vectors of its own. `exercised-by` must name (back-quoted) at
+// least one clause that has vectors.
+struct ExemptionReason {
+  const char* key;
+  const char* meaning;
+};
+inline constexpr ExemptionReason kExemptionReasons[] = {
+    {"exercised-by", "a building block every vector of the named clauses exercises; it has no op of its own"},
+    {"theorem", "a bound or identity relating reals or conventions; no backend computes it, properties check it"},
+    {"diagnostic", "a diagnostic-only convention that explains a wrong answer; the normative conventions have vectors"},
+    {"no-abi-op", "a predicate or helper with no operation in the backend ABI; tests check it directly"},
 };
 
 struct Reference {  // one place that names a clause ID
@@ -29,20 +52,37 @@ struct Reference {  // one place that names a clause ID
   std::string id;
 };
 
+struct RegisteredTest {  // one test a built binary registers (gtest's own list)
+  std::string binary;
+  std::string suite;  // the suite name with any parameterization prefix/suffix removed
+  std::string name;
+  bool disabled = false;  // DISABLED_ suite or test: gtest never runs it
+};
+
 struct Scan {
   std::vector<Clause> clauses;
-  std::vector<std::string> catalogue_errors;    // duplicate IDs, malformed headings
-  std::vector<Reference> reference_tags;        // "// spec: <id>" under reference/
+  std::vector<std::string> catalogue_errors;    // duplicate IDs, malformed headings, bad exemptions
+  std::vector<Reference> reference_tags;        // "// spec: <id>" tagging code under reference/
+  std::vector<Reference> ignored_tags;          // tags in comments/#if 0 or tagging no code (do not count)
   std::vector<Reference> other_tags;            // "// spec: <id>" anywhere else in code
-  std::vector<Reference> checks;                // RC_GTEST_PROP / TEST named after a clause in conformance/
+  std::vector<RegisteredTest> tests;            // from the test binaries (scan_test_binaries)
+  std::vector<std::string> test_binaries;       // the binaries listed
+  std::vector<std::string> test_binary_errors;  // a binary that cannot be listed
   std::map<std::string, long> vector_tests;     // clause ID -> number of vector tests listing it
   std::vector<Reference> vector_clause_refs;    // clause IDs listed in vectors/**/*.json headers
-  std::vector<std::string> vector_file_errors;  // vector files whose header cannot be read
+  std::vector<std::string> vector_file_errors;  // vector files whose header cannot be read or lies
 };
 
 // Reads spec/*.md and scans reference/, conformance/, harness/, backends/, bench/, tools/, vectors/
-// under `root`.
+// under `root` (everything but the tests, which come from scan_test_binaries).
 Scan scan_tree(const std::string& root);
+
+// Runs each binary with --gtest_list_tests (prefixed by `runner`, e.g. an emulator, if not empty)
+// and records the tests it registers into `scan`.
+void scan_test_binaries(const std::vector<std::string>& binaries, const std::vector<std::string>& runner, Scan& scan);
+
+// Parses gtest's --gtest_list_tests output (exposed for tests).
+std::vector<RegisteredTest> parse_gtest_list(const std::string& binary, const std::string& listing);
 
 // The property/test suite name that stands for a clause: dots become underscores
 // ("requant.gemmlowp.rdbpot" -> "requant_gemmlowp_rdbpot").
