@@ -2,6 +2,8 @@
 //
 // Every expected value below is derived by hand in the comment next to it (or is a C++ literal
 // the compiler rounds correctly, an IEEE oracle independent of the reference).
+#include "qspec/ref/mrt.h"
+
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -9,7 +11,6 @@
 #include <vector>
 
 #include "qspec/ref/ieee.h"
-#include "qspec/ref/mrt.h"
 
 using namespace qspec::ref;
 
@@ -152,7 +153,7 @@ TEST(mrt_dequantize, RoundedMinIsNotTheZero_E_MRT_9) {
 TEST(mrt_cvm_float, HandTable) {
   expect_cf(0.5, 8, 1, -1);  // 0.5 = 1 * 2^-1, already an integer mantissa
   expect_cf(4.0, 8, 1, 2);
-  expect_cf(3.0, 8, 3, 0);   // 1.5 * 2^1 -> one doubling: 3 * 2^0
+  expect_cf(3.0, 8, 3, 0);  // 1.5 * 2^1 -> one doubling: 3 * 2^0
   expect_cf(6.0, 8, 3, 1);
   expect_cf(1.0, 8, 1, 0);
   expect_cf(0.75, 8, 3, -2);  // 1.5 * 2^-1 -> 3 * 2^-2
@@ -237,7 +238,7 @@ TEST(cvm_right_shift, TiesRoundHalfUp) {
 }
 
 TEST(cvm_right_shift, Saturation) {
-  EXPECT_EQ(cvm_right_shift(255, 1, 8), 127);   // 127.5 -> 128 -> 127
+  EXPECT_EQ(cvm_right_shift(255, 1, 8), 127);    // 127.5 -> 128 -> 127
   EXPECT_EQ(cvm_right_shift(-255, 1, 8), -127);  // -127.5 -> -127
   EXPECT_EQ(cvm_right_shift(-256, 1, 8), -127);  // -128 -> -127, never -128
   EXPECT_EQ(cvm_right_shift(-257, 1, 8), -127);
@@ -313,9 +314,9 @@ TEST(mrt_realize, HandTable) {
   EXPECT_EQ(mrt_realize(-10, 3, -2, 8, 16), -7);
   EXPECT_EQ(mrt_realize(2, 3, -2, 8, 16), 2);
   EXPECT_EQ(mrt_realize(-2, 3, -2, 8, 16), -1);
-  EXPECT_EQ(mrt_realize(1, 3, 4, 8, 8), 48);     // left shift: 3 * 16
-  EXPECT_EQ(mrt_realize(30, 5, 0, 8, 8), 127);   // clip only: 150 -> 127
-  EXPECT_EQ(mrt_realize(-3, 1, -1, 8, 8), -1);   // no multiply; -1.5 -> -1
+  EXPECT_EQ(mrt_realize(1, 3, 4, 8, 8), 48);    // left shift: 3 * 16
+  EXPECT_EQ(mrt_realize(30, 5, 0, 8, 8), 127);  // clip only: 150 -> 127
+  EXPECT_EQ(mrt_realize(-3, 1, -1, 8, 8), -1);  // no multiply; -1.5 -> -1
   // ip + get_bit(frac): 8 + get_bit(2^23 - 1) = 8 + 24 = 32 accepted; 2^23 has get_bit 25.
   EXPECT_NO_THROW(mrt_realize(127, (1 << 23) - 1, -24, 16, 8));
   EXPECT_THROW(mrt_realize(1, 1 << 23, -24, 16, 8), ErrorIf);
@@ -328,7 +329,8 @@ TEST(mrt_realize, HandTable) {
 TEST(mrt_sym_input_quantizer, PowerOfTwoRatio) {
   // sc_xe = 1, th = 32512: sc_x = 127 / 32512 = 2^-8 exactly -> cvm_float = (1, -8): half-up
   // division by 256.
-  const auto r = mrt_sym_input_quantize(ints({128, -128, 384, -384, 640, -640, 32512, -32512}), d(1.0), d(32512.0), 16, 8);
+  const auto r =
+      mrt_sym_input_quantize(ints({128, -128, 384, -384, 640, -640, 32512, -32512}), d(1.0), d(32512.0), 16, 8);
   EXPECT_EQ(r.y, ints({1, 0, 2, -1, 3, -2, 127, -127}));
   EXPECT_EQ(r.scale, d(1.0 / 256));
 }
@@ -395,4 +397,38 @@ TEST(mrt_requant_operator, PreShiftRoundsTwice_E_MRT_11) {
   const auto r = mrt_requant_operator(ints({4096}), d(1.0), d(1048575.0), 24, 8, d(1.0 / 16384));
   EXPECT_EQ(r.y, ints({1}));
   EXPECT_EQ(cvm_right_shift(4096, 14, 8), 0);
+}
+
+// ---------------------------------------------------------------- MRT V2's operator precision
+// E-MRT-12: V2 returns get_bit(oscale_sim * absmax) as the requantized operator's precision. The
+// simulated scale iscale * frac * 2^exp is the nearest cvm_float of the ideal 127 / absmax, above
+// it about half the time, so the product exceeds 127 and get_bit gives 9, which CVM's Conv2D and
+// dense reject (errata E-BITS-7). The product is computed here by the host's binary64 multiply
+// (an oracle independent of the reference's IEEE model).
+TEST(mrt_sym_input_quantizer, V2PrecisionInflation_E_MRT_12) {
+  std::uint64_t state = 0x9E3779B97F4A7C15ull;  // a fixed xorshift sequence: the same cases everywhere
+  auto next = [&] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  int nine = 0, eight = 0, n = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const double th = 0.01 + static_cast<double>(next() % 1000000) / 10000.0;  // absmax in [0.01, 100)
+    const double iscale = 1.0 + static_cast<double>(next() % 100000) / 7.0;    // the expansion's scale
+    const int iprec = 16 + static_cast<int>(next() % 9);
+    const MrtRequantResult r = mrt_sym_input_quantize({}, d(iscale), d(th), iprec, 8);
+    EXPECT_EQ(r.prec, 8);  // V1 returns the requested precision
+    const int v2 = mrt_v2_operator_prec(r.scale, d(th));
+    const double product = std::bit_cast<double>(r.scale) * th;
+    EXPECT_EQ(v2, product > 127.0 ? 9 : 8) << "th " << th << " iscale " << iscale;
+    nine += v2 == 9;
+    eight += v2 == 8;
+    ++n;
+  }
+  EXPECT_EQ(nine + eight, n);
+  // The research note's 4,949 of 10,000: about half, well away from 0 and from every case.
+  EXPECT_GT(nine, n / 4);
+  EXPECT_LT(nine, 3 * n / 4);
 }

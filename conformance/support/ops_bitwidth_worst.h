@@ -1,10 +1,6 @@
-// Worst-case inputs for MRT's bit-width formulas: evaluates the real expansion on constructed
-// extreme tensors (std::int64_t) and reports the bits its widest intermediate needs.
-//
-// Every partial sum of an expansion is sum_i g(Xq_i, Wq_i) (+ a constant), bilinear in each pair,
-// so its extreme over the input box is reached with every pair at the same corner: uniform tensors
-// at the corners of the declared ranges are the worst case. exhaustive_ops_bitwidth.cc checks that
-// claim by enumerating every input of small problems.
+// Helpers for the bit-width tests on real tensors (std::int64_t): the bits a value needs, the
+// widest value an expansion holds, and the parameters a formula reads from concrete weights.
+// Which inputs are the worst, and why, is ops_bitwidth_extreme.h.
 #pragma once
 
 #include <bit>
@@ -22,13 +18,6 @@ using I64Array = ref::ops::NdArray<std::int64_t>;
 // Bits needed for v in MRT's sense: |v| <= 2^(p-1) - 1.
 inline int needed64(std::int64_t v) {
   return static_cast<int>(std::bit_width(static_cast<std::uint64_t>(v < 0 ? -v : v))) + 1;
-}
-
-// The corners of an operand's declared range: symmetric {-(2^(p-1)-1), 0, 2^(p-1)-1}; affine {0, 2^p - 1}.
-inline std::vector<std::int64_t> corners(int prec, bool affine) {
-  if (affine) return {0, (std::int64_t{1} << prec) - 1};
-  const std::int64_t m = (std::int64_t{1} << (prec - 1)) - 1;
-  return {-m, 0, m};
 }
 
 // The widest intermediate (every term and running sum) of an expansion, in bits.
@@ -100,18 +89,6 @@ inline ref::ops::PrecParams conv_params(const I64Array& wq, int xprec, int wprec
     p.wsums.emplace_back(s);
   }
   return p;
-}
-
-// Widest value of a Convolution 2/3 pipeline: both partial results, and the recombined output
-// after realize(., 1, 0, oprec) of each (the identity multiplier keeps the worst case).
-inline int conv_pipeline_widest(const ref::ops::Expansion<std::int64_t>& e, int oprec) {
-  int w = widest(e);
-  const std::int64_t lim = (std::int64_t{1} << (oprec - 1)) - 1;
-  for (std::size_t i = 0; i < e.terms[0].value.data.size(); ++i) {
-    const std::int64_t a = std::clamp(e.terms[0].value.data[i], -lim, lim), b = std::clamp(e.terms[1].value.data[i], -lim, lim);
-    w = std::max(w, needed64(a + b));
-  }
-  return w;
 }
 
 }  // namespace qspec::opstest
