@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "qspec/ref/gemmlowp.h"
+#include "qspec/ref/gemmlowp_forms.h"
 #include "qspec/ref/ieee.h"
 #include "qspec/ref/rounding.h"
 #include "qspec_rc.h"
@@ -293,4 +294,40 @@ RC_GTEST_PROP(gemmlowp_dequantize, MatchesHostFloatEvaluation, ()) {
   const int zp = *rc::gen::inRange(0, 256);
   const float host = as_float(scale) * (static_cast<std::uint8_t>(q) - static_cast<std::uint8_t>(zp));
   RC_ASSERT(gemmlowp_dequantize(q, scale, zp) == bits_of(host));
+}
+
+// Forms (1), (2), (3) are one map: on every quantized value the three give the same real, and the
+// real 0 is the zero point's quantized value.
+RC_GTEST_PROP(gemmlowp_affine_forms, SameMapAndZeroIsTheZeroPoint, ()) {
+  const Rat scale(*rc::gen::inRange<long long>(1, 100000), *rc::gen::inRange<long long>(1, 100000));
+  const Int zp(*rc::gen::inRange(0, 256));
+  const AffineForm2 f2 = form2_of_form3(scale, zp);
+  const AffineForm1 f1 = form1_of_form2(f2);
+  for (int q = 0; q <= 255; q += 17) {
+    const Rat r3 = scale * Rat(Int(q) - zp);
+    RC_ASSERT(f2.c * (Rat(q) + f2.d) == r3);
+    RC_ASSERT(f1.a * Rat(q) + f1.b == r3);
+  }
+  RC_ASSERT(exact_zero_of(f1, Range{Int(0), Int(255)}) == zp);
+  // A form (1) map whose -B / A is not an integer has no exact zero.
+  RC_ASSERT(!exact_zero_of(AffineForm1{scale, scale * Rat(2 * *rc::gen::inRange(0, 100) + 1, 2)},
+                           Range{Int(-300), Int(300)}));
+}
+
+// The legacy stage is defined exactly where the int32 arithmetic does not overflow: the reference
+// computes there (and agrees with the exact rounding) and rejects elsewhere.
+RC_GTEST_PROP(requant_gemmlowp_legacy_uint8_scale, DefinedExactlyWithoutOverflow, ()) {
+  const Int x(*rc::gen::inRange<long long>(-(1LL << 31), 1LL << 31));
+  const Int a(*rc::gen::inRange<long long>(-(1LL << 20), 1LL << 20));
+  const Int b(
+      *rc::gen::oneOf(rc::gen::inRange<long long>(-300, 300), rc::gen::inRange<long long>(-(1LL << 16), 1LL << 16)));
+  const int r = *rc::gen::inRange(0, 32);
+  const bool defined = gemmlowp_legacy_defined(x, a, b);
+  try {
+    const Int y = gemmlowp_quantize_down_uint8_scale(x, a, b, r);
+    RC_ASSERT(defined);
+    RC_ASSERT(y == round_half_away(Rat((x + a) * b) / Rat(pow2(static_cast<unsigned>(r)))));
+  } catch (const RequireViolated&) {
+    RC_ASSERT(!defined);
+  }
 }

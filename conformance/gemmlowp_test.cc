@@ -4,10 +4,12 @@
 // were measured there against the real gemmlowp GEMM, independently of this code.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "qspec/ref/gemmlowp.h"
+#include "qspec/ref/gemmlowp_forms.h"
 #include "qspec/ref/rounding.h"
 
 using namespace qspec::ref;
@@ -235,4 +237,53 @@ TEST(requant_gemmlowp_legacy_uint8_scale_pc, HandTable) {
   EXPECT_EQ(gemmlowp_quantize_down_uint8_scale_pc(-1, 0, a, b, 1), -1);  // channel 0: -0.5 away
   EXPECT_EQ(gemmlowp_quantize_down_uint8_scale_pc(-1, 1, a, b, 1), 0);   // channel 1: multiplier 0
   EXPECT_THROW(gemmlowp_quantize_down_uint8_scale_pc(0, 2, a, b, 1), RequireViolated);
+}
+
+// Forms (1), (2), (3): scale 1/4 with zero point 3 is (2) with C = 1/4, D = -3 and (1) with
+// A = 1/4, B = -3/4; 0 is the quantized value 3 in each. A form (1) map with B = 1/8, A = 1/4
+// has -B / A = -1/2: no quantized value is 0 (the seed's "awkward constraint").
+TEST(gemmlowp_affine_forms, HandTable) {
+  const Range u8{Int(0), Int(255)};
+  const AffineForm2 f2 = form2_of_form3(Rat(1, 4), Int(3));
+  EXPECT_EQ(f2.c, Rat(1, 4));
+  EXPECT_EQ(f2.d, Rat(-3));
+  const AffineForm1 f1 = form1_of_form2(f2);
+  EXPECT_EQ(f1.a, Rat(1, 4));
+  EXPECT_EQ(f1.b, Rat(-3, 4));
+  EXPECT_EQ(exact_zero_of(f1, u8), Int(3));
+  EXPECT_EQ(exact_zero_of(f2, u8), Int(3));
+  EXPECT_EQ(exact_zero_of(AffineForm1{Rat(1, 4), Rat(1, 8)}, u8), std::nullopt);
+  EXPECT_EQ(exact_zero_of(AffineForm1{Rat(1, 4), Rat(1, 4)}, u8), std::nullopt);  // q0 = -1: outside uint8
+}
+
+// The kernel's types, exhaustively: every difference of two uint8 values is in [-255, 255] and
+// every product of two differences in [-65025, 65025], both ends reached; depth 33025 fits
+// int32 in the worst case and 33026 does not.
+TEST(gemmlowp_kernel_types, ExhaustiveUint8) {
+  int dmin = 0, dmax = 0;
+  for (int q = 0; q <= 255; ++q)
+    for (int z = 0; z <= 255; ++z) dmin = std::min(dmin, q - z), dmax = std::max(dmax, q - z);
+  EXPECT_EQ(dmin, -255);
+  EXPECT_EQ(dmax, 255);
+  long long pmin = 0, pmax = 0;
+  for (int d1 = -255; d1 <= 255; ++d1)
+    for (int d2 = -255; d2 <= 255; ++d2) pmin = std::min(pmin, 1LL * d1 * d2), pmax = std::max(pmax, 1LL * d1 * d2);
+  EXPECT_EQ(pmin, -65025);
+  EXPECT_EQ(pmax, 65025);
+  EXPECT_LE(dmax, INT16_MAX);
+  EXPECT_GE(dmin, INT16_MIN);
+  EXPECT_TRUE(gemmlowp_kernel_depth_fits_int32(Int(33025)));
+  EXPECT_FALSE(gemmlowp_kernel_depth_fits_int32(Int(33026)));
+  EXPECT_EQ(33025LL * 65025, 2147450625LL);
+  EXPECT_GT(33026LL * 65025, 2147483647LL);
+}
+
+// The legacy stage's overflow: x + a = 2^16, b = 2^15 gives 2^31, one past int32; the safe
+// multiplier for 24-bit accumulators is 127 (2^31 - 1 = 127 * 2^24 + 2^24 - 1).
+TEST(requant_gemmlowp_legacy_uint8_scale, OverflowBoundary) {
+  EXPECT_FALSE(gemmlowp_legacy_defined(Int(1) << 16, Int(0), Int(1) << 15));
+  EXPECT_THROW(gemmlowp_quantize_down_uint8_scale(Int(1) << 16, Int(0), Int(1) << 15, 0), RequireViolated);
+  EXPECT_TRUE(gemmlowp_legacy_defined(-(Int(1) << 16), Int(0), Int(1) << 15));  // -2^31 fits
+  EXPECT_EQ(gemmlowp_legacy_max_safe_multiplier(Int(1) << 24), Int(127));
+  EXPECT_EQ(gemmlowp_legacy_max_safe_multiplier(Int(1)), (Int(1) << 31) - 1);
 }

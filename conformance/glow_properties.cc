@@ -320,17 +320,27 @@ RC_GTEST_PROP(glow_fused_rowwise, MatchesGlowOnTheMachineAndRoundTrips, ()) {
   }
 }
 
-// Row-wise: each row is the per-tensor scheme applied to that row alone.
+// Row-wise: each row is the per-tensor scheme applied to that row alone, under every schema (the
+// symmetric ones give offset 0, or -128 for a non-negative row with symmetric_with_uint8).
 RC_GTEST_PROP(glow_rowwise, EachRowIsQuantizedOnItsOwn, ()) {
   std::vector<std::uint32_t> row;
   const int n = *rc::gen::inRange(1, 7);
-  for (int i = 0; i < n; ++i) row.push_back(F(static_cast<float>(*rc::gen::inRange(-1000, 1000)) / 16.0f));
+  const bool non_negative = *rc::gen::arbitrary<bool>();
+  for (int i = 0; i < n; ++i)
+    row.push_back(F(static_cast<float>(*rc::gen::inRange(non_negative ? 0 : -1000, 1000)) / 16.0f));
+  const int which = *rc::gen::inRange(0, 3);
+  const GlowSchema gs = which == 0   ? GlowSchema::Asymmetric
+                        : which == 1 ? GlowSchema::Symmetric
+                                     : GlowSchema::SymmetricWithUint8;
+  const Schema hs = which == 0 ? Schema::Asymmetric : which == 1 ? Schema::Symmetric : Schema::SymmetricWithUint8;
   std::vector<Int> q;
-  const GlowQParams p = glow_rowwise_quantize_row(row, GlowSchema::Asymmetric, q);
-  const auto [mn, mx] = std::minmax_element(row.begin(), row.end(), [](std::uint32_t a, std::uint32_t b) {
-    return V(a) < V(b);
-  });
-  const HwParams hw = hw_choose(V(*mn), V(*mx), Schema::Asymmetric, DType::I8);
+  const GlowQParams p = glow_rowwise_quantize_row(row, gs, q);
+  const auto [mn, mx] =
+      std::minmax_element(row.begin(), row.end(), [](std::uint32_t a, std::uint32_t b) { return V(a) < V(b); });
+  const HwParams hw = hw_choose(V(*mn), V(*mx), hs, DType::I8);
+  if (gs == GlowSchema::Symmetric) RC_ASSERT(p.offset == Int(0));
+  if (gs == GlowSchema::SymmetricWithUint8) RC_ASSERT(p.offset == Int(V(*mn) >= 0 ? -128 : 0));
+  RC_TAG(which == 0 ? "asymmetric" : which == 1 ? "symmetric" : "symmetric_with_uint8");
   RC_ASSERT(p.scale == F(hw.scale) && p.offset == Int(hw.offset));
   for (int i = 0; i < n; ++i) RC_ASSERT(q[i] == Int(hw_quantize(V(row[i]), hw, DType::I8)));
 }

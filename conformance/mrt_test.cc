@@ -153,7 +153,7 @@ TEST(mrt_dequantize, RoundedMinIsNotTheZero_E_MRT_9) {
 TEST(mrt_cvm_float, HandTable) {
   expect_cf(0.5, 8, 1, -1);  // 0.5 = 1 * 2^-1, already an integer mantissa
   expect_cf(4.0, 8, 1, 2);
-  expect_cf(3.0, 8, 3, 0);  // 1.5 * 2^1 -> one doubling: 3 * 2^0
+  expect_cf(3.0, 8, 3, 0);   // 1.5 * 2^1 -> one doubling: 3 * 2^0
   expect_cf(6.0, 8, 3, 1);
   expect_cf(1.0, 8, 1, 0);
   expect_cf(0.75, 8, 3, -2);  // 1.5 * 2^-1 -> 3 * 2^-2
@@ -238,7 +238,7 @@ TEST(cvm_right_shift, TiesRoundHalfUp) {
 }
 
 TEST(cvm_right_shift, Saturation) {
-  EXPECT_EQ(cvm_right_shift(255, 1, 8), 127);    // 127.5 -> 128 -> 127
+  EXPECT_EQ(cvm_right_shift(255, 1, 8), 127);   // 127.5 -> 128 -> 127
   EXPECT_EQ(cvm_right_shift(-255, 1, 8), -127);  // -127.5 -> -127
   EXPECT_EQ(cvm_right_shift(-256, 1, 8), -127);  // -128 -> -127, never -128
   EXPECT_EQ(cvm_right_shift(-257, 1, 8), -127);
@@ -314,9 +314,9 @@ TEST(mrt_realize, HandTable) {
   EXPECT_EQ(mrt_realize(-10, 3, -2, 8, 16), -7);
   EXPECT_EQ(mrt_realize(2, 3, -2, 8, 16), 2);
   EXPECT_EQ(mrt_realize(-2, 3, -2, 8, 16), -1);
-  EXPECT_EQ(mrt_realize(1, 3, 4, 8, 8), 48);    // left shift: 3 * 16
-  EXPECT_EQ(mrt_realize(30, 5, 0, 8, 8), 127);  // clip only: 150 -> 127
-  EXPECT_EQ(mrt_realize(-3, 1, -1, 8, 8), -1);  // no multiply; -1.5 -> -1
+  EXPECT_EQ(mrt_realize(1, 3, 4, 8, 8), 48);     // left shift: 3 * 16
+  EXPECT_EQ(mrt_realize(30, 5, 0, 8, 8), 127);   // clip only: 150 -> 127
+  EXPECT_EQ(mrt_realize(-3, 1, -1, 8, 8), -1);   // no multiply; -1.5 -> -1
   // ip + get_bit(frac): 8 + get_bit(2^23 - 1) = 8 + 24 = 32 accepted; 2^23 has get_bit 25.
   EXPECT_NO_THROW(mrt_realize(127, (1 << 23) - 1, -24, 16, 8));
   EXPECT_THROW(mrt_realize(1, 1 << 23, -24, 16, 8), ErrorIf);
@@ -329,8 +329,7 @@ TEST(mrt_realize, HandTable) {
 TEST(mrt_sym_input_quantizer, PowerOfTwoRatio) {
   // sc_xe = 1, th = 32512: sc_x = 127 / 32512 = 2^-8 exactly -> cvm_float = (1, -8): half-up
   // division by 256.
-  const auto r =
-      mrt_sym_input_quantize(ints({128, -128, 384, -384, 640, -640, 32512, -32512}), d(1.0), d(32512.0), 16, 8);
+  const auto r = mrt_sym_input_quantize(ints({128, -128, 384, -384, 640, -640, 32512, -32512}), d(1.0), d(32512.0), 16, 8);
   EXPECT_EQ(r.y, ints({1, 0, 2, -1, 3, -2, 127, -127}));
   EXPECT_EQ(r.scale, d(1.0 / 256));
 }

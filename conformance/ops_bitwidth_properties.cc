@@ -5,6 +5,7 @@
 
 #include "ops_arrays.h"
 #include "ops_bitwidth_worst.h"
+#include "qspec/ref/bits.h"
 #include "qspec_rc.h"
 
 using namespace qspec::opstest;
@@ -15,8 +16,7 @@ void check_fc(ExpKind kind) {
   const std::int64_t k = *rc::gen::inRange(1, 2049);
   auto draw = [&](Shape s, int p, bool affine) {
     I64Array a(s);
-    const std::int64_t lo = affine ? 0 : -((std::int64_t{1} << (p - 1)) - 1),
-                       hi = affine ? (std::int64_t{1} << p) - 1 : (std::int64_t{1} << (p - 1)) - 1;
+    const std::int64_t lo = affine ? 0 : -((std::int64_t{1} << (p - 1)) - 1), hi = affine ? (std::int64_t{1} << p) - 1 : (std::int64_t{1} << (p - 1)) - 1;
     // Mostly extremes: random inputs rarely approach the worst case otherwise.
     for (auto& v : a.data) v = *rc::gen::element(lo, hi, lo, hi, *rc::gen::inRange(lo, hi + 1));
     return a;
@@ -110,4 +110,20 @@ TEST(bitwidth_mrt_effective_prec, ErrorIfOutOfRange) {
   EXPECT_EQ(post_op_clip(Int(1000), 20, 8), Int(127));  // an int8-calibrated output of a 20-bit op
   EXPECT_EQ(post_op_clip(Int(-1000), 20, 8), Int(-127));
   EXPECT_EQ(post_op_clip(Int(-100), 8, 20), Int(-100));  // inferred 8 <= tight 20: no clip inserted
+}
+
+// The seed's FullyConnected 3 term bitlen(|zw| K) + x and MRT's Convolution code for symmetric X
+// and zero-point W, get_bit_cnt(K) + xprec + get_bit(wzint) (research §8e), differ, and both
+// bound |zw sum Xq|: its largest value |zw| K (2^(x-1) - 1) fits either (the code's is never the
+// smaller by more than one bit's rounding: bitlen(a b) <= bitlen(a) + bitlen(b)).
+RC_GTEST_PROP(bitwidth_mrt_fc_zpw, MrtConvolutionCodeTermIsAlsoSound, ()) {
+  const Int k(*rc::gen::inRange<long long>(1, 1 << 20));
+  const int x = *rc::gen::inRange(1, 9);
+  const Int zw(*rc::gen::inRange<long long>(-(1 << 20), 1 << 20));
+  const Int worst = abs(zw) * k * (pow2(static_cast<unsigned>(x - 1)) - 1);
+  const int seed_term = bit_length(abs(zw) * k) + x;
+  const int code_term = mrt_get_bit_cnt(k) + x + mrt_get_bit(Rat(zw));
+  RC_ASSERT(needed_prec(worst) <= seed_term);
+  RC_ASSERT(needed_prec(worst) <= code_term);
+  RC_ASSERT(code_term >= seed_term);  // bitlen(|zw| K) <= bitlen(K) + bitlen(|zw|) < the code's
 }

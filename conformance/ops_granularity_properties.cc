@@ -106,3 +106,30 @@ TEST(mrt_granularity_conv2d_channelwise, HandTable) {
   EXPECT_EQ(conv2d_channelwise(x, w, Conv2dAttrs{}, 2), ia({1, 1, 1, 1}, {3210}));
   EXPECT_THROW(conv2d_channelwise(x, w, Conv2dAttrs{}, 0), ErrorIf);
 }
+
+// The seed's "split W to match X", the other way round: W channel-wise (one scale per slice of its
+// input channels), X layer-wise (one scale): X is split with the same step so the slices pair up,
+// and the per-slice results at their own scales sum to the real Convolution.
+RC_GTEST_PROP(mrt_granularity_conv2d_channelwise, LayerwiseXIsSplitToMatchChannelwiseW, ()) {
+  ConvCase c = draw_conv_case(1);
+  const IntArray x = draw_array(c.x, -127, 127), w = draw_array(c.w, -127, 127);
+  const std::int64_t step = *rc::gen::inRange(1, 4);
+  const Rat sx(*rc::gen::inRange(1, 100), *rc::gen::inRange(1, 100));
+  const auto xs = channel_split(x, 1, step), ws = channel_split(w, 1, step);
+  RC_ASSERT(xs.size() == ws.size());
+  std::vector<Rat> sw;
+  for (std::size_t i = 0; i < ws.size(); ++i) sw.emplace_back(*rc::gen::inRange(1, 100), *rc::gen::inRange(1, 100));
+  RatArray wr(w.shape);
+  for (std::int64_t off = 0; off < w.numel(); ++off) {
+    const auto idx = unravel(off, w.shape);
+    wr.data[static_cast<std::size_t>(off)] =
+        Rat(w.data[static_cast<std::size_t>(off)]) / sw[static_cast<std::size_t>(idx[1] / step)];
+  }
+  const RatArray real = conv2d(map_array<Rat>(x, [&](const Int& v) { return Rat(v) / sx; }), wr, c.attrs);
+  RatArray sum(real.shape);
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    const IntArray yi = conv2d(xs[i], ws[i], c.attrs);
+    for (std::size_t k = 0; k < sum.data.size(); ++k) sum.data[k] += Rat(yi.data[k]) / (sx * sw[i]);
+  }
+  RC_ASSERT(sum == real);
+}

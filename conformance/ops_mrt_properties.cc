@@ -5,6 +5,9 @@
 
 #include "ops_arrays.h"
 #include "ops_counterexample.h"
+#include "qspec/ref/bits.h"
+#include "qspec/ref/mrt.h"
+#include "qspec/ref/ops/mrt_avg_pool.h"
 #include "qspec/ref/ops/mrt_expansion.h"
 #include "qspec/ref/rounding.h"
 #include "qspec_rc.h"
@@ -282,4 +285,103 @@ RC_GTEST_PROP(mrt_expand_error_bound, ProductTerm, (Rat xr, Rat wr)) {
   const Rat sx = draw_scale(), sw = draw_scale();
   const Int xq = round_half_away(xr * sx), wq = round_half_away(wr * sw);
   RC_ASSERT(abs(Rat(xq * wq) / (sx * sw) - xr * wr) <= product_error_bound(xr, wr, sx, sw));
+}
+
+// ops::realize (the rational form of mrt.realize) is one rounding, half up, then the clip: checked
+// against a floor division written out (no rounding function), with half of the cases exact ties
+// (a tie is Ye frac = k 2^s + 2^(s-1) for a right shift s), against the CVM kernels that MRT runs
+// (mrt_realize: broadcast_mul then cvm_right_shift / cvm_left_shift / cvm_clip), and the rounding
+// direction is pinned: a positive tie goes up, a negative tie goes up too (toward +infinity).
+RC_GTEST_PROP(mrt_realize, RationalFormIsHalfUpThenClip, ()) {
+  const int prec = *rc::gen::inRange(2, 25);
+  const int exp = *rc::gen::inRange(-20, 4);
+  const Int frac(*rc::gen::inRange<long long>(1, 200));
+  Int ye(*rc::gen::inRange<long long>(-(1LL << 22), 1LL << 22));
+  if (exp < 0 && *rc::gen::arbitrary<bool>()) {
+    // Make Ye frac an exact tie of the shift: frac = 1 and Ye = k 2^s + 2^(s-1) (either sign).
+    const Int s = pow2(static_cast<unsigned>(-exp));
+    ye = Int(*rc::gen::inRange<long long>(-1000, 1000)) * s + s / 2;
+    RC_TAG("tie");
+    const Int y = realize(ye, Int(1), exp, 32);
+    RC_ASSERT(y == floor_div(ye, s) + 1);  // half up: the tie goes to the larger neighbour, sign or not
+    RC_ASSERT(realize(-ye, Int(1), exp, 32) == -floor_div(ye, s));  // -(k + 1/2) -> -k
+    RC_SUCCEED("ties checked");
+  }
+  const Int v = ye * frac;
+  const Int direct = exp >= 0 ? v * pow2(static_cast<unsigned>(exp))
+                              : floor_div(v + pow2(static_cast<unsigned>(-exp - 1)), pow2(static_cast<unsigned>(-exp)));
+  const Int a = pow2(static_cast<unsigned>(prec - 1)) - 1;
+  const Int clipped = direct > a ? a : (direct < -a ? -a : direct);
+  RC_ASSERT(realize(ye, frac, exp, prec) == clipped);
+  // The CVM kernels, where MRT's precision checks allow them (input precision of Ye, frac's bits).
+  const int iprec = bit_length(abs(ye)) + 1;
+  const int fprec = frac > 1 ? mrt_get_bit(Rat(frac)) : 0;
+  if (iprec + fprec <= 32 && -exp <= 32 && (exp <= 0 || iprec + fprec + exp <= 32))
+    RC_ASSERT(realize(ye, frac, exp, prec) == mrt_realize(ye, frac, exp, prec, std::max(iprec, 2)));
+}
+
+// Convolution 2/3 end to end: the recombination Ye = realize(Ye1) + realize(Ye2) is the sum of the
+// two realized terms (written out with floor divisions), and at the common scale it approximates
+// the real convolution within quantize_scale's bound (each term's multiplier m_i approximates
+// sc_y / sc_i, mrt.expand.error_bound): the step after the expansion identity above.
+namespace {
+void check_recombination(ExpKind kind) {
+  const ConvIdentityCase k = draw_conv_identity(kind);
+  const auto e = conv2d_expand<Int>(kind, k.xq, k.wq, k.c.attrs, k.xp.zp, k.wp.zp, k.x_pad);
+  const auto scales = conv2d_term_scales(kind, k.xp, k.wp);
+  const Rat sy = draw_scale();
+  const int ex = -14;
+  Int fr[2];
+  for (int t = 0; t < 2; ++t) {
+    fr[t] = round_half_even(sy / scales[static_cast<std::size_t>(t)] / pow2r(ex));
+    RC_PRE(fr[t] >= 1);
+  }
+  const IntArray y = recombine_two(e.terms[0].value, e.terms[1].value, fr[0], ex, fr[1], ex, 32);
+  const RatArray real = conv2d(dequantize(k.xq, k.xp), dequantize(k.wq, k.wp), k.c.attrs);
+  const Int half = pow2(static_cast<unsigned>(-ex - 1)), div = pow2(static_cast<unsigned>(-ex));
+  for (std::size_t i = 0; i < y.data.size(); ++i) {
+    Int sum = 0;
+    Rat bound = 0;
+    for (int t = 0; t < 2; ++t) {
+      const Int ye = e.terms[static_cast<std::size_t>(t)].value.data[i];
+      RC_PRE(abs(ye * fr[t]) < pow2(31) * div);  // no clip at oprec 32
+      sum += floor_div(ye * fr[t] + half, div);
+      bound += quantize_scale_error_bound(Rat(ye) / scales[static_cast<std::size_t>(t)], Rat(fr[t]) * pow2r(ex),
+                                          scales[static_cast<std::size_t>(t)], sy);
+    }
+    RC_ASSERT(y.data[i] == sum);
+    RC_ASSERT(abs(Rat(y.data[i]) / sy - real.data[i]) <= bound);
+  }
+}
+}  // namespace
+RC_GTEST_PROP(mrt_expand_conv2d_zpx, RecombinedIsTheSumWithinTheBound, ()) { check_recombination(ExpKind::ZpX); }
+RC_GTEST_PROP(mrt_expand_conv2d_zpw, RecombinedIsTheSumWithinTheBound, ()) { check_recombination(ExpKind::ZpW); }
+
+// avg Pooling's rewrite is exact: the integer expansion divided by a KH KW is the mean of each
+// window (padded positions counted as 0), computed here by explicit loops over the window.
+RC_GTEST_PROP(mrt_op_avg_pool2d, ExpansionIsTheWindowMean, ()) {
+  Pool2dAttrs a;
+  a.kernel = {*rc::gen::inRange<std::int64_t>(1, 4), *rc::gen::inRange<std::int64_t>(1, 4)};
+  a.stride = {*rc::gen::inRange<std::int64_t>(1, 3), *rc::gen::inRange<std::int64_t>(1, 3)};
+  a.padding = {*rc::gen::inRange<std::int64_t>(0, 3), *rc::gen::inRange<std::int64_t>(0, 3)};
+  const std::int64_t h = std::max<std::int64_t>(1, a.kernel[0] - 2 * a.padding[0]) + *rc::gen::inRange(0, 3);
+  const std::int64_t w = std::max<std::int64_t>(1, a.kernel[1] - 2 * a.padding[1]) + *rc::gen::inRange(0, 3);
+  const IntArray x = draw_array({*rc::gen::inRange(1, 3), *rc::gen::inRange(1, 4), h, w}, -127, 127);
+  const int prec = *rc::gen::element(8, 16, 2);
+  const IntArray y = avg_pool2d_expand(x, a, prec);
+  const Rat scale = Rat(pow2(static_cast<unsigned>(prec - 1)) - 1) * a.kernel[0] * a.kernel[1];
+  for (std::int64_t n = 0; n < y.dim(0); ++n)
+    for (std::int64_t c = 0; c < y.dim(1); ++c)
+      for (std::int64_t p = 0; p < y.dim(2); ++p)
+        for (std::int64_t q = 0; q < y.dim(3); ++q) {
+          Rat sum = 0;
+          for (std::int64_t i = 0; i < a.kernel[0]; ++i)
+            for (std::int64_t j = 0; j < a.kernel[1]; ++j) {
+              const std::int64_t r = p * a.stride[0] + i - a.padding[0], s = q * a.stride[1] + j - a.padding[1];
+              if (r >= 0 && r < h && s >= 0 && s < w) sum += Rat(x.at4(n, c, r, s));
+            }
+          RC_ASSERT(Rat(y.at4(n, c, p, q)) / scale == sum / (a.kernel[0] * a.kernel[1]));
+        }
+  RC_ASSERT(avg_pool2d_real(map_array<Rat>(x, [](const Int& v) { return Rat(v); }), a) ==
+            map_array<Rat>(y, [&](const Int& v) { return Rat(v) / scale; }));
 }

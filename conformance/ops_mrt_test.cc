@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "ops_arrays.h"
+#include "qspec/ref/ops/mrt_avg_pool.h"
 #include "qspec/ref/ops/mrt_expansion.h"
 
 using namespace qspec::opstest;
@@ -225,4 +226,28 @@ TEST(mrt_dequantize, ExpansionOperand) {
   p.zp_scale = Rat(10);
   EXPECT_EQ(dequantize(Int(2), p), Rat(1, 2) + Rat(3, 10));
   EXPECT_EQ(dequantize(Int(-8), OperandQ{}), Rat(-8));
+}
+
+// avg Pooling as MRT rewrites it. 2x2 window over [[1, 2], [3, 4]]: the mean is 5/2; the integer
+// expansion at weight precision 8 is 127 * (1 + 2 + 3 + 4) = 1270, at scale 127 * 4 per unit of X.
+// A 1x1 input [5] with a 2x2 window and padding 2: the window at the centre rows/cols holds 5 and
+// three padded zeros (mean 5/4, expansion 635); the corner window is all padding (0).
+TEST(mrt_op_avg_pool2d, HandTable) {
+  Pool2dAttrs a;
+  a.kernel = {2, 2};
+  const IntArray x({1, 1, 2, 2}, std::vector<Int>{1, 2, 3, 4});
+  EXPECT_EQ(avg_pool2d_expand(x, a, 8).data[0], Int(1270));
+  EXPECT_EQ(avg_pool2d_expand(x, a, 16).data[0], Int(32767 * 10));
+  EXPECT_EQ(avg_pool2d_real(map_array<Rat>(x, [](const Int& v) { return Rat(v); }), a).data[0], Rat(5, 2));
+  Pool2dAttrs p;
+  p.kernel = {2, 2};
+  p.padding = {2, 2};
+  const IntArray y = avg_pool2d_expand(IntArray({1, 1, 1, 1}, Int(5)), p, 8);
+  ASSERT_EQ(y.shape, (Shape{1, 1, 4, 4}));
+  EXPECT_EQ(y.at4(0, 0, 0, 0), Int(0));    // all padding
+  EXPECT_EQ(y.at4(0, 0, 1, 1), Int(635));  // 5 and three padded zeros
+  EXPECT_THROW(avg_pool2d_expand(x, a, 1), ErrorIf);
+  Pool2dAttrs big;
+  big.kernel = {3, 3};
+  EXPECT_THROW(avg_pool2d_expand(x, big, 8), ErrorIf);
 }

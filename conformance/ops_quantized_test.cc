@@ -3,6 +3,7 @@
 
 #include "ops_arrays.h"
 #include "qspec/ref/ops/quantized.h"
+#include "qspec/ref/rounding.h"
 
 using namespace qspec::opstest;
 
@@ -117,4 +118,18 @@ TEST(tvm_qnn_add, HandTable) {
   EXPECT_EQ(tvm_qnn_add(ia({1}, {10}), ia({1}, {20}), kOne, Int(0), kHalf, Int(0), kOne, Int(5), DType::I8), ia({1}, {25}));
   EXPECT_EQ(tvm_qnn_add(ia({1}, {100}), ia({1}, {100}), kOne, Int(0), kOne, Int(0), kOne, Int(0), DType::I8), ia({1}, {127}));
   EXPECT_THROW(tvm_qnn_add(ia({2}, {1, 2}), ia({3}, {1, 2, 3}), kOne, Int(0), kOne, Int(0), kOne, Int(0), DType::I8), ErrorIf);
+}
+
+// E-TVM-4: qnn.add requantizes each input to the output scale (one rounding each), then adds: two
+// roundings, not one rounding of the exact sum. a = b = 1 at scale 1, output scale 2: each input
+// is 1/2, rounded half up to 1, so y = 2, while the exact sum 1/2 + 1/2 = 1 is already an integer.
+TEST(tvm_qnn_add, RoundsEachInputThenAdds_E_TVM_4) {
+  const std::uint32_t one = 0x3f800000u, two = 0x40000000u;
+  const IntArray a({1}, Int(1)), b({1}, Int(1));
+  const IntArray y = tvm_qnn_add(a, b, one, Int(0), one, Int(0), two, Int(0), DType::I32);
+  EXPECT_EQ(y.data[0], Int(2));
+  const Rat exact = (Rat(1) * 1 + Rat(1) * 1) / 2;  // sa (a - za) + sb (b - zb), over s_out
+  EXPECT_EQ(round_half_up(exact), Int(1));
+  // With the output scale equal to the inputs' the two agree (no rounding at all).
+  EXPECT_EQ(tvm_qnn_add(a, b, one, Int(0), one, Int(0), one, Int(0), DType::I32).data[0], Int(2));
 }

@@ -2,6 +2,8 @@
 // Expected values are written out by hand from the definitions, not computed by the code under test.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "qspec/ref/bits.h"
 #include "qspec/ref/rounding.h"
 #include "qspec/ref/types.h"
@@ -72,6 +74,21 @@ TEST(sat_clamp, HandTable) {
   EXPECT_EQ(saturate(Int(-129), DType::I8), -128);
   EXPECT_EQ(saturate(Int(5), DType::I8), 5);
   EXPECT_THROW(saturate(Int(0), Range{Int(1), Int(0)}), RequireViolated);
+}
+
+// One step beyond each end is the end, and each end itself passes, for every integer dtype: the
+// off-by-one a clamp can get wrong (found by tools/mutation: a clamp letting hi + 1 through
+// passed the table above).
+TEST(sat_clamp, OneBeyondEachEnd) {
+  for (DType t : {DType::I8, DType::U8, DType::I16, DType::U16, DType::I32, DType::I64}) {
+    const Range r = int_range(t);
+    EXPECT_EQ(saturate(r.hi + 1, t), r.hi);
+    EXPECT_EQ(saturate(r.hi, t), r.hi);
+    EXPECT_EQ(saturate(r.lo - 1, t), r.lo);
+    EXPECT_EQ(saturate(r.lo, t), r.lo);
+  }
+  const Range odd{Int(-3), Int(5)};
+  for (int v = -6; v <= 8; ++v) EXPECT_EQ(saturate(Int(v), odd), Int(std::min(5, std::max(-3, v))));
 }
 
 // Values from research/mrt-cvm-semantics.md section 3, derived by hand from MRT's Python.

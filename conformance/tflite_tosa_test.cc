@@ -5,9 +5,12 @@
 // real gemmlowp GEMM.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstdint>
 #include <vector>
 
+#include "qspec/ref/ieee.h"
+#include "qspec/ref/tflite_choose_params.h"
 #include "qspec/ref/tflite_tosa.h"
 
 using namespace qspec::ref;
@@ -214,4 +217,38 @@ TEST(requant_tosa_rescale, HandTable) {
   EXPECT_THROW(tosa_rescale(kMax, pow2(14), 14, 1, DType::I8, TosaScale::Scale16), RequireViolated);
   // apply_scale_32's value REQUIRE at s = 31: |value| <= 2^30.
   EXPECT_THROW(tosa_rescale(kMax, kMax, 31, 0, DType::I32, TosaScale::Single32), RequireViolated);
+}
+
+// TFLite ChooseQuantizationParams, by hand. [-1, 1] as uint8: scale 2/255; zp_min = 0 - (-1)/(2/255)
+// = 127.5 with error 127.5, zp_max = 255 - 127.5 = 127.5 with error 382.5: 127.5, a tie, round()
+// goes away: 128. As int8: zp_min = -128 + 127.5 = -0.5 (error 255.5), zp_max = 127 - 127.5 = -0.5
+// (error 254.5): -0.5 rounds away to -1. [0, 6] uint8: zp_min = 0 (error 0). A point range {0}:
+// scale 0, zero point 0. Ranges without 0, and int32, are rejected.
+TEST(tflite_choose_quantization_params, HandTable) {
+  const auto d = [](double v) { return std::bit_cast<std::uint64_t>(v); };
+  auto p = tflite_choose_quantization_params(d(-1.0), d(1.0), DType::U8, false);
+  EXPECT_EQ(p.zero_point, Int(128));
+  EXPECT_EQ(f64_value(p.scale), f64_value(f64_round(Rat(2, 255))));
+  EXPECT_EQ(tflite_choose_quantization_params(d(-1.0), d(1.0), DType::I8, false).zero_point, Int(-1));
+  EXPECT_EQ(tflite_choose_quantization_params(d(0.0), d(6.0), DType::U8, false).zero_point, Int(0));
+  // narrow_range int8: qmin = -127, span 254: scale 2/254, zp_min = -127 + 127 = 0.
+  EXPECT_EQ(tflite_choose_quantization_params(d(-1.0), d(1.0), DType::I8, true).zero_point, Int(0));
+  p = tflite_choose_quantization_params(d(0.0), d(0.0), DType::I16, false);
+  EXPECT_EQ(p.scale, 0u);
+  EXPECT_EQ(p.zero_point, Int(0));
+  EXPECT_THROW(tflite_choose_quantization_params(d(1.0), d(2.0), DType::U8, false), ErrorIf);
+  EXPECT_THROW(tflite_choose_quantization_params(d(-2.0), d(-1.0), DType::U8, false), ErrorIf);
+  EXPECT_THROW(tflite_choose_quantization_params(d(-1.0), d(1.0), DType::I32, false), ErrorIf);
+  // The two candidates on either side of a half (found by a search on host doubles; the values
+  // are Python's binary64 arithmetic): [-0x1.c2c39980a3a8bp+9, 0x1.df30ccb243e3cp+8] as int8 has
+  // zp_min = 38.50000000000003 (error 294.5) and zp_max = 38.499999999999986 (error 215.5):
+  // zp_max wins, 38 (zp_min would give 39). [-0x1.0b3e417e8b5a9p+10, 0x1.38bb3c4d467a6p+10]:
+  // zp_min = -10.500000000000028 (error 245.49999999999997) beats zp_max = -10.499999999999972
+  // (error 264.5): -11 (zp_max would give -10).
+  EXPECT_EQ(
+      tflite_choose_quantization_params(d(-0x1.c2c39980a3a8bp+9), d(0x1.df30ccb243e3cp+8), DType::I8, false).zero_point,
+      Int(38));
+  EXPECT_EQ(tflite_choose_quantization_params(d(-0x1.0b3e417e8b5a9p+10), d(0x1.38bb3c4d467a6p+10), DType::I8, false)
+                .zero_point,
+            Int(-11));
 }

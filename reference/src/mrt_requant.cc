@@ -41,7 +41,7 @@ void mrt_realize_check(const Int& frac, int exp, int precision, int input_precis
   if (exp > 0) {
     QSPEC_ERROR_IF(exp > 32, "mrt.realize: left shift by " + std::to_string(exp) + " > 32");
     QSPEC_ERROR_IF(ip + exp > 32, "mrt.realize: left shift of a " + std::to_string(ip) + "-bit value by " +
-                                      std::to_string(exp) + " exceeds 32 bits");
+                                std::to_string(exp) + " exceeds 32 bits");
   }
 }
 
@@ -74,8 +74,7 @@ MrtRequantResult mrt_sym_input_quantize(const std::vector<Int>& xe, std::uint64_
   check_prec(prec, clause, "precision");
   check_prec(iprec, clause, "input precision");
   QSPEC_REQUIRE(f64_finite(iscale_f64) && f64_value(iscale_f64) > 0, "mrt.sym_input_quantizer: iscale > 0, finite");
-  QSPEC_REQUIRE(f64_finite(threshold_f64) && f64_value(threshold_f64) >= 0,
-                "mrt.sym_input_quantizer: threshold >= 0, finite");
+  QSPEC_REQUIRE(f64_finite(threshold_f64) && f64_value(threshold_f64) >= 0, "mrt.sym_input_quantizer: threshold >= 0, finite");
   require_in_precision(xe, iprec, clause);
   MrtRequantResult r;
   if (f64_value(threshold_f64) == 0) {  // MRT returns the node unchanged, scale 1
@@ -105,12 +104,11 @@ int mrt_v2_operator_prec(std::uint64_t simulated_scale_f64, std::uint64_t thresh
 }
 
 // spec: mrt.affine_input_quantizer
-MrtRequantResult mrt_affine_input_quantize(const std::vector<Int>& xe, std::uint64_t iscale_f64, std::uint64_t min_f64,
-                                           std::uint64_t max_f64, int iprec, int prec) {
+MrtRequantResult mrt_affine_input_quantize(const std::vector<Int>& xe, std::uint64_t iscale_f64,
+                                           std::uint64_t min_f64, std::uint64_t max_f64, int iprec, int prec) {
   const char* clause = "mrt.affine_input_quantizer";
   // The unsigned range [0, 2^p - 1] needs the symmetric CVM precision p + 1 <= 32.
-  QSPEC_ERROR_IF(prec < 1 || prec > 31,
-                 "mrt.affine_input_quantizer: precision must be in [1, 31], got " + std::to_string(prec));
+  QSPEC_ERROR_IF(prec < 1 || prec > 31, "mrt.affine_input_quantizer: precision must be in [1, 31], got " + std::to_string(prec));
   check_prec(iprec, clause, "input precision");
   QSPEC_REQUIRE(f64_finite(iscale_f64) && f64_value(iscale_f64) > 0, "mrt.affine_input_quantizer: iscale > 0, finite");
   require_in_precision(xe, iprec, clause);
@@ -123,8 +121,7 @@ MrtRequantResult mrt_affine_input_quantize(const std::vector<Int>& xe, std::uint
   const int ip = std::max(iprec, mrt_get_bit(Rat(zp))) + 1;
   QSPEC_ERROR_IF(ip > 32, "mrt.affine_input_quantizer: precision of Xe - zp = " + std::to_string(ip) + " exceeds 32");
   const std::uint64_t ratio = f64_div(sc_x, iscale_f64);
-  QSPEC_REQUIRE(f64_finite(ratio) && f64_value(ratio) > 0,
-                "mrt.affine_input_quantizer: sc_x / sc_xe positive and finite");
+  QSPEC_REQUIRE(f64_finite(ratio) && f64_value(ratio) > 0, "mrt.affine_input_quantizer: sc_x / sc_xe positive and finite");
   const CvmFloat cf = mrt_cvm_float(ratio, 32 - ip);
   mrt_realize_check(cf.frac, cf.exp, prec + 1, ip);
   MrtRequantResult r;
@@ -140,14 +137,14 @@ MrtRequantResult mrt_affine_input_quantize(const std::vector<Int>& xe, std::uint
 
 // spec: mrt.requant_operator
 // tfm_utils.requant_operator, step by step (oprec is the per-consumer precision already chosen).
-MrtRequantResult mrt_requant_operator(const std::vector<Int>& xe, std::uint64_t iscale_f64, std::uint64_t threshold_f64,
-                                      int iprec, int oprec, std::optional<std::uint64_t> oscale_f64, int shift_bits) {
+MrtRequantResult mrt_requant_operator(const std::vector<Int>& xe, std::uint64_t iscale_f64,
+                                      std::uint64_t threshold_f64, int iprec, int oprec,
+                                      std::optional<std::uint64_t> oscale_f64, int shift_bits) {
   const char* clause = "mrt.requant_operator";
   check_prec(oprec, clause, "output precision");
   check_prec(iprec, clause, "input precision");
   QSPEC_REQUIRE(f64_finite(iscale_f64) && f64_value(iscale_f64) > 0, "mrt.requant_operator: iscale > 0, finite");
-  QSPEC_REQUIRE(f64_finite(threshold_f64) && f64_value(threshold_f64) >= 0,
-                "mrt.requant_operator: threshold >= 0, finite");
+  QSPEC_REQUIRE(f64_finite(threshold_f64) && f64_value(threshold_f64) >= 0, "mrt.requant_operator: threshold >= 0, finite");
   if (oscale_f64)
     QSPEC_REQUIRE(f64_finite(*oscale_f64) && f64_value(*oscale_f64) > 0, "mrt.requant_operator: oscale > 0, finite");
   QSPEC_REQUIRE(shift_bits >= 0, "mrt.requant_operator: shift_bits >= 0");
@@ -173,7 +170,7 @@ MrtRequantResult mrt_requant_operator(const std::vector<Int>& xe, std::uint64_t 
   if (sb > shift_bits) {
     ip -= sb;
     QSPEC_ERROR_IF(ip < 1, "mrt.requant_operator: pre-shift by " + std::to_string(sb) + " leaves precision " +
-                               std::to_string(ip) + " < 1");
+                         std::to_string(ip) + " < 1");
     QSPEC_ERROR_IF(sb > 32, "mrt.requant_operator: pre-shift by " + std::to_string(sb) + " > 32");
     for (auto& v : x) v = cvm_right_shift(v, sb, ip);
     iscale = f64_div(iscale, float_round(pow2r(sb), kBinary64));
@@ -181,8 +178,7 @@ MrtRequantResult mrt_requant_operator(const std::vector<Int>& xe, std::uint64_t 
   // 4. requantize if the scale is imposed or the precision must shrink.
   if (exactly || ip > oprec) {
     const std::uint64_t ratio = f64_div(oscale, iscale);
-    QSPEC_REQUIRE(f64_finite(ratio) && f64_value(ratio) > 0,
-                  "mrt.requant_operator: oscale / iscale positive and finite");
+    QSPEC_REQUIRE(f64_finite(ratio) && f64_value(ratio) > 0, "mrt.requant_operator: oscale / iscale positive and finite");
     const CvmFloat cf = mrt_cvm_float(ratio, 32 - ip);
     mrt_realize_check(cf.frac, cf.exp, oprec, ip);
     for (auto& v : x) v = mrt_realize(v, cf.frac, cf.exp, oprec, ip);

@@ -132,13 +132,13 @@ MrtRequantResult mrt_sym_input_quantize(const std::vector<Int>& xe, std::uint64_
 int mrt_v2_operator_prec(std::uint64_t simulated_scale_f64, std::uint64_t threshold_f64);
 
 // spec: mrt.affine_input_quantizer
-MrtRequantResult mrt_affine_input_quantize(const std::vector<Int>& xe, std::uint64_t iscale_f64, std::uint64_t min_f64,
-                                           std::uint64_t max_f64, int iprec, int prec);
+MrtRequantResult mrt_affine_input_quantize(const std::vector<Int>& xe, std::uint64_t iscale_f64,
+                                           std::uint64_t min_f64, std::uint64_t max_f64, int iprec, int prec);
 
 // spec: mrt.requant_operator
-MrtRequantResult mrt_requant_operator(const std::vector<Int>& xe, std::uint64_t iscale_f64, std::uint64_t threshold_f64,
-                                      int iprec, int oprec, std::optional<std::uint64_t> oscale_f64 = std::nullopt,
-                                      int shift_bits = 5);
+MrtRequantResult mrt_requant_operator(const std::vector<Int>& xe, std::uint64_t iscale_f64,
+                                      std::uint64_t threshold_f64, int iprec, int oprec,
+                                      std::optional<std::uint64_t> oscale_f64 = std::nullopt, int shift_bits = 5);
 
 // fl64(fl64(iscale * frac) * 2^exp): the simulated scale MRT records after cvm_float.
 std::uint64_t mrt_simulated_scale(std::uint64_t iscale_f64, const CvmFloat& cf);

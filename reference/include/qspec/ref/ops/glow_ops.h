@@ -75,6 +75,14 @@ NdArray<std::uint32_t> glow_fused_rowwise_sparse_lengths_weighted_sum(const IntA
                                                                       const std::vector<Int>& indices,
                                                                       const std::vector<Int>& lengths);
 
+// spec: glow.op.rowwise_sparse_lengths_weighted_sum
+// The non-fused RowwiseQuantizedSparseLengthsWeightedSum: data uint8 (R, C), and each row's float32
+// scale and offset in their own tensors (scales[r], offsets[r]); otherwise the arithmetic of
+// glow.op.fused_rowwise_sparse_lengths_weighted_sum. ERROR_IF shapes/lengths.
+NdArray<std::uint32_t> glow_rowwise_sparse_lengths_weighted_sum(
+    const IntArray& data, const std::vector<std::uint32_t>& scales, const std::vector<std::uint32_t>& offsets,
+    const std::vector<std::uint32_t>& weights, const std::vector<Int>& indices, const std::vector<Int>& lengths);
+
 enum class GlowBackend { Interpreter, Cpu };
 
 // spec: glow.op.rescale

@@ -1,0 +1,61 @@
+// Vector family of MRT's avg Pooling rewrite (op avg_pool2d, convention mrt): windows with and
+// without padding, global pooling, the weight precisions of Convolution (8) and broadcast_mul (16).
+#include <string>
+
+#include "qspec/vecgen.h"
+
+namespace qspec::vecgen {
+namespace {
+
+using OJ = nlohmann::ordered_json;
+
+std::vector<Group> generate(Rng& r) {
+  std::vector<Test> t;
+  auto add = [&](std::string c, std::vector<std::int64_t> shape, OJ attrs, bool invalid = false) {
+    std::int64_t n = 1;
+    for (auto d : shape) n *= d;
+    std::vector<std::int64_t> data;
+    for (std::int64_t i = 0; i < n; ++i) data.push_back(r.uniform(-127, 127));
+    Test x;
+    x.comment = std::move(c);
+    x.inputs = {tensor("x", DType::I32, shape, data)};
+    x.attributes = std::move(attrs);
+    x.invalid = invalid;
+    t.push_back(std::move(x));
+  };
+  add("2x2 window, stride 2", {1, 2, 4, 4}, OJ{{"kernel", {2, 2}}, {"strides", {2, 2}}});
+  add("3x3 window, padding 1 (padded zeros counted)", {1, 1, 3, 3}, OJ{{"kernel", {3, 3}}, {"padding", {1, 1}}});
+  add("global pooling as sum + broadcast_mul (weight precision 16)", {2, 3, 5, 4},
+      OJ{{"kernel", {5, 4}}, {"weight_prec", 16}});
+  add("window entirely in the padding", {1, 1, 1, 1}, OJ{{"kernel", {2, 2}}, {"padding", {2, 2}}});
+  add("invalid: weight precision 1", {1, 1, 2, 2}, OJ{{"kernel", {2, 2}}, {"weight_prec", 1}}, true);
+  add("invalid: kernel larger than the padded input", {1, 1, 2, 2}, OJ{{"kernel", {3, 3}}}, true);
+  add("invalid: stride 0", {1, 1, 2, 2}, OJ{{"kernel", {1, 1}}, {"strides", {0, 1}}}, true);
+  for (int i = 0; i < 110; ++i) {
+    const std::int64_t kh = r.uniform(1, 3), kw = r.uniform(1, 3), ph = r.uniform(0, 2), pw = r.uniform(0, 2);
+    const std::int64_t h = std::max<std::int64_t>(1, kh - 2 * ph) + r.uniform(0, 3),
+                       w = std::max<std::int64_t>(1, kw - 2 * pw) + r.uniform(0, 3);
+    add("random", {r.uniform(1, 2), r.uniform(1, 3), h, w},
+        OJ{{"kernel", {kh, kw}},
+           {"strides", {r.uniform(1, 2), r.uniform(1, 2)}},
+           {"padding", {ph, pw}},
+           {"weight_prec", r.pick(std::vector<std::int64_t>{8, 16})}});
+  }
+  return {Group{OJ::object(), std::move(t)}};
+}
+
+Family family() {
+  Family f;
+  f.file = "ops/mrt/avg_pool2d.json";
+  f.op = "avg_pool2d";
+  f.convention = "mrt";
+  f.clauses = {"mrt.op.avg_pool2d"};
+  f.seed = 903;
+  f.generate = generate;
+  return f;
+}
+
+QSPEC_REGISTER_VECTOR_FAMILY(family());
+
+}  // namespace
+}  // namespace qspec::vecgen
