@@ -10,6 +10,8 @@
 #   ./qspec.sh sweep [qspec sweep options]  long property sweeps
 #   ./qspec.sh bench                      Google Benchmark binaries
 #   ./qspec.sh fuzz [SECONDS]             libFuzzer session on the vector loader (default 60 s)
+#   ./qspec.sh mutation [--ci] [options]  mutation testing of the reference (tools/mutation/README.md);
+#                                          --ci: the bounded slice, in the default build
 set -euo pipefail
 cd "$(dirname "$0")"
 JOBS=${QSPEC_JOBS:-$(nproc)}
@@ -97,8 +99,17 @@ case "$cmd" in
     tools/install-deps core fuzz
     exec tools/fuzz/run.sh "$@"
     ;;
+  mutation)
+    tools/install-deps core
+    if [ "${1:-}" = --ci ]; then
+      # The slice mutates the tree in place and rebuilds only the mutated file in the default build.
+      build default
+      exec tools/mutation/run --in-place build/default "$@"
+    fi
+    exec tools/mutation/run "$@"
+    ;;
   *)
-    sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac
