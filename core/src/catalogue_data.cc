@@ -30,6 +30,32 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   ]
 }
 )qspec"},
+      {"spec/catalogue/avg_pool2d.json", R"qspec({
+  "op": "avg_pool2d",
+  "summary": "MRT avg Pooling as MRT rewrites it: a depthwise Convolution whose every weight is 2^(p-1) - 1.",
+  "spec": "spec/operators_mrt.md",
+  "inputs": [{"name": "x", "dtypes": ["int32"], "doc": "(N, C, H, W), NCHW (ERROR_IF not rank 4 or empty)"}],
+  "outputs": [{"name": "y", "dtypes": ["int32", "int64"], "doc": "(N, C, OH, OW): each window's sum of codes (padding 0) times 2^(p-1) - 1; int64 where a value leaves int32"}],
+  "attributes": {
+    "kernel": {"type": "int[]", "doc": "[KH, KW], each >= 1 and within the padded input (ERROR_IF)"},
+    "padding": {"type": "int[]", "doc": "[PH, PW], each >= 0 (ERROR_IF); default [0, 0]"},
+    "strides": {"type": "int[]", "doc": "[SH, SW], each >= 1 (ERROR_IF); default [1, 1]"},
+    "weight_prec": {"type": "int", "doc": "p, the constant weight's precision, in [2, 32] (ERROR_IF): 8 as a Convolution, 16 for global pooling's broadcast_mul; default 8"}
+  },
+  "conventions": [
+    {
+      "name": "mrt",
+      "clauses": ["mrt.op.avg_pool2d"],
+      "description": "avg Pooling as MRT rewrites it: depthwise Convolution with every weight 2^(p-1)-1",
+      "source": "MRT tfm_ops.py Pooling.rewrite (avg) and the seed's 'avg pooling into Convolution'",
+      "attributes": ["kernel"],
+      "optional_attributes": ["padding", "strides", "weight_prec"],
+      "vectors": "ops/mrt/avg_pool2d.json",
+      "required_flags": []
+    }
+  ]
+}
+)qspec"},
       {"spec/catalogue/broadcast_add.json", R"qspec({
   "op": "broadcast_add",
   "summary": "MRT broadcast_add: NumPy-broadcast addition of two int32 tensors.",
@@ -51,11 +77,17 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
 )qspec"},
       {"spec/catalogue/choose_quant_params.json", R"qspec({
   "op": "choose_quant_params",
-  "summary": "gemmlowp ChooseQuantizationParams: scale and uint8 zero point from a real range [min, max].",
+  "summary": "ChooseQuantizationParams: scale and zero point from a real range [min, max] (gemmlowp's float32 uint8 example, TFLite's binary64 template).",
   "spec": "spec/gemmlowp.md",
-  "inputs": [{"name": "range", "dtypes": ["float32"]}],
-  "outputs": [{"name": "scale", "dtypes": ["float32"]}, {"name": "zero_point", "dtypes": ["uint8"]}],
-  "attributes": {},
+  "inputs": [{"name": "range", "dtypes": ["float32", "float64"], "doc": "[2]: (min, max); float32 for gemmlowp.choose_params, float64 for tflite"}],
+  "outputs": [
+    {"name": "scale", "dtypes": ["float32", "float64"], "same_dtype_as": "range", "doc": "[1]"},
+    {"name": "zero_point", "dtypes": ["uint8", "int32"], "doc": "[1]: uint8 (gemmlowp.choose_params) or int32 holding a value of dtype (tflite)"}
+  ],
+  "attributes": {
+    "dtype": {"type": "dtype", "values": ["int8", "uint8", "int16", "int32"], "doc": "tflite: the quantized type T, int8, uint8 or int16 (ERROR_IF another)"},
+    "narrow_range": {"type": "bool", "doc": "tflite: qmin = min(T) + 1; default false"}
+  },
   "conventions": [
     {
       "name": "gemmlowp.choose_params",
@@ -68,6 +100,16 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "zero_point_tie", "signed_zero", "min_eq_max_zero", "scale_underflow", "scale_overflow",
         "random"
       ]
+    },
+    {
+      "name": "tflite",
+      "clauses": ["tflite.choose_quantization_params"],
+      "description": "TFLite ChooseQuantizationParams<T>: binary64 scale (rmax - rmin) / (qmax - qmin), zero point from the smaller-error end, round() half away, clamped",
+      "source": "TensorFlow tensorflow/lite/kernels/internal/quantization_util.h ChooseQuantizationParams",
+      "attributes": ["dtype"],
+      "optional_attributes": ["narrow_range"],
+      "vectors": "choose_quant_params/tflite.json",
+      "required_flags": ["zero_point_tie"]
     }
   ]
 }
@@ -426,6 +468,166 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   ]
 }
 )qspec"},
+      {"spec/catalogue/glow.add.json", R"qspec({
+  "op": "glow.add",
+  "summary": "Glow int8 Add: each side to 16-bit codes at 2^-15, summed in int32, rescaled to the output and rounded.",
+  "spec": "spec/operators_glow.md",
+  "elementwise": true,
+  "inputs": [
+    {
+      "name": "lhs",
+      "dtypes": [
+        "int8"
+      ],
+      "doc": "int8 codes (ERROR_IF another type or another shape than rhs)"
+    },
+    {
+      "name": "rhs",
+      "dtypes": [
+        "int8"
+      ],
+      "doc": "int8 codes of lhs's shape"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": [
+        "int8"
+      ],
+      "doc": "int8 codes under the output parameters, saturated"
+    }
+  ],
+  "attributes": {
+    "lhs_offset": {
+      "type": "int",
+      "doc": "the offset (zero point) of lhs; REQUIRE int32"
+    },
+    "lhs_scale": {
+      "type": "float32",
+      "doc": "the scale of lhs; REQUIRE finite and positive"
+    },
+    "output_offset": {
+      "type": "int",
+      "doc": "the offset (zero point) of output; REQUIRE int32"
+    },
+    "output_scale": {
+      "type": "float32",
+      "doc": "the scale of output; REQUIRE finite and positive"
+    },
+    "rhs_offset": {
+      "type": "int",
+      "doc": "the offset (zero point) of rhs; REQUIRE int32"
+    },
+    "rhs_scale": {
+      "type": "float32",
+      "doc": "the scale of rhs; REQUIRE finite and positive"
+    }
+  },
+  "conventions": [
+    {
+      "name": "glow",
+      "clauses": [
+        "glow.op.add"
+      ],
+      "description": "Glow Interpreter int8 Add: each side to 16-bit codes at 2^-15 (rounded), summed, rescaled, rounded",
+      "source": "Glow lib/Backends/Interpreter/InterpreterNodes.cpp fwdElementAddInstI8Impl",
+      "attributes": [
+        "lhs_offset",
+        "lhs_scale",
+        "output_offset",
+        "output_scale",
+        "rhs_offset",
+        "rhs_scale"
+      ],
+      "vectors": "ops/glow/add.json",
+      "required_flags": []
+    }
+  ]
+}
+)qspec"},
+      {"spec/catalogue/glow.avg_pool.json", R"qspec({
+  "op": "glow.avg_pool",
+  "summary": "Glow AvgPool on int8 (NHWC): offset-free window sum times fl32(fl32(s_x / s_y) / area), rounded.",
+  "spec": "spec/operators_glow.md",
+  "inputs": [
+    {
+      "name": "x",
+      "dtypes": [
+        "int8"
+      ],
+      "doc": "input (N, H, W, C), NHWC (ERROR_IF not rank 4)"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": [
+        "int8"
+      ],
+      "doc": "(N, OH, OW, C); a window with no element counted gives output_offset"
+    }
+  ],
+  "attributes": {
+    "count_include_pads": {
+      "type": "bool",
+      "doc": "the padding counts in the window's area; default true"
+    },
+    "input_offset": {
+      "type": "int",
+      "doc": "the offset (zero point) of input; REQUIRE int32"
+    },
+    "input_scale": {
+      "type": "float32",
+      "doc": "the scale of input; REQUIRE finite and positive"
+    },
+    "kernels": {
+      "type": "int[]",
+      "doc": "[KH, KW], each >= 1 and within the padded input (ERROR_IF); default [1, 1]"
+    },
+    "output_offset": {
+      "type": "int",
+      "doc": "the offset (zero point) of output; REQUIRE int32"
+    },
+    "output_scale": {
+      "type": "float32",
+      "doc": "the scale of output; REQUIRE finite and positive"
+    },
+    "pads": {
+      "type": "int[]",
+      "doc": "[top, left, bottom, right], each >= 0 (ERROR_IF); default [0, 0, 0, 0]"
+    },
+    "strides": {
+      "type": "int[]",
+      "doc": "[SH, SW], each >= 1 (ERROR_IF); default [1, 1]"
+    }
+  },
+  "conventions": [
+    {
+      "name": "glow",
+      "clauses": [
+        "glow.op.avg_pool"
+      ],
+      "description": "Glow Interpreter int8 AvgPool (NHWC): offset-free window sum times fl32(fl32(s_x / s_y) / area), rounded",
+      "source": "Glow lib/Backends/Interpreter/InterpreterNodes.cpp fwdAvgPoolInstI8Impl",
+      "attributes": [
+        "input_offset",
+        "input_scale",
+        "output_offset",
+        "output_scale"
+      ],
+      "optional_attributes": [
+        "count_include_pads",
+        "kernels",
+        "pads",
+        "strides"
+      ],
+      "vectors": "ops/glow/avg_pool.json",
+      "required_flags": []
+    }
+  ]
+}
+)qspec"},
       {"spec/catalogue/glow.bias_params.json", R"qspec({
   "op": "glow.bias_params",
   "summary": "Glow specializeBiasQuantizationParams: the int32 bias scale and offset.",
@@ -675,6 +877,84 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   ]
 }
 )qspec"},
+      {"spec/catalogue/glow.max.json", R"qspec({
+  "op": "glow.max",
+  "summary": "Glow int8 Max: both sides converted to the output parameters, then the integer maximum.",
+  "spec": "spec/operators_glow.md",
+  "elementwise": true,
+  "inputs": [
+    {
+      "name": "lhs",
+      "dtypes": [
+        "int8"
+      ],
+      "doc": "int8 codes (ERROR_IF another type or another shape than rhs)"
+    },
+    {
+      "name": "rhs",
+      "dtypes": [
+        "int8"
+      ],
+      "doc": "int8 codes of lhs's shape"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": [
+        "int8"
+      ],
+      "doc": "int8 codes under the output parameters, saturated"
+    }
+  ],
+  "attributes": {
+    "lhs_offset": {
+      "type": "int",
+      "doc": "the offset (zero point) of lhs; REQUIRE int32"
+    },
+    "lhs_scale": {
+      "type": "float32",
+      "doc": "the scale of lhs; REQUIRE finite and positive"
+    },
+    "output_offset": {
+      "type": "int",
+      "doc": "the offset (zero point) of output; REQUIRE int32"
+    },
+    "output_scale": {
+      "type": "float32",
+      "doc": "the scale of output; REQUIRE finite and positive"
+    },
+    "rhs_offset": {
+      "type": "int",
+      "doc": "the offset (zero point) of rhs; REQUIRE int32"
+    },
+    "rhs_scale": {
+      "type": "float32",
+      "doc": "the scale of rhs; REQUIRE finite and positive"
+    }
+  },
+  "conventions": [
+    {
+      "name": "glow",
+      "clauses": [
+        "glow.op.max"
+      ],
+      "description": "Glow Interpreter int8 Max: both sides converted to the output parameters, then the integer max",
+      "source": "Glow lib/Backends/Interpreter/InterpreterNodes.cpp fwdElementMaxInstI8Impl",
+      "attributes": [
+        "lhs_offset",
+        "lhs_scale",
+        "output_offset",
+        "output_scale",
+        "rhs_offset",
+        "rhs_scale"
+      ],
+      "vectors": "ops/glow/max.json",
+      "required_flags": []
+    }
+  ]
+}
+)qspec"},
       {"spec/catalogue/glow.max_pool.json", R"qspec({
   "op": "glow.max_pool",
   "summary": "Glow MaxPool on int8 (NHWC): window maximum; the output keeps the input parameters.",
@@ -704,6 +984,68 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "optional_attributes": ["kernels", "pads", "strides"],
       "vectors": "ops/glow/max_pool.json",
       "required_flags": ["empty_window"]
+    }
+  ]
+}
+)qspec"},
+      {"spec/catalogue/glow.relu.json", R"qspec({
+  "op": "glow.relu",
+  "summary": "Glow Relu on int8 as the graph lowers it: Max(Splat(0 in the output type), x).",
+  "spec": "spec/operators_glow.md",
+  "elementwise": true,
+  "inputs": [
+    {
+      "name": "x",
+      "dtypes": [
+        "int8",
+        "int16"
+      ],
+      "doc": "int8 codes (ERROR_IF another type)"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": [
+        "int8"
+      ],
+      "doc": "max(quantize(0, output), x converted to the output parameters)"
+    }
+  ],
+  "attributes": {
+    "input_offset": {
+      "type": "int",
+      "doc": "the offset (zero point) of input; REQUIRE int32"
+    },
+    "input_scale": {
+      "type": "float32",
+      "doc": "the scale of input; REQUIRE finite and positive"
+    },
+    "output_offset": {
+      "type": "int",
+      "doc": "the offset (zero point) of output; REQUIRE int32"
+    },
+    "output_scale": {
+      "type": "float32",
+      "doc": "the scale of output; REQUIRE finite and positive"
+    }
+  },
+  "conventions": [
+    {
+      "name": "glow",
+      "clauses": [
+        "glow.op.relu"
+      ],
+      "description": "Glow Relu on int8 as lowered: Max(Splat(0, output type), x)",
+      "source": "Glow lib/Graph/Nodes.cpp and lib/Optimizer/Lower/Lower.cpp lowerReluNode",
+      "attributes": [
+        "input_offset",
+        "input_scale",
+        "output_offset",
+        "output_scale"
+      ],
+      "vectors": "ops/glow/relu.json",
+      "required_flags": []
     }
   ]
 }
@@ -883,6 +1225,82 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   ]
 }
 )qspec"},
+      {"spec/catalogue/glow.rowwise_sparse_lengths_weighted_sum.json", R"qspec({
+  "op": "glow.rowwise_sparse_lengths_weighted_sum",
+  "summary": "Glow RowwiseQuantizedSparseLengthsWeightedSum (not fused): per-row float32 scale and offset tensors, float32 accumulation in index order.",
+  "spec": "spec/operators_glow.md",
+  "inputs": [
+    {
+      "name": "data",
+      "dtypes": [
+        "int8",
+        "uint8"
+      ],
+      "doc": "uint8 (R, C), R, C >= 1 (ERROR_IF not uint8)"
+    },
+    {
+      "name": "scales",
+      "dtypes": [
+        "float32"
+      ],
+      "doc": "(R): each row's scale (ERROR_IF another count); REQUIRE finite where read"
+    },
+    {
+      "name": "offsets",
+      "dtypes": [
+        "float32"
+      ],
+      "doc": "(R): each row's float offset, value = scale * q + offset (ERROR_IF another count); REQUIRE finite where read"
+    },
+    {
+      "name": "weights",
+      "dtypes": [
+        "float32"
+      ],
+      "doc": "(L): the weight of each position"
+    },
+    {
+      "name": "indices",
+      "dtypes": [
+        "int32",
+        "int64"
+      ],
+      "doc": "(L): the data row of each position; REQUIRE 0 <= index < R where read"
+    },
+    {
+      "name": "lengths",
+      "dtypes": [
+        "int32"
+      ],
+      "doc": "(S): consecutive segment lengths, each >= 0 with sum <= L (ERROR_IF)"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": [
+        "float32"
+      ],
+      "doc": "(S, C): per segment, the float32 sum of dequantized rows times weights in index order (+0 if empty)"
+    }
+  ],
+  "attributes": {},
+  "conventions": [
+    {
+      "name": "glow",
+      "clauses": [
+        "glow.op.rowwise_sparse_lengths_weighted_sum",
+        "glow.fused_rowwise"
+      ],
+      "description": "Glow Interpreter RowwiseQuantizedSparseLengthsWeightedSum: per-row float scale and offset tensors",
+      "source": "Glow lib/Backends/Interpreter/InterpreterNodes.cpp fwdRowwiseQuantizedSparseLengthsWeightedSumImpl",
+      "attributes": [],
+      "vectors": "ops/glow/rowwise_sparse_lengths_weighted_sum.json",
+      "required_flags": []
+    }
+  ]
+}
+)qspec"},
       {"spec/catalogue/glow.slice.json", R"qspec({
   "op": "glow.slice",
   "summary": "Glow Slice on int8: a box of the input, the input parameters kept.",
@@ -967,6 +1385,38 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "attributes": ["zero_point"],
       "vectors": "glow.uint8_to_int8/glow.json",
       "required_flags": ["all_codes", "random", "invalid_zero_point"]
+    }
+  ]
+}
+)qspec"},
+      {"spec/catalogue/infer_prec.json", R"qspec({
+  "op": "infer_prec",
+  "summary": "MRT's inferred output precision of an operator (the sound formulas qspec adopts); ERROR_IF above 32 bits.",
+  "spec": "spec/bitwidth.md",
+  "inputs": [{"name": "wsums", "dtypes": ["int64"], "doc": "(M): the sum of each output channel's weight row (read by the formulas with a zero-point constant; may be empty otherwise)"}],
+  "outputs": [{"name": "prec", "dtypes": ["int32"], "doc": "[1]: the inferred precision P, in [1, 32]"}],
+  "attributes": {
+    "concat": {"type": "bool", "doc": "quantize_scale: the op concatenates (P = max of the inputs) instead of adding; default false"},
+    "formula": {"type": "enum", "values": ["conv2d_sym", "conv2d_zpx", "conv2d_zpw", "conv2d_zpxw", "fc_sym", "fc_zpx", "fc_zpw", "fc_zpxw", "quantize_scale", "same_prec"], "doc": "the clause bitwidth.mrt.<formula>"},
+    "in_precs": {"type": "int[]", "doc": "quantize_scale and same_prec: the inputs' precisions, each in [1, 32] (ERROR_IF)"},
+    "k": {"type": "int", "doc": "the reduction length K (window size C/g * KH * KW, or the FullyConnected depth), >= 1 (ERROR_IF); default 1"},
+    "oprec": {"type": "int", "doc": "Convolution 2/3: quantize_scale's output precision, in [1, 32] (ERROR_IF); default 8"},
+    "wprec": {"type": "int", "doc": "the weight precision, in [1, 8] for Convolution / FullyConnected (ERROR_IF, CVM's verifier); default 8"},
+    "x_pad": {"type": "int", "doc": "Convolution 2: the pad value (in input codes); default 0"},
+    "xprec": {"type": "int", "doc": "the input precision, in [1, 8] for Convolution / FullyConnected (ERROR_IF); default 8"},
+    "zw": {"type": "int", "doc": "the weight zero point (formulas with zw); default 0"},
+    "zx": {"type": "int", "doc": "the input zero point (formulas with zx); default 0"}
+  },
+  "conventions": [
+    {
+      "name": "mrt",
+      "clauses": ["bitwidth.mrt.conv2d_sym", "bitwidth.mrt.conv2d_zpx", "bitwidth.mrt.conv2d_zpw", "bitwidth.mrt.conv2d_zpxw", "bitwidth.mrt.fc_sym", "bitwidth.mrt.fc_zpx", "bitwidth.mrt.fc_zpw", "bitwidth.mrt.fc_zpxw", "bitwidth.mrt.quantize_scale", "bitwidth.mrt.same_prec"],
+      "description": "MRT's inferred precision (the sound formulas qspec adopts); ERROR_IF above 32 bits",
+      "source": "seed 000 (MRT formalization), infer_prec of each operator",
+      "attributes": ["formula"],
+      "optional_attributes": ["concat", "in_precs", "k", "oprec", "wprec", "x_pad", "xprec", "zw", "zx"],
+      "vectors": "ops/mrt/infer_prec.json",
+      "required_flags": []
     }
   ]
 }

@@ -14,6 +14,7 @@
 
 #include "qspec/catalogue/keys.h"
 #include "qspec/core/json_values.h"
+#include "qspec/ref/ops/glow_elementwise.h"
 #include "qspec/ref/ops/glow_ops.h"
 #include "qspec/refops.h"
 #include "qspec/refops/tensor_args.h"
@@ -221,6 +222,70 @@ QSPEC_REGISTER_REF_OP(glow_op<cat::glow_max_pool>([](const Attrs& a, const Input
   p.pads = pads(a, Op::attr::pads);
   const GlowQParams q = kept_qparams<Op>(a);
   return with_qparams<Op>({to_tensor(Op::out::y, ro::glow_max_pool(to_array(x), p, q.offset), DType::I8)}, a);
+}));
+
+// The element-wise int8 operators, average pooling and the non-fused row-wise SLWS.
+template <class Op>
+IntArray int8_array(const std::vector<Tensor>& in, std::string_view name) {
+  const Tensor& t = input(in, name);
+  if (t.dtype != DType::I8)
+    throw ref::ErrorIf("ERROR_IF: " + std::string(Op::op) + " input " + std::string(name) + " must be int8");
+  return to_array(t);
+}
+template <class Op>
+OpFn binary(IntArray (*f)(const IntArray&, const GlowQParams&, const IntArray&, const GlowQParams&,
+                          const GlowQParams&)) {
+  return [f](const Attrs& a, const Inputs& in) {
+    using A = typename Op::attr;
+    return Inputs{to_tensor(Op::out::y,
+                            f(int8_array<Op>(in, Op::in::lhs), qparams(a, A::lhs_scale, A::lhs_offset),
+                              int8_array<Op>(in, Op::in::rhs), qparams(a, A::rhs_scale, A::rhs_offset),
+                              qparams(a, A::output_scale, A::output_offset)),
+                            DType::I8)};
+  };
+}
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_add>(binary<cat::glow_add>(ro::glow_add)));
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_max>(binary<cat::glow_max>(ro::glow_max)));
+
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_relu>([](const Attrs& a, const Inputs& in) {
+  using Op = cat::glow_relu;
+  using A = Op::attr;
+  return Inputs{to_tensor(Op::out::y,
+                          ro::glow_relu(to_array(int8_input<Op>(in)), qparams(a, A::input_scale, A::input_offset),
+                                        qparams(a, A::output_scale, A::output_offset)),
+                          DType::I8)};
+}));
+
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_avg_pool>([](const Attrs& a, const Inputs& in) {
+  using Op = cat::glow_avg_pool;
+  using A = Op::attr;
+  ro::GlowPoolAttrs p;
+  p.kernel = pair(a, A::kernels, {1, 1});
+  p.stride = pair(a, A::strides, {1, 1});
+  p.pads = pads(a, A::pads);
+  return Inputs{to_tensor(Op::out::y,
+                          ro::glow_avg_pool(to_array(int8_input<Op>(in)), qparams(a, A::input_scale, A::input_offset),
+                                            qparams(a, A::output_scale, A::output_offset), p,
+                                            attr::get_or(a, A::count_include_pads, true)),
+                          DType::I8)};
+}));
+
+QSPEC_REGISTER_REF_OP(glow_op<cat::glow_rowwise_sparse_lengths_weighted_sum>([](const Attrs&, const Inputs& in) {
+  using Op = cat::glow_rowwise_sparse_lengths_weighted_sum;
+  const Tensor &data = input(in, Op::in::data), &scales = input(in, Op::in::scales);
+  const Tensor &offsets = input(in, Op::in::offsets), &weights = input(in, Op::in::weights);
+  const Tensor &indices = input(in, Op::in::indices), &lengths = input(in, Op::in::lengths);
+  if (data.dtype != DType::U8) throw ref::ErrorIf("ERROR_IF: data must be uint8");
+  if (indices.dtype != DType::I32 && indices.dtype != DType::I64)
+    throw ref::ErrorIf("ERROR_IF: indices must be int32 or int64");
+  if (lengths.dtype != DType::I32) throw ref::ErrorIf("ERROR_IF: lengths must be int32");
+  for (const Tensor* t : {&scales, &offsets, &weights, &indices, &lengths}) require_rank1(*t, t->name);
+  const auto y = ro::glow_rowwise_sparse_lengths_weighted_sum(
+      to_array(data), f32_vector(scales, Op::in::scales), f32_vector(offsets, Op::in::offsets),
+      f32_vector(weights, Op::in::weights), int_vector(indices), int_vector(lengths));
+  Tensor t{std::string(Op::out::y), DType::F32, y.shape, {}};
+  for (auto v : y.data) t.data.push_back(static_cast<std::int64_t>(v));
+  return Inputs{t};
 }));
 
 }  // namespace

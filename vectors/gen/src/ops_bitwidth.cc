@@ -86,13 +86,8 @@ std::vector<Group> generate(Rng& r) {
 
 Family family() {
   Family f;
-  f.file = "ops/mrt/infer_prec.json";
   f.op = "infer_prec";
   f.convention = "mrt";
-  f.clauses = {"bitwidth.mrt.conv2d_sym",  "bitwidth.mrt.conv2d_zpx", "bitwidth.mrt.conv2d_zpw",
-               "bitwidth.mrt.conv2d_zpxw", "bitwidth.mrt.fc_sym",     "bitwidth.mrt.fc_zpx",
-               "bitwidth.mrt.fc_zpw",      "bitwidth.mrt.fc_zpxw",    "bitwidth.mrt.quantize_scale",
-               "bitwidth.mrt.same_prec"};
   f.seed = 901;
   f.generate = generate;
   return f;

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "qspec/catalogue/keys.h"
 #include "qspec/core/json_values.h"
 #include "qspec/vecgen.h"
 
@@ -140,25 +142,20 @@ std::vector<Group> slws(Rng& r) {
   return {Group{OJ::object(), std::move(t)}};
 }
 
-Family fam(std::string file, std::string op, std::string clause, std::uint64_t seed,
-           std::function<std::vector<Group>(Rng&)> g) {
+Family fam(std::string_view op, std::uint64_t seed, std::function<std::vector<Group>(Rng&)> g) {
   Family f;
-  f.file = std::move(file);
-  f.op = std::move(op);
+  f.op = std::string(op);
   f.convention = "glow";
-  f.clauses = {std::move(clause)};
   f.seed = seed;
   f.generate = std::move(g);
   return f;
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/glow/add.json", "glow.add", "glow.op.add", 904, binary));
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/glow/max.json", "glow.max", "glow.op.max", 905, binary));
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/glow/relu.json", "glow.relu", "glow.op.relu", 906, relu));
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/glow/avg_pool.json", "glow.avg_pool", "glow.op.avg_pool", 907, avg_pool));
-QSPEC_REGISTER_VECTOR_FAMILY(fam("ops/glow/rowwise_sparse_lengths_weighted_sum.json",
-                                 "glow.rowwise_sparse_lengths_weighted_sum",
-                                 "glow.op.rowwise_sparse_lengths_weighted_sum", 908, slws));
+QSPEC_REGISTER_VECTOR_FAMILY(fam(cat::glow_add::op, 904, binary));
+QSPEC_REGISTER_VECTOR_FAMILY(fam(cat::glow_max::op, 905, binary));
+QSPEC_REGISTER_VECTOR_FAMILY(fam(cat::glow_relu::op, 906, relu));
+QSPEC_REGISTER_VECTOR_FAMILY(fam(cat::glow_avg_pool::op, 907, avg_pool));
+QSPEC_REGISTER_VECTOR_FAMILY(fam(cat::glow_rowwise_sparse_lengths_weighted_sum::op, 908, slws));
 
 }  // namespace
 }  // namespace qspec::vecgen

@@ -46,10 +46,8 @@ std::vector<Group> generate(Rng& r) {
 
 Family family() {
   Family f;
-  f.file = "ops/mrt/avg_pool2d.json";
   f.op = "avg_pool2d";
   f.convention = "mrt";
-  f.clauses = {"mrt.op.avg_pool2d"};
   f.seed = 903;
   f.generate = generate;
   return f;

@@ -53,10 +53,8 @@ std::vector<Group> generate(Rng& r) {
 
 Family family() {
   Family f;
-  f.file = "choose_quant_params/tflite.json";
   f.op = "choose_quant_params";
   f.convention = "tflite";
-  f.clauses = {"tflite.choose_quantization_params"};
   f.notes = {{"zero_point_tie", "-rmin / scale is exactly k + 1/2: round() goes away from zero"}};
   f.seed = 902;
   f.generate = generate;

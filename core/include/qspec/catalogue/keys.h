@@ -31,6 +31,26 @@ struct add_n {
   };
 };
 
+// avg_pool2d: MRT avg Pooling as MRT rewrites it: a depthwise Convolution whose every weight is 2^(p-1) - 1. (spec/operators_mrt.md)
+struct avg_pool2d {
+  static constexpr std::string_view op = "avg_pool2d";
+  struct in {
+    static constexpr std::string_view x = "x";
+  };
+  struct out {
+    static constexpr std::string_view y = "y";
+  };
+  struct attr {
+    static constexpr ::qspec::attr::IntArray kernel{"kernel", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::IntArray padding{"padding", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::IntArray strides{"strides", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int weight_prec{"weight_prec", INT64_MIN, INT64_MAX};
+  };
+  struct conv {
+    static constexpr std::string_view mrt = "mrt";
+  };
+};
+
 // broadcast_add: MRT broadcast_add: NumPy-broadcast addition of two int32 tensors. (spec/operators_mrt.md)
 struct broadcast_add {
   static constexpr std::string_view op = "broadcast_add";
@@ -46,7 +66,7 @@ struct broadcast_add {
   };
 };
 
-// choose_quant_params: gemmlowp ChooseQuantizationParams: scale and uint8 zero point from a real range [min, max]. (spec/gemmlowp.md)
+// choose_quant_params: ChooseQuantizationParams: scale and zero point from a real range [min, max] (gemmlowp's float32 uint8 example, TFLite's binary64 template). (spec/gemmlowp.md)
 struct choose_quant_params {
   static constexpr std::string_view op = "choose_quant_params";
   struct in {
@@ -56,8 +76,14 @@ struct choose_quant_params {
     static constexpr std::string_view scale = "scale";
     static constexpr std::string_view zero_point = "zero_point";
   };
+  struct attr {
+    static constexpr ::qspec::DType dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::I32};
+    static constexpr ::qspec::attr::DTypeKey dtype{"dtype", dtype_dtypes};
+    static constexpr ::qspec::attr::Bool narrow_range{"narrow_range"};
+  };
   struct conv {
     static constexpr std::string_view gemmlowp_choose_params = "gemmlowp.choose_params";
+    static constexpr std::string_view tflite = "tflite";
   };
 };
 
@@ -268,6 +294,53 @@ struct gemmlowp_matmul {
   };
 };
 
+// glow.add: Glow int8 Add: each side to 16-bit codes at 2^-15, summed in int32, rescaled to the output and rounded. (spec/operators_glow.md)
+struct glow_add {
+  static constexpr std::string_view op = "glow.add";
+  struct in {
+    static constexpr std::string_view lhs = "lhs";
+    static constexpr std::string_view rhs = "rhs";
+  };
+  struct out {
+    static constexpr std::string_view y = "y";
+  };
+  struct attr {
+    static constexpr ::qspec::attr::Int lhs_offset{"lhs_offset", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::F32 lhs_scale{"lhs_scale"};
+    static constexpr ::qspec::attr::Int output_offset{"output_offset", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::F32 output_scale{"output_scale"};
+    static constexpr ::qspec::attr::Int rhs_offset{"rhs_offset", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::F32 rhs_scale{"rhs_scale"};
+  };
+  struct conv {
+    static constexpr std::string_view glow = "glow";
+  };
+};
+
+// glow.avg_pool: Glow AvgPool on int8 (NHWC): offset-free window sum times fl32(fl32(s_x / s_y) / area), rounded. (spec/operators_glow.md)
+struct glow_avg_pool {
+  static constexpr std::string_view op = "glow.avg_pool";
+  struct in {
+    static constexpr std::string_view x = "x";
+  };
+  struct out {
+    static constexpr std::string_view y = "y";
+  };
+  struct attr {
+    static constexpr ::qspec::attr::Bool count_include_pads{"count_include_pads"};
+    static constexpr ::qspec::attr::Int input_offset{"input_offset", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::F32 input_scale{"input_scale"};
+    static constexpr ::qspec::attr::IntArray kernels{"kernels", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int output_offset{"output_offset", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::F32 output_scale{"output_scale"};
+    static constexpr ::qspec::attr::IntArray pads{"pads", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::IntArray strides{"strides", INT64_MIN, INT64_MAX};
+  };
+  struct conv {
+    static constexpr std::string_view glow = "glow";
+  };
+};
+
 // glow.bias_params: Glow specializeBiasQuantizationParams: the int32 bias scale and offset. (spec/glow.md)
 struct glow_bias_params {
   static constexpr std::string_view op = "glow.bias_params";
@@ -439,6 +512,29 @@ struct glow_gather {
   };
 };
 
+// glow.max: Glow int8 Max: both sides converted to the output parameters, then the integer maximum. (spec/operators_glow.md)
+struct glow_max {
+  static constexpr std::string_view op = "glow.max";
+  struct in {
+    static constexpr std::string_view lhs = "lhs";
+    static constexpr std::string_view rhs = "rhs";
+  };
+  struct out {
+    static constexpr std::string_view y = "y";
+  };
+  struct attr {
+    static constexpr ::qspec::attr::Int lhs_offset{"lhs_offset", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::F32 lhs_scale{"lhs_scale"};
+    static constexpr ::qspec::attr::Int output_offset{"output_offset", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::F32 output_scale{"output_scale"};
+    static constexpr ::qspec::attr::Int rhs_offset{"rhs_offset", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::F32 rhs_scale{"rhs_scale"};
+  };
+  struct conv {
+    static constexpr std::string_view glow = "glow";
+  };
+};
+
 // glow.max_pool: Glow MaxPool on int8 (NHWC): window maximum; the output keeps the input parameters. (spec/operators_glow.md)
 struct glow_max_pool {
   static constexpr std::string_view op = "glow.max_pool";
@@ -458,6 +554,26 @@ struct glow_max_pool {
     static constexpr ::qspec::attr::F32 output_scale{"output_scale"};
     static constexpr ::qspec::attr::IntArray pads{"pads", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::IntArray strides{"strides", INT64_MIN, INT64_MAX};
+  };
+  struct conv {
+    static constexpr std::string_view glow = "glow";
+  };
+};
+
+// glow.relu: Glow Relu on int8 as the graph lowers it: Max(Splat(0 in the output type), x). (spec/operators_glow.md)
+struct glow_relu {
+  static constexpr std::string_view op = "glow.relu";
+  struct in {
+    static constexpr std::string_view x = "x";
+  };
+  struct out {
+    static constexpr std::string_view y = "y";
+  };
+  struct attr {
+    static constexpr ::qspec::attr::Int input_offset{"input_offset", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::F32 input_scale{"input_scale"};
+    static constexpr ::qspec::attr::Int output_offset{"output_offset", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::F32 output_scale{"output_scale"};
   };
   struct conv {
     static constexpr std::string_view glow = "glow";
@@ -593,6 +709,25 @@ struct glow_rowwise_quantize {
   };
 };
 
+// glow.rowwise_sparse_lengths_weighted_sum: Glow RowwiseQuantizedSparseLengthsWeightedSum (not fused): per-row float32 scale and offset tensors, float32 accumulation in index order. (spec/operators_glow.md)
+struct glow_rowwise_sparse_lengths_weighted_sum {
+  static constexpr std::string_view op = "glow.rowwise_sparse_lengths_weighted_sum";
+  struct in {
+    static constexpr std::string_view data = "data";
+    static constexpr std::string_view scales = "scales";
+    static constexpr std::string_view offsets = "offsets";
+    static constexpr std::string_view weights = "weights";
+    static constexpr std::string_view indices = "indices";
+    static constexpr std::string_view lengths = "lengths";
+  };
+  struct out {
+    static constexpr std::string_view y = "y";
+  };
+  struct conv {
+    static constexpr std::string_view glow = "glow";
+  };
+};
+
 // glow.slice: Glow Slice on int8: a box of the input, the input parameters kept. (spec/operators_glow.md)
 struct glow_slice {
   static constexpr std::string_view op = "glow.slice";
@@ -656,6 +791,45 @@ struct glow_uint8_to_int8 {
   };
   struct conv {
     static constexpr std::string_view glow = "glow";
+  };
+};
+
+// infer_prec: MRT's inferred output precision of an operator (the sound formulas qspec adopts); ERROR_IF above 32 bits. (spec/bitwidth.md)
+struct infer_prec {
+  static constexpr std::string_view op = "infer_prec";
+  struct in {
+    static constexpr std::string_view wsums = "wsums";
+  };
+  struct out {
+    static constexpr std::string_view prec = "prec";
+  };
+  struct attr {
+    static constexpr ::qspec::attr::Bool concat{"concat"};
+    static constexpr std::string_view formula_values[] = {"conv2d_sym", "conv2d_zpx", "conv2d_zpw", "conv2d_zpxw", "fc_sym", "fc_zpx", "fc_zpw", "fc_zpxw", "quantize_scale", "same_prec"};
+    static constexpr ::qspec::attr::Enum formula{"formula", formula_values};
+    struct formula_is {  // the values, for comparisons with get(attrs, formula)
+      static constexpr std::string_view conv2d_sym = "conv2d_sym";
+      static constexpr std::string_view conv2d_zpx = "conv2d_zpx";
+      static constexpr std::string_view conv2d_zpw = "conv2d_zpw";
+      static constexpr std::string_view conv2d_zpxw = "conv2d_zpxw";
+      static constexpr std::string_view fc_sym = "fc_sym";
+      static constexpr std::string_view fc_zpx = "fc_zpx";
+      static constexpr std::string_view fc_zpw = "fc_zpw";
+      static constexpr std::string_view fc_zpxw = "fc_zpxw";
+      static constexpr std::string_view quantize_scale = "quantize_scale";
+      static constexpr std::string_view same_prec = "same_prec";
+    };
+    static constexpr ::qspec::attr::IntArray in_precs{"in_precs", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int k{"k", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int oprec{"oprec", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int wprec{"wprec", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int x_pad{"x_pad", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int xprec{"xprec", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int zw{"zw", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int zx{"zx", INT64_MIN, INT64_MAX};
+  };
+  struct conv {
+    static constexpr std::string_view mrt = "mrt";
   };
 };
 

@@ -12,9 +12,6 @@ namespace {
 QSPEC_REGISTER_REF_OP(
     {.op = "choose_quant_params",
      .convention = "tflite",
-     .clauses = {"tflite.choose_quantization_params"},
-     .description = "TFLite ChooseQuantizationParams<T>: binary64 scale (rmax - rmin) / (qmax - qmin), "
-                    "zero point from the smaller-error end, round() half away, clamped",
      .fn = [](const Attrs& a, const std::vector<Tensor>& in) -> std::vector<Tensor> {
        if (in.size() != 1 || in[0].dtype != DType::F64 || in[0].data.size() != 2)
          throw JsonValueError("choose_quant_params: one float64 input 'range' of (rmin, rmax)");

@@ -19,8 +19,6 @@ ro::Pair pair_attr(const Attrs& a, const char* key, ro::Pair d) {
 QSPEC_REGISTER_REF_OP(
     {.op = "avg_pool2d",
      .convention = "mrt",
-     .clauses = {"mrt.op.avg_pool2d"},
-     .description = "avg Pooling as MRT rewrites it: depthwise Convolution with every weight 2^(p-1)-1",
      .fn = [](const Attrs& a, const std::vector<Tensor>& in) -> std::vector<Tensor> {
        if (in.size() != 1) throw ref::ErrorIf("ERROR_IF: avg_pool2d takes one input");
        ro::Pool2dAttrs p;

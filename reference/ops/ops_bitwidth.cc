@@ -56,10 +56,6 @@ ro::PrecParams params(const Attrs& a, const std::vector<Tensor>& in) {
 QSPEC_REGISTER_REF_OP(
     {.op = "infer_prec",
      .convention = "mrt",
-     .clauses = {"bitwidth.mrt.conv2d_sym", "bitwidth.mrt.conv2d_zpx", "bitwidth.mrt.conv2d_zpw",
-                 "bitwidth.mrt.conv2d_zpxw", "bitwidth.mrt.fc_sym", "bitwidth.mrt.fc_zpx", "bitwidth.mrt.fc_zpw",
-                 "bitwidth.mrt.fc_zpxw", "bitwidth.mrt.quantize_scale", "bitwidth.mrt.same_prec"},
-     .description = "MRT's inferred precision (the sound formulas qspec adopts); ERROR_IF above 32 bits",
      .fn = [](const Attrs& a, const std::vector<Tensor>& in) -> std::vector<Tensor> {
        const int p = ro::infer_prec(formula_named(attr_str(a, "formula")), params(a, in));
        Tensor t;
