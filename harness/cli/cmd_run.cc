@@ -308,6 +308,7 @@ int run(const Context& ctx, const RunCliOptions& o) {
   report_as_it_goes(ro, o, con);
 
   con.out(header_line(o, executor, ro.files.size()));
+  con.out("qspec run: data root " + ctx.root + " (" + ctx.root_how + ")\n");
   if (con.shows_progress()) con.start_progress(count_selected_tests(ro, executor));
   RunResult result;
   try {
