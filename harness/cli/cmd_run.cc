@@ -301,6 +301,7 @@ int run(const Context& ctx, const RunCliOptions& o) {
   }
   const ConventionExplainer explainer(reference.get());
 
+  in.expectations.select_isa(isa_of_version(executor.version()));  // entries marked isa= hold on that ISA only
   RunOptions ro = run_options(o, in, explainer, reference.get());
   std::optional<ResumeReport> resumed;
   if (const auto rc = load_resume(o, executor.name(), ro, resumed, con)) return *rc;
