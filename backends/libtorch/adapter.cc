@@ -3,6 +3,7 @@
 #include <string>
 
 #include "ops.h"
+#include "torch_isa.h"
 #include "qspec/thirdparty/adapter.h"
 
 #ifndef QSPEC_LIBTORCH_VERSION
@@ -16,7 +17,12 @@ class LibtorchAdapter final : public thirdparty::Adapter {
  public:
   LibtorchAdapter() : engine_(select_engine()) { set_single_thread(); }
   std::string name() const override { return "libtorch"; }
-  std::string version() const override { return std::string("libtorch ") + QSPEC_LIBTORCH_VERSION + " (" + engine_ + ")"; }
+  // The dispatched instruction sets are part of the version: results of CPU-dispatched kernels
+  // are recorded and expected per ISA (docs/third-party.md, `isa=` in --expect files).
+  std::string version() const override {
+    return std::string("libtorch ") + QSPEC_LIBTORCH_VERSION + " (" + engine_ +
+           "; isa: " + dispatched_isa(engine_.rfind("qengine onednn", 0) == 0) + ")";
+  }
 
   std::vector<thirdparty::Claim> claims() const override {
     return {
