@@ -126,6 +126,26 @@ TEST_F(ThirdpartyReport, DeviationsOfSomeInstructionSetsAreNamedAndExpectedThere
   EXPECT_NE(e.find("requantize/a.json 3 FAIL documented: no check\n"), std::string::npos) << e;
 }
 
+// A sixth pattern field classifies a class on some instruction sets only: the same class key
+// can be two findings on two ISAs (oneDNN's matmul saturates at avx512_core only).
+TEST_F(ThirdpartyReport, AnnotationsCanNameTheInstructionSet) {
+  const auto a = load_annotations(write(dir_ / "a.json", R"({"annotations": [
+      {"pattern": "lib|*|requantize|a|differs|avx2", "title": "only avx2", "kind": "library bug", "text": "t"},
+      {"pattern": "lib|*|requantize|a|differs", "title": "any", "kind": "documented", "text": "t"}]})").string());
+  EXPECT_EQ(find_annotation(a, "lib|native|requantize|a|differs", "avx2")->title, "only avx2");
+  EXPECT_EQ(find_annotation(a, "lib|native|requantize|a|differs", "sse41")->title, "any");
+  EXPECT_EQ(find_annotation(a, "lib|native|requantize|a|differs", "")->title, "any");
+  in_.runs.push_back(measured("slow.json", "lib 1.0 (isa: avx2)"));
+  in_.runs.push_back(measured("other.json", "lib 1.0 (isa: sse41)"));
+  in_.annotations = a;
+  const std::string md = render_markdown(in_);
+  const auto only = md.find("### only avx2"), any = md.find("### any");
+  ASSERT_NE(only, std::string::npos) << md;
+  ASSERT_NE(any, std::string::npos) << md;
+  EXPECT_NE(md.find("| lib | own | `avx2` | requantize | a | differs |", only), std::string::npos) << md;
+  EXPECT_NE(md.find("| lib | own | `sse41` | requantize | a | differs |", any), std::string::npos) << md;
+}
+
 // Identical results on every ISA measured: one table naming all of them.
 TEST_F(ThirdpartyReport, InstructionSetsWithTheSameResultsShareATable) {
   in_.runs.push_back(measured("x.json", "lib 1.0 (isa: avx2)"));
