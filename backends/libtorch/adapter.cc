@@ -1,10 +1,11 @@
 // The libtorch adapter: claims, dispatch, and the exported qspec_backend_create of the plugin.
+#include "qspec/thirdparty/adapter.h"
+
 #include <memory>
 #include <string>
 
 #include "ops.h"
 #include "torch_isa.h"
-#include "qspec/thirdparty/adapter.h"
 
 #ifndef QSPEC_LIBTORCH_VERSION
 #define QSPEC_LIBTORCH_VERSION "unknown"

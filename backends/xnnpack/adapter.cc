@@ -1,9 +1,10 @@
 // The XNNPACK adapter: claims, dispatch, and the exported qspec_backend_create of the plugin.
+#include "qspec/thirdparty/adapter.h"
+
 #include <memory>
 #include <string>
 
 #include "ops.h"
-#include "qspec/thirdparty/adapter.h"
 #include "xnn_isa.h"
 #include "xnn_util.h"
 

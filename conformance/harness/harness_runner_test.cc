@@ -201,12 +201,14 @@ TEST(harness_runner, expectation_entries_can_hold_for_some_instruction_sets_only
   no_isa.select_isa("");
   EXPECT_EQ(no_isa.entries().size(), 1u);
   Expectations json = Expectations::parse(
-      R"({"expectations": [{"file": "a.json", "tcId": 1, "verdict": "FAIL", "isa": ["sse41", "avx2"], "reason": "r"}]})", "e.json");
+      R"({"expectations": [{"file": "a.json", "tcId": 1, "verdict": "FAIL", "isa": ["sse41", "avx2"], "reason": "r"}]})",
+      "e.json");
   json.select_isa("sse41");
   EXPECT_NE(json.find("a.json", 1), nullptr);
   EXPECT_THROW(Expectations::parse("a.json 1 FAIL isa= r\n", "e"), ExpectationError);
   EXPECT_THROW(Expectations::parse("a.json 1 FAIL isa=avx2,,x r\n", "e"), ExpectationError);
-  EXPECT_THROW(Expectations::parse(R"({"expectations": [{"file": "a", "verdict": "FAIL", "isa": "avx2"}]})", "e"), ExpectationError);
+  EXPECT_THROW(Expectations::parse(R"({"expectations": [{"file": "a", "verdict": "FAIL", "isa": "avx2"}]})", "e"),
+               ExpectationError);
 }
 
 TEST(harness_runner, filters_select_files_and_test_ids) {

@@ -221,11 +221,13 @@ TEST(harness_vector_format, schema_rules_survive_the_draft_4_port) {
   EXPECT_NE(errors_of(d).find("/testGroups/0/tests/0: violates \"oneOf\""), std::string::npos) << errors_of(d);
   d = minimal_doc();
   d["schema"] = "qspec-vectors/2";
-  EXPECT_NE(errors_of(d).find("at /schema: \"qspec-vectors/2\" is not one of \"qspec-vectors/1\""), std::string::npos) << errors_of(d);
+  EXPECT_NE(errors_of(d).find("at /schema: \"qspec-vectors/2\" is not one of \"qspec-vectors/1\""), std::string::npos)
+      << errors_of(d);
   d = minimal_doc();
   d.erase("notes");
   d.erase("clauses");
-  EXPECT_NE(errors_of(d).find("at /: missing required fields \"clauses\", \"notes\""), std::string::npos) << errors_of(d);
+  EXPECT_NE(errors_of(d).find("at /: missing required fields \"clauses\", \"notes\""), std::string::npos)
+      << errors_of(d);
   // requantize.schema.json: exactly one input "x".
   d = minimal_doc();
   d["op"] = "requantize";
@@ -233,12 +235,17 @@ TEST(harness_vector_format, schema_rules_survive_the_draft_4_port) {
   d["testGroups"][0]["tests"][1]["inputs"].erase("x");
   d["testGroups"][0]["tests"][1]["inputs"]["z"] = d["testGroups"][0]["tests"][0]["inputs"]["x"];
   const std::string e = errors_of(d);
-  EXPECT_NE(e.find("requantize.schema.json: at /testGroups/0/tests/0/inputs: unknown field \"x2\" (allowed: x)"), std::string::npos) << e;
-  EXPECT_NE(e.find("requantize.schema.json: at /testGroups/0/tests/1/inputs: missing required field \"x\""), std::string::npos) << e;
+  EXPECT_NE(e.find("requantize.schema.json: at /testGroups/0/tests/0/inputs: unknown field \"x2\" (allowed: x)"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("requantize.schema.json: at /testGroups/0/tests/1/inputs: missing required field \"x\""),
+            std::string::npos)
+      << e;
   d = minimal_doc();
   d["op"] = "requantize";
   d["testGroups"][0]["attributes"]["shift"] = "1";  // a string where the schema says integer
-  EXPECT_NE(errors_of(d).find("at /testGroups/0/attributes/shift: \"1\" is a string, expected type \"integer\""), std::string::npos)
+  EXPECT_NE(errors_of(d).find("at /testGroups/0/attributes/shift: \"1\" is a string, expected type \"integer\""),
+            std::string::npos)
       << errors_of(d);
 }
 
@@ -258,18 +265,23 @@ TEST(harness_vector_format, schemas_with_keywords_rapidjson_would_ignore_are_ref
     }
   };
   const std::string head = R"({"$schema": "http://json-schema.org/draft-04/schema#", )";
-  EXPECT_NE(load_error(head + R"("properties": {"op": {"const": "x"}}})").find("at /properties/op/const: keyword \"const\""),
-            std::string::npos);
+  EXPECT_NE(
+      load_error(head + R"("properties": {"op": {"const": "x"}}})").find("at /properties/op/const: keyword \"const\""),
+      std::string::npos);
   EXPECT_NE(load_error(head + R"("if": {}, "then": {}})").find("keyword \"if\""), std::string::npos);
-  EXPECT_NE(load_error(R"({"$schema": "http://json-schema.org/draft-07/schema#"})").find("draft-04"), std::string::npos);
-  EXPECT_NE(load_error(head + R"("items": {"$ref": "#/definitions/none"}})").find("does not resolve"), std::string::npos);
+  EXPECT_NE(load_error(R"({"$schema": "http://json-schema.org/draft-07/schema#"})").find("draft-04"),
+            std::string::npos);
+  EXPECT_NE(load_error(head + R"("items": {"$ref": "#/definitions/none"}})").find("does not resolve"),
+            std::string::npos);
   // Patterns rapidjson's regex parser would assert on (Debug builds) or cannot express.
   for (const char* bad : {"(unclosed", "a**", "a(", "((a)", "a|", "\\\\d+", "(?:a)"})
     EXPECT_NE(load_error(head + R"("pattern": ")" + bad + R"("})").find("cannot compile"), std::string::npos) << bad;
   EXPECT_NE(load_error(head + R"("patternProperties": {"(x": {}}})").find("cannot compile"), std::string::npos);
-  EXPECT_EQ(load_error(head + R"("pattern": "^(-?[0-9]+|0x[0-9a-f]{8})$", "patternProperties": {"^[a-z]+$": {}}})"), "(loaded)");
+  EXPECT_EQ(load_error(head + R"("pattern": "^(-?[0-9]+|0x[0-9a-f]{8})$", "patternProperties": {"^[a-z]+$": {}}})"),
+            "(loaded)");
   // Names under "properties" / "definitions" are not keywords.
-  EXPECT_EQ(load_error(head + R"("properties": {"if": {"type": "string"}}, "definitions": {"const": {}}})"), "(loaded)");
+  EXPECT_EQ(load_error(head + R"("properties": {"if": {"type": "string"}}, "definitions": {"const": {}}})"),
+            "(loaded)");
   fs::remove_all(dir);
 }
 

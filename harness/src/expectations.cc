@@ -38,8 +38,10 @@ std::vector<std::string> parse_isa_list(const std::string& s, const std::string&
   while (start <= s.size()) {
     const auto comma = s.find(',', start);
     const std::string name = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-") != std::string::npos)
-      throw ExpectationError(where + ": isa= takes comma-separated instruction set names (as backends report them), got '" + s + "'");
+    if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-") !=
+                            std::string::npos)
+      throw ExpectationError(
+          where + ": isa= takes comma-separated instruction set names (as backends report them), got '" + s + "'");
     out.push_back(name);
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -53,7 +55,8 @@ std::string isa_of_version(const std::string& version) {
   const auto at = version.find("isa: ");
   if (at == std::string::npos) return "";
   const auto begin = at + 5;
-  const auto end = version.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-", begin);
+  const auto end =
+      version.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-", begin);
   return version.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
 }
 
@@ -97,7 +100,8 @@ Expectations Expectations::parse(const std::string& text, const std::string& sou
       x.verdict = parse_verdict(e["verdict"].get<std::string>(), where);
       x.reason = e.contains("reason") && e["reason"].is_string() ? e["reason"].get<std::string>() : "";
       if (e.contains("isa")) {
-        if (!e["isa"].is_array() || e["isa"].empty()) throw ExpectationError(where + ": \"isa\" must be a non-empty array of names");
+        if (!e["isa"].is_array() || e["isa"].empty())
+          throw ExpectationError(where + ": \"isa\" must be a non-empty array of names");
         std::string joined;
         for (const auto& n : e["isa"]) {
           if (!n.is_string()) throw ExpectationError(where + ": \"isa\" must be a non-empty array of names");

@@ -39,10 +39,28 @@ constexpr unsigned kParseFlags = rapidjson::kParseValidateEncodingFlag;
 const std::set<std::string> kSchemaValued = {"additionalItems", "additionalProperties", "not"};
 const std::set<std::string> kSchemaMapValued = {"definitions", "properties", "patternProperties", "dependencies"};
 const std::set<std::string> kSchemaListValued = {"allOf", "anyOf", "oneOf"};
-const std::set<std::string> kDataValued = {
-    "$schema", "id",       "$ref",      "title",     "description", "default",   "multipleOf", "maximum",
-    "exclusiveMaximum", "minimum",   "exclusiveMinimum", "maxLength", "minLength", "pattern",  "maxItems",
-    "minItems", "uniqueItems", "maxProperties", "minProperties", "required", "enum", "type"};
+const std::set<std::string> kDataValued = {"$schema",
+                                           "id",
+                                           "$ref",
+                                           "title",
+                                           "description",
+                                           "default",
+                                           "multipleOf",
+                                           "maximum",
+                                           "exclusiveMaximum",
+                                           "minimum",
+                                           "exclusiveMinimum",
+                                           "maxLength",
+                                           "minLength",
+                                           "pattern",
+                                           "maxItems",
+                                           "minItems",
+                                           "uniqueItems",
+                                           "maxProperties",
+                                           "minProperties",
+                                           "required",
+                                           "enum",
+                                           "type"};
 constexpr const char* kDraft4 = "http://json-schema.org/draft-04/schema#";
 
 std::string read_file(const fs::path& p) {
@@ -110,8 +128,8 @@ std::string list_text(const rapidjson::Value& arr) {
 // check (IsValid) refuses what it does not implement (\d, (?:), ...).
 bool pattern_compiles(const std::string& p) {
   int depth = 0;
-  bool atom = false;   // the previous token can take a quantifier
-  bool empty = true;   // nothing since the start, a '(' or a '|'
+  bool atom = false;  // the previous token can take a quantifier
+  bool empty = true;  // nothing since the start, a '(' or a '|'
   for (std::size_t i = 0; i < p.size(); ++i) {
     const char c = p[i];
     if (c == '(' || c == '|') {
@@ -155,7 +173,8 @@ void vet_schema_node(const rapidjson::Value& node, const std::string& where, con
       for (const auto& e : m.value.GetObject()) {
         if (key == "dependencies" && e.value.IsArray()) continue;  // property dependencies
         if (key == "patternProperties" && !pattern_compiles(e.name.GetString()))
-          throw std::runtime_error("at " + at + ": rapidjson cannot compile the pattern \"" + e.name.GetString() + "\"");
+          throw std::runtime_error("at " + at + ": rapidjson cannot compile the pattern \"" + e.name.GetString() +
+                                   "\"");
         vet_schema_node(e.value, at + "/" + e.name.GetString(), root);
       }
     } else if (kSchemaListValued.count(key) || key == "items") {
@@ -164,7 +183,8 @@ void vet_schema_node(const rapidjson::Value& node, const std::string& where, con
         continue;
       }
       if (!m.value.IsArray()) throw std::runtime_error("at " + at + ": must be an array of schemas");
-      for (rapidjson::SizeType i = 0; i < m.value.Size(); ++i) vet_schema_node(m.value[i], at + "/" + std::to_string(i), root);
+      for (rapidjson::SizeType i = 0; i < m.value.Size(); ++i)
+        vet_schema_node(m.value[i], at + "/" + std::to_string(i), root);
     } else if (kDataValued.count(key)) {
       if (key == "pattern" && (!m.value.IsString() || !pattern_compiles(m.value.GetString())))
         throw std::runtime_error("at " + at + ": rapidjson cannot compile this pattern");
@@ -187,26 +207,32 @@ void vet_schema_node(const rapidjson::Value& node, const std::string& where, con
 // A readable sentence for one violation: `keyword` of the subschema `schema` failed on `value`.
 std::string describe(const std::string& keyword, const rapidjson::Value& schema, const rapidjson::Value* value,
                      const std::string& schema_pointer) {
-  const rapidjson::Value* kw = schema.IsObject() && schema.HasMember(keyword.c_str()) ? &schema[keyword.c_str()] : nullptr;
+  const rapidjson::Value* kw =
+      schema.IsObject() && schema.HasMember(keyword.c_str()) ? &schema[keyword.c_str()] : nullptr;
   if (keyword == "required" && kw && kw->IsArray() && value && value->IsObject()) {
     std::string missing;
     for (const auto& r : kw->GetArray())
-      if (r.IsString() && !value->HasMember(r)) missing += (missing.empty() ? "\"" : ", \"") + printable(r.GetString()) + "\"";
+      if (r.IsString() && !value->HasMember(r))
+        missing += (missing.empty() ? "\"" : ", \"") + printable(r.GetString()) + "\"";
     return "missing required field" + std::string(missing.find(',') != std::string::npos ? "s " : " ") + missing;
   }
   if (keyword == "additionalProperties" && value && value->IsObject()) {
     std::string extra;
     for (const auto& m : value->GetObject()) {
-      const bool declared = schema.HasMember("properties") && schema["properties"].IsObject() && schema["properties"].HasMember(m.name);
+      const bool declared =
+          schema.HasMember("properties") && schema["properties"].IsObject() && schema["properties"].HasMember(m.name);
       bool patterned = false;
       if (schema.HasMember("patternProperties") && schema["patternProperties"].IsObject())
         for (const auto& pp : schema["patternProperties"].GetObject())
-          patterned = patterned || rapidjson::internal::GenericRegex<rapidjson::UTF8<>>(pp.name.GetString()).Search(m.name.GetString());
+          patterned =
+              patterned ||
+              rapidjson::internal::GenericRegex<rapidjson::UTF8<>>(pp.name.GetString()).Search(m.name.GetString());
       if (!declared && !patterned) extra += (extra.empty() ? "\"" : ", \"") + printable(m.name.GetString()) + "\"";
     }
     std::string allowed;
     if (schema.HasMember("properties") && schema["properties"].IsObject())
-      for (const auto& p : schema["properties"].GetObject()) allowed += (allowed.empty() ? "" : ", ") + std::string(p.name.GetString());
+      for (const auto& p : schema["properties"].GetObject())
+        allowed += (allowed.empty() ? "" : ", ") + std::string(p.name.GetString());
     return "unknown field " + extra + (allowed.empty() ? "" : " (allowed: " + allowed + ")");
   }
   const std::string what = value ? compact(*value) : std::string("the value");
@@ -216,7 +242,8 @@ std::string describe(const std::string& keyword, const rapidjson::Value& schema,
   if ((keyword == "minimum" || keyword == "maximum") && kw)
     return what + " is " + (keyword == "minimum" ? "below the minimum " : "above the maximum ") + compact(*kw);
   if ((keyword == "minLength" || keyword == "maxLength" || keyword == "minItems" || keyword == "maxItems" ||
-       keyword == "minProperties" || keyword == "maxProperties") && kw)
+       keyword == "minProperties" || keyword == "maxProperties") &&
+      kw)
     return what + " violates " + keyword + " " + compact(*kw);
   if (keyword == "uniqueItems") return what + " has repeated items";
   std::string s = "violates \"" + keyword + "\" of " + schema_pointer;
@@ -242,12 +269,14 @@ struct SchemaSet::Impl {
     const std::string text = read_file(p);
     e->doc.Parse<kParseFlags>(text.data(), text.size());
     if (e->doc.HasParseError())
-      throw std::runtime_error("schema " + p.string() + " is not valid JSON: " + rapidjson::GetParseError_En(e->doc.GetParseError()) +
+      throw std::runtime_error("schema " + p.string() +
+                               " is not valid JSON: " + rapidjson::GetParseError_En(e->doc.GetParseError()) +
                                " at offset " + std::to_string(e->doc.GetErrorOffset()));
     try {
       if (!e->doc.IsObject() || !e->doc.HasMember("$schema") || !e->doc["$schema"].IsString() ||
           std::string(e->doc["$schema"].GetString()) != kDraft4)
-        throw std::runtime_error(std::string("\"$schema\" must be \"") + kDraft4 + "\" (rapidjson implements JSON Schema draft 4)");
+        throw std::runtime_error(std::string("\"$schema\" must be \"") + kDraft4 +
+                                 "\" (rapidjson implements JSON Schema draft 4)");
       vet_schema_node(e->doc, "", e->doc);
     } catch (const std::exception& ex) {
       throw std::runtime_error("schema " + p.string() + " cannot be used: " + ex.what());
@@ -273,15 +302,18 @@ struct SchemaSet::Impl {
       const std::string keyword = v.GetInvalidSchemaKeyword();
       const rapidjson::Pointer full = v.GetInvalidDocumentPointer();
       // An unknown member is reported at its own path ("/inputs/x2"): describe it at its object.
-      const std::size_t depth = full.GetTokenCount() - (keyword == "additionalProperties" && full.GetTokenCount() > 0 ? 1 : 0);
+      const std::size_t depth =
+          full.GetTokenCount() - (keyword == "additionalProperties" && full.GetTokenCount() > 0 ? 1 : 0);
       const rapidjson::Pointer doc_pointer(full.GetTokens(), depth);  // a view of `full`'s tokens
       rapidjson::Value* sub = rapidjson::Pointer(schema_pointer.c_str() + 1).Get(relaxed);
       const rapidjson::Value* value = doc_pointer.Get(doc);
       if (!sub || !sub->IsObject() || !sub->HasMember(keyword.c_str())) {
-        out.push_back(e.file + ": at " + pointer_text(doc_pointer) + ": violates \"" + keyword + "\" of " + schema_pointer);
+        out.push_back(e.file + ": at " + pointer_text(doc_pointer) + ": violates \"" + keyword + "\" of " +
+                      schema_pointer);
         return;  // cannot relax what cannot be found: stop rather than loop
       }
-      out.push_back(e.file + ": at " + pointer_text(doc_pointer) + ": " + describe(keyword, *sub, value, schema_pointer));
+      out.push_back(e.file + ": at " + pointer_text(doc_pointer) + ": " +
+                    describe(keyword, *sub, value, schema_pointer));
       sub->RemoveMember(keyword.c_str());
     }
     out.push_back(e.file + ": (more violations not listed)");

@@ -26,6 +26,7 @@ struct Annotation {
 
 std::vector<Annotation> load_annotations(const std::string& path);
 // First annotation whose pattern matches key (measured at `isa`), or nullptr.
-const Annotation* find_annotation(const std::vector<Annotation>& a, const std::string& key, const std::string& isa = "");
+const Annotation* find_annotation(const std::vector<Annotation>& a, const std::string& key,
+                                  const std::string& isa = "");
 
 }  // namespace qspec::thirdparty_report

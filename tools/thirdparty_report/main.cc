@@ -28,8 +28,10 @@ int usage(const std::string& why) {
   std::cerr << "qspec_thirdparty_report: " << why << "\n"
             << "usage: qspec_thirdparty_report record --measurements DIR --run LABEL:MODE:REPORT[:SETTING]...\n"
             << "       qspec_thirdparty_report render --measurements DIR --annotations FILE --vectors DIR --out FILE\n"
-            << "                                      [--command TEXT] [--fail-on-unclassified] [--write-expect LIB=PATH]...\n"
-            << "       qspec_thirdparty_report check --measurements DIR --annotations FILE --run LABEL:MODE:REPORT[:SETTING]...\n";
+            << "                                      [--command TEXT] [--fail-on-unclassified] [--write-expect "
+               "LIB=PATH]...\n"
+            << "       qspec_thirdparty_report check --measurements DIR --annotations FILE --run "
+               "LABEL:MODE:REPORT[:SETTING]...\n";
   return 2;
 }
 
@@ -46,13 +48,15 @@ RunSummary measure(const std::string& spec) {
   return summarize(load_run(label, mode, report), this_machine(setting));
 }
 
-int unclassified_count(const std::vector<RunSummary>& runs, const std::vector<Annotation>& annotations, const std::string& prefix) {
+int unclassified_count(const std::vector<RunSummary>& runs, const std::vector<Annotation>& annotations,
+                       const std::string& prefix) {
   int n = 0;
   for (const auto& c : measured_classes(runs))
     if (!find_annotation(annotations, c.key(), c.run->isa)) {
       ++n;
-      std::cerr << prefix << "unclassified deviation class: " << c.key() << " (isa " << (c.run->isa.empty() ? "fixed" : c.run->isa)
-                << ", " << c.cls->count << " tests, e.g. " << c.cls->minimal.file << "#" << c.cls->minimal.tc_id << ")\n";
+      std::cerr << prefix << "unclassified deviation class: " << c.key() << " (isa "
+                << (c.run->isa.empty() ? "fixed" : c.run->isa) << ", " << c.cls->count << " tests, e.g. "
+                << c.cls->minimal.file << "#" << c.cls->minimal.tc_id << ")\n";
     }
   return n;
 }
@@ -62,7 +66,8 @@ int unclassified_count(const std::vector<RunSummary>& runs, const std::vector<An
 int main(int argc, char** argv) {
   if (argc < 2) return usage("a command is required: record, render or check");
   const std::string command = argv[1];
-  if (command != "record" && command != "render" && command != "check") return usage("unknown command '" + command + "'");
+  if (command != "record" && command != "render" && command != "check")
+    return usage("unknown command '" + command + "'");
   std::string out, annotations_path, measurements;
   RenderInput in;
   in.command = "tools/thirdparty_report/generate.sh";
@@ -72,12 +77,18 @@ int main(int argc, char** argv) {
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (i + 1 >= argc && a != "--fail-on-unclassified") return usage(a + " needs a value");
-    if (a == "--out") out = argv[++i];
-    else if (a == "--vectors") in.vectors_dir = argv[++i];
-    else if (a == "--annotations") annotations_path = argv[++i];
-    else if (a == "--measurements") measurements = argv[++i];
-    else if (a == "--run") run_specs.push_back(argv[++i]);
-    else if (a == "--command") in.command = argv[++i];
+    if (a == "--out")
+      out = argv[++i];
+    else if (a == "--vectors")
+      in.vectors_dir = argv[++i];
+    else if (a == "--annotations")
+      annotations_path = argv[++i];
+    else if (a == "--measurements")
+      measurements = argv[++i];
+    else if (a == "--run")
+      run_specs.push_back(argv[++i]);
+    else if (a == "--command")
+      in.command = argv[++i];
     else if (a == "--fail-on-unclassified") fail_on_unclassified = true;
     else if (a == "--write-expect") {
       const std::string v = argv[++i];
@@ -112,17 +123,18 @@ int main(int argc, char** argv) {
         for (const auto& x : recorded)
           if (x.key() == h.key()) r = &x;
         if (!r) {
-          std::cout << "UNRECORDED " << h.key() << ": this machine (" << h.machine.cpu << ") dispatches " << h.label << " to isa "
-                    << (h.isa.empty() ? "fixed" : h.isa) << ", which no measurement records; its deviation classes are checked"
+          std::cout << "UNRECORDED " << h.key() << ": this machine (" << h.machine.cpu << ") dispatches " << h.label
+                    << " to isa " << (h.isa.empty() ? "fixed" : h.isa)
+                    << ", which no measurement records; its deviation classes are checked"
                     << " for a classification only (record it with tools/thirdparty_report/generate.sh)\n";
           problems += unclassified_count({h}, in.annotations, "  ");
         } else if (h.same_results(*r)) {
-          std::cout << "SAME " << h.key() << ": reproduces " << measurements << "/" << r->file_name() << " (recorded on "
-                    << r->machine.cpu << ")\n";
+          std::cout << "SAME " << h.key() << ": reproduces " << measurements << "/" << r->file_name()
+                    << " (recorded on " << r->machine.cpu << ")\n";
         } else {
           ++problems;
-          std::cout << "DIFFERENT " << h.key() << ": differs from " << measurements << "/" << r->file_name() << " (recorded on "
-                    << r->machine.cpu << "; here " << h.machine.cpu << "):\n"
+          std::cout << "DIFFERENT " << h.key() << ": differs from " << measurements << "/" << r->file_name()
+                    << " (recorded on " << r->machine.cpu << "; here " << h.machine.cpu << "):\n"
                     << h.difference(*r);
         }
       }
@@ -156,6 +168,7 @@ int main(int argc, char** argv) {
   const int unclassified = unclassified_count(in.runs, in.annotations, "");
   for (const auto& a : in.annotations)
     if (a.uses == 0) std::cerr << "note: annotation '" << a.pattern << "' matched no deviation class\n";
-  std::cout << "wrote " << out << " (" << in.runs.size() << " measurements, " << unclassified << " unclassified classes)\n";
+  std::cout << "wrote " << out << " (" << in.runs.size() << " measurements, " << unclassified
+            << " unclassified classes)\n";
   return fail_on_unclassified && unclassified ? 1 : 0;
 }

@@ -64,7 +64,8 @@ std::string top_signatures(const std::map<std::string, std::int64_t>& sigs, std:
   for (const auto& [s, cnt] : sigs) v.push_back({-cnt, s});
   std::sort(v.begin(), v.end());
   std::string out;
-  for (std::size_t i = 0; i < v.size() && i < limit; ++i) out += (i ? "; " : "") + v[i].second + " (" + std::to_string(-v[i].first) + ")";
+  for (std::size_t i = 0; i < v.size() && i < limit; ++i)
+    out += (i ? "; " : "") + v[i].second + " (" + std::to_string(-v[i].first) + ")";
   if (ellipsis && v.size() > limit) out += "; ...";
   return out;
 }
@@ -173,8 +174,8 @@ void render_tables(std::ostringstream& md, const std::vector<const RunSummary*>&
     for (const auto& g : groups) {
       md << "### " << label;
       if (of_label.size() > 1 || !g.front()->isa.empty())
-        md << " (isa " << isa_list(g) << (of_label.size() > 1 && groups.size() == 1 ? ": the same on every ISA measured" : "")
-           << ")";
+        md << " (isa " << isa_list(g)
+           << (of_label.size() > 1 && groups.size() == 1 ? ": the same on every ISA measured" : "") << ")";
       md << "\n\n";
       if (mode == "native")
         md << "| op | convention | tests | PASS | FAIL | UNSUPPORTED | ERROR | known deviations |\n|---|---|---|---|---|---|---|---|\n";
@@ -183,8 +184,8 @@ void render_tables(std::ostringstream& md, const std::vector<const RunSummary*>&
       for (const auto& row : g.front()->rows) {
         const Counts& c = row.counts;
         if (row.unclaimed == c.total()) continue;  // an op the library does not implement at all
-        md << "| " << row.op << " | " << row.convention << " | " << c.total() << " | " << n(c.pass) << " | " << n(c.fail) << " | "
-           << n(c.unsupported) << " | " << error_cell(c) << " | "
+        md << "| " << row.op << " | " << row.convention << " | " << c.total() << " | " << n(c.pass) << " | "
+           << n(c.fail) << " | " << n(c.unsupported) << " | " << error_cell(c) << " | "
            << (mode == "native" ? n(c.expected) : top_signatures(row.signatures, 3, false)) << " |\n";
       }
       if (!g.front()->unsupported.empty()) {
@@ -260,7 +261,8 @@ void render_classes(std::ostringstream& md, const RenderInput& in, const std::ve
   std::vector<std::vector<const ClassRow*>> groups(in.annotations.size() + 1);
   for (const auto& key : keys)
     for (const auto& row : rows[key])
-      groups[row.annotation ? static_cast<std::size_t>(row.annotation - in.annotations.data()) : in.annotations.size()].push_back(&row);
+      groups[row.annotation ? static_cast<std::size_t>(row.annotation - in.annotations.data()) : in.annotations.size()]
+          .push_back(&row);
   auto size_of = [](const Outcome& o) { return o.total > 0 ? o.total : INT64_MAX; };
   for (std::size_t g = 0; g < groups.size(); ++g) {
     if (groups[g].empty()) continue;
@@ -272,8 +274,8 @@ void render_classes(std::ostringstream& md, const RenderInput& in, const std::ve
     for (const auto* row : groups[g])
       if (!best || size_of(row->cls->minimal) < size_of(best->cls->minimal)) best = row;
     if (best) {
-      md << "Smallest vector (" << best->run->label << (best->run->isa.empty() ? "" : " at `" + best->run->isa + "`") << ", "
-         << mode_title(best->run->mode) << "): " << describe_vector(in.vectors_dir, best->cls->minimal) << ". "
+      md << "Smallest vector (" << best->run->label << (best->run->isa.empty() ? "" : " at `" + best->run->isa + "`")
+         << ", " << mode_title(best->run->mode) << "): " << describe_vector(in.vectors_dir, best->cls->minimal) << ". "
          << outcome_text(best->run->label, best->cls->minimal);
       if (!best->cls->minimal.matching.empty() || !best->cls->minimal.matching_diagnostic.empty()) {
         md << " Conventions reproducing it:";
@@ -288,11 +290,13 @@ void render_classes(std::ostringstream& md, const RenderInput& in, const std::ve
     for (const auto* row : groups[g]) {
       const ClassSummary& c = *row->cls;
       const std::size_t measured = runs_of[row->run->label + "|" + row->run->mode].size();
-      md << "| " << row->run->label << " | " << (row->run->mode == "all" ? "every" : "own") << " | " << isa_cell(*row, measured)
-         << " | " << c.op << " | " << c.convention << " | " << c.kind << " | " << c.count << " of " << c.of_tests << " | "
+      md << "| " << row->run->label << " | " << (row->run->mode == "all" ? "every" : "own") << " | "
+         << isa_cell(*row, measured) << " | " << c.op << " | " << c.convention << " | " << c.kind << " | " << c.count
+         << " of " << c.of_tests << " | "
          << (c.kind == "differs" ? top_signatures(c.signatures, 2, true) : std::string("")) << " | ";
       md << "`" << c.minimal.file << "#" << c.minimal.tc_id << "`";
-      if (!c.minimal.diff_expected.empty()) md << ": expected " << c.minimal.diff_expected << ", got " << c.minimal.diff_actual;
+      if (!c.minimal.diff_expected.empty())
+        md << ": expected " << c.minimal.diff_expected << ", got " << c.minimal.diff_actual;
       md << " |\n";
     }
     md << "\n";

@@ -17,13 +17,13 @@ namespace fs = std::filesystem;
 namespace {
 
 // The /proc/cpuinfo flags that decide which kernels oneDNN, XNNPACK, libtorch and gemmlowp run.
-const std::set<std::string> kRelevantFlags = {"sse4_1",      "sse4_2",      "avx",         "avx2",     "fma",
-                                              "f16c",        "xop",         "avx512f",     "avx512dq", "avx512cd",
-                                              "avx512bw",    "avx512vl",    "avx512_vnni", "avx512_bf16",
-                                              "avx512_fp16", "avx_vnni",    "amx_tile",    "amx_int8", "amx_bf16"};
+const std::set<std::string> kRelevantFlags = {"sse4_1",   "sse4_2",   "avx",         "avx2",        "fma",
+                                              "f16c",     "xop",      "avx512f",     "avx512dq",    "avx512cd",
+                                              "avx512bw", "avx512vl", "avx512_vnni", "avx512_bf16", "avx512_fp16",
+                                              "avx_vnni", "amx_tile", "amx_int8",    "amx_bf16"};
 
 nlohmann::json counts_json(const Counts& c) {
-  return {{"PASS", c.pass}, {"FAIL", c.fail}, {"ERROR", c.error}, {"UNSUPPORTED", c.unsupported},
+  return {{"PASS", c.pass},   {"FAIL", c.fail},       {"ERROR", c.error},      {"UNSUPPORTED", c.unsupported},
           {"CRASH", c.crash}, {"TIMEOUT", c.timeout}, {"expected", c.expected}};
 }
 
@@ -62,17 +62,19 @@ Outcome page_fields(const Outcome& o) {
 }
 
 nlohmann::json outcome_json(const Outcome& o) {
-  return {{"file", o.file},
-          {"tcId", o.tc_id},
-          {"verdict", o.verdict},
-          {"reason", o.reason},
-          {"diff", {{"output", o.diff_output}, {"index", o.diff_index}, {"expected", o.diff_expected}, {"actual", o.diff_actual}}},
-          {"differing_elements", o.differing},
-          {"total_elements", o.total},
-          {"matching", o.matching},
-          {"matching_diagnostic", o.matching_diagnostic},
-          {"closest", o.closest},
-          {"closest_differing", o.closest_differing}};
+  return {
+      {"file", o.file},
+      {"tcId", o.tc_id},
+      {"verdict", o.verdict},
+      {"reason", o.reason},
+      {"diff",
+       {{"output", o.diff_output}, {"index", o.diff_index}, {"expected", o.diff_expected}, {"actual", o.diff_actual}}},
+      {"differing_elements", o.differing},
+      {"total_elements", o.total},
+      {"matching", o.matching},
+      {"matching_diagnostic", o.matching_diagnostic},
+      {"closest", o.closest},
+      {"closest_differing", o.closest_differing}};
 }
 
 Outcome outcome_from(const nlohmann::json& j, const std::string& op, const std::string& convention) {
@@ -182,7 +184,8 @@ RunSummary summarize(const Run& run, const Machine& machine) {
   if (run.mode == "native")
     for (const auto& o : run.outcomes)
       if (o.verdict != "PASS" && o.verdict != "UNSUPPORTED")
-        tests[o.op + "|" + o.convention + "|" + failure_kind(o)].push_back(o.file + "#" + std::to_string(o.tc_id) + " " + o.verdict);
+        tests[o.op + "|" + o.convention + "|" + failure_kind(o)].push_back(o.file + "#" + std::to_string(o.tc_id) +
+                                                                           " " + o.verdict);
   for (const auto& c : deviation_classes(run)) {
     ClassSummary cs;
     cs.op = c.op;
@@ -212,13 +215,21 @@ nlohmann::json to_json(const RunSummary& s) {
   j["machine"] = {{"cpu", s.machine.cpu}, {"flags", s.machine.flags}, {"setting", s.machine.setting}};
   j["rows"] = nlohmann::json::array();
   for (const auto& r : s.rows)
-    j["rows"].push_back({{"op", r.op}, {"convention", r.convention}, {"counts", counts_json(r.counts)},
-                         {"unclaimed", r.unclaimed}, {"signatures", r.signatures}});
+    j["rows"].push_back({{"op", r.op},
+                         {"convention", r.convention},
+                         {"counts", counts_json(r.counts)},
+                         {"unclaimed", r.unclaimed},
+                         {"signatures", r.signatures}});
   j["unsupported"] = s.unsupported;
   j["classes"] = nlohmann::json::array();
   for (const auto& c : s.classes)
-    j["classes"].push_back({{"op", c.op}, {"convention", c.convention}, {"kind", c.kind}, {"count", c.count},
-                            {"of_tests", c.of_tests}, {"signatures", c.signatures}, {"minimal", outcome_json(c.minimal)},
+    j["classes"].push_back({{"op", c.op},
+                            {"convention", c.convention},
+                            {"kind", c.kind},
+                            {"count", c.count},
+                            {"of_tests", c.of_tests},
+                            {"signatures", c.signatures},
+                            {"minimal", outcome_json(c.minimal)},
                             {"tests", c.tests}});
   return j;
 }
@@ -321,15 +332,18 @@ std::string RunSummary::difference(const RunSummary& o) const {
     if (a && b && a->counts == b->counts)
       d << "  " << k.first << " / " << k.second << ": same counts, other failure signatures\n";
     else
-      d << "  " << k.first << " / " << k.second << ": " << counts_text(a) << " here; " << counts_text(b) << " recorded\n";
+      d << "  " << k.first << " / " << k.second << ": " << counts_text(a) << " here; " << counts_text(b)
+        << " recorded\n";
   }
   if (unsupported != o.unsupported) d << "  the UNSUPPORTED reasons differ\n";
   std::map<std::string, const ClassSummary*> cm, co;
   for (const auto& c : classes) cm[c.op + "|" + c.convention + "|" + c.kind] = &c;
   for (const auto& c : o.classes) co[c.op + "|" + c.convention + "|" + c.kind] = &c;
   for (const auto& [k, c] : cm)
-    if (!co.count(k)) d << "  deviation class " << k << " (" << c->count << " tests) is new here\n";
-    else if (!(*c == *co[k])) d << "  deviation class " << k << " differs (" << c->count << " tests here, " << co[k]->count << " recorded)\n";
+    if (!co.count(k))
+      d << "  deviation class " << k << " (" << c->count << " tests) is new here\n";
+    else if (!(*c == *co[k]))
+      d << "  deviation class " << k << " differs (" << c->count << " tests here, " << co[k]->count << " recorded)\n";
   for (const auto& [k, c] : co)
     if (!cm.count(k)) d << "  deviation class " << k << " (" << c->count << " tests recorded) does not occur here\n";
   return d.str();

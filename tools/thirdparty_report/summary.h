@@ -6,10 +6,9 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "report_model.h"
 
@@ -17,9 +16,9 @@ namespace qspec::thirdparty_report {
 
 // Where a measurement was taken. Not compared between machines.
 struct Machine {
-  std::string cpu;                  // /proc/cpuinfo "model name"
-  std::vector<std::string> flags;   // the ISA flags that matter to the libraries' dispatch
-  std::string setting;              // the run's environment setting, e.g. ONEDNN_MAX_CPU_ISA=AVX2 ("" none)
+  std::string cpu;                 // /proc/cpuinfo "model name"
+  std::vector<std::string> flags;  // the ISA flags that matter to the libraries' dispatch
+  std::string setting;             // the run's environment setting, e.g. ONEDNN_MAX_CPU_ISA=AVX2 ("" none)
 };
 
 // The machine this process runs on (CPU model and the relevant /proc/cpuinfo flags).
@@ -29,8 +28,8 @@ Machine this_machine(const std::string& setting);
 struct Row {
   std::string op, convention;
   Counts counts;
-  std::int64_t unclaimed = 0;                         // tests of a pair the backend does not claim at all
-  std::map<std::string, std::int64_t> signatures;     // failure_signature -> count (non-PASS, non-UNSUPPORTED)
+  std::int64_t unclaimed = 0;                      // tests of a pair the backend does not claim at all
+  std::map<std::string, std::int64_t> signatures;  // failure_signature -> count (non-PASS, non-UNSUPPORTED)
   bool operator==(const Row&) const = default;
 };
 
@@ -40,8 +39,8 @@ struct ClassSummary {
   std::string op, convention, kind;
   std::int64_t count = 0, of_tests = 0;
   std::map<std::string, std::int64_t> signatures;
-  Outcome minimal;                   // fields used by the page only
-  std::vector<std::string> tests;    // "file#tcId VERDICT", native runs only
+  Outcome minimal;                 // fields used by the page only
+  std::vector<std::string> tests;  // "file#tcId VERDICT", native runs only
   bool operator==(const ClassSummary&) const = default;
 };
 
@@ -51,9 +50,9 @@ struct RunSummary {
   std::string version;  // the adapter's version string
   std::string isa;      // dispatched ISA from the version ("isa: X"); "" when fixed at build time
   Machine machine;
-  std::vector<Row> rows;                               // sorted by (op, convention)
-  std::map<std::string, std::int64_t> unsupported;     // "op: normalized reason" -> count
-  std::vector<ClassSummary> classes;                   // sorted by (op, convention, kind)
+  std::vector<Row> rows;                            // sorted by (op, convention)
+  std::map<std::string, std::int64_t> unsupported;  // "op: normalized reason" -> count
+  std::vector<ClassSummary> classes;                // sorted by (op, convention, kind)
 
   std::string key() const { return label + "|" + mode + "|" + (isa.empty() ? "-" : isa); }
   // The file name under measurements/: "<label>.<mode>.<isa or fixed>.json".
@@ -82,7 +81,9 @@ void save_measurement(const std::string& dir, const RunSummary& s);
 struct MeasuredClass {
   const RunSummary* run;
   const ClassSummary* cls;
-  std::string key() const { return run->label + "|" + run->mode + "|" + cls->op + "|" + cls->convention + "|" + cls->kind; }
+  std::string key() const {
+    return run->label + "|" + run->mode + "|" + cls->op + "|" + cls->convention + "|" + cls->kind;
+  }
 };
 std::vector<MeasuredClass> measured_classes(const std::vector<RunSummary>& runs);
 

@@ -114,8 +114,12 @@ TEST_F(ThirdpartyReport, DeviationsOfSomeInstructionSetsAreNamedAndExpectedThere
   EXPECT_EQ(in_.runs[0].isa, "avx2");
   in_.annotations = load_annotations(write(dir_ / "a.json", kAnnotations).string());
   const std::string md = render_markdown(in_);
-  EXPECT_NE(md.find("| lib | own | `avx2` (not on `avx512_vnni`) | requantize | a | differs | 1 of 3 |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| lib | own | every ISA measured | requantize | a | accepts an invalid input | 1 of 3 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| lib | own | `avx2` (not on `avx512_vnni`) | requantize | a | differs | 1 of 3 |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| lib | own | every ISA measured | requantize | a | accepts an invalid input | 1 of 3 |"),
+            std::string::npos)
+      << md;
   // Two tables: the results differ between the ISAs.
   EXPECT_NE(md.find("### lib (isa `avx512_vnni`)"), std::string::npos) << md;
   EXPECT_NE(md.find("### lib (isa `avx2`)"), std::string::npos) << md;
@@ -131,7 +135,8 @@ TEST_F(ThirdpartyReport, DeviationsOfSomeInstructionSetsAreNamedAndExpectedThere
 TEST_F(ThirdpartyReport, AnnotationsCanNameTheInstructionSet) {
   const auto a = load_annotations(write(dir_ / "a.json", R"({"annotations": [
       {"pattern": "lib|*|requantize|a|differs|avx2", "title": "only avx2", "kind": "library bug", "text": "t"},
-      {"pattern": "lib|*|requantize|a|differs", "title": "any", "kind": "documented", "text": "t"}]})").string());
+      {"pattern": "lib|*|requantize|a|differs", "title": "any", "kind": "documented", "text": "t"}]})")
+                                      .string());
   EXPECT_EQ(find_annotation(a, "lib|native|requantize|a|differs", "avx2")->title, "only avx2");
   EXPECT_EQ(find_annotation(a, "lib|native|requantize|a|differs", "sse41")->title, "any");
   EXPECT_EQ(find_annotation(a, "lib|native|requantize|a|differs", "")->title, "any");
@@ -173,7 +178,8 @@ TEST_F(ThirdpartyReport, MeasurementsRoundTripAndCompareWithoutTheMachine) {
   EXPECT_FALSE(fixed.same_results(a));
   const std::string d = fixed.difference(a);
   EXPECT_NE(d.find("requantize / a: 2 PASS, 1 FAIL"), std::string::npos) << d;
-  EXPECT_NE(d.find("deviation class requantize|a|differs (1 tests recorded) does not occur here"), std::string::npos) << d;
+  EXPECT_NE(d.find("deviation class requantize|a|differs (1 tests recorded) does not occur here"), std::string::npos)
+      << d;
   // A file under the wrong name is refused (two machines could otherwise keep one run twice).
   fs::rename(dir_ / "m" / "lib.native.avx2.json", dir_ / "m" / "lib.native.sse41.json");
   EXPECT_THROW(load_measurements((dir_ / "m").string()), std::runtime_error);
