@@ -99,7 +99,8 @@ function(qspec_thirdparty_conformance_test name)
   endif()
   add_test(NAME conformance_${name}
     COMMAND qspec --root ${PROJECT_SOURCE_DIR} run --backend ${name} --vectors ${PROJECT_SOURCE_DIR}/vectors
-            --expect ${CMAKE_CURRENT_SOURCE_DIR}/expect.txt --progress never --max-diagnostics 20)
+            --expect ${CMAKE_CURRENT_SOURCE_DIR}/expect.txt --progress never --max-diagnostics 20
+            --timeout 60)  # loading libtorch takes longer than the default 10 s on a loaded machine
   set_tests_properties(conformance_${name} PROPERTIES LABELS backend TIMEOUT 300
     ENVIRONMENT "OMP_NUM_THREADS=1;QSPEC_PLUGIN_DIR=${CMAKE_BINARY_DIR}/backends/plugins")
 endfunction()

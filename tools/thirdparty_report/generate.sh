@@ -27,6 +27,9 @@ done
 work=${KEEP:-$(mktemp -d)}
 mkdir -p "$work"
 export OMP_NUM_THREADS=1  # oneDNN: single-threaded, deterministic timing
+# A generous per-test (and library load) timeout: on a loaded machine libtorch takes more than
+# qspec's default 10 s to load, and a TIMEOUT verdict would be recorded as the library's result.
+TIMEOUT=${TIMEOUT:-120}
 runs=()
 backends=$("$QSPEC" backends 2>/dev/null || true)  # captured first: grep -q would SIGPIPE qspec under pipefail
 
@@ -66,14 +69,14 @@ for spec in $CONFIG_LIST; do
   # Own conventions, with the known deviations: this is CI's run and must be green.
   rc=0
   env "${env_args[@]}" "$QSPEC" run --backend "$lib" --vectors "$VECTORS" --expect "backends/$lib/expect.txt" \
-    --report-json "$work/$name-native.json" --progress never --max-diagnostics 0 >"$work/$name-native.log" 2>&1 || rc=$?
+    --report-json "$work/$name-native.json" --progress never --max-diagnostics 0 --timeout "$TIMEOUT" >"$work/$name-native.log" 2>&1 || rc=$?
   [ $rc -le 1 ] || { cat "$work/$name-native.log" >&2; exit 2; }
   [ $rc -eq 0 ] || echo "generate.sh: $label at isa ${isa:-fixed} on its own conventions has unexpected outcomes (see $work/$name-native.log)" >&2
   runs+=(--run "$label:native:$work/$name-native.json:$setting")
   # Every convention: failures are expected; the report says what the results match.
   rc=0
   env "${env_args[@]}" "$QSPEC" run --backend "$lib" --all-conventions --vectors "$VECTORS" \
-    --report-json "$work/$name-all.json" --progress never --max-diagnostics 0 --explain-limit 1000000 \
+    --report-json "$work/$name-all.json" --progress never --max-diagnostics 0 --explain-limit 1000000 --timeout "$TIMEOUT" \
     >"$work/$name-all.log" 2>&1 || rc=$?
   [ $rc -le 1 ] || { cat "$work/$name-all.log" >&2; exit 2; }
   runs+=(--run "$label:all:$work/$name-all.json:$setting")
