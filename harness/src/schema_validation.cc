@@ -293,19 +293,24 @@ struct SchemaSet::Impl {
     rapidjson::Document relaxed;
     relaxed.CopyFrom(e.doc, relaxed.GetAllocator());
     for (std::size_t n = 0; n < kMaxMessages; ++n) {
-      const rapidjson::SchemaDocument sd(relaxed);
-      rapidjson::SchemaValidator v(sd);
-      if (doc.Accept(v)) return;
-      rapidjson::StringBuffer sp;
-      v.GetInvalidSchemaPointer().StringifyUriFragment(sp);
-      const std::string schema_pointer = sp.GetString();  // "#/definitions/test"
-      const std::string keyword = v.GetInvalidSchemaKeyword();
-      const rapidjson::Pointer full = v.GetInvalidDocumentPointer();
+      std::string schema_pointer, keyword;  // "#/definitions/test", "oneOf"
+      rapidjson::Pointer full;               // where in the document
+      {
+        // The schema document and its validator end here, before `relaxed` is edited below.
+        const rapidjson::SchemaDocument sd(relaxed);
+        rapidjson::SchemaValidator v(sd);
+        if (doc.Accept(v)) return;
+        rapidjson::StringBuffer sp;
+        v.GetInvalidSchemaPointer().StringifyUriFragment(sp);
+        schema_pointer = sp.GetString();
+        keyword = v.GetInvalidSchemaKeyword();
+        full = v.GetInvalidDocumentPointer();
+      }
       // An unknown member is reported at its own path ("/inputs/x2"): describe it at its object.
       const std::size_t depth =
           full.GetTokenCount() - (keyword == "additionalProperties" && full.GetTokenCount() > 0 ? 1 : 0);
       const rapidjson::Pointer doc_pointer(full.GetTokens(), depth);  // a view of `full`'s tokens
-      rapidjson::Value* sub = rapidjson::Pointer(schema_pointer.c_str() + 1).Get(relaxed);
+      rapidjson::Value* sub = rapidjson::Pointer(schema_pointer.c_str()).Get(relaxed);  // URI fragment form
       const rapidjson::Value* value = doc_pointer.Get(doc);
       if (!sub || !sub->IsObject() || !sub->HasMember(keyword.c_str())) {
         out.push_back(e.file + ": at " + pointer_text(doc_pointer) + ": violates \"" + keyword + "\" of " +
