@@ -294,7 +294,7 @@ struct SchemaSet::Impl {
     relaxed.CopyFrom(e.doc, relaxed.GetAllocator());
     for (std::size_t n = 0; n < kMaxMessages; ++n) {
       std::string schema_pointer, keyword;  // "#/definitions/test", "oneOf"
-      rapidjson::Pointer full;               // where in the document
+      rapidjson::Pointer full;              // where in the document
       {
         // The schema document and its validator end here, before `relaxed` is edited below.
         const rapidjson::SchemaDocument sd(relaxed);
