@@ -1,9 +1,11 @@
 // The libtorch adapter: claims, dispatch, and the exported qspec_backend_create of the plugin.
+#include "qspec/thirdparty/adapter.h"
+
 #include <memory>
 #include <string>
 
 #include "ops.h"
-#include "qspec/thirdparty/adapter.h"
+#include "torch_isa.h"
 
 #ifndef QSPEC_LIBTORCH_VERSION
 #define QSPEC_LIBTORCH_VERSION "unknown"
@@ -16,7 +18,12 @@ class LibtorchAdapter final : public thirdparty::Adapter {
  public:
   LibtorchAdapter() : engine_(select_engine()) { set_single_thread(); }
   std::string name() const override { return "libtorch"; }
-  std::string version() const override { return std::string("libtorch ") + QSPEC_LIBTORCH_VERSION + " (" + engine_ + ")"; }
+  // The dispatched instruction sets are part of the version: results of CPU-dispatched kernels
+  // are recorded and expected per ISA (docs/third-party.md, `isa=` in --expect files).
+  std::string version() const override {
+    return std::string("libtorch ") + QSPEC_LIBTORCH_VERSION + " (" + engine_ +
+           "; isa: " + dispatched_isa(engine_.rfind("qengine onednn", 0) == 0) + ")";
+  }
 
   std::vector<thirdparty::Claim> claims() const override {
     return {

@@ -1,9 +1,11 @@
 // The XNNPACK adapter: claims, dispatch, and the exported qspec_backend_create of the plugin.
+#include "qspec/thirdparty/adapter.h"
+
 #include <memory>
 #include <string>
 
 #include "ops.h"
-#include "qspec/thirdparty/adapter.h"
+#include "xnn_isa.h"
 #include "xnn_util.h"
 
 #ifndef QSPEC_XNNPACK_VERSION
@@ -17,7 +19,11 @@ class XnnpackAdapter final : public thirdparty::Adapter {
  public:
   XnnpackAdapter() { ensure_initialized(); }
   std::string name() const override { return "xnnpack"; }
-  std::string version() const override { return std::string("XNNPACK ") + QSPEC_XNNPACK_VERSION; }
+  // The kernel family is part of the version: results of CPU-dispatched kernels are recorded and
+  // expected per ISA (docs/third-party.md, `isa=` in --expect files).
+  std::string version() const override {
+    return std::string("XNNPACK ") + QSPEC_XNNPACK_VERSION + " (isa: " + dispatched_isa() + ")";
+  }
 
   std::vector<thirdparty::Claim> claims() const override {
     std::vector<thirdparty::Claim> c;
