@@ -44,7 +44,7 @@ std::size_t channel_axis(const Attrs& attrs, const Tensor& x, std::size_t channe
   const std::int64_t axis = attr::get(attrs, Op::attr::axis);
   QSPEC_ERROR_IF(axis < 0 || axis >= static_cast<std::int64_t>(x.shape.size()), "axis must index a dimension of x");
   QSPEC_ERROR_IF(static_cast<std::size_t>(x.shape[static_cast<std::size_t>(axis)]) != channels,
-                "per-channel scales / zero points must have shape[axis] entries");
+                 "per-channel scales / zero points must have shape[axis] entries");
   return static_cast<std::size_t>(axis);
 }
 
@@ -103,25 +103,20 @@ const std::vector<DType> kPytorchTypes = {DType::I8, DType::U8, DType::I32};
 const std::vector<DType> kOnnxTypes = {DType::I8, DType::U8, DType::I16, DType::U16, DType::I32};
 const std::vector<DType> kIntegerTypes = {DType::I8, DType::U8, DType::I16, DType::U16, DType::I32, DType::I64};
 
-template <class Op>
-Registration reg(std::string_view conv, OpFn fn) {
-  return {.op = std::string(Op::op), .convention = std::string(conv), .fn = std::move(fn)};
-}
-
 // ---- op "quantize" ----
 
-QSPEC_REGISTER_REF_OP(reg<Quantize>(Quantize::conv::onnx_quantize_linear,
-                                    quantize_op(ref::onnx_quantize_linear, kOnnxTypes,
-                                                Quantize::conv::onnx_quantize_linear)));
-QSPEC_REGISTER_REF_OP(reg<Quantize>(Quantize::conv::xnnpack_convert,
-                                    quantize_op(ref::xnnpack_convert_quantize, kInt8Types,
-                                                Quantize::conv::xnnpack_convert)));
-QSPEC_REGISTER_REF_OP(reg<Quantize>(Quantize::conv::onednn_reorder,
-                                    quantize_op(ref::onednn_reorder_quantize, kInt8Types,
-                                                Quantize::conv::onednn_reorder)));
-QSPEC_REGISTER_REF_OP(reg<Quantize>(Quantize::conv::pytorch_quantize_per_tensor,
-                                    quantize_op(ref::pytorch_quantize_per_tensor, kPytorchTypes,
-                                                Quantize::conv::pytorch_quantize_per_tensor)));
+QSPEC_REGISTER_REF_OP(registration<Quantize>(Quantize::conv::onnx_quantize_linear,
+                                             quantize_op(ref::onnx_quantize_linear, kOnnxTypes,
+                                                         Quantize::conv::onnx_quantize_linear)));
+QSPEC_REGISTER_REF_OP(registration<Quantize>(Quantize::conv::xnnpack_convert,
+                                             quantize_op(ref::xnnpack_convert_quantize, kInt8Types,
+                                                         Quantize::conv::xnnpack_convert)));
+QSPEC_REGISTER_REF_OP(registration<Quantize>(Quantize::conv::onednn_reorder,
+                                             quantize_op(ref::onednn_reorder_quantize, kInt8Types,
+                                                         Quantize::conv::onednn_reorder)));
+QSPEC_REGISTER_REF_OP(registration<Quantize>(Quantize::conv::pytorch_quantize_per_tensor,
+                                             quantize_op(ref::pytorch_quantize_per_tensor, kPytorchTypes,
+                                                         Quantize::conv::pytorch_quantize_per_tensor)));
 
 // The diagnostic conventions named after each of the seven roundings.
 struct ExactConvention {
@@ -142,11 +137,10 @@ const ExactConvention kExact[] = {
 const bool kExactQuantizeRegistered = [] {
   for (const auto& e : kExact) {
     const ref::Rounding mode = e.mode;
-    register_op(reg<Quantize>(e.quantize, quantize_op(
-                                              [mode](std::uint32_t x, std::uint32_t s, const Int& zp, ref::DType out) {
-                                                return ref::exact_quantize(x, s, zp, out, mode);
-                                              },
-                                              kOnnxTypes, e.quantize)));
+    register_op(registration<Quantize>(
+        e.quantize, quantize_op([mode](std::uint32_t x, std::uint32_t s, const Int& zp,
+                                       ref::DType out) { return ref::exact_quantize(x, s, zp, out, mode); },
+                                kOnnxTypes, e.quantize)));
   }
   return true;
 }();
@@ -176,39 +170,36 @@ OpFn dequantize_op(std::vector<DType> allowed, std::string_view conv,
 
 bool fits(const Int& v, DType t) { return v >= dtype_min(t) && v <= dtype_max(t); }
 
-QSPEC_REGISTER_REF_OP(reg<Dequantize>(Dequantize::conv::onnx_dequantize_linear,
-                                      dequantize_op(kPytorchTypes, Dequantize::conv::onnx_dequantize_linear,
-                                                    [](DType in, const Int& zp, std::uint32_t) {
-                                                      QSPEC_ERROR_IF(!fits(zp, in), "x_zero_point must have x's type");
-                                                      QSPEC_ERROR_IF(in == DType::I32 && zp != 0,
-                                                                    "dequantizing int32 has no zero point (must be 0)");
-                                                    })));
-QSPEC_REGISTER_REF_OP(reg<Dequantize>(Dequantize::conv::xnnpack_convert,
-                                      dequantize_op(kInt8Types, Dequantize::conv::xnnpack_convert,
-                                                    [](DType in, const Int& zp, std::uint32_t scale) {
-                                                      const std::uint32_t e = (scale >> 23) & 0xffu;
-                                                      QSPEC_ERROR_IF((scale >> 31) != 0 || e == 0 || e == 0xffu,
-                                                                    "scale must be finite, normalized, and positive");
-                                                      QSPEC_ERROR_IF(!fits(zp, in), "zero_point must fit the input type");
-                                                    })));
-QSPEC_REGISTER_REF_OP(reg<Dequantize>(Dequantize::conv::pytorch_dequantize,
-                                      dequantize_op(kPytorchTypes, Dequantize::conv::pytorch_dequantize,
-                                                    [](DType in, const Int& zp, std::uint32_t) {
-                                                      QSPEC_ERROR_IF(!fits(zp, in),
-                                                                    "zero_point is out of range (checkZeroPoint)");
-                                                    })));
+QSPEC_REGISTER_REF_OP(registration<Dequantize>(
+    Dequantize::conv::onnx_dequantize_linear,
+    dequantize_op(kPytorchTypes, Dequantize::conv::onnx_dequantize_linear, [](DType in, const Int& zp, std::uint32_t) {
+      QSPEC_ERROR_IF(!fits(zp, in), "x_zero_point must have x's type");
+      QSPEC_ERROR_IF(in == DType::I32 && zp != 0, "dequantizing int32 has no zero point (must be 0)");
+    })));
+QSPEC_REGISTER_REF_OP(registration<Dequantize>(
+    Dequantize::conv::xnnpack_convert,
+    dequantize_op(kInt8Types, Dequantize::conv::xnnpack_convert, [](DType in, const Int& zp, std::uint32_t scale) {
+      const std::uint32_t e = (scale >> 23) & 0xffu;
+      QSPEC_ERROR_IF((scale >> 31) != 0 || e == 0 || e == 0xffu, "scale must be finite, normalized, and positive");
+      QSPEC_ERROR_IF(!fits(zp, in), "zero_point must fit the input type");
+    })));
+QSPEC_REGISTER_REF_OP(registration<Dequantize>(
+    Dequantize::conv::pytorch_dequantize,
+    dequantize_op(kPytorchTypes, Dequantize::conv::pytorch_dequantize, [](DType in, const Int& zp, std::uint32_t) {
+      QSPEC_ERROR_IF(!fits(zp, in), "zero_point is out of range (checkZeroPoint)");
+    })));
 
 // ---- op "requantize" (real-valued scale vocabulary) ----
 
-QSPEC_REGISTER_REF_OP(reg<Requantize>(Requantize::conv::xnnpack_fp32,
-                                      requantize_op(ref::xnnpack_fp32_requantize, kInt8Types,
-                                                    Requantize::conv::xnnpack_fp32)));
-QSPEC_REGISTER_REF_OP(reg<Requantize>(Requantize::conv::onednn_fp32,
-                                      requantize_op(ref::onednn_fp32_requantize, kInt8Types,
-                                                    Requantize::conv::onednn_fp32)));
-QSPEC_REGISTER_REF_OP(reg<Requantize>(Requantize::conv::pytorch_requantize_from_int,
-                                      requantize_op(ref::pytorch_requantize_from_int, kPytorchTypes,
-                                                    Requantize::conv::pytorch_requantize_from_int)));
+QSPEC_REGISTER_REF_OP(registration<Requantize>(Requantize::conv::xnnpack_fp32,
+                                               requantize_op(ref::xnnpack_fp32_requantize, kInt8Types,
+                                                             Requantize::conv::xnnpack_fp32)));
+QSPEC_REGISTER_REF_OP(registration<Requantize>(Requantize::conv::onednn_fp32,
+                                               requantize_op(ref::onednn_fp32_requantize, kInt8Types,
+                                                             Requantize::conv::onednn_fp32)));
+QSPEC_REGISTER_REF_OP(registration<Requantize>(Requantize::conv::pytorch_requantize_from_int,
+                                               requantize_op(ref::pytorch_requantize_from_int, kPytorchTypes,
+                                                             Requantize::conv::pytorch_requantize_from_int)));
 
 // Diagnostic: the exact real product. With attribute "scale" it is x * scale; with TVM / Glow's
 // input_scale / output_scale / input_zero_point it is (x - input_zero_point) * in / out, exactly.
@@ -240,21 +231,23 @@ OpFn exact_requantize_op(ref::Rounding mode, std::string_view conv) {
 }
 
 const bool kExactRequantizeRegistered = [] {
-  for (const auto& e : kExact) register_op(reg<Requantize>(e.requantize, exact_requantize_op(e.mode, e.requantize)));
+  for (const auto& e : kExact)
+    register_op(registration<Requantize>(e.requantize, exact_requantize_op(e.mode, e.requantize)));
   return true;
 }();
 
 // ---- per channel ----
 
-QSPEC_REGISTER_REF_OP(reg<cat::quantize_per_channel>(
+QSPEC_REGISTER_REF_OP(registration<cat::quantize_per_channel>(
     cat::quantize_per_channel::conv::onnx_quantize_linear,
-    quantize_per_channel_op(ref::onnx_quantize_linear, kOnnxTypes, cat::quantize_per_channel::conv::onnx_quantize_linear)));
-QSPEC_REGISTER_REF_OP(reg<cat::quantize_per_channel>(
+    quantize_per_channel_op(ref::onnx_quantize_linear, kOnnxTypes,
+                            cat::quantize_per_channel::conv::onnx_quantize_linear)));
+QSPEC_REGISTER_REF_OP(registration<cat::quantize_per_channel>(
     cat::quantize_per_channel::conv::pytorch_quantize_per_channel,
     quantize_per_channel_op(ref::pytorch_quantize_per_tensor, kPytorchTypes,
                             cat::quantize_per_channel::conv::pytorch_quantize_per_channel)));
 
-QSPEC_REGISTER_REF_OP(reg<cat::requantize_per_channel>(
+QSPEC_REGISTER_REF_OP(registration<cat::requantize_per_channel>(
     cat::requantize_per_channel::conv::xnnpack_fp32, [](const Attrs& attrs, const std::vector<Tensor>& inputs) {
       using Op = cat::requantize_per_channel;
       const Tensor& x = input(inputs, Op::in::x);

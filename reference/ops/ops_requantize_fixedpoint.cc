@@ -70,8 +70,8 @@ OpFn requantize_op(ScalarRequant f) {
     const Int zp(attr::get(attrs, Requantize::attr::output_zero_point));
     const DType out = out_dtype<Requantize>(attrs);
     const ref::DType rout = out;
-    return std::vector<Tensor>{map_elements(Requantize::out::y, x, out,
-                                            [&](const Int& v, std::size_t) { return f(v, m, shift, zp, rout); })};
+    return std::vector<Tensor>{
+        map_elements(Requantize::out::y, x, out, [&](const Int& v, std::size_t) { return f(v, m, shift, zp, rout); })};
   };
 }
 
@@ -111,8 +111,8 @@ ScalarRequant tosa(ref::TosaScale mode) {
   return [mode](const Int& x, const Int& m, int shift, const Int& zp, ref::DType out) {
     if (mode == ref::TosaScale::Scale16) {
       if (m % ref::pow2(16) != 0)
-        throw JsonValueError("attribute '" + std::string(Requantize::attr::multiplier.name) + "': " +
-                             std::string(Requantize::conv::tosa_scale16) +
+        throw JsonValueError("attribute '" + std::string(Requantize::attr::multiplier.name) +
+                             "': " + std::string(Requantize::conv::tosa_scale16) +
                              " needs a multiple of 2^16 (an int16 Q15 multiplier)");
       return ref::tosa_rescale(x, m / ref::pow2(16), 15 - shift, zp, out, mode);
     }
@@ -126,20 +126,16 @@ ScalarRequant q31_exact(ref::Rounding mode) {
   };
 }
 
-Registration requantize_reg(std::string_view conv, OpFn fn) {
-  return {.op = std::string(Requantize::op), .convention = std::string(conv), .fn = std::move(fn)};
-}
-Registration per_channel_reg(std::string_view conv, OpFn fn) {
-  return {.op = std::string(PerChannel::op), .convention = std::string(conv), .fn = std::move(fn)};
-}
-
-QSPEC_REGISTER_REF_OP(requantize_reg(Requantize::conv::gemmlowp_double_round, requantize_op(gemmlowp_double_round)));
-QSPEC_REGISTER_REF_OP(requantize_reg(Requantize::conv::tflite_single_round, requantize_op(tflite_single_round)));
-QSPEC_REGISTER_REF_OP(
-    requantize_reg(Requantize::conv::tosa_single_round, requantize_op(tosa(ref::TosaScale::Single32))));
-QSPEC_REGISTER_REF_OP(
-    requantize_reg(Requantize::conv::tosa_double_round, requantize_op(tosa(ref::TosaScale::Double32))));
-QSPEC_REGISTER_REF_OP(requantize_reg(Requantize::conv::tosa_scale16, requantize_op(tosa(ref::TosaScale::Scale16))));
+QSPEC_REGISTER_REF_OP(registration<Requantize>(Requantize::conv::gemmlowp_double_round,
+                                               requantize_op(gemmlowp_double_round)));
+QSPEC_REGISTER_REF_OP(registration<Requantize>(Requantize::conv::tflite_single_round,
+                                               requantize_op(tflite_single_round)));
+QSPEC_REGISTER_REF_OP(registration<Requantize>(Requantize::conv::tosa_single_round,
+                                               requantize_op(tosa(ref::TosaScale::Single32))));
+QSPEC_REGISTER_REF_OP(registration<Requantize>(Requantize::conv::tosa_double_round,
+                                               requantize_op(tosa(ref::TosaScale::Double32))));
+QSPEC_REGISTER_REF_OP(registration<Requantize>(Requantize::conv::tosa_scale16,
+                                               requantize_op(tosa(ref::TosaScale::Scale16))));
 
 // The exact rational requantization under each named rounding: diagnostics only.
 struct ExactMode {
@@ -156,20 +152,21 @@ const ExactMode kExactModes[] = {
     {Requantize::conv::q31_exact_half_even, ref::Rounding::HalfEven},
 };
 [[maybe_unused]] const bool kExactRegistered = [] {
-  for (const auto& e : kExactModes) register_op(requantize_reg(e.convention, requantize_op(q31_exact(e.mode))));
+  for (const auto& e : kExactModes)
+    register_op(registration<Requantize>(e.convention, requantize_op(q31_exact(e.mode))));
   return true;
 }();
 
 // ---- op "requantize_per_channel" ----
 
-QSPEC_REGISTER_REF_OP(
-    per_channel_reg(PerChannel::conv::gemmlowp_double_round, requantize_per_channel_op(gemmlowp_double_round)));
-QSPEC_REGISTER_REF_OP(
-    per_channel_reg(PerChannel::conv::tflite_single_round, requantize_per_channel_op(tflite_single_round)));
-QSPEC_REGISTER_REF_OP(per_channel_reg(PerChannel::conv::tosa_single_round,
-                                      requantize_per_channel_op(tosa(ref::TosaScale::Single32))));
-QSPEC_REGISTER_REF_OP(per_channel_reg(PerChannel::conv::tosa_double_round,
-                                      requantize_per_channel_op(tosa(ref::TosaScale::Double32))));
+QSPEC_REGISTER_REF_OP(registration<PerChannel>(PerChannel::conv::gemmlowp_double_round,
+                                               requantize_per_channel_op(gemmlowp_double_round)));
+QSPEC_REGISTER_REF_OP(registration<PerChannel>(PerChannel::conv::tflite_single_round,
+                                               requantize_per_channel_op(tflite_single_round)));
+QSPEC_REGISTER_REF_OP(registration<PerChannel>(PerChannel::conv::tosa_single_round,
+                                               requantize_per_channel_op(tosa(ref::TosaScale::Single32))));
+QSPEC_REGISTER_REF_OP(registration<PerChannel>(PerChannel::conv::tosa_double_round,
+                                               requantize_per_channel_op(tosa(ref::TosaScale::Double32))));
 
 // ---- gemmlowp's legacy stage: its own attributes ----
 
@@ -205,31 +202,28 @@ OpFn legacy_pc_op() {
   };
 }
 
-QSPEC_REGISTER_REF_OP(requantize_reg(Requantize::conv::gemmlowp_legacy_uint8_scale, legacy_op()));
-QSPEC_REGISTER_REF_OP(per_channel_reg(PerChannel::conv::gemmlowp_legacy_uint8_scale, legacy_pc_op()));
+QSPEC_REGISTER_REF_OP(registration<Requantize>(Requantize::conv::gemmlowp_legacy_uint8_scale, legacy_op()));
+QSPEC_REGISTER_REF_OP(registration<PerChannel>(PerChannel::conv::gemmlowp_legacy_uint8_scale, legacy_pc_op()));
 
 // ---- the fixed-point primitives as ops ----
 
-QSPEC_REGISTER_REF_OP({.op = std::string(cat::srdhm::op),
-                       .convention = std::string(cat::srdhm::conv::gemmlowp),
-                       .fn = [](const Attrs&, const std::vector<Tensor>& inputs) {
-                         const Tensor& a = input(inputs, cat::srdhm::in::a, DType::I32);
-                         const Tensor& b = input(inputs, cat::srdhm::in::b, DType::I32);
-                         if (a.shape != b.shape) throw JsonValueError("inputs 'a' and 'b' must have the same shape");
-                         return std::vector<Tensor>{map_elements(
-                             cat::srdhm::out::y, a, DType::I32,
-                             [&](const Int& v, std::size_t i) { return ref::gemmlowp_srdhm(v, Int(b.data[i])); })};
-                       }});
-QSPEC_REGISTER_REF_OP({.op = std::string(cat::rdbpot::op),
-                       .convention = std::string(cat::rdbpot::conv::gemmlowp),
-                       .fn = [](const Attrs& attrs, const std::vector<Tensor>& inputs) {
-                         const Tensor& x = input(inputs, cat::rdbpot::in::x, DType::I32);
-                         const int e = static_cast<int>(attr::get(attrs, cat::rdbpot::attr::exponent));
-                         return std::vector<Tensor>{map_elements(cat::rdbpot::out::y, x, DType::I32,
-                                                                 [&](const Int& v, std::size_t) {
-                                                                   return ref::gemmlowp_rdbpot(v, e);
-                                                                 })};
-                       }});
+std::vector<Tensor> srdhm(const Attrs&, const std::vector<Tensor>& inputs) {
+  const Tensor& a = input(inputs, cat::srdhm::in::a, DType::I32);
+  const Tensor& b = input(inputs, cat::srdhm::in::b, DType::I32);
+  if (a.shape != b.shape) throw JsonValueError("inputs 'a' and 'b' must have the same shape");
+  return {map_elements(cat::srdhm::out::y, a, DType::I32,
+                       [&](const Int& v, std::size_t i) { return ref::gemmlowp_srdhm(v, Int(b.data[i])); })};
+}
+
+std::vector<Tensor> rdbpot(const Attrs& attrs, const std::vector<Tensor>& inputs) {
+  const Tensor& x = input(inputs, cat::rdbpot::in::x, DType::I32);
+  const int e = static_cast<int>(attr::get(attrs, cat::rdbpot::attr::exponent));
+  return {map_elements(cat::rdbpot::out::y, x, DType::I32,
+                       [&](const Int& v, std::size_t) { return ref::gemmlowp_rdbpot(v, e); })};
+}
+
+QSPEC_REGISTER_REF_OP(registration<cat::srdhm>(cat::srdhm::conv::gemmlowp, srdhm));
+QSPEC_REGISTER_REF_OP(registration<cat::rdbpot>(cat::rdbpot::conv::gemmlowp, rdbpot));
 
 // ---- op "quantize_multiplier" ----
 
@@ -250,24 +244,23 @@ OpFn quantize_multiplier_op(std::function<ref::QuantizedMultiplier(std::uint64_t
 }
 
 Registration tflite_quantize_multiplier(std::string_view conv, ref::TfliteBuild build) {
-  return {.op = std::string(QM::op),
-          .convention = std::string(conv),
-          .fn = quantize_multiplier_op(
-              [build](std::uint64_t b) { return ref::tflite_quantize_multiplier(b, build); }, DType::F64)};
+  return registration<QM>(
+      conv, quantize_multiplier_op([build](std::uint64_t b) { return ref::tflite_quantize_multiplier(b, build); },
+                                   DType::F64));
 }
 
 QSPEC_REGISTER_REF_OP(tflite_quantize_multiplier(QM::conv::tflite_quantize_multiplier, ref::TfliteBuild::Default));
-QSPEC_REGISTER_REF_OP(
-    tflite_quantize_multiplier(QM::conv::tflite_quantize_multiplier_single_round, ref::TfliteBuild::SingleRounding));
-QSPEC_REGISTER_REF_OP(
-    tflite_quantize_multiplier(QM::conv::tflite_quantize_multiplier_emulate_float, ref::TfliteBuild::EmulateFloat));
-QSPEC_REGISTER_REF_OP({.op = std::string(QM::op),
-                       .convention = std::string(QM::conv::gemmlowp_quantize_multiplier_smaller_than_one),
-                       .fn = quantize_multiplier_op(
-                           [](std::uint64_t b) {
-                             return ref::gemmlowp_quantize_multiplier_smaller_than_one(static_cast<std::uint32_t>(b));
-                           },
-                           DType::F32)});
+QSPEC_REGISTER_REF_OP(tflite_quantize_multiplier(QM::conv::tflite_quantize_multiplier_single_round,
+                                                 ref::TfliteBuild::SingleRounding));
+QSPEC_REGISTER_REF_OP(tflite_quantize_multiplier(QM::conv::tflite_quantize_multiplier_emulate_float,
+                                                 ref::TfliteBuild::EmulateFloat));
+QSPEC_REGISTER_REF_OP(registration<QM>(QM::conv::gemmlowp_quantize_multiplier_smaller_than_one,
+                                       quantize_multiplier_op(
+                                           [](std::uint64_t b) {
+                                             return ref::gemmlowp_quantize_multiplier_smaller_than_one(
+                                                 static_cast<std::uint32_t>(b));
+                                           },
+                                           DType::F32)));
 
 }  // namespace
 }  // namespace qspec::refops
