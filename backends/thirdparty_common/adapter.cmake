@@ -16,7 +16,7 @@ add_library(qspec_thirdparty_common STATIC
   ${QSPEC_THIRDPARTY_COMMON_DIR}/src/tensor_io.cc
   ${QSPEC_THIRDPARTY_COMMON_DIR}/src/requant_params.cc)
 target_include_directories(qspec_thirdparty_common PUBLIC ${QSPEC_THIRDPARTY_COMMON_DIR}/include)
-target_link_libraries(qspec_thirdparty_common PUBLIC qspec_core nlohmann_json::nlohmann_json)
+target_link_libraries(qspec_thirdparty_common PUBLIC qspec_core qspec_backend_common nlohmann_json::nlohmann_json)
 set_target_properties(qspec_thirdparty_common PROPERTIES
   POSITION_INDEPENDENT_CODE ON CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
 qspec_warnings(qspec_thirdparty_common)
