@@ -1679,7 +1679,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
     {
       "name": "shift",
       "dtypes": ["int32"],
-      "doc": "the exponent in TFLite's sign convention: the real multiplier is M * 2^(shift - 31)"
+      "doc": "the exponent in TFLite's sign convention: the real multiplier is M * 2^(shift - 31) (gemmlowp's shift is -right_shift)"
     }
   ],
   "attributes": {},
@@ -1918,7 +1918,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
     "out_dtype": {
       "type": "dtype",
       "values": ["int8", "uint8", "int16", "uint16", "int32", "int64", "float32", "float64"],
-      "doc": "the type y is saturated to. Q31 and legacy conventions take int8, uint8, int16, int32; XNNPACK and oneDNN int8, uint8; PyTorch also int32; Glow int8; TVM reads any dtype and rejects all but int8, uint8, int16, int32 (ERROR_IF)"
+      "doc": "the type y is saturated to. Q31 and legacy conventions take int8, uint8, int16, int32 (for gemmlowp.legacy_uint8_scale it names the cast stage after the legacy stage: OutputStageSaturatingCastToUint8 (the standard pipeline), ...ToInt8, ...ToInt16; int32: none); XNNPACK and oneDNN int8, uint8; PyTorch also int32; Glow int8; TVM reads any dtype and rejects all but int8, uint8, int16, int32 (ERROR_IF)"
     },
     "output_scale": {
       "type": "float32",
@@ -2301,7 +2301,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "attributes": {
     "axis": {
       "type": "int",
-      "doc": "the dimension of x that indexes the channels; the per-channel arrays have shape[axis] entries (TVM: negative counts from the back; ERROR_IF out of range for TVM and the float-scale conventions)"
+      "doc": "the dimension of x that indexes the channels; the per-channel arrays have shape[axis] entries. TFLite's per-channel accumulators and TOSA's per_channel RESCALE use the last dimension, gemmlowp's ...PC<Shape> stages rows (Col: 0) or columns (Row: 1). Q31 conventions: outside [0, rank) does not apply; TVM: negative counts from the back; TVM and XNNPACK: ERROR_IF out of range"
     },
     "input_scales": {
       "type": "float32[]",
