@@ -98,3 +98,9 @@ function(qspec_thirdparty_conformance_test name)
   set_tests_properties(conformance_${name} PROPERTIES LABELS backend TIMEOUT 300
     ENVIRONMENT "OMP_NUM_THREADS=1;QSPEC_PLUGIN_DIR=${CMAKE_BINARY_DIR}/backends/plugins")
 endfunction()
+
+# The shared code's own unit tests (the adapters' behaviour is tested through their plugins).
+if(QSPEC_BUILD_TESTS)
+  qspec_test(thirdparty_output_dtype_hint_test SRCS ${QSPEC_THIRDPARTY_COMMON_DIR}/tests/output_dtype_hint_test.cc
+    DEPS qspec_thirdparty_common LABELS unit)
+endif()
