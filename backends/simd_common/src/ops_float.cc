@@ -208,7 +208,7 @@ QuantizeParams quantize_params(QConv conv, float scale, std::int64_t zp, OutType
   auto need = [&](std::initializer_list<qspec_dtype> set) {
     if (!is_one_of(out_dtype, set)) throw std::invalid_argument("this convention does not apply to the output dtype");
   };
-  auto zp_in_range = [&](const char* what) {
+  auto zp_in_range = [&](std::string_view what) {
     if (!fits(zp, out)) throw Rejected(std::string(what) + ": zero_point outside the output type (ERROR_IF)");
   };
   if (zp < INT32_MIN || zp > INT32_MAX) throw Unsupported("zero points beyond int32 are not implemented");
@@ -216,14 +216,14 @@ QuantizeParams quantize_params(QConv conv, float scale, std::int64_t zp, OutType
   switch (conv) {
     case QConv::kOnnx:  // sat(half_even(fl32(x / s)) + zp)
       need({QSPEC_DTYPE_INT8, QSPEC_DTYPE_UINT8, QSPEC_DTYPE_INT16, QSPEC_DTYPE_UINT16, QSPEC_DTYPE_INT32});
-      zp_in_range("onnx.quantize_linear");
+      zp_in_range(Quantize::conv::onnx_quantize_linear);
       p.divide = true, p.s = scale, p.post = QuantizeParams::Post::kInt, p.post_zp = zp;
       break;
     case QConv::kXnnpack:  // sat(half_even(fl32(x * fl32(1/s))) + zp)
       need({QSPEC_DTYPE_INT8, QSPEC_DTYPE_UINT8});
       if (!positive_normal(scale))
         throw Rejected("xnnpack.convert: scale must be finite, normalized, positive (ERROR_IF)");
-      zp_in_range("xnnpack.convert");
+      zp_in_range(Quantize::conv::xnnpack_convert);
       p.divide = false, p.s = 1.0f / scale, p.post = QuantizeParams::Post::kInt, p.post_zp = zp;
       break;
     case QConv::kOnednn:  // sat(half_even(fl32(fl32(x * fl32(1/s)) + fl32(zp))))
@@ -232,7 +232,7 @@ QuantizeParams quantize_params(QConv conv, float scale, std::int64_t zp, OutType
       break;
     case QConv::kPytorch:  // clamp(fl32(fl32(zp) + nearbyint(fl32(x * fl32(1/s)))))
       need({QSPEC_DTYPE_INT8, QSPEC_DTYPE_UINT8, QSPEC_DTYPE_INT32});
-      zp_in_range("pytorch.quantize_per_tensor");
+      zp_in_range(Quantize::conv::pytorch_quantize_per_tensor);
       p.divide = false, p.s = 1.0f / scale, p.post = QuantizeParams::Post::kFloat, p.post_zpf = zpf;
       break;
     case QConv::kTvm:  // clip(fl32(half_away(fl32(x / s)) + fl32(zp)))
