@@ -2525,7 +2525,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "TVM qnn.add: both inputs requantized to the output parameters, added, zero point subtracted, clipped.",
   "spec": "spec/operators_tvm.md",
   "inputs": [{"name": "lhs", "dtypes": ["int8"]}, {"name": "rhs", "dtypes": ["int8"]}],
-  "outputs": [{"name": "y", "dtypes": ["int8"]}],
+  "outputs": [{"name": "y", "dtypes": ["int8"], "dtype_from": "out_dtype"}],
   "attributes": {
     "lhs_scale": {"type": "float32", "doc": ""},
     "lhs_zero_point": {"type": "int", "doc": ""},
@@ -2588,7 +2588,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "TVM qnn.concatenate: each input requantized to the output parameters, then concatenated.",
   "spec": "spec/operators_tvm.md",
   "inputs": [{"name": "x", "dtypes": ["int8"], "variadic": {"min": 1, "max": 3}}],
-  "outputs": [{"name": "y", "dtypes": ["int8"]}],
+  "outputs": [{"name": "y", "dtypes": ["int8"], "dtype_from": "out_dtype"}],
   "attributes": {
     "axis": {"type": "int", "doc": ""},
     "input_scales": {"type": "float32[]", "doc": ""},
@@ -2617,7 +2617,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "TVM qnn.conv2d: int32 accumulation with zero points, optionally requantized.",
   "spec": "spec/operators_tvm.md",
   "inputs": [{"name": "data", "dtypes": ["int8", "uint8"]}, {"name": "kernel", "dtypes": ["int8"]}],
-  "outputs": [{"name": "y", "dtypes": ["int8", "int32"]}],
+  "outputs": [{"name": "y", "dtypes": ["int8", "int32"], "dtype_from": "out_dtype"}],
   "attributes": {
     "data_layout": {"type": "enum", "values": ["NHWC"], "doc": ""},
     "dilation": {"type": "int[]", "doc": ""},
@@ -2654,7 +2654,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "TVM qnn.dense: int32 accumulation with zero points, optionally requantized.",
   "spec": "spec/operators_tvm.md",
   "inputs": [{"name": "data", "dtypes": ["int8"]}, {"name": "weight", "dtypes": ["int8"]}],
-  "outputs": [{"name": "y", "dtypes": ["int8", "int32"]}],
+  "outputs": [{"name": "y", "dtypes": ["int8", "int32"], "dtype_from": "out_dtype"}],
   "attributes": {
     "input_scale": {"type": "float32", "doc": ""},
     "input_zero_point": {"type": "int", "doc": ""},

@@ -30,6 +30,9 @@ TEST(OutputDtypeHint, FollowsTheDtypeFromAttribute) {
   // requantize's y: "dtype_from": "out_dtype".
   EXPECT_EQ(hint(cat::requantize::op, {{"out_dtype", "uint8"}}), QSPEC_DTYPE_UINT8);
   EXPECT_EQ(hint(cat::quantize_per_channel::op, {{"out_dtype", "int32"}}), QSPEC_DTYPE_INT32);
+  // An invalid test's dtype the valid vectors never hold (tvm.qnn.conv2d's "out_dtype int16"
+  // ERROR_IF): the adapters must see int16 to refuse it as the library does.
+  EXPECT_EQ(hint(cat::tvm_qnn_conv2d::op, {{"out_dtype", "int16"}}), QSPEC_DTYPE_INT16);
 }
 
 TEST(OutputDtypeHint, TakesTheOnlyDtypeAnOutputCanHave) {
