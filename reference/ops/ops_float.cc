@@ -98,24 +98,25 @@ OpFn requantize_op(RequantizeFn f, std::vector<DType> allowed, std::string_view 
   };
 }
 
-const std::vector<DType> kInt8Types = {DType::I8, DType::U8};
-const std::vector<DType> kPytorchTypes = {DType::I8, DType::U8, DType::I32};
-const std::vector<DType> kOnnxTypes = {DType::I8, DType::U8, DType::I16, DType::U16, DType::I32};
+// The output (or input) dtypes a convention takes.
+const std::vector<DType> kI8U8 = {DType::I8, DType::U8};
+const std::vector<DType> kI8U8I32 = {DType::I8, DType::U8, DType::I32};
+const std::vector<DType> kI8ToI32 = {DType::I8, DType::U8, DType::I16, DType::U16, DType::I32};
 const std::vector<DType> kIntegerTypes = {DType::I8, DType::U8, DType::I16, DType::U16, DType::I32, DType::I64};
 
 // ---- op "quantize" ----
 
 QSPEC_REGISTER_REF_OP(registration<Quantize>(Quantize::conv::onnx_quantize_linear,
-                                             quantize_op(ref::onnx_quantize_linear, kOnnxTypes,
+                                             quantize_op(ref::onnx_quantize_linear, kI8ToI32,
                                                          Quantize::conv::onnx_quantize_linear)));
 QSPEC_REGISTER_REF_OP(registration<Quantize>(Quantize::conv::xnnpack_convert,
-                                             quantize_op(ref::xnnpack_convert_quantize, kInt8Types,
+                                             quantize_op(ref::xnnpack_convert_quantize, kI8U8,
                                                          Quantize::conv::xnnpack_convert)));
 QSPEC_REGISTER_REF_OP(registration<Quantize>(Quantize::conv::onednn_reorder,
-                                             quantize_op(ref::onednn_reorder_quantize, kInt8Types,
+                                             quantize_op(ref::onednn_reorder_quantize, kI8U8,
                                                          Quantize::conv::onednn_reorder)));
 QSPEC_REGISTER_REF_OP(registration<Quantize>(Quantize::conv::pytorch_quantize_per_tensor,
-                                             quantize_op(ref::pytorch_quantize_per_tensor, kPytorchTypes,
+                                             quantize_op(ref::pytorch_quantize_per_tensor, kI8U8I32,
                                                          Quantize::conv::pytorch_quantize_per_tensor)));
 
 // The diagnostic conventions named after each of the seven roundings.
@@ -140,7 +141,7 @@ const bool kExactQuantizeRegistered = [] {
     register_op(registration<Quantize>(
         e.quantize, quantize_op([mode](std::uint32_t x, std::uint32_t s, const Int& zp,
                                        ref::DType out) { return ref::exact_quantize(x, s, zp, out, mode); },
-                                kOnnxTypes, e.quantize)));
+                                kI8ToI32, e.quantize)));
   }
   return true;
 }();
@@ -172,33 +173,33 @@ bool fits(const Int& v, DType t) { return v >= dtype_min(t) && v <= dtype_max(t)
 
 QSPEC_REGISTER_REF_OP(registration<Dequantize>(
     Dequantize::conv::onnx_dequantize_linear,
-    dequantize_op(kPytorchTypes, Dequantize::conv::onnx_dequantize_linear, [](DType in, const Int& zp, std::uint32_t) {
+    dequantize_op(kI8U8I32, Dequantize::conv::onnx_dequantize_linear, [](DType in, const Int& zp, std::uint32_t) {
       QSPEC_ERROR_IF(!fits(zp, in), "x_zero_point must have x's type");
       QSPEC_ERROR_IF(in == DType::I32 && zp != 0, "dequantizing int32 has no zero point (must be 0)");
     })));
 QSPEC_REGISTER_REF_OP(registration<Dequantize>(
     Dequantize::conv::xnnpack_convert,
-    dequantize_op(kInt8Types, Dequantize::conv::xnnpack_convert, [](DType in, const Int& zp, std::uint32_t scale) {
+    dequantize_op(kI8U8, Dequantize::conv::xnnpack_convert, [](DType in, const Int& zp, std::uint32_t scale) {
       const std::uint32_t e = (scale >> 23) & 0xffu;
       QSPEC_ERROR_IF((scale >> 31) != 0 || e == 0 || e == 0xffu, "scale must be finite, normalized, and positive");
       QSPEC_ERROR_IF(!fits(zp, in), "zero_point must fit the input type");
     })));
 QSPEC_REGISTER_REF_OP(registration<Dequantize>(
     Dequantize::conv::pytorch_dequantize,
-    dequantize_op(kPytorchTypes, Dequantize::conv::pytorch_dequantize, [](DType in, const Int& zp, std::uint32_t) {
+    dequantize_op(kI8U8I32, Dequantize::conv::pytorch_dequantize, [](DType in, const Int& zp, std::uint32_t) {
       QSPEC_ERROR_IF(!fits(zp, in), "zero_point is out of range (checkZeroPoint)");
     })));
 
 // ---- op "requantize" (real-valued scale vocabulary) ----
 
 QSPEC_REGISTER_REF_OP(registration<Requantize>(Requantize::conv::xnnpack_fp32,
-                                               requantize_op(ref::xnnpack_fp32_requantize, kInt8Types,
+                                               requantize_op(ref::xnnpack_fp32_requantize, kI8U8,
                                                              Requantize::conv::xnnpack_fp32)));
 QSPEC_REGISTER_REF_OP(registration<Requantize>(Requantize::conv::onednn_fp32,
-                                               requantize_op(ref::onednn_fp32_requantize, kInt8Types,
+                                               requantize_op(ref::onednn_fp32_requantize, kI8U8,
                                                              Requantize::conv::onednn_fp32)));
 QSPEC_REGISTER_REF_OP(registration<Requantize>(Requantize::conv::pytorch_requantize_from_int,
-                                               requantize_op(ref::pytorch_requantize_from_int, kPytorchTypes,
+                                               requantize_op(ref::pytorch_requantize_from_int, kI8U8I32,
                                                              Requantize::conv::pytorch_requantize_from_int)));
 
 // Diagnostic: the exact real product. With attribute "scale" it is x * scale; with TVM / Glow's
@@ -240,11 +241,11 @@ const bool kExactRequantizeRegistered = [] {
 
 QSPEC_REGISTER_REF_OP(registration<cat::quantize_per_channel>(
     cat::quantize_per_channel::conv::onnx_quantize_linear,
-    quantize_per_channel_op(ref::onnx_quantize_linear, kOnnxTypes,
+    quantize_per_channel_op(ref::onnx_quantize_linear, kI8ToI32,
                             cat::quantize_per_channel::conv::onnx_quantize_linear)));
 QSPEC_REGISTER_REF_OP(registration<cat::quantize_per_channel>(
     cat::quantize_per_channel::conv::pytorch_quantize_per_channel,
-    quantize_per_channel_op(ref::pytorch_quantize_per_tensor, kPytorchTypes,
+    quantize_per_channel_op(ref::pytorch_quantize_per_tensor, kI8U8I32,
                             cat::quantize_per_channel::conv::pytorch_quantize_per_channel)));
 
 QSPEC_REGISTER_REF_OP(registration<cat::requantize_per_channel>(
@@ -252,7 +253,7 @@ QSPEC_REGISTER_REF_OP(registration<cat::requantize_per_channel>(
       using Op = cat::requantize_per_channel;
       const Tensor& x = input(inputs, Op::in::x);
       if (is_float(x.dtype)) throw JsonValueError("input x must be an integer tensor");
-      const DType out = out_dtype<Op>(attrs, kInt8Types, Op::conv::xnnpack_fp32);
+      const DType out = out_dtype<Op>(attrs, kI8U8, Op::conv::xnnpack_fp32);
       const auto scales = attr::get(attrs, Op::attr::scales);
       const std::size_t axis = channel_axis<Op>(attrs, x, scales.size());
       const Int zp(attr::get(attrs, Op::attr::output_zero_point));

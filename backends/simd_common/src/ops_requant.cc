@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "qspec/catalogue/keys.h"
@@ -173,16 +174,23 @@ void run_per_channel(OpCall& c, const qspec_tensor& x, qspec_tensor& y, const Ch
     }
 }
 
+// Two per-channel integer arrays of equal length (multiplier / shift, result_offset / result_mult_int).
+std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> paired_arrays(const OpCall& c, const attr::IntArray& a,
+                                                                              const attr::IntArray& b) {
+  auto va = attr::get(c.attrs, a);
+  auto vb = attr::get(c.attrs, b);
+  if (va.size() != vb.size())
+    throw std::invalid_argument("attributes '" + std::string(a.name) + "' and '" + std::string(b.name) +
+                                "' must have equal length");
+  return {std::move(va), std::move(vb)};
+}
+
 template <Conv kConv>
 void requantize_per_channel(OpCall& c) {
   const qspec_tensor& x = c.input(PerChannel::in::x, 0);
   expect_dtype(x, QSPEC_DTYPE_INT32, "input 'x'");
   const OutType out = out_attr<PerChannel>(c);
-  const auto ms = attr::get(c.attrs, PerChannel::attr::multiplier);
-  const auto ss = attr::get(c.attrs, PerChannel::attr::shift);
-  if (ms.size() != ss.size())
-    throw std::invalid_argument("attributes '" + std::string(PerChannel::attr::multiplier.name) + "' and '" +
-                                std::string(PerChannel::attr::shift.name) + "' must have equal length");
+  const auto [ms, ss] = paired_arrays(c, PerChannel::attr::multiplier, PerChannel::attr::shift);
   const ChannelRuns runs = channel_runs(x, c.attrs, ms.size());
   const std::int64_t zp = attr::get(c.attrs, PerChannel::attr::output_zero_point);
   if constexpr (kConv == Conv::TosaSingle || kConv == Conv::TosaDouble) tosa_checks(out, zp);
@@ -236,11 +244,7 @@ void legacy_per_channel(OpCall& c) {
   const qspec_tensor& x = c.input(PerChannel::in::x, 0);
   expect_dtype(x, QSPEC_DTYPE_INT32, "input 'x'");
   const OutType out = out_attr<PerChannel>(c);
-  const auto as = attr::get(c.attrs, PerChannel::attr::result_offset);
-  const auto bs = attr::get(c.attrs, PerChannel::attr::result_mult_int);
-  if (as.size() != bs.size())
-    throw std::invalid_argument("attributes '" + std::string(PerChannel::attr::result_offset.name) + "' and '" +
-                                std::string(PerChannel::attr::result_mult_int.name) + "' must have equal length");
+  const auto [as, bs] = paired_arrays(c, PerChannel::attr::result_offset, PerChannel::attr::result_mult_int);
   const ChannelRuns runs = channel_runs(x, c.attrs, as.size());
   const std::int64_t r = attr::get(c.attrs, PerChannel::attr::result_shift);
   std::vector<RequantParams> params;
