@@ -6,6 +6,8 @@
 
 #include "ops.h"
 #include "torch_isa.h"
+#include "qspec/catalogue/keys.h"
+#include "qspec/thirdparty/adapter.h"
 
 #ifndef QSPEC_LIBTORCH_VERSION
 #define QSPEC_LIBTORCH_VERSION "unknown"
@@ -27,11 +29,15 @@ class LibtorchAdapter final : public thirdparty::Adapter {
 
   std::vector<thirdparty::Claim> claims() const override {
     return {
-        {"quantize", "pytorch.quantize_per_tensor", "at::quantize_per_tensor to qint8 / quint8 / qint32"},
-        {"quantize_per_channel", "pytorch.quantize_per_channel", "at::quantize_per_channel to qint8 / quint8 / qint32"},
-        {"dequantize", "pytorch.dequantize", "at::dequantize of a per-tensor qint8 / quint8 / qint32 tensor"},
-        {"requantize", "pytorch.requantize_from_int",
-         "at::native::requantize_from_int<qint8 / quint8 / qint32> per element (no tensor op exists)"},
+        thirdparty::claim<cat::quantize>(cat::quantize::conv::pytorch_quantize_per_tensor,
+                                         "at::quantize_per_tensor to qint8 / quint8 / qint32"),
+        thirdparty::claim<cat::quantize_per_channel>(cat::quantize_per_channel::conv::pytorch_quantize_per_channel,
+                                                     "at::quantize_per_channel to qint8 / quint8 / qint32"),
+        thirdparty::claim<cat::dequantize>(cat::dequantize::conv::pytorch_dequantize,
+                                           "at::dequantize of a per-tensor qint8 / quint8 / qint32 tensor"),
+        thirdparty::claim<cat::requantize>(
+            cat::requantize::conv::pytorch_requantize_from_int,
+            "at::native::requantize_from_int<qint8 / quint8 / qint32> per element (no tensor op exists)"),
         {"max_pool2d", "mrt", "at::max_pool2d on a qint8 / quint8 / qint32 tensor, exact"},
         {"tvm.qnn.max_pool2d", "tvm", "at::max_pool2d on a qint8 / quint8 tensor, exact"},
         {"concat", "mrt",
@@ -46,10 +52,10 @@ class LibtorchAdapter final : public thirdparty::Adapter {
   }
 
   void run(const thirdparty::Call& call) override {
-    if (call.op == "quantize") return run_quantize(call);
-    if (call.op == "quantize_per_channel") return run_quantize_per_channel(call);
-    if (call.op == "dequantize") return run_dequantize(call);
-    if (call.op == "requantize") return run_requantize(call);
+    if (call.op == cat::quantize::op) return run_quantize(call);
+    if (call.op == cat::quantize_per_channel::op) return run_quantize_per_channel(call);
+    if (call.op == cat::dequantize::op) return run_dequantize(call);
+    if (call.op == cat::requantize::op) return run_requantize(call);
     if (call.op == "max_pool2d" || call.op == "tvm.qnn.max_pool2d") return run_max_pool2d(call);
     if (call.op == "concat") return run_concat(call);
     if (call.op == "tvm.qnn.concatenate") return run_tvm_concatenate(call);

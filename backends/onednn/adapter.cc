@@ -4,6 +4,7 @@
 
 #include "dnnl_util.h"
 #include "ops.h"
+#include "qspec/catalogue/keys.h"
 #include "qspec/thirdparty/adapter.h"
 
 namespace qspec::onednn_adapter {
@@ -16,10 +17,12 @@ class OnednnAdapter final : public thirdparty::Adapter {
 
   std::vector<thirdparty::Claim> claims() const override {
     return {
-        {"requantize", "onednn.fp32",
-         "reorder s32 -> s8/u8/s32 with output scale and dst zero point (zero point added before rounding); "
-         "no int16"},
-        {"quantize", "onednn.reorder", "reorder f32 -> s8/u8 with output scale 1.0f/scale and dst zero point"},
+        thirdparty::claim<cat::requantize>(
+            cat::requantize::conv::onednn_fp32,
+            "reorder s32 -> s8/u8/s32 with output scale and dst zero point (zero point added before rounding); "
+            "no int16"),
+        thirdparty::claim<cat::quantize>(cat::quantize::conv::onednn_reorder,
+                                         "reorder f32 -> s8/u8 with output scale 1.0f/scale and dst zero point"),
         {"fully_connected", "mrt", "matmul s8/u8 x s8 (u8 weights shifted) -> s32: the exact accumulator"},
         {"tvm.qnn.dense", "tvm",
          "matmul with source and weight zero points -> s32; int8/uint8 outputs only in the all-conventions mode "
@@ -35,8 +38,8 @@ class OnednnAdapter final : public thirdparty::Adapter {
   }
 
   void run(const thirdparty::Call& call) override {
-    if (call.op == "requantize") return run_requantize(call);
-    if (call.op == "quantize") return run_quantize(call);
+    if (call.op == cat::requantize::op) return run_requantize(call);
+    if (call.op == cat::quantize::op) return run_quantize(call);
     if (call.op == "fully_connected") return run_fully_connected(call);
     if (call.op == "tvm.qnn.dense") return run_tvm_dense(call);
     if (call.op == "conv2d") return run_conv2d(call);

@@ -16,7 +16,7 @@ add_library(qspec_thirdparty_common STATIC
   ${QSPEC_THIRDPARTY_COMMON_DIR}/src/tensor_io.cc
   ${QSPEC_THIRDPARTY_COMMON_DIR}/src/requant_params.cc)
 target_include_directories(qspec_thirdparty_common PUBLIC ${QSPEC_THIRDPARTY_COMMON_DIR}/include)
-target_link_libraries(qspec_thirdparty_common PUBLIC qspec_core nlohmann_json::nlohmann_json)
+target_link_libraries(qspec_thirdparty_common PUBLIC qspec_core qspec_backend_common nlohmann_json::nlohmann_json)
 set_target_properties(qspec_thirdparty_common PROPERTIES
   POSITION_INDEPENDENT_CODE ON CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
 qspec_warnings(qspec_thirdparty_common)
@@ -104,3 +104,9 @@ function(qspec_thirdparty_conformance_test name)
   set_tests_properties(conformance_${name} PROPERTIES LABELS backend TIMEOUT 300
     ENVIRONMENT "OMP_NUM_THREADS=1;QSPEC_PLUGIN_DIR=${CMAKE_BINARY_DIR}/backends/plugins")
 endfunction()
+
+# The shared code's own unit tests (the adapters' behaviour is tested through their plugins).
+if(QSPEC_BUILD_TESTS)
+  qspec_test(thirdparty_output_dtype_hint_test SRCS ${QSPEC_THIRDPARTY_COMMON_DIR}/tests/output_dtype_hint_test.cc
+    DEPS qspec_thirdparty_common LABELS unit)
+endif()

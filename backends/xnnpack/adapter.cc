@@ -6,6 +6,8 @@
 
 #include "ops.h"
 #include "xnn_isa.h"
+#include "qspec/catalogue/keys.h"
+#include "qspec/thirdparty/adapter.h"
 #include "xnn_util.h"
 
 #ifndef QSPEC_XNNPACK_VERSION
@@ -30,14 +32,18 @@ class XnnpackAdapter final : public thirdparty::Adapter {
 #if defined(__x86_64__) || defined(__i386__)
     // On x86 every qs8/qu8 GEMM kernel of this snapshot uses the fp32 epilogue; on ARM the same
     // snapshot uses fixed-point (rndnu) kernels, which no qspec convention names yet.
-    c.push_back({"requantize", "xnnpack.fp32",
-                 "1x1 fully_connected_nc_qs8/qu8 with bias = x (no standalone requantize is exported); "
-                 "int8/uint8 outputs; scale must be a normal float32 < 256"});
-    c.push_back({"requantize_per_channel", "xnnpack.fp32",
-                 "1x1 convolution2d_nhwc_qc8 per position with bias = x and kernel_scale[c] = scales[c]; int8 only"});
+    c.push_back(thirdparty::claim<cat::requantize>(
+        cat::requantize::conv::xnnpack_fp32,
+        "1x1 fully_connected_nc_qs8/qu8 with bias = x (no standalone requantize is exported); "
+        "int8/uint8 outputs; scale must be a normal float32 < 256"));
+    c.push_back(thirdparty::claim<cat::requantize_per_channel>(
+        cat::requantize_per_channel::conv::xnnpack_fp32,
+        "1x1 convolution2d_nhwc_qc8 per position with bias = x and kernel_scale[c] = scales[c]; int8 only"));
 #endif
-    c.push_back({"quantize", "xnnpack.convert", "convert_nc_f32_qs8 / convert_nc_f32_qu8"});
-    c.push_back({"dequantize", "xnnpack.convert", "convert_nc_qs8_f32 / convert_nc_qu8_f32"});
+    c.push_back(thirdparty::claim<cat::quantize>(cat::quantize::conv::xnnpack_convert,
+                                                 "convert_nc_f32_qs8 / convert_nc_f32_qu8"));
+    c.push_back(thirdparty::claim<cat::dequantize>(cat::dequantize::conv::xnnpack_convert,
+                                                   "convert_nc_qs8_f32 / convert_nc_qu8_f32"));
     c.push_back({"max_pool2d", "mrt", "max_pooling2d_nhwc_s8/u8 (NCHW transposed), exact"});
     c.push_back({"tvm.qnn.max_pool2d", "tvm", "max_pooling2d_nhwc_s8/u8 (NCHW transposed), exact"});
     c.push_back({"concat", "mrt", "strided copy_nc_x8/x32 per input (no concat operator in this snapshot)"});
@@ -49,10 +55,10 @@ class XnnpackAdapter final : public thirdparty::Adapter {
   }
 
   void run(const thirdparty::Call& call) override {
-    if (call.op == "requantize") return run_requantize(call);
-    if (call.op == "requantize_per_channel") return run_requantize_per_channel(call);
-    if (call.op == "quantize") return run_quantize(call);
-    if (call.op == "dequantize") return run_dequantize(call);
+    if (call.op == cat::requantize::op) return run_requantize(call);
+    if (call.op == cat::requantize_per_channel::op) return run_requantize_per_channel(call);
+    if (call.op == cat::quantize::op) return run_quantize(call);
+    if (call.op == cat::dequantize::op) return run_dequantize(call);
     if (call.op == "tvm.qnn.dense") return run_tvm_dense(call);
     if (call.op == "tvm.qnn.conv2d") return run_tvm_conv2d(call);
     if (call.op == "tvm.qnn.add") return run_tvm_add(call);

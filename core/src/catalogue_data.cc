@@ -53,14 +53,32 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "choose_quant_params",
   "summary": "gemmlowp ChooseQuantizationParams: scale and uint8 zero point from a real range [min, max].",
   "spec": "spec/gemmlowp.md",
-  "inputs": [{"name": "range", "dtypes": ["float32"]}],
-  "outputs": [{"name": "scale", "dtypes": ["float32"]}, {"name": "zero_point", "dtypes": ["uint8"]}],
+  "inputs": [
+    {
+      "name": "range",
+      "dtypes": ["float32"],
+      "doc": "float32 [2]: the real range (min, max) to represent"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "scale",
+      "dtypes": ["float32"],
+      "doc": "float32 [1]: (max - min) / 255 after extending the range to contain 0"
+    },
+    {
+      "name": "zero_point",
+      "dtypes": ["uint8"],
+      "doc": "uint8 [1]: the code of the real 0, std::round(-min / scale) clamped to [0, 255]"
+    }
+  ],
   "attributes": {},
   "conventions": [
     {
       "name": "gemmlowp.choose_params",
       "clauses": ["gemmlowp.choose_params"],
       "description": "gemmlowp ChooseQuantizationParams: extend [min, max] to 0, float32 scale = (max - min) / 255, zero point std::round(-min / scale) clamped to [0, 255]",
+      "source": "gemmlowp doc/quantization_example.cc ChooseQuantizationParams",
       "attributes": [],
       "vectors": "choose_quant_params/gemmlowp.choose_params.json",
       "required_flags": [
@@ -244,17 +262,36 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "Integer codes to float32 reals: the affine map (x - zero_point) * scale, as each library rounds it.",
   "spec": "spec/float_conventions.md",
   "elementwise": true,
-  "inputs": [{"name": "x", "dtypes": ["int8", "uint8", "int16", "uint16", "int32", "int64"]}],
-  "outputs": [{"name": "y", "dtypes": ["float32"]}],
+  "inputs": [
+    {
+      "name": "x",
+      "dtypes": ["int8", "uint8", "int16", "uint16", "int32", "int64"],
+      "doc": "the integer codes to dequantize; each convention takes the types of its source (int64 only in TVM's ERROR_IF test)"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": ["float32"],
+      "doc": "x's shape: (x - zero_point) * scale as a float32 (IEEE bits), rounded as each library does"
+    }
+  ],
   "attributes": {
-    "scale": {"type": "float32", "doc": ""},
-    "zero_point": {"type": "int", "doc": ""}
+    "scale": {
+      "type": "float32",
+      "doc": "the float32 scale (IEEE bits): the real value of code x is (x - zero_point) * scale; XNNPACK: ERROR_IF not a positive normal float"
+    },
+    "zero_point": {
+      "type": "int",
+      "doc": "the integer code of the real 0; ONNX, XNNPACK, PyTorch: ERROR_IF it does not fit x's type (ONNX: and 0 for int32)"
+    }
   },
   "conventions": [
     {
       "name": "gemmlowp.dequantize",
       "clauses": ["gemmlowp.dequantize", "gemmlowp.affine_map"],
       "description": "gemmlowp example Dequantize: float32 scale * (q - zero_point), one rounding",
+      "source": "gemmlowp doc/quantization_example.cc Dequantize",
       "attributes": ["scale", "zero_point"],
       "vectors": "dequantize/gemmlowp.dequantize.json",
       "required_flags": ["typical", "all_values", "random", "zp_min", "zp_max", "negative_scale"]
@@ -263,6 +300,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "glow.dequantize",
       "clauses": ["glow.dequantize", "float.dequantize"],
       "description": "Glow dequantize: fl32(scale * fl32((int64)x - offset))",
+      "source": "Glow include/glow/Quantization/Base/Base.h quantization::dequantize",
       "attributes": ["scale", "zero_point"],
       "vectors": "dequantize/glow.dequantize.json",
       "required_flags": [
@@ -274,6 +312,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "onnx.dequantize_linear",
       "clauses": ["float.dequantize"],
       "description": "ONNX DequantizeLinear: fl32(fl32(x - zero_point) * scale)",
+      "source": "ONNX Operators.md DequantizeLinear",
       "attributes": ["scale", "zero_point"],
       "vectors": "dequantize/onnx.dequantize_linear.json",
       "required_flags": [
@@ -285,6 +324,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "pytorch.dequantize",
       "clauses": ["float.dequantize"],
       "description": "PyTorch dequantize_val: fl32(float(scale) * fl32(value - zero_point))",
+      "source": "PyTorch aten/src/ATen/native/quantized/AffineQuantizerBase.cpp dequantize_val",
       "attributes": ["scale", "zero_point"],
       "vectors": "dequantize/pytorch.dequantize.json",
       "required_flags": [
@@ -296,6 +336,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tvm.dequantize",
       "clauses": ["tvm.dequantize", "float.dequantize"],
       "description": "TVM qnn.dequantize: fl32(fl32(int32(x) - zp) * scale)",
+      "source": "TVM src/relay/qnn/op/dequantize.cc DequantizeLower",
       "attributes": ["scale", "zero_point"],
       "vectors": "dequantize/tvm.dequantize.json",
       "required_flags": [
@@ -307,6 +348,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "xnnpack.convert",
       "clauses": ["float.dequantize"],
       "description": "XNNPACK convert qs8/qu8->f32: fl32(fl32(x - zero_point) * scale)",
+      "source": "XNNPACK src/operators/unary-elementwise-nc.c xnn_create_convert_nc_qs8_f32, src/qs8-f32-vcvt",
       "attributes": ["scale", "zero_point"],
       "vectors": "dequantize/xnnpack.convert.json",
       "required_flags": [
@@ -342,17 +384,32 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "TVM fixed_point_multiply: x times a Q31 multiplier and a power of two, rounded once.",
   "spec": "spec/tvm_qnn.md",
   "elementwise": true,
-  "inputs": [{"name": "x", "dtypes": ["int32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int32"]}],
+  "inputs": [{"name": "x", "dtypes": ["int32"], "doc": "the int32 values to scale"}],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": ["int32"],
+      "doc": "round_half_up(x * multiplier * 2^(shift - 31)) as int32"
+    }
+  ],
   "attributes": {
-    "multiplier": {"type": "int", "doc": ""},
-    "shift": {"type": "int", "doc": ""}
+    "multiplier": {
+      "type": "int",
+      "doc": "M, the Q31 multiplier of tir.q_multiply_shift (REQUIRE 0 <= M < 2^31); M = 2^30 takes TVM's int32 power-of-two branch"
+    },
+    "shift": {
+      "type": "int",
+      "min": -64,
+      "max": 64,
+      "doc": "s: the real multiplier is M * 2^(s - 31); s > 0 shifts x left first"
+    }
   },
   "conventions": [
     {
       "name": "tvm",
       "clauses": ["tvm.fixed_point_multiply"],
       "description": "TVM fixed_point_multiply / tir.q_multiply_shift(x, M, 31, s): half_up(x * M * 2^(s-31)), int32 power-of-two branch for M = 2^30",
+      "source": "TVM src/target/intrin_rule.cc tir.q_multiply_shift (QMultiplyShift), topi fixed_point_multiply",
       "attributes": ["multiplier", "shift"],
       "vectors": "fixed_point_multiply/tvm.json",
       "required_flags": [
@@ -1416,26 +1473,53 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "Float32 reals to integer codes: x / scale + zero_point, rounded and saturated as each library does it.",
   "spec": "spec/float_conventions.md",
   "elementwise": true,
-  "inputs": [{"name": "x", "dtypes": ["float32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int8", "uint8", "int16", "uint16", "int32"]}],
+  "inputs": [
+    {
+      "name": "x",
+      "dtypes": ["float32"],
+      "doc": "the float32 reals to quantize (IEEE bits), element by element"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": ["int8", "uint8", "int16", "uint16", "int32"],
+      "dtype_from": "out_dtype",
+      "doc": "x's shape: x / scale + zero_point rounded and saturated to out_dtype (uint8 for gemmlowp.quantize, which has no out_dtype)"
+    }
+  ],
   "attributes": {
-    "out_dtype": {"type": "dtype", "values": ["int8", "uint8", "int16", "uint16", "int32", "int64"], "doc": ""},
-    "scale": {"type": "float32", "doc": ""},
-    "zero_point": {"type": "int", "doc": ""}
+    "out_dtype": {
+      "type": "dtype",
+      "values": ["int8", "uint8", "int16", "uint16", "int32", "int64", "float32", "float64"],
+      "doc": "the integer type y is saturated to. ONNX takes int8, uint8, int16, uint16, int32; XNNPACK and oneDNN int8, uint8; PyTorch int8, uint8, int32; Glow int8, uint8, int16, int32; TVM reads any dtype and rejects all but int8, uint8, int16, uint16, int32 (ERROR_IF); gemmlowp.quantize has none (uint8)"
+    },
+    "scale": {
+      "type": "float32",
+      "doc": "the float32 scale (IEEE bits): the real value of code q is (q - zero_point) * scale; XNNPACK: ERROR_IF not a positive normal float"
+    },
+    "zero_point": {
+      "type": "int",
+      "doc": "the integer code of the real 0; ONNX, XNNPACK, PyTorch: ERROR_IF it does not fit out_dtype"
+    }
   },
   "conventions": [
     {
       "name": "gemmlowp.quantize",
       "clauses": ["gemmlowp.quantize"],
       "description": "gemmlowp example Quantize: std::round(clamp(zp + x / scale, 0, 255)) in float32 (ties away)",
+      "source": "gemmlowp doc/quantization_example.cc Quantize",
       "attributes": ["scale", "zero_point"],
       "vectors": "quantize/gemmlowp.quantize.json",
-      "required_flags": ["tie", "saturate_high", "saturate_low", "overflow", "zero", "random", "zp_min", "zp_max"]
+      "required_flags": [
+        "tie", "saturate_high", "saturate_low", "overflow", "zero", "random", "zp_min", "zp_max"
+      ]
     },
     {
       "name": "glow.quantize",
       "clauses": ["glow.quantize"],
       "description": "Glow quantize: clip(nearbyintf(fl32(fl32(x / scale) + offset))); offset added BEFORE the half-to-even rounding",
+      "source": "Glow include/glow/Quantization/Base/Base.h quantization::quantize<DestTy>",
       "attributes": ["out_dtype", "scale", "zero_point"],
       "vectors": "quantize/glow.quantize.json",
       "required_flags": [
@@ -1449,6 +1533,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "onednn.reorder",
       "clauses": ["float.onednn_reorder"],
       "description": "oneDNN reorder f32->s8/u8 with output scale fl32(1/scale): sat(half_even(fl32(fl32(x * a) + zero_point))); zero point added BEFORE rounding",
+      "source": "oneDNN 2.6 reorder f32 -> s8/u8 (jit:uni, simple_reorder.hpp) with output scale 1/scale and a destination zero point",
       "attributes": ["out_dtype", "scale", "zero_point"],
       "vectors": "quantize/onednn.reorder.json",
       "required_flags": [
@@ -1462,6 +1547,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "onnx.quantize_linear",
       "clauses": ["float.onnx_quantize_linear"],
       "description": "ONNX QuantizeLinear: sat(half_even(fl32(x / scale)) + zero_point); float32 division, zero point added after rounding",
+      "source": "ONNX Operators.md QuantizeLinear (opset 13), onnx/reference/ops/op_quantize_linear.py",
       "attributes": ["out_dtype", "scale", "zero_point"],
       "vectors": "quantize/onnx.quantize_linear.json",
       "required_flags": [
@@ -1475,6 +1561,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "pytorch.quantize_per_tensor",
       "clauses": ["float.pytorch_quantize_per_tensor"],
       "description": "PyTorch quantize_val: clamp(int64(fl32(zp + nearbyint(fl32(x * fl32(1/scale)))))); ties to even, zero point added after rounding",
+      "source": "PyTorch 1.13 aten/src/ATen/native/quantized/AffineQuantizerBase.cpp quantize_val, cpu/kernels/QuantizedOpKernels.cpp quantize_tensor_per_tensor_affine_cpu",
       "attributes": ["out_dtype", "scale", "zero_point"],
       "vectors": "quantize/pytorch.quantize_per_tensor.json",
       "required_flags": [
@@ -1488,6 +1575,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tvm.quantize",
       "clauses": ["tvm.quantize"],
       "description": "TVM qnn.quantize: clip(round_half_away(fl32(x / scale)) + fl32(zp)) in float32; ties away from zero (llvm.round), zero point after rounding",
+      "source": "TVM src/relay/qnn/op/quantize.cc QuantizeLower, src/target/llvm/intrin_rule_llvm.cc (tir.round -> llvm.round)",
       "attributes": ["out_dtype", "scale", "zero_point"],
       "vectors": "quantize/tvm.quantize.json",
       "required_flags": [
@@ -1501,6 +1589,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "xnnpack.convert",
       "clauses": ["float.xnnpack_convert"],
       "description": "XNNPACK convert f32->qs8/qu8: sat(half_even(fl32(x * fl32(1/scale))) + zero_point); multiplies by the rounded reciprocal",
+      "source": "XNNPACK src/operators/unary-elementwise-nc.c xnn_create_convert_nc_f32_qs8, src/f32-qs8-vcvt/scalar-lrintf.c.in",
       "attributes": ["out_dtype", "scale", "zero_point"],
       "vectors": "quantize/xnnpack.convert.json",
       "required_flags": [
@@ -1514,43 +1603,57 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "float.exact.ceil",
       "clauses": ["float.exact_quantize", "round.ceil"],
       "description": "exact sat(ceil(x / scale) + zero_point)",
-      "diagnostic_only": true
+      "source": "the real formula of seeds 001-003, q = zp + x / scale, with each named rounding",
+      "diagnostic_only": true,
+      "attributes": ["out_dtype", "scale", "zero_point"]
     },
     {
       "name": "float.exact.floor",
       "clauses": ["float.exact_quantize", "round.floor"],
       "description": "exact sat(floor(x / scale) + zero_point)",
-      "diagnostic_only": true
+      "source": "the real formula of seeds 001-003, q = zp + x / scale, with each named rounding",
+      "diagnostic_only": true,
+      "attributes": ["out_dtype", "scale", "zero_point"]
     },
     {
       "name": "float.exact.half_away",
       "clauses": ["float.exact_quantize", "round.half_away"],
       "description": "exact sat(half-away-from-zero(x / scale) + zero_point)",
-      "diagnostic_only": true
+      "source": "the real formula of seeds 001-003, q = zp + x / scale, with each named rounding",
+      "diagnostic_only": true,
+      "attributes": ["out_dtype", "scale", "zero_point"]
     },
     {
       "name": "float.exact.half_down",
       "clauses": ["float.exact_quantize", "round.half_down"],
       "description": "exact sat(half-down(x / scale) + zero_point)",
-      "diagnostic_only": true
+      "source": "the real formula of seeds 001-003, q = zp + x / scale, with each named rounding",
+      "diagnostic_only": true,
+      "attributes": ["out_dtype", "scale", "zero_point"]
     },
     {
       "name": "float.exact.half_even",
       "clauses": ["float.exact_quantize", "round.half_even"],
       "description": "exact sat(half-to-even(x / scale) + zero_point)",
-      "diagnostic_only": true
+      "source": "the real formula of seeds 001-003, q = zp + x / scale, with each named rounding",
+      "diagnostic_only": true,
+      "attributes": ["out_dtype", "scale", "zero_point"]
     },
     {
       "name": "float.exact.half_up",
       "clauses": ["float.exact_quantize", "round.half_up"],
       "description": "exact sat(half-up(x / scale) + zero_point)",
-      "diagnostic_only": true
+      "source": "the real formula of seeds 001-003, q = zp + x / scale, with each named rounding",
+      "diagnostic_only": true,
+      "attributes": ["out_dtype", "scale", "zero_point"]
     },
     {
       "name": "float.exact.trunc",
       "clauses": ["float.exact_quantize", "round.trunc"],
       "description": "exact sat(truncate(x / scale) + zero_point)",
-      "diagnostic_only": true
+      "source": "the real formula of seeds 001-003, q = zp + x / scale, with each named rounding",
+      "diagnostic_only": true,
+      "attributes": ["out_dtype", "scale", "zero_point"]
     }
   ]
 }
@@ -1560,14 +1663,32 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "A real multiplier as a Q31 integer and a shift (TFLite QuantizeMultiplier and its variants).",
   "spec": "spec/tflite_tosa.md",
   "elementwise": true,
-  "inputs": [{"name": "real_multiplier", "dtypes": ["float32", "float64"]}],
-  "outputs": [{"name": "multiplier", "dtypes": ["int32"]}, {"name": "shift", "dtypes": ["int32"]}],
+  "inputs": [
+    {
+      "name": "real_multiplier",
+      "dtypes": ["float32", "float64"],
+      "doc": "the real multipliers (IEEE bits): float64 for TFLite's QuantizeMultiplier, float32 in (0, 1) for gemmlowp's; a negative one makes the test invalid (ERROR_IF)"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "multiplier",
+      "dtypes": ["int32"],
+      "doc": "M, the Q31 multiplier in [0, 2^31) (0 for a zero or flushed multiplier)"
+    },
+    {
+      "name": "shift",
+      "dtypes": ["int32"],
+      "doc": "the exponent in TFLite's sign convention: the real multiplier is M * 2^(shift - 31) (gemmlowp's shift is -right_shift)"
+    }
+  ],
   "attributes": {},
   "conventions": [
     {
       "name": "gemmlowp.quantize_multiplier_smaller_than_one",
       "clauses": ["requant.gemmlowp.quantize_multiplier"],
       "description": "gemmlowp example QuantizeMultiplierSmallerThanOne on a float32: exact",
+      "source": "gemmlowp doc/quantization_example.cc QuantizeMultiplierSmallerThanOne",
       "attributes": [],
       "vectors": "quantize_multiplier/gemmlowp.quantize_multiplier_smaller_than_one.json",
       "required_flags": ["edge", "tiny", "random"]
@@ -1576,25 +1697,34 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tflite.quantize_multiplier",
       "clauses": ["requant.tflite.quantize_multiplier"],
       "description": "TFLite QuantizeMultiplier: frexp, std::round (ties away), carry, flush shift < -31",
+      "source": "TFLite tensorflow/lite/kernels/internal/quantization_util.cc QuantizeMultiplier",
       "attributes": [],
       "vectors": "quantize_multiplier/tflite.quantize_multiplier.json",
-      "required_flags": ["zero", "carry", "tiny_kept", "tiny_flushed", "tie", "large", "negative", "random"]
+      "required_flags": [
+        "zero", "carry", "tiny_kept", "tiny_flushed", "tie", "large", "negative", "random"
+      ]
     },
     {
       "name": "tflite.quantize_multiplier_emulate_float",
       "clauses": ["requant.tflite.quantize_multiplier"],
       "description": "TFLite QuantizeMultiplier, TFLITE_EMULATE_FLOAT build: IntegerFrExp rounds ties down",
+      "source": "TFLite tensorflow/lite/kernels/internal/quantization_util.cc QuantizeMultiplier, IntegerFrExp (TFLITE_EMULATE_FLOAT)",
       "attributes": [],
       "vectors": "quantize_multiplier/tflite.quantize_multiplier_emulate_float.json",
-      "required_flags": ["zero", "carry", "tiny_kept", "tiny_flushed", "tie", "large", "negative", "random"]
+      "required_flags": [
+        "zero", "carry", "tiny_kept", "tiny_flushed", "tie", "large", "negative", "random"
+      ]
     },
     {
       "name": "tflite.quantize_multiplier_single_round",
       "clauses": ["requant.tflite.quantize_multiplier"],
       "description": "TFLite QuantizeMultiplier, TFLITE_SINGLE_ROUNDING build: also saturates shift > 30",
+      "source": "TFLite tensorflow/lite/kernels/internal/quantization_util.cc QuantizeMultiplier (TFLITE_SINGLE_ROUNDING)",
       "attributes": [],
       "vectors": "quantize_multiplier/tflite.quantize_multiplier_single_round.json",
-      "required_flags": ["zero", "carry", "tiny_kept", "tiny_flushed", "tie", "large", "negative", "random"]
+      "required_flags": [
+        "zero", "carry", "tiny_kept", "tiny_flushed", "tie", "large", "negative", "random"
+      ]
     }
   ]
 }
@@ -1603,19 +1733,43 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "quantize_per_channel",
   "summary": "quantize with a scale and zero point per channel along an axis.",
   "spec": "spec/float_conventions.md",
-  "inputs": [{"name": "x", "dtypes": ["float32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int8", "uint8", "int32"]}],
+  "inputs": [
+    {
+      "name": "x",
+      "dtypes": ["float32"],
+      "doc": "the float32 reals to quantize (IEEE bits); channel c is the index along axis"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": ["int8", "uint8", "int32"],
+      "dtype_from": "out_dtype",
+      "doc": "x's shape: each element quantized with its channel's scale and zero point, saturated to out_dtype"
+    }
+  ],
   "attributes": {
-    "axis": {"type": "int", "doc": ""},
-    "out_dtype": {"type": "dtype", "values": ["int8", "uint8", "int32"], "doc": ""},
-    "scales": {"type": "float32[]", "doc": ""},
-    "zero_points": {"type": "int[]", "doc": ""}
+    "axis": {
+      "type": "int",
+      "doc": "the dimension of x that indexes the channels (TVM: negative counts from the back); ERROR_IF out of range, or the arrays do not have shape[axis] entries"
+    },
+    "out_dtype": {
+      "type": "dtype",
+      "values": ["int8", "uint8", "int16", "uint16", "int32", "int64", "float32", "float64"],
+      "doc": "the integer type y is saturated to. ONNX takes int8, uint8, int16, uint16, int32; PyTorch int8, uint8, int32; TVM reads any dtype and rejects all but int8, uint8, int16, uint16, int32 (ERROR_IF)"
+    },
+    "scales": {"type": "float32[]", "doc": "each channel's float32 scale (IEEE bits)"},
+    "zero_points": {
+      "type": "int[]",
+      "doc": "each channel's zero point; ERROR_IF a different count than scales (ONNX, PyTorch: or one outside out_dtype)"
+    }
   },
   "conventions": [
     {
       "name": "onnx.quantize_linear",
       "clauses": ["float.onnx_quantize_linear"],
       "description": "ONNX QuantizeLinear per axis: each channel's scale and zero point",
+      "source": "ONNX Operators.md QuantizeLinear (opset 13, per-axis y_scale / y_zero_point)",
       "attributes": ["axis", "out_dtype", "scales", "zero_points"],
       "vectors": "quantize_per_channel/onnx.quantize_linear.json",
       "required_flags": [
@@ -1627,6 +1781,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "pytorch.quantize_per_channel",
       "clauses": ["float.pytorch_quantize_per_tensor"],
       "description": "PyTorch quantize_per_channel: quantize_val with each channel's scale / zero point",
+      "source": "PyTorch 1.13 cpu/kernels/QuantizedOpKernels.cpp quantize_tensor_per_channel_impl (quantize_val per channel)",
       "attributes": ["axis", "out_dtype", "scales", "zero_points"],
       "vectors": "quantize_per_channel/pytorch.quantize_per_channel.json",
       "required_flags": [
@@ -1638,6 +1793,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tvm.quantize",
       "clauses": ["tvm.quantize"],
       "description": "TVM qnn.quantize per axis",
+      "source": "TVM src/relay/qnn/op/quantize.cc QuantizeLower (per axis)",
       "attributes": ["axis", "out_dtype", "scales", "zero_points"],
       "vectors": "quantize_per_channel/tvm.quantize.json",
       "required_flags": [
@@ -1679,19 +1835,27 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "gemmlowp RoundingDivideByPOT: x / 2^exponent rounded half away from zero.",
   "spec": "spec/gemmlowp.md",
   "elementwise": true,
-  "inputs": [{"name": "x", "dtypes": ["int32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int32"]}],
+  "inputs": [{"name": "x", "dtypes": ["int32"], "doc": "the int32 dividends"}],
+  "outputs": [{"name": "y", "dtypes": ["int32"], "doc": "round_half_away(x / 2^exponent)"}],
   "attributes": {
-    "exponent": {"type": "int", "doc": ""}
+    "exponent": {
+      "type": "int",
+      "min": -1024,
+      "max": 1024,
+      "doc": "e: x is divided by 2^e, rounding ties away from zero (REQUIRE 0 <= e <= 31)"
+    }
   },
   "conventions": [
     {
       "name": "gemmlowp",
       "clauses": ["requant.gemmlowp.rdbpot"],
       "description": "RoundingDivideByPOT: round_half_away(x / 2^exponent)",
+      "source": "gemmlowp fixedpoint/fixedpoint.h RoundingDivideByPOT",
       "attributes": ["exponent"],
       "vectors": "fixedpoint/gemmlowp.rdbpot.json",
-      "required_flags": ["int32_extremes", "random", "exponent_0", "tie_positive", "tie_negative", "exponent_31"]
+      "required_flags": [
+        "int32_extremes", "random", "exponent_0", "tie_positive", "tie_negative", "exponent_31"
+      ]
     }
   ]
 }
@@ -1721,21 +1885,78 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "int32 accumulators to narrower codes: x times a real multiplier plus a zero point, rounded and saturated per convention.",
   "spec": "spec/tflite_tosa.md",
   "elementwise": true,
-  "inputs": [{"name": "x", "dtypes": ["int8", "int32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int8", "uint8", "int16", "int32"]}],
+  "inputs": [
+    {
+      "name": "x",
+      "dtypes": ["int8", "int32"],
+      "doc": "the integers to rescale, element by element: int32 accumulators (Glow's rescales also take int8 codes; the float-scale and TVM conventions any integer type)"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": ["int8", "uint8", "int16", "int32"],
+      "dtype_from": "out_dtype",
+      "doc": "x's shape: each element rescaled, plus the output zero point, rounded and saturated to out_dtype"
+    }
+  ],
   "attributes": {
-    "input_scale": {"type": "float32", "doc": ""},
-    "input_zero_point": {"type": "int", "doc": ""},
-    "multiplier": {"type": "int", "doc": ""},
-    "out_dtype": {"type": "dtype", "values": ["int8", "uint8", "int16", "uint16", "int32", "int64"], "doc": ""},
-    "output_scale": {"type": "float32", "doc": ""},
-    "output_zero_point": {"type": "int", "doc": ""},
-    "result_mult_int": {"type": "int", "doc": ""},
-    "result_offset": {"type": "int", "doc": ""},
-    "result_shift": {"type": "int", "doc": ""},
-    "rounding": {"type": "enum", "values": ["DOWNWARD", "TONEAREST", "UPWARD"], "doc": ""},
-    "scale": {"type": "float32", "doc": ""},
-    "shift": {"type": "int", "doc": ""}
+    "input_scale": {
+      "type": "float32",
+      "doc": "TVM and Glow: the float32 scale (IEEE bits) of the input codes; the real multiplier is input_scale / output_scale"
+    },
+    "input_zero_point": {
+      "type": "int",
+      "doc": "TVM and Glow: the integer subtracted from x before scaling"
+    },
+    "multiplier": {
+      "type": "int",
+      "min": 0,
+      "max": 2147483647,
+      "doc": "Q31 conventions: M, a fixed-point multiplier in [0, 2^31); the real multiplier is M * 2^(shift - 31). tosa.scale16 needs a multiple of 2^16 (TOSA's int16 multiplier is M / 2^16), else it does not apply"
+    },
+    "out_dtype": {
+      "type": "dtype",
+      "values": ["int8", "uint8", "int16", "uint16", "int32", "int64", "float32", "float64"],
+      "doc": "the type y is saturated to. Q31 and legacy conventions take int8, uint8, int16, int32 (for gemmlowp.legacy_uint8_scale it names the cast stage after the legacy stage: OutputStageSaturatingCastToUint8 (the standard pipeline), ...ToInt8, ...ToInt16; int32: none); XNNPACK and oneDNN int8, uint8; PyTorch also int32; Glow int8; TVM reads any dtype and rejects all but int8, uint8, int16, int32 (ERROR_IF)"
+    },
+    "output_scale": {
+      "type": "float32",
+      "doc": "TVM and Glow: the float32 scale (IEEE bits) of the output codes; TVM: ERROR_IF 0 or NaN"
+    },
+    "output_zero_point": {
+      "type": "int",
+      "doc": "the integer added to the scaled value before the saturation (oneDNN adds it in float32 before rounding; TOSA: ERROR_IF not representable in out_dtype, or nonzero for an int16 / int32 output)"
+    },
+    "result_mult_int": {
+      "type": "int",
+      "doc": "gemmlowp.legacy_uint8_scale: the integer multiplier b of RoundingDivideByPOT((x + result_offset) * b, result_shift)"
+    },
+    "result_offset": {
+      "type": "int",
+      "doc": "gemmlowp.legacy_uint8_scale: the offset a added to x before the multiplication"
+    },
+    "result_shift": {
+      "type": "int",
+      "min": -1024,
+      "max": 1024,
+      "doc": "gemmlowp.legacy_uint8_scale: the exponent r of the final RoundingDivideByPOT (x / 2^r, ties away from zero)"
+    },
+    "rounding": {
+      "type": "enum",
+      "values": ["DOWNWARD", "TONEAREST", "UPWARD"],
+      "doc": "TVM's rounding attribute, optional: UPWARD (ties toward +inf, tvm.upward) or TONEAREST (ties away from zero, tvm.tonearest); the value of the other convention makes this one not apply; any other value is an ERROR_IF"
+    },
+    "scale": {
+      "type": "float32",
+      "doc": "XNNPACK, oneDNN, PyTorch: the combined real multiplier as a float32 (IEEE bits); y = sat(round(x * scale) + output_zero_point), each library rounding its own way"
+    },
+    "shift": {
+      "type": "int",
+      "min": -1024,
+      "max": 1024,
+      "doc": "Q31 conventions: the exponent in TFLite's sign convention (real multiplier M * 2^(shift - 31); shift > 0 shifts left). TOSA's right shift is 31 - shift (15 - shift for tosa.scale16)"
+    }
   },
   "conventions": [
     {
@@ -1746,6 +1967,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "requant.gemmlowp.srdhm", "requant.gemmlowp.rdbpot"
       ],
       "description": "SRDHM (ties up) then RoundingDivideByPOT (ties away): gemmlowp / TFLite default double rounding, + zero point, saturate",
+      "source": "gemmlowp public/output_stages.h OutputStageScaleInt32ByFixedPointAndExponent; TFLite kernels/internal/common.h MultiplyByQuantizedMultiplier (default build)",
       "attributes": ["multiplier", "out_dtype", "output_zero_point", "shift"],
       "vectors": "requantize/gemmlowp.double_round.json",
       "required_flags": [
@@ -1759,6 +1981,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "gemmlowp.legacy_uint8_scale",
       "clauses": ["requant.gemmlowp.legacy_uint8_scale"],
       "description": "legacy gemmlowp: RoundingDivideByPOT((x + result_offset) * result_mult_int, result_shift) (ties away), saturating cast",
+      "source": "gemmlowp public/output_stages.h, internal/output.h OutputStageQuantizeDownInt32ToUint8Scale",
       "attributes": ["out_dtype", "result_mult_int", "result_offset", "result_shift"],
       "vectors": "requantize/gemmlowp.legacy_uint8_scale.json",
       "required_flags": [
@@ -1770,7 +1993,10 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "glow.cpu_rescale",
       "clauses": ["glow.rescale_integer", "glow.rescale_params"],
       "description": "Glow CPU RescaleQuantized: clip8(((((x - zp_in) >> pre) * S + rtn) >> post) + zp_out) with a ~9-bit integer S from quantizeScaleOffset32To8(in/out)",
-      "attributes": ["input_scale", "input_zero_point", "out_dtype", "output_scale", "output_zero_point"],
+      "source": "Glow lib/LLVMIRCodeGen/LLVMIRGen.cpp RescaleQuantizedInstKind, lib/Backends/CPU/libjit/libjit.cpp libjit_rescale_i8, lib/Quantization/Base/Base.cpp quantizeScaleOffset32To8",
+      "attributes": [
+        "input_scale", "input_zero_point", "out_dtype", "output_scale", "output_zero_point"
+      ],
       "vectors": "requantize/glow.cpu_rescale.json",
       "required_flags": [
         "all_codes", "differs_from_exact", "cpu_vs_interpreter", "zp_odd", "saturate_low",
@@ -1782,7 +2008,10 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "glow.interpreter_rescale",
       "clauses": ["glow.rescale_float", "glow.quantize", "glow.dequantize"],
       "description": "Glow Interpreter RescaleQuantized: quantize(dequantize(x)) in float32",
-      "attributes": ["input_scale", "input_zero_point", "out_dtype", "output_scale", "output_zero_point"],
+      "source": "Glow lib/Backends/Interpreter/InterpreterNodes.cpp fwdRescaleQuantizedInst",
+      "attributes": [
+        "input_scale", "input_zero_point", "out_dtype", "output_scale", "output_zero_point"
+      ],
       "vectors": "requantize/glow.interpreter_rescale.json",
       "required_flags": [
         "all_codes", "cpu_vs_interpreter", "differs_from_exact", "zp_odd", "saturate_low",
@@ -1794,6 +2023,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "onednn.fp32",
       "clauses": ["float.onednn_fp32"],
       "description": "oneDNN int8 epilogue: sat(half_even(fl32(fl32(fl32(x) * scale) + zp))); adds the zero point, then rounds",
+      "source": "oneDNN 2.6 src/cpu/matmul/ref_matmul_int8.cpp, src/cpu/simple_q10n.hpp saturate_and_round",
       "attributes": ["out_dtype", "output_zero_point", "scale"],
       "vectors": "requantize/onednn.fp32.json",
       "required_flags": [
@@ -1807,6 +2037,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "pytorch.requantize_from_int",
       "clauses": ["float.pytorch_requantize_from_int"],
       "description": "PyTorch requantize_from_int: clamp(zp + lrintf(fl32(fl32(x) * scale)))",
+      "source": "PyTorch 1.13 aten/src/ATen/native/quantized/AffineQuantizerBase.cpp requantize_from_int",
       "attributes": ["out_dtype", "output_zero_point", "scale"],
       "vectors": "requantize/pytorch.requantize_from_int.json",
       "required_flags": [
@@ -1820,6 +2051,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tflite.single_round",
       "clauses": ["requant.tflite.single_round"],
       "description": "TFLITE_SINGLE_ROUNDING: (x*M + 2^(t-1)) >> t, one rounding with ties up, + zero point, saturate",
+      "source": "TFLite tensorflow/lite/kernels/internal/common.cc MultiplyByQuantizedMultiplier (TFLITE_SINGLE_ROUNDING)",
       "attributes": ["multiplier", "out_dtype", "output_zero_point", "shift"],
       "vectors": "requantize/tflite.single_round.json",
       "required_flags": [
@@ -1833,6 +2065,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tosa.double_round",
       "clauses": ["requant.tosa.rescale", "requant.tosa.apply_scale_32"],
       "description": "TOSA RESCALE scale32 DOUBLE_ROUND (shift s = 31 - shift): gemmlowp's two roundings for s > 31, + zero point, clip",
+      "source": "TOSA pseudocode/operators/RESCALE.tosac, pseudocode/library/scale_helpers.tosac apply_scale_32 (rounding_mode DOUBLE_ROUND)",
       "attributes": ["multiplier", "out_dtype", "output_zero_point", "shift"],
       "vectors": "requantize/tosa.double_round.json",
       "required_flags": [
@@ -1847,6 +2080,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tosa.scale16",
       "clauses": ["requant.tosa.rescale", "requant.tosa.apply_scale_16"],
       "description": "TOSA RESCALE with a 16-bit multiplier (multiplier / 2^16, s = 15 - shift): ties up, + zero point, clip",
+      "source": "TOSA pseudocode/operators/RESCALE.tosac (scale32 = false), pseudocode/library/scale_helpers.tosac apply_scale_16",
       "attributes": ["multiplier", "out_dtype", "output_zero_point", "shift"],
       "vectors": "requantize/tosa.scale16.json",
       "required_flags": [
@@ -1861,6 +2095,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tosa.single_round",
       "clauses": ["requant.tosa.rescale", "requant.tosa.apply_scale_32"],
       "description": "TOSA RESCALE scale32 SINGLE_ROUND (shift s = 31 - shift): ties up, + zero point, clip",
+      "source": "TOSA pseudocode/operators/RESCALE.tosac, pseudocode/library/scale_helpers.tosac apply_scale_32 (rounding_mode SINGLE_ROUND)",
       "attributes": ["multiplier", "out_dtype", "output_zero_point", "shift"],
       "vectors": "requantize/tosa.single_round.json",
       "required_flags": [
@@ -1875,13 +2110,16 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tvm.tonearest",
       "clauses": ["tvm.requantize", "tvm.requantize_multiplier"],
       "description": "TVM qnn.requantize TONEAREST: zp_out + half_away((x - zp_in) * M * 2^(s-31)); one rounding, ties away from zero",
-      "attributes": ["input_scale", "input_zero_point", "out_dtype", "output_scale", "output_zero_point"],
+      "source": "TVM src/relay/qnn/op/requantize.cc RequantizeLower (rounding TONEAREST), src/relay/qnn/utils.cc GetFixedPointMultiplierShift, FixedPointMultiplyToNearest",
+      "attributes": [
+        "input_scale", "input_zero_point", "out_dtype", "output_scale", "output_zero_point"
+      ],
       "optional_attributes": ["rounding"],
       "vectors": "requantize/tvm.tonearest.json",
       "required_flags": [
         "tie_0_5", "tie_1_5", "tie_2_5", "tie_other", "upward_vs_tonearest", "power_of_two_path",
-        "explicit_rounding", "zp_odd", "saturate_low", "zp_type_min", "saturate_high", "zp_type_max",
-        "input_zp", "int32_max", "equal_scales", "int32_min", "multiplier_above_one",
+        "explicit_rounding", "zp_odd", "saturate_low", "zp_type_min", "saturate_high",
+        "zp_type_max", "input_zp", "int32_max", "equal_scales", "int32_min", "multiplier_above_one",
         "zero_input_scale", "random", "differs_from_real_multiplier", "invalid_output_scale",
         "invalid_out_dtype", "invalid_rounding", "no_clip_int32"
       ]
@@ -1890,13 +2128,16 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tvm.upward",
       "clauses": ["tvm.requantize", "tvm.requantize_multiplier", "tvm.fixed_point_multiply"],
       "description": "TVM qnn.requantize UPWARD: zp_out + half_up((x - zp_in) * M * 2^(s-31)), M from double(in)/double(out); one rounding, ties toward +inf",
-      "attributes": ["input_scale", "input_zero_point", "out_dtype", "output_scale", "output_zero_point"],
+      "source": "TVM src/relay/qnn/op/requantize.cc RequantizeLower (rounding UPWARD), src/relay/qnn/utils.cc GetFixedPointMultiplierShift, src/target/intrin_rule.cc q_multiply_shift",
+      "attributes": [
+        "input_scale", "input_zero_point", "out_dtype", "output_scale", "output_zero_point"
+      ],
       "optional_attributes": ["rounding"],
       "vectors": "requantize/tvm.upward.json",
       "required_flags": [
         "tie_0_5", "tie_1_5", "tie_2_5", "tie_other", "upward_vs_tonearest", "power_of_two_path",
-        "explicit_rounding", "zp_odd", "saturate_low", "zp_type_min", "saturate_high", "zp_type_max",
-        "input_zp", "int32_max", "equal_scales", "int32_min", "multiplier_above_one",
+        "explicit_rounding", "zp_odd", "saturate_low", "zp_type_min", "saturate_high",
+        "zp_type_max", "input_zp", "int32_max", "equal_scales", "int32_min", "multiplier_above_one",
         "zero_input_scale", "random", "differs_from_real_multiplier", "invalid_output_scale",
         "invalid_out_dtype", "invalid_rounding", "no_clip_int32"
       ]
@@ -1905,6 +2146,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "xnnpack.fp32",
       "clauses": ["float.xnnpack_fp32"],
       "description": "XNNPACK fp32 (x86): sat(half_even(fl32(fl32(x) * scale)) + zp); rounds, then adds the zero point",
+      "source": "XNNPACK src/xnnpack/requantization.h xnn_qs8_requantize_fp32, src/xnnpack/params-init.h xnn_init_qs8_conv_minmax_fp32_* (the x86 kernels)",
       "attributes": ["out_dtype", "output_zero_point", "scale"],
       "vectors": "requantize/xnnpack.fp32.json",
       "required_flags": [
@@ -1919,85 +2161,120 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "fp32.exact.ceil",
       "clauses": ["float.exact_requantize", "round.ceil"],
       "description": "exact sat(ceil(x * scale) + zero point)",
-      "diagnostic_only": true
+      "source": "the real formula q_out = zp + m * x (seed 002, requantize), m = scale or input_scale / output_scale",
+      "diagnostic_only": true,
+      "attributes": ["out_dtype", "output_zero_point"],
+      "optional_attributes": ["input_scale", "input_zero_point", "output_scale", "scale"]
     },
     {
       "name": "fp32.exact.floor",
       "clauses": ["float.exact_requantize", "round.floor"],
       "description": "exact sat(floor(x * scale) + zero point)",
-      "diagnostic_only": true
+      "source": "the real formula q_out = zp + m * x (seed 002, requantize), m = scale or input_scale / output_scale",
+      "diagnostic_only": true,
+      "attributes": ["out_dtype", "output_zero_point"],
+      "optional_attributes": ["input_scale", "input_zero_point", "output_scale", "scale"]
     },
     {
       "name": "fp32.exact.half_away",
       "clauses": ["float.exact_requantize", "round.half_away"],
       "description": "exact sat(half-away-from-zero(x * scale) + zero point)",
-      "diagnostic_only": true
+      "source": "the real formula q_out = zp + m * x (seed 002, requantize), m = scale or input_scale / output_scale",
+      "diagnostic_only": true,
+      "attributes": ["out_dtype", "output_zero_point"],
+      "optional_attributes": ["input_scale", "input_zero_point", "output_scale", "scale"]
     },
     {
       "name": "fp32.exact.half_down",
       "clauses": ["float.exact_requantize", "round.half_down"],
       "description": "exact sat(half-down(x * scale) + zero point)",
-      "diagnostic_only": true
+      "source": "the real formula q_out = zp + m * x (seed 002, requantize), m = scale or input_scale / output_scale",
+      "diagnostic_only": true,
+      "attributes": ["out_dtype", "output_zero_point"],
+      "optional_attributes": ["input_scale", "input_zero_point", "output_scale", "scale"]
     },
     {
       "name": "fp32.exact.half_even",
       "clauses": ["float.exact_requantize", "round.half_even"],
       "description": "exact sat(half-to-even(x * scale) + zero point)",
-      "diagnostic_only": true
+      "source": "the real formula q_out = zp + m * x (seed 002, requantize), m = scale or input_scale / output_scale",
+      "diagnostic_only": true,
+      "attributes": ["out_dtype", "output_zero_point"],
+      "optional_attributes": ["input_scale", "input_zero_point", "output_scale", "scale"]
     },
     {
       "name": "fp32.exact.half_up",
       "clauses": ["float.exact_requantize", "round.half_up"],
       "description": "exact sat(half-up(x * scale) + zero point)",
-      "diagnostic_only": true
+      "source": "the real formula q_out = zp + m * x (seed 002, requantize), m = scale or input_scale / output_scale",
+      "diagnostic_only": true,
+      "attributes": ["out_dtype", "output_zero_point"],
+      "optional_attributes": ["input_scale", "input_zero_point", "output_scale", "scale"]
     },
     {
       "name": "fp32.exact.trunc",
       "clauses": ["float.exact_requantize", "round.trunc"],
       "description": "exact sat(truncate(x * scale) + zero point)",
-      "diagnostic_only": true
+      "source": "the real formula q_out = zp + m * x (seed 002, requantize), m = scale or input_scale / output_scale",
+      "diagnostic_only": true,
+      "attributes": ["out_dtype", "output_zero_point"],
+      "optional_attributes": ["input_scale", "input_zero_point", "output_scale", "scale"]
     },
     {
       "name": "q31.exact.ceil",
       "clauses": ["requant.q31_exact", "round.ceil"],
       "description": "exact x*M*2^(shift-31) rounded up (ceil), + zero point, saturate",
-      "diagnostic_only": true
+      "source": "the real formula of seed 001, equation (7), with the multiplier m = M * 2^(shift - 31)",
+      "diagnostic_only": true,
+      "attributes": ["multiplier", "out_dtype", "output_zero_point", "shift"]
     },
     {
       "name": "q31.exact.floor",
       "clauses": ["requant.q31_exact", "round.floor"],
       "description": "exact x*M*2^(shift-31) rounded down (floor), + zero point, saturate",
-      "diagnostic_only": true
+      "source": "the real formula of seed 001, equation (7), with the multiplier m = M * 2^(shift - 31)",
+      "diagnostic_only": true,
+      "attributes": ["multiplier", "out_dtype", "output_zero_point", "shift"]
     },
     {
       "name": "q31.exact.half_away",
       "clauses": ["requant.q31_exact", "round.half_away"],
       "description": "exact x*M*2^(shift-31) rounded to nearest, ties away from zero, + zero point, saturate",
-      "diagnostic_only": true
+      "source": "the real formula of seed 001, equation (7), with the multiplier m = M * 2^(shift - 31)",
+      "diagnostic_only": true,
+      "attributes": ["multiplier", "out_dtype", "output_zero_point", "shift"]
     },
     {
       "name": "q31.exact.half_down",
       "clauses": ["requant.q31_exact", "round.half_down"],
       "description": "exact x*M*2^(shift-31) rounded to nearest, ties toward -inf, + zero point, saturate",
-      "diagnostic_only": true
+      "source": "the real formula of seed 001, equation (7), with the multiplier m = M * 2^(shift - 31)",
+      "diagnostic_only": true,
+      "attributes": ["multiplier", "out_dtype", "output_zero_point", "shift"]
     },
     {
       "name": "q31.exact.half_even",
       "clauses": ["requant.q31_exact", "round.half_even"],
       "description": "exact x*M*2^(shift-31) rounded to nearest, ties to even, + zero point, saturate",
-      "diagnostic_only": true
+      "source": "the real formula of seed 001, equation (7), with the multiplier m = M * 2^(shift - 31)",
+      "diagnostic_only": true,
+      "attributes": ["multiplier", "out_dtype", "output_zero_point", "shift"]
     },
     {
       "name": "q31.exact.half_up",
       "clauses": ["requant.q31_exact", "round.half_up"],
       "description": "exact x*M*2^(shift-31) rounded to nearest, ties toward +inf, + zero point, saturate",
-      "diagnostic_only": true
+      "source": "the real formula of seed 001, equation (7), with the multiplier m = M * 2^(shift - 31)",
+      "diagnostic_only": true,
+      "attributes": ["multiplier", "out_dtype", "output_zero_point", "shift"]
     },
     {
       "name": "q31.exact.trunc",
       "clauses": ["requant.q31_exact", "round.trunc"],
       "description": "exact x*M*2^(shift-31) truncated toward zero, + zero point, saturate",
-      "diagnostic_only": true
+      "source": "the real formula of seed 001, equation (7), with the multiplier m = M * 2^(shift - 31)",
+      "diagnostic_only": true,
+      "attributes": ["multiplier", "out_dtype", "output_zero_point", "shift"]
     }
   ]
 }
@@ -2006,27 +2283,95 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "requantize_per_channel",
   "summary": "requantize with a multiplier per channel along an axis.",
   "spec": "spec/tflite_tosa.md",
-  "inputs": [{"name": "x", "dtypes": ["int32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int8", "uint8", "int16", "int32"]}],
+  "inputs": [
+    {
+      "name": "x",
+      "dtypes": ["int32"],
+      "doc": "the int32 accumulators; channel c is the index along axis"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": ["int8", "uint8", "int16", "int32"],
+      "dtype_from": "out_dtype",
+      "doc": "x's shape: each element requantized with its channel's parameters, saturated to out_dtype"
+    }
+  ],
   "attributes": {
-    "axis": {"type": "int", "doc": ""},
-    "input_scales": {"type": "float32[]", "doc": ""},
-    "input_zero_points": {"type": "int[]", "doc": ""},
-    "multiplier": {"type": "int[]", "doc": ""},
-    "out_dtype": {"type": "dtype", "values": ["int8", "uint8", "int16", "int32"], "doc": ""},
-    "output_scale": {"type": "float32", "doc": ""},
-    "output_zero_point": {"type": "int", "doc": ""},
-    "result_mult_int": {"type": "int[]", "doc": ""},
-    "result_offset": {"type": "int[]", "doc": ""},
-    "result_shift": {"type": "int", "doc": ""},
-    "scales": {"type": "float32[]", "doc": ""},
-    "shift": {"type": "int[]", "doc": ""}
+    "axis": {
+      "type": "int",
+      "doc": "the dimension of x that indexes the channels; the per-channel arrays have shape[axis] entries. TFLite's per-channel accumulators and TOSA's per_channel RESCALE use the last dimension, gemmlowp's ...PC<Shape> stages rows (Col: 0) or columns (Row: 1). Q31 conventions: outside [0, rank) does not apply; TVM: negative counts from the back; TVM and XNNPACK: ERROR_IF out of range"
+    },
+    "input_scales": {
+      "type": "float32[]",
+      "doc": "TVM: the float32 input scale (IEEE bits) of each channel"
+    },
+    "input_zero_point": {
+      "type": "int",
+      "doc": "TVM: one input zero point for every channel, read when input_zero_points is absent"
+    },
+    "input_zero_points": {
+      "type": "int[]",
+      "doc": "TVM: the input zero point of each channel (or input_zero_point, one for every channel)"
+    },
+    "multiplier": {
+      "type": "int[]",
+      "min": 0,
+      "max": 2147483647,
+      "doc": "Q31 conventions: each channel's M in [0, 2^31); channel c's real multiplier is multiplier[c] * 2^(shift[c] - 31)"
+    },
+    "out_dtype": {
+      "type": "dtype",
+      "values": ["int8", "uint8", "int16", "uint16", "int32", "int64", "float32", "float64"],
+      "doc": "the type y is saturated to. Q31 and legacy conventions take int8, uint8, int16, int32; XNNPACK int8, uint8; TVM reads any dtype and rejects all but int8, uint8, int16, int32 (ERROR_IF)"
+    },
+    "output_scale": {
+      "type": "float32",
+      "doc": "TVM: the float32 output scale (IEEE bits), shared by the channels; ERROR_IF 0 or NaN"
+    },
+    "output_zero_point": {
+      "type": "int",
+      "doc": "the integer added to every channel's scaled value before the saturation"
+    },
+    "result_mult_int": {
+      "type": "int[]",
+      "doc": "gemmlowp.legacy_uint8_scale: each channel's integer multiplier b[c]"
+    },
+    "result_offset": {
+      "type": "int[]",
+      "doc": "gemmlowp.legacy_uint8_scale: each channel's offset a[c], added to x before the multiplication"
+    },
+    "result_shift": {
+      "type": "int",
+      "min": -1024,
+      "max": 1024,
+      "doc": "gemmlowp.legacy_uint8_scale: the exponent r of the final RoundingDivideByPOT, shared by the channels"
+    },
+    "rounding": {
+      "type": "enum",
+      "values": ["DOWNWARD", "TONEAREST", "UPWARD"],
+      "doc": "TVM's rounding attribute, optional: UPWARD (tvm.upward) or TONEAREST (tvm.tonearest); the value of the other convention makes this one not apply; any other value is an ERROR_IF"
+    },
+    "scales": {
+      "type": "float32[]",
+      "doc": "XNNPACK: each channel's combined real multiplier as a float32 (IEEE bits); ERROR_IF not in (0, 256)"
+    },
+    "shift": {
+      "type": "int[]",
+      "min": -1024,
+      "max": 1024,
+      "doc": "Q31 conventions: each channel's exponent in TFLite's sign convention (shift > 0 shifts left)"
+    }
   },
   "conventions": [
     {
       "name": "gemmlowp.double_round",
-      "clauses": ["requant.gemmlowp.scale_by_fixedpoint_and_exponent_pc", "requant.tflite.per_channel"],
+      "clauses": [
+        "requant.gemmlowp.scale_by_fixedpoint_and_exponent_pc", "requant.tflite.per_channel"
+      ],
       "description": "per channel: SRDHM (ties up) then RoundingDivideByPOT (ties away), + zero point, saturate",
+      "source": "gemmlowp public/output_stages.h OutputStageScaleInt32ByFixedPointAndExponentPC; TFLite reference/integer_ops/conv.h ConvPerChannel",
       "attributes": ["axis", "multiplier", "out_dtype", "output_zero_point", "shift"],
       "vectors": "requantize_per_channel/gemmlowp.double_round.json",
       "required_flags": [
@@ -2038,6 +2383,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "gemmlowp.legacy_uint8_scale",
       "clauses": ["requant.gemmlowp.legacy_uint8_scale_pc"],
       "description": "legacy gemmlowp per channel: RoundingDivideByPOT((x + result_offset[c]) * result_mult_int[c], result_shift), saturating cast",
+      "source": "gemmlowp public/output_stages.h, internal/output.h OutputStageQuantizeDownInt32ToUint8ScalePC",
       "attributes": ["axis", "out_dtype", "result_mult_int", "result_offset", "result_shift"],
       "vectors": "requantize_per_channel/gemmlowp.legacy_uint8_scale.json",
       "required_flags": ["per_channel", "mult_zero", "negative_tie", "random"]
@@ -2046,6 +2392,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tflite.single_round",
       "clauses": ["requant.tflite.per_channel", "requant.tflite.single_round"],
       "description": "per channel: one rounding, ties up, + zero point, saturate",
+      "source": "TFLite kernels/kernel_util.cc PopulateConvolutionQuantizationParams, kernels/internal/common.cc MultiplyByQuantizedMultiplier (TFLITE_SINGLE_ROUNDING)",
       "attributes": ["axis", "multiplier", "out_dtype", "output_zero_point", "shift"],
       "vectors": "requantize_per_channel/tflite.single_round.json",
       "required_flags": [
@@ -2057,6 +2404,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tosa.double_round",
       "clauses": ["requant.tosa.rescale", "requant.tosa.apply_scale_32"],
       "description": "TOSA per_channel RESCALE DOUBLE_ROUND",
+      "source": "TOSA pseudocode/operators/RESCALE.tosac (per_channel), scale_helpers.tosac apply_scale_32 (DOUBLE_ROUND)",
       "attributes": ["axis", "multiplier", "out_dtype", "output_zero_point", "shift"],
       "vectors": "requantize_per_channel/tosa.double_round.json",
       "required_flags": [
@@ -2068,6 +2416,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tosa.single_round",
       "clauses": ["requant.tosa.rescale", "requant.tosa.apply_scale_32"],
       "description": "TOSA per_channel RESCALE SINGLE_ROUND",
+      "source": "TOSA pseudocode/operators/RESCALE.tosac (per_channel), scale_helpers.tosac apply_scale_32 (SINGLE_ROUND)",
       "attributes": ["axis", "multiplier", "out_dtype", "output_zero_point", "shift"],
       "vectors": "requantize_per_channel/tosa.single_round.json",
       "required_flags": [
@@ -2079,10 +2428,9 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tvm.tonearest",
       "clauses": ["tvm.requantize", "tvm.requantize_multiplier"],
       "description": "TVM qnn.requantize per axis, TONEAREST",
-      "attributes": [
-        "axis", "input_scales", "input_zero_points", "out_dtype", "output_scale",
-        "output_zero_point"
-      ],
+      "source": "TVM src/relay/qnn/op/requantize.cc RequantizeLower (per axis, TONEAREST), src/relay/qnn/utils.cc FixedPointMultiplyPerChannel",
+      "attributes": ["axis", "input_scales", "out_dtype", "output_scale", "output_zero_point"],
+      "optional_attributes": ["input_zero_point", "input_zero_points", "rounding"],
       "vectors": "requantize_per_channel/tvm.tonearest.json",
       "required_flags": [
         "ties", "axis_0", "per_channel_zero_points", "zero_scale_channel", "unit_channel",
@@ -2094,10 +2442,9 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tvm.upward",
       "clauses": ["tvm.requantize", "tvm.requantize_multiplier", "tvm.fixed_point_multiply"],
       "description": "TVM qnn.requantize per axis, UPWARD (q_multiply_shift_per_axis)",
-      "attributes": [
-        "axis", "input_scales", "input_zero_points", "out_dtype", "output_scale",
-        "output_zero_point"
-      ],
+      "source": "TVM src/relay/qnn/op/requantize.cc RequantizeLower (per axis, UPWARD), src/target/intrin_rule.cc q_multiply_shift_per_axis",
+      "attributes": ["axis", "input_scales", "out_dtype", "output_scale", "output_zero_point"],
+      "optional_attributes": ["input_zero_point", "input_zero_points", "rounding"],
       "vectors": "requantize_per_channel/tvm.upward.json",
       "required_flags": [
         "ties", "axis_0", "per_channel_zero_points", "zero_scale_channel", "unit_channel",
@@ -2109,6 +2456,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "xnnpack.fp32",
       "clauses": ["float.xnnpack_fp32"],
       "description": "XNNPACK qc8 fp32: each output channel's float32 scale; ERROR_IF any scale is not in (0, 256)",
+      "source": "XNNPACK src/xnnpack/requantization.h xnn_qs8_requantize_fp32 with the qc8 per-channel scales (src/operators/convolution-nhwc.c)",
       "attributes": ["axis", "out_dtype", "output_zero_point", "scales"],
       "vectors": "requantize_per_channel/xnnpack.fp32.json",
       "required_flags": [
@@ -2147,14 +2495,24 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "gemmlowp SaturatingRoundingDoublingHighMul: a * b / 2^31 rounded half up, saturated.",
   "spec": "spec/gemmlowp.md",
   "elementwise": true,
-  "inputs": [{"name": "a", "dtypes": ["int32"]}, {"name": "b", "dtypes": ["int32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int32"]}],
+  "inputs": [
+    {"name": "a", "dtypes": ["int32"], "doc": "the first int32 operand"},
+    {"name": "b", "dtypes": ["int32"], "doc": "the second int32 operand, a's shape"}
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": ["int32"],
+      "doc": "round_half_up(a * b / 2^31), saturated: INT32_MIN * INT32_MIN gives INT32_MAX"
+    }
+  ],
   "attributes": {},
   "conventions": [
     {
       "name": "gemmlowp",
       "clauses": ["requant.gemmlowp.srdhm"],
       "description": "SaturatingRoundingDoublingHighMul: round_half_up(a*b/2^31), INT32_MIN*INT32_MIN -> INT32_MAX",
+      "source": "gemmlowp fixedpoint/fixedpoint.h SaturatingRoundingDoublingHighMul",
       "attributes": [],
       "vectors": "fixedpoint/gemmlowp.srdhm.json",
       "required_flags": ["saturate", "int32_extremes", "tie_positive", "tie_negative", "random"]
@@ -2167,7 +2525,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "TVM qnn.add: both inputs requantized to the output parameters, added, zero point subtracted, clipped.",
   "spec": "spec/operators_tvm.md",
   "inputs": [{"name": "lhs", "dtypes": ["int8"]}, {"name": "rhs", "dtypes": ["int8"]}],
-  "outputs": [{"name": "y", "dtypes": ["int8"]}],
+  "outputs": [{"name": "y", "dtypes": ["int8"], "dtype_from": "out_dtype"}],
   "attributes": {
     "lhs_scale": {"type": "float32", "doc": ""},
     "lhs_zero_point": {"type": "int", "doc": ""},
@@ -2230,7 +2588,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "TVM qnn.concatenate: each input requantized to the output parameters, then concatenated.",
   "spec": "spec/operators_tvm.md",
   "inputs": [{"name": "x", "dtypes": ["int8"], "variadic": {"min": 1, "max": 3}}],
-  "outputs": [{"name": "y", "dtypes": ["int8"]}],
+  "outputs": [{"name": "y", "dtypes": ["int8"], "dtype_from": "out_dtype"}],
   "attributes": {
     "axis": {"type": "int", "doc": ""},
     "input_scales": {"type": "float32[]", "doc": ""},
@@ -2259,7 +2617,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "TVM qnn.conv2d: int32 accumulation with zero points, optionally requantized.",
   "spec": "spec/operators_tvm.md",
   "inputs": [{"name": "data", "dtypes": ["int8", "uint8"]}, {"name": "kernel", "dtypes": ["int8"]}],
-  "outputs": [{"name": "y", "dtypes": ["int8", "int32"]}],
+  "outputs": [{"name": "y", "dtypes": ["int8", "int32"], "dtype_from": "out_dtype"}],
   "attributes": {
     "data_layout": {"type": "enum", "values": ["NHWC"], "doc": ""},
     "dilation": {"type": "int[]", "doc": ""},
@@ -2296,7 +2654,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "TVM qnn.dense: int32 accumulation with zero points, optionally requantized.",
   "spec": "spec/operators_tvm.md",
   "inputs": [{"name": "data", "dtypes": ["int8"]}, {"name": "weight", "dtypes": ["int8"]}],
-  "outputs": [{"name": "y", "dtypes": ["int8", "int32"]}],
+  "outputs": [{"name": "y", "dtypes": ["int8", "int32"], "dtype_from": "out_dtype"}],
   "attributes": {
     "input_scale": {"type": "float32", "doc": ""},
     "input_zero_point": {"type": "int", "doc": ""},

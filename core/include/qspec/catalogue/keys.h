@@ -210,7 +210,7 @@ struct fixed_point_multiply {
   };
   struct attr {
     static constexpr ::qspec::attr::Int multiplier{"multiplier", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::attr::Int shift{"shift", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int shift{"shift", -64, 64};
   };
   struct conv {
     static constexpr std::string_view tvm = "tvm";
@@ -974,7 +974,7 @@ struct quantize {
     static constexpr std::string_view y = "y";
   };
   struct attr {
-    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::U16, ::qspec::DType::I32, ::qspec::DType::I64};
+    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::U16, ::qspec::DType::I32, ::qspec::DType::I64, ::qspec::DType::F32, ::qspec::DType::F64};
     static constexpr ::qspec::attr::DTypeKey out_dtype{"out_dtype", out_dtype_dtypes};
     static constexpr ::qspec::attr::F32 scale{"scale"};
     static constexpr ::qspec::attr::Int zero_point{"zero_point", INT64_MIN, INT64_MAX};
@@ -1026,7 +1026,7 @@ struct quantize_per_channel {
   };
   struct attr {
     static constexpr ::qspec::attr::Int axis{"axis", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I32};
+    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::U16, ::qspec::DType::I32, ::qspec::DType::I64, ::qspec::DType::F32, ::qspec::DType::F64};
     static constexpr ::qspec::attr::DTypeKey out_dtype{"out_dtype", out_dtype_dtypes};
     static constexpr ::qspec::attr::F32Array scales{"scales"};
     static constexpr ::qspec::attr::IntArray zero_points{"zero_points", INT64_MIN, INT64_MAX};
@@ -1076,7 +1076,7 @@ struct rdbpot {
     static constexpr std::string_view y = "y";
   };
   struct attr {
-    static constexpr ::qspec::attr::Int exponent{"exponent", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int exponent{"exponent", -1024, 1024};
   };
   struct conv {
     static constexpr std::string_view gemmlowp = "gemmlowp";
@@ -1109,14 +1109,14 @@ struct requantize {
   struct attr {
     static constexpr ::qspec::attr::F32 input_scale{"input_scale"};
     static constexpr ::qspec::attr::Int input_zero_point{"input_zero_point", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::attr::Int multiplier{"multiplier", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::U16, ::qspec::DType::I32, ::qspec::DType::I64};
+    static constexpr ::qspec::attr::Int multiplier{"multiplier", 0, 2147483647};
+    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::U16, ::qspec::DType::I32, ::qspec::DType::I64, ::qspec::DType::F32, ::qspec::DType::F64};
     static constexpr ::qspec::attr::DTypeKey out_dtype{"out_dtype", out_dtype_dtypes};
     static constexpr ::qspec::attr::F32 output_scale{"output_scale"};
     static constexpr ::qspec::attr::Int output_zero_point{"output_zero_point", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::Int result_mult_int{"result_mult_int", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::Int result_offset{"result_offset", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::attr::Int result_shift{"result_shift", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int result_shift{"result_shift", -1024, 1024};
     static constexpr std::string_view rounding_values[] = {"DOWNWARD", "TONEAREST", "UPWARD"};
     static constexpr ::qspec::attr::Enum rounding{"rounding", rounding_values};
     struct rounding_is {  // the values, for comparisons with get(attrs, rounding)
@@ -1125,7 +1125,7 @@ struct requantize {
       static constexpr std::string_view UPWARD = "UPWARD";
     };
     static constexpr ::qspec::attr::F32 scale{"scale"};
-    static constexpr ::qspec::attr::Int shift{"shift", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int shift{"shift", -1024, 1024};
   };
   struct conv {
     static constexpr std::string_view gemmlowp_double_round = "gemmlowp.double_round";
@@ -1170,17 +1170,25 @@ struct requantize_per_channel {
   struct attr {
     static constexpr ::qspec::attr::Int axis{"axis", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::F32Array input_scales{"input_scales"};
+    static constexpr ::qspec::attr::Int input_zero_point{"input_zero_point", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::IntArray input_zero_points{"input_zero_points", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::attr::IntArray multiplier{"multiplier", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::I32};
+    static constexpr ::qspec::attr::IntArray multiplier{"multiplier", 0, 2147483647};
+    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::U16, ::qspec::DType::I32, ::qspec::DType::I64, ::qspec::DType::F32, ::qspec::DType::F64};
     static constexpr ::qspec::attr::DTypeKey out_dtype{"out_dtype", out_dtype_dtypes};
     static constexpr ::qspec::attr::F32 output_scale{"output_scale"};
     static constexpr ::qspec::attr::Int output_zero_point{"output_zero_point", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::IntArray result_mult_int{"result_mult_int", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::IntArray result_offset{"result_offset", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::attr::Int result_shift{"result_shift", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int result_shift{"result_shift", -1024, 1024};
+    static constexpr std::string_view rounding_values[] = {"DOWNWARD", "TONEAREST", "UPWARD"};
+    static constexpr ::qspec::attr::Enum rounding{"rounding", rounding_values};
+    struct rounding_is {  // the values, for comparisons with get(attrs, rounding)
+      static constexpr std::string_view DOWNWARD = "DOWNWARD";
+      static constexpr std::string_view TONEAREST = "TONEAREST";
+      static constexpr std::string_view UPWARD = "UPWARD";
+    };
     static constexpr ::qspec::attr::F32Array scales{"scales"};
-    static constexpr ::qspec::attr::IntArray shift{"shift", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::IntArray shift{"shift", -1024, 1024};
   };
   struct conv {
     static constexpr std::string_view gemmlowp_double_round = "gemmlowp.double_round";
