@@ -19,9 +19,9 @@ bool all_conventions_mode() {
 
 namespace {
 
-const qspec_tensor* find_named(std::span<const qspec_tensor> ts, const char* name) {
+const qspec_tensor* find_named(std::span<const qspec_tensor> ts, std::string_view name) {
   for (const auto& t : ts)
-    if (t.name != nullptr && std::strcmp(t.name, name) == 0) return &t;
+    if (t.name != nullptr && name == t.name) return &t;
   return nullptr;
 }
 
@@ -109,16 +109,16 @@ void destroy(void* self) { delete static_cast<State*>(self); }
 
 }  // namespace
 
-const qspec_tensor& Call::input(const char* name) const {
+const qspec_tensor& Call::input(std::string_view name) const {
   if (const auto* t = find_named(inputs, name)) return *t;
-  throw std::invalid_argument(std::string("missing input tensor '") + name + "'");
+  throw std::invalid_argument("missing input tensor '" + std::string(name) + "'");
 }
 
-qspec_tensor& Call::output(const char* name) const {
+qspec_tensor& Call::output(std::string_view name) const {
   if (outputs.empty()) return first_output();
   for (auto& t : outputs)
-    if (t.name != nullptr && std::strcmp(t.name, name) == 0) return t;
-  throw std::invalid_argument(std::string("missing output tensor '") + name + "'");
+    if (t.name != nullptr && name == t.name) return t;
+  throw std::invalid_argument("missing output tensor '" + std::string(name) + "'");
 }
 
 qspec_tensor& Call::first_output() const {
@@ -132,7 +132,7 @@ void Call::refuse(const std::string& why) const {
   throw Rejected(why);
 }
 
-bool Call::has_input(const char* name) const { return find_named(inputs, name) != nullptr; }
+bool Call::has_input(std::string_view name) const { return find_named(inputs, name) != nullptr; }
 
 int make_backend(std::unique_ptr<Adapter> adapter, std::uint32_t host_abi_version, qspec_backend* out) {
   if (host_abi_version != QSPEC_BACKEND_ABI_VERSION || out == nullptr || adapter == nullptr) return 1;
