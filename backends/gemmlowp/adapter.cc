@@ -1,9 +1,11 @@
 // The gemmlowp adapter: claims, dispatch, and the exported qspec_backend_create of the plugin.
+#include "qspec/thirdparty/adapter.h"
+
 #include <memory>
 #include <string>
 
 #include "ops.h"
-#include "qspec/thirdparty/adapter.h"
+#include "qspec/catalogue/keys.h"
 
 #ifndef QSPEC_GEMMLOWP_VERSION
 #define QSPEC_GEMMLOWP_VERSION "unknown"
@@ -32,9 +34,10 @@ class GemmlowpAdapter final : public thirdparty::Adapter {
         {"requantize", "gemmlowp.legacy_uint8_scale",
          "QuantizeDownInt32ToUint8Scale -> SaturatingCastToUint8/Int16 (int8: Clamp, no SSE cast stage)"},
         {"requantize_per_channel", "gemmlowp.legacy_uint8_scale", "QuantizeDownInt32ToUint8ScalePC<Row> -> cast"},
-        {"gemmlowp.matmul", "gemmlowp",
-         "GemmWithOutputPipeline<uint8,uint8,L8R8> with offsets -zero_point, QuantizeDownInt32ByFixedPoint -> "
-         "SaturatingCastToUint8"},
+        thirdparty::claim<cat::gemmlowp_matmul>(
+            cat::gemmlowp_matmul::conv::gemmlowp,
+            "GemmWithOutputPipeline<uint8,uint8,L8R8> with offsets -zero_point, QuantizeDownInt32ByFixedPoint -> "
+            "SaturatingCastToUint8"),
         {"srdhm", "gemmlowp", "fixedpoint.h SaturatingRoundingDoublingHighMul (SSE registers on x86)"},
         {"rdbpot", "gemmlowp", "fixedpoint.h RoundingDivideByPOT (SSE registers on x86); exponent 0..31"},
     };
@@ -45,7 +48,7 @@ class GemmlowpAdapter final : public thirdparty::Adapter {
     if (call.op == "requantize") return legacy ? run_legacy_scale(call) : run_requantize(call);
     if (call.op == "requantize_per_channel")
       return legacy ? run_legacy_scale_per_channel(call) : run_requantize_per_channel(call);
-    if (call.op == "gemmlowp.matmul") return run_matmul(call);
+    if (call.op == cat::gemmlowp_matmul::op) return run_matmul(call);
     if (call.op == "srdhm") return run_srdhm(call);
     if (call.op == "rdbpot") return run_rdbpot(call);
     throw thirdparty::Unsupported("gemmlowp adapter has no op '" + call.op + "'");
