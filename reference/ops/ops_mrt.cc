@@ -3,8 +3,8 @@
 // Vocabulary: spec/catalogue/<op>.json (the ops' tensors and attributes, generated into
 // spec/ops.md), clauses in spec/mrt_quantization.md. Float scalars in attributes are bit patterns:
 // binary64 thresholds/scales/ranges as "0x" + 16 hex digits. Integer attributes are precisions
-// and shifts. Conventions: "mrt" (MRT's Python), "cvm.formal" (CVM's formal kernels), "cvm.cpu"
-// (CVM's CPU kernel), and the diagnostic-only "mrt.v2", "mrt.ideal", "shift.exact.<rounding>".
+// and shifts. Conventions: mrt (MRT's Python), cvm.formal (CVM's formal kernels), cvm.cpu (CVM's
+// CPU kernel), and the diagnostic-only mrt.v2, mrt.ideal and shift.exact.<rounding>.
 #include <cstdint>
 #include <functional>
 #include <optional>

@@ -187,7 +187,7 @@ std::vector<Tensor> quantize_scale(const Attrs& a, const Inputs& in) {
 QSPEC_REGISTER_REF_OP(registration<cat::quantize_scale>(cat::quantize_scale::conv::mrt, quantize_scale));
 
 // ---- expansions (spec/mrt_expansions.md): every term (term0, term1, ...) and, for one-scale
-// formalizations, their sum "ye" ----
+// formalizations, their sum ye ----
 
 template <class Op>
 std::vector<Tensor> expansion_outputs(const ro::Expansion<Int>& e) {
