@@ -28,7 +28,7 @@ std::vector<Tensor> run(std::string_view op, std::string_view conv, const Attrs&
 }
 
 // The catalogue's verdict on one valid test's attributes (empty: acceptable).
-std::vector<std::string> problems(std::string_view op, std::string_view conv, const Attrs& a,
+std::vector<qspec::catalogue::TestProblem> problems(std::string_view op, std::string_view conv, const Attrs& a,
                                   const std::vector<std::pair<std::string, DType>>& inputs) {
   const auto* o = qspec::catalogue::get().op(op);
   const auto* c = o ? o->convention(conv) : nullptr;

@@ -28,11 +28,6 @@ void positive_dims(const IntArray& a, const char* what);
 // An attribute of two entries, `d` when it is absent (Rejected: another count).
 std::array<std::int64_t, 2> pair(const Json& a, const attr::IntArray& key, std::array<std::int64_t, 2> d);
 
-// Attributes read by name, for ops_glow_nn.cc only until its typed-key conversion (branch convC)
-// is merged; delete them then (no other handler uses them).
-std::vector<std::int64_t> ints(const Json& a, const char* key, std::vector<std::int64_t> dflt);
-std::array<std::int64_t, 2> pair(const Json& a, const char* key, std::array<std::int64_t, 2> d);
-
 // Convolution geometry from the attributes `keys` (default strides 1, padding 0, dilation 1,
 // groups 1), with mrt.op.conv2d's ERROR_IFs; x is (N,C,H,W), w (O,C/groups,KH,KW).
 ConvGeom conv_geom(const OpCall& c, const ConvKeys& keys, const IntArray& x, const IntArray& w);

@@ -11,7 +11,6 @@
 
 #include "nn_common.h"
 #include "qspec/catalogue/keys.h"
-#include "qspec/core/json_values.h"
 #include "qspec/simd/backend_core.h"
 #include "qspec/simd/conv.h"
 #include "qspec/simd/int_tensor.h"
@@ -23,17 +22,6 @@ using i128 = __int128;
 
 void need_inputs(const OpCall& c, std::size_t n, std::string_view op) {
   if (c.n_inputs != n) throw Rejected(std::string(op) + " takes " + std::to_string(n) + " inputs (ERROR_IF)");
-}
-std::vector<std::int64_t> ints(const Json& a, const char* key, std::vector<std::int64_t> dflt) {
-  if (!a.contains(key)) return dflt;
-  std::vector<std::int64_t> v;
-  for (const auto& e : a.at(key)) v.push_back(json_to_int(e));
-  return v;
-}
-std::array<std::int64_t, 2> pair(const Json& a, const char* key, std::array<std::int64_t, 2> d) {
-  const auto v = ints(a, key, {d[0], d[1]});
-  if (v.size() != 2) throw Rejected(std::string("attribute ") + key + " needs two entries (ERROR_IF)");
-  return {v[0], v[1]};
 }
 std::array<std::int64_t, 2> pair(const Json& a, const attr::IntArray& key, std::array<std::int64_t, 2> d) {
   const auto v = attr::get_or(a, key, Ints{d[0], d[1]});
