@@ -5,9 +5,8 @@
 #include <string>
 
 #include "ops.h"
-#include "xnn_isa.h"
 #include "qspec/catalogue/keys.h"
-#include "qspec/thirdparty/adapter.h"
+#include "xnn_isa.h"
 #include "xnn_util.h"
 
 #ifndef QSPEC_XNNPACK_VERSION
@@ -44,13 +43,21 @@ class XnnpackAdapter final : public thirdparty::Adapter {
                                                  "convert_nc_f32_qs8 / convert_nc_f32_qu8"));
     c.push_back(thirdparty::claim<cat::dequantize>(cat::dequantize::conv::xnnpack_convert,
                                                    "convert_nc_qs8_f32 / convert_nc_qu8_f32"));
-    c.push_back({"max_pool2d", "mrt", "max_pooling2d_nhwc_s8/u8 (NCHW transposed), exact"});
-    c.push_back({"tvm.qnn.max_pool2d", "tvm", "max_pooling2d_nhwc_s8/u8 (NCHW transposed), exact"});
-    c.push_back({"concat", "mrt", "strided copy_nc_x8/x32 per input (no concat operator in this snapshot)"});
+    using thirdparty::claim;
+    c.push_back(
+        claim<cat::max_pool2d>(cat::max_pool2d::conv::mrt, "max_pooling2d_nhwc_s8/u8 (NCHW transposed), exact"));
+    c.push_back(claim<cat::tvm_qnn_max_pool2d>(cat::tvm_qnn_max_pool2d::conv::tvm,
+                                               "max_pooling2d_nhwc_s8/u8 (NCHW transposed), exact"));
+    c.push_back(claim<cat::concat>(cat::concat::conv::mrt,
+                                   "strided copy_nc_x8/x32 per input (no concat operator in this snapshot)"));
     // XNNPACK computes these ops, but requantizes its own way, never TVM's: all-conventions only.
-    c.push_back({"tvm.qnn.dense", "tvm", "fully_connected_nc_qs8/qu8 with XNNPACK's fp32 epilogue", true});
-    c.push_back({"tvm.qnn.conv2d", "tvm", "convolution2d_nhwc_qs8/qu8 (OHWI weights) with XNNPACK's fp32 epilogue", true});
-    c.push_back({"tvm.qnn.add", "tvm", "add_nd_qs8/qu8 (XNNPACK's own fixed-point add)", true});
+    c.push_back(claim<cat::tvm_qnn_dense>(cat::tvm_qnn_dense::conv::tvm,
+                                          "fully_connected_nc_qs8/qu8 with XNNPACK's fp32 epilogue", true));
+    c.push_back(claim<cat::tvm_qnn_conv2d>(cat::tvm_qnn_conv2d::conv::tvm,
+                                           "convolution2d_nhwc_qs8/qu8 (OHWI weights) with XNNPACK's fp32 epilogue",
+                                           true));
+    c.push_back(
+        claim<cat::tvm_qnn_add>(cat::tvm_qnn_add::conv::tvm, "add_nd_qs8/qu8 (XNNPACK's own fixed-point add)", true));
     return c;
   }
 
@@ -59,11 +66,12 @@ class XnnpackAdapter final : public thirdparty::Adapter {
     if (call.op == cat::requantize_per_channel::op) return run_requantize_per_channel(call);
     if (call.op == cat::quantize::op) return run_quantize(call);
     if (call.op == cat::dequantize::op) return run_dequantize(call);
-    if (call.op == "tvm.qnn.dense") return run_tvm_dense(call);
-    if (call.op == "tvm.qnn.conv2d") return run_tvm_conv2d(call);
-    if (call.op == "tvm.qnn.add") return run_tvm_add(call);
-    if (call.op == "max_pool2d" || call.op == "tvm.qnn.max_pool2d") return run_max_pool2d(call);
-    if (call.op == "concat") return run_concat(call);
+    if (call.op == cat::tvm_qnn_dense::op) return run_tvm_dense(call);
+    if (call.op == cat::tvm_qnn_conv2d::op) return run_tvm_conv2d(call);
+    if (call.op == cat::tvm_qnn_add::op) return run_tvm_add(call);
+    if (call.op == cat::max_pool2d::op) return run_max_pool2d(call, pool_keys<cat::max_pool2d>);
+    if (call.op == cat::tvm_qnn_max_pool2d::op) return run_max_pool2d(call, pool_keys<cat::tvm_qnn_max_pool2d>);
+    if (call.op == cat::concat::op) return run_concat(call);
     throw thirdparty::Unsupported("XNNPACK adapter has no op '" + call.op + "'");
   }
 };
@@ -73,8 +81,8 @@ class XnnpackAdapter final : public thirdparty::Adapter {
 
 extern "C" QSPEC_BACKEND_EXPORT int qspec_backend_create(uint32_t host_abi_version, qspec_backend* out) {
   try {
-    return qspec::thirdparty::make_backend(std::make_unique<qspec::xnnpack_adapter::XnnpackAdapter>(),
-                                           host_abi_version, out);
+    return qspec::thirdparty::make_backend(std::make_unique<qspec::xnnpack_adapter::XnnpackAdapter>(), host_abi_version,
+                                           out);
   } catch (...) {
     return 1;  // xnn_initialize failed: the plugin cannot be created
   }

@@ -241,6 +241,21 @@ TEST(harness_vector_format, schema_rules_survive_the_draft_4_port) {
   EXPECT_NE(e.find("requantize.schema.json: at /testGroups/0/tests/1/inputs: missing required field \"x\""),
             std::string::npos)
       << e;
+  // concat.schema.json: variadic inputs x0, x1, ... (patternProperties). rapidjson 1.1.0 once
+  // validated x0's own members against "inputs" and called them unknown fields.
+  d = minimal_doc();
+  d["op"] = "concat";
+  d["testGroups"][0]["tests"][0]["inputs"] = OJ::object();
+  d["testGroups"][0]["tests"][0]["inputs"]["x0"] = {{"dtype", "int32"}, {"shape", {1}}, {"data", {1}}};
+  d["testGroups"][0]["tests"][0]["inputs"]["x1"] = {{"dtype", "int32"}, {"shape", {1}}, {"data", {2}}};
+  d["testGroups"][0]["tests"][1]["inputs"] = d["testGroups"][0]["tests"][0]["inputs"];
+  EXPECT_EQ(errors_of(d).find("inputs"), std::string::npos) << errors_of(d);
+  d["testGroups"][0]["tests"][0]["inputs"]["y"] = d["testGroups"][0]["tests"][0]["inputs"]["x0"];
+  d["testGroups"][0]["tests"][0]["inputs"]["x1"]["dtype"] = "int8";
+  const std::string ev = errors_of(d);
+  EXPECT_NE(ev.find("concat.schema.json: at /testGroups/0/tests/0/inputs: unknown field \"y\""), std::string::npos)
+      << ev;
+  EXPECT_NE(ev.find("at /testGroups/0/tests/0/inputs/x1/dtype: \"int8\" is not one of"), std::string::npos) << ev;
   d = minimal_doc();
   d["op"] = "requantize";
   d["testGroups"][0]["attributes"]["shift"] = "1";  // a string where the schema says integer

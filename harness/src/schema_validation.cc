@@ -163,6 +163,15 @@ bool pattern_compiles(const std::string& p) {
 // cannot compile; `where` is the node's JSON Pointer in the schema file.
 void vet_schema_node(const rapidjson::Value& node, const std::string& where, const rapidjson::Document& root) {
   if (!node.IsObject()) throw std::runtime_error("at " + where + ": a schema must be a JSON object");
+  // rapidjson 1.1.0 mishandles a member matched by patternProperties alone when additionalProperties
+  // is false: no schema is pushed for its value, so the value is validated against the enclosing
+  // object's schema (an "x0" tensor's "dtype" became an unknown field of "inputs"). With a schema
+  // there ({"not": {}}) it validates the member against the pattern, as draft 4 says.
+  if (node.HasMember("patternProperties") && node.HasMember("additionalProperties") &&
+      node["additionalProperties"].IsBool() && !node["additionalProperties"].GetBool())
+    throw std::runtime_error("at " + where +
+                             ": patternProperties with \"additionalProperties\": false is validated wrongly by "
+                             "rapidjson 1.1.0; write \"additionalProperties\": {\"not\": {}}");
   for (const auto& m : node.GetObject()) {
     const std::string key = m.name.GetString();
     const std::string at = where + "/" + key;
@@ -305,6 +314,21 @@ struct SchemaSet::Impl {
         schema_pointer = sp.GetString();
         keyword = v.GetInvalidSchemaKeyword();
         full = v.GetInvalidDocumentPointer();
+      }
+      // {"not": {}} as additionalProperties (beside patternProperties, see vet_schema_node) fails
+      // at the unknown member's value: report it as the unknown field it is.
+      const std::string kAdditional = "/additionalProperties";
+      if (keyword == "not" && schema_pointer.size() > kAdditional.size() &&
+          schema_pointer.compare(schema_pointer.size() - kAdditional.size(), kAdditional.size(), kAdditional) == 0 &&
+          full.GetTokenCount() > 0) {
+        const rapidjson::Pointer parent(full.GetTokens(), full.GetTokenCount() - 1);
+        const auto& name = full.GetTokens()[full.GetTokenCount() - 1];
+        out.push_back(e.file + ": at " + pointer_text(parent) + ": unknown field \"" +
+                      printable(std::string(name.name, name.length)) + "\"");
+        rapidjson::Value* sub = rapidjson::Pointer(schema_pointer.c_str()).Get(relaxed);
+        if (!sub || !sub->IsObject() || !sub->HasMember("not")) return;
+        sub->RemoveMember("not");
+        continue;
       }
       // An unknown member is reported at its own path ("/inputs/x2"): describe it at its object.
       const std::size_t depth =

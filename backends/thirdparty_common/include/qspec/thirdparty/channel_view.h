@@ -63,11 +63,12 @@ class ChannelView {
   std::int64_t outer_ = 1, channels_ = 1, inner_ = 1;
 };
 
-// The channel axis of a requantize_per_channel call: attribute "axis" in [0, rank) (refused
-// otherwise). A negative axis counts from the end only for translated conventions (TVM's per-axis
-// ops allow it; the Q31 and float conventions' vectors make it invalid).
-inline std::int64_t channel_axis(const Call& call, const qspec_tensor& t) {
-  const std::int64_t given = attr::get(call.attrs, cat::requantize_per_channel::attr::axis);
+// The channel axis of a per-channel call of Op: attribute axis in [0, rank) (refused otherwise). A
+// negative axis counts from the end only for translated conventions (TVM's per-axis ops allow it;
+// the Q31 and float conventions' vectors make it invalid).
+template <class Op = cat::requantize_per_channel>
+std::int64_t channel_axis(const Call& call, const qspec_tensor& t) {
+  const std::int64_t given = attr::get(call.attrs, Op::attr::axis);
   std::int64_t axis = given;
   if (axis < 0 && call.translated()) axis += t.rank;
   if (axis < 0 || axis >= t.rank) call.refuse("axis " + std::to_string(given) + " is out of range");
