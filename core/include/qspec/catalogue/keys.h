@@ -117,6 +117,7 @@ struct conv2d {
   struct attr {
     static constexpr ::qspec::attr::IntArray dilation{"dilation", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::Int groups{"groups", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int pad_value{"pad_value", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::IntArray padding{"padding", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::IntArray strides{"strides", INT64_MIN, INT64_MAX};
   };
@@ -236,7 +237,7 @@ struct fixed_point_multiply {
   };
   struct attr {
     static constexpr ::qspec::attr::Int multiplier{"multiplier", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::attr::Int shift{"shift", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int shift{"shift", -64, 64};
   };
   struct conv {
     static constexpr std::string_view tvm = "tvm";
@@ -287,7 +288,7 @@ struct gemmlowp_matmul {
     static constexpr ::qspec::attr::Int multiplier{"multiplier", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::Int result_zero_point{"result_zero_point", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::Int rhs_zero_point{"rhs_zero_point", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::attr::Int shift{"shift", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int shift{"shift", -2147483648LL, 2147483647};
   };
   struct conv {
     static constexpr std::string_view gemmlowp = "gemmlowp";
@@ -978,11 +979,11 @@ struct mrt_conv2d_recombine {
     static constexpr std::string_view ye = "ye";
   };
   struct attr {
-    static constexpr ::qspec::attr::Int exp1{"exp1", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::attr::Int exp2{"exp2", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int exp1{"exp1", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::Int exp2{"exp2", -2147483648LL, 2147483647};
     static constexpr ::qspec::attr::Int frac1{"frac1", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::Int frac2{"frac2", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::attr::Int oprec{"oprec", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int oprec{"oprec", -2147483648LL, 2147483647};
   };
   struct conv {
     static constexpr std::string_view mrt = "mrt";
@@ -1148,7 +1149,7 @@ struct quantize {
     static constexpr std::string_view y = "y";
   };
   struct attr {
-    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::U16, ::qspec::DType::I32, ::qspec::DType::I64};
+    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::U16, ::qspec::DType::I32, ::qspec::DType::I64, ::qspec::DType::F32, ::qspec::DType::F64};
     static constexpr ::qspec::attr::DTypeKey out_dtype{"out_dtype", out_dtype_dtypes};
     static constexpr ::qspec::attr::F32 scale{"scale"};
     static constexpr ::qspec::attr::Int zero_point{"zero_point", INT64_MIN, INT64_MAX};
@@ -1200,7 +1201,7 @@ struct quantize_per_channel {
   };
   struct attr {
     static constexpr ::qspec::attr::Int axis{"axis", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I32};
+    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::U16, ::qspec::DType::I32, ::qspec::DType::I64, ::qspec::DType::F32, ::qspec::DType::F64};
     static constexpr ::qspec::attr::DTypeKey out_dtype{"out_dtype", out_dtype_dtypes};
     static constexpr ::qspec::attr::F32Array scales{"scales"};
     static constexpr ::qspec::attr::IntArray zero_points{"zero_points", INT64_MIN, INT64_MAX};
@@ -1223,7 +1224,7 @@ struct quantize_scale {
   };
   struct attr {
     static constexpr ::qspec::attr::Int axis{"axis", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::attr::IntArray exps{"exps", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::IntArray exps{"exps", -2147483648LL, 2147483647};
     static constexpr ::qspec::attr::IntArray fracs{"fracs", INT64_MIN, INT64_MAX};
     static constexpr std::string_view op__values[] = {"add_n", "broadcast_add", "concat", "elemwise_add"};
     static constexpr ::qspec::attr::Enum op_{"op", op__values};
@@ -1233,7 +1234,7 @@ struct quantize_scale {
       static constexpr std::string_view concat = "concat";
       static constexpr std::string_view elemwise_add = "elemwise_add";
     };
-    static constexpr ::qspec::attr::Int oprec{"oprec", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int oprec{"oprec", -2147483648LL, 2147483647};
   };
   struct conv {
     static constexpr std::string_view mrt = "mrt";
@@ -1250,7 +1251,7 @@ struct rdbpot {
     static constexpr std::string_view y = "y";
   };
   struct attr {
-    static constexpr ::qspec::attr::Int exponent{"exponent", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int exponent{"exponent", -1024, 1024};
   };
   struct conv {
     static constexpr std::string_view gemmlowp = "gemmlowp";
@@ -1283,14 +1284,14 @@ struct requantize {
   struct attr {
     static constexpr ::qspec::attr::F32 input_scale{"input_scale"};
     static constexpr ::qspec::attr::Int input_zero_point{"input_zero_point", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::attr::Int multiplier{"multiplier", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::U16, ::qspec::DType::I32, ::qspec::DType::I64};
+    static constexpr ::qspec::attr::Int multiplier{"multiplier", 0, 2147483647};
+    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::U16, ::qspec::DType::I32, ::qspec::DType::I64, ::qspec::DType::F32, ::qspec::DType::F64};
     static constexpr ::qspec::attr::DTypeKey out_dtype{"out_dtype", out_dtype_dtypes};
     static constexpr ::qspec::attr::F32 output_scale{"output_scale"};
     static constexpr ::qspec::attr::Int output_zero_point{"output_zero_point", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::Int result_mult_int{"result_mult_int", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::Int result_offset{"result_offset", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::attr::Int result_shift{"result_shift", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int result_shift{"result_shift", -1024, 1024};
     static constexpr std::string_view rounding_values[] = {"DOWNWARD", "TONEAREST", "UPWARD"};
     static constexpr ::qspec::attr::Enum rounding{"rounding", rounding_values};
     struct rounding_is {  // the values, for comparisons with get(attrs, rounding)
@@ -1299,7 +1300,7 @@ struct requantize {
       static constexpr std::string_view UPWARD = "UPWARD";
     };
     static constexpr ::qspec::attr::F32 scale{"scale"};
-    static constexpr ::qspec::attr::Int shift{"shift", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int shift{"shift", -1024, 1024};
   };
   struct conv {
     static constexpr std::string_view gemmlowp_double_round = "gemmlowp.double_round";
@@ -1344,17 +1345,25 @@ struct requantize_per_channel {
   struct attr {
     static constexpr ::qspec::attr::Int axis{"axis", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::F32Array input_scales{"input_scales"};
+    static constexpr ::qspec::attr::Int input_zero_point{"input_zero_point", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::IntArray input_zero_points{"input_zero_points", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::attr::IntArray multiplier{"multiplier", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::I32};
+    static constexpr ::qspec::attr::IntArray multiplier{"multiplier", 0, 2147483647};
+    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::U16, ::qspec::DType::I32, ::qspec::DType::I64, ::qspec::DType::F32, ::qspec::DType::F64};
     static constexpr ::qspec::attr::DTypeKey out_dtype{"out_dtype", out_dtype_dtypes};
     static constexpr ::qspec::attr::F32 output_scale{"output_scale"};
     static constexpr ::qspec::attr::Int output_zero_point{"output_zero_point", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::IntArray result_mult_int{"result_mult_int", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::IntArray result_offset{"result_offset", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::attr::Int result_shift{"result_shift", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int result_shift{"result_shift", -1024, 1024};
+    static constexpr std::string_view rounding_values[] = {"DOWNWARD", "TONEAREST", "UPWARD"};
+    static constexpr ::qspec::attr::Enum rounding{"rounding", rounding_values};
+    struct rounding_is {  // the values, for comparisons with get(attrs, rounding)
+      static constexpr std::string_view DOWNWARD = "DOWNWARD";
+      static constexpr std::string_view TONEAREST = "TONEAREST";
+      static constexpr std::string_view UPWARD = "UPWARD";
+    };
     static constexpr ::qspec::attr::F32Array scales{"scales"};
-    static constexpr ::qspec::attr::IntArray shift{"shift", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::IntArray shift{"shift", -1024, 1024};
   };
   struct conv {
     static constexpr std::string_view gemmlowp_double_round = "gemmlowp.double_round";
@@ -1415,12 +1424,18 @@ struct tvm_qnn_add {
   struct attr {
     static constexpr ::qspec::attr::F32 lhs_scale{"lhs_scale"};
     static constexpr ::qspec::attr::Int lhs_zero_point{"lhs_zero_point", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8};
+    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::U16, ::qspec::DType::I32, ::qspec::DType::I64};
     static constexpr ::qspec::attr::DTypeKey out_dtype{"out_dtype", out_dtype_dtypes};
     static constexpr ::qspec::attr::F32 output_scale{"output_scale"};
     static constexpr ::qspec::attr::Int output_zero_point{"output_zero_point", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::F32 rhs_scale{"rhs_scale"};
     static constexpr ::qspec::attr::Int rhs_zero_point{"rhs_zero_point", INT64_MIN, INT64_MAX};
+    static constexpr std::string_view rounding_values[] = {"TONEAREST", "UPWARD"};
+    static constexpr ::qspec::attr::Enum rounding{"rounding", rounding_values};
+    struct rounding_is {  // the values, for comparisons with get(attrs, rounding)
+      static constexpr std::string_view TONEAREST = "TONEAREST";
+      static constexpr std::string_view UPWARD = "UPWARD";
+    };
   };
   struct conv {
     static constexpr std::string_view tvm = "tvm";
@@ -1437,6 +1452,7 @@ struct tvm_qnn_avg_pool2d {
     static constexpr std::string_view y = "y";
   };
   struct attr {
+    static constexpr ::qspec::attr::Bool ceil_mode{"ceil_mode"};
     static constexpr ::qspec::attr::Bool count_include_pad{"count_include_pad"};
     static constexpr ::qspec::attr::IntArray dilation{"dilation", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::F32 input_scale{"input_scale"};
@@ -1472,10 +1488,16 @@ struct tvm_qnn_concatenate {
     static constexpr ::qspec::attr::Int axis{"axis", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::F32Array input_scales{"input_scales"};
     static constexpr ::qspec::attr::IntArray input_zero_points{"input_zero_points", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8};
+    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::U16, ::qspec::DType::I32, ::qspec::DType::I64};
     static constexpr ::qspec::attr::DTypeKey out_dtype{"out_dtype", out_dtype_dtypes};
     static constexpr ::qspec::attr::F32 output_scale{"output_scale"};
     static constexpr ::qspec::attr::Int output_zero_point{"output_zero_point", INT64_MIN, INT64_MAX};
+    static constexpr std::string_view rounding_values[] = {"TONEAREST", "UPWARD"};
+    static constexpr ::qspec::attr::Enum rounding{"rounding", rounding_values};
+    struct rounding_is {  // the values, for comparisons with get(attrs, rounding)
+      static constexpr std::string_view TONEAREST = "TONEAREST";
+      static constexpr std::string_view UPWARD = "UPWARD";
+    };
   };
   struct conv {
     static constexpr std::string_view tvm = "tvm";
@@ -1493,9 +1515,10 @@ struct tvm_qnn_conv2d {
     static constexpr std::string_view y = "y";
   };
   struct attr {
-    static constexpr std::string_view data_layout_values[] = {"NHWC"};
+    static constexpr std::string_view data_layout_values[] = {"NCHW", "NHWC"};
     static constexpr ::qspec::attr::Enum data_layout{"data_layout", data_layout_values};
     struct data_layout_is {  // the values, for comparisons with get(attrs, data_layout)
+      static constexpr std::string_view NCHW = "NCHW";
       static constexpr std::string_view NHWC = "NHWC";
     };
     static constexpr ::qspec::attr::IntArray dilation{"dilation", INT64_MIN, INT64_MAX};
@@ -1504,7 +1527,7 @@ struct tvm_qnn_conv2d {
     static constexpr ::qspec::attr::Int input_zero_point{"input_zero_point", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::F32 kernel_scale{"kernel_scale"};
     static constexpr ::qspec::attr::Int kernel_zero_point{"kernel_zero_point", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::I16, ::qspec::DType::I32};
+    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::U16, ::qspec::DType::I32, ::qspec::DType::I64, ::qspec::DType::F32, ::qspec::DType::F64};
     static constexpr ::qspec::attr::DTypeKey out_dtype{"out_dtype", out_dtype_dtypes};
     static constexpr ::qspec::attr::F32 output_scale{"output_scale"};
     static constexpr ::qspec::attr::Int output_zero_point{"output_zero_point", INT64_MIN, INT64_MAX};
@@ -1537,10 +1560,16 @@ struct tvm_qnn_dense {
     static constexpr ::qspec::attr::Int input_zero_point{"input_zero_point", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::F32 kernel_scale{"kernel_scale"};
     static constexpr ::qspec::attr::Int kernel_zero_point{"kernel_zero_point", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::I32};
+    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::U16, ::qspec::DType::I32, ::qspec::DType::I64, ::qspec::DType::F32, ::qspec::DType::F64};
     static constexpr ::qspec::attr::DTypeKey out_dtype{"out_dtype", out_dtype_dtypes};
     static constexpr ::qspec::attr::F32 output_scale{"output_scale"};
     static constexpr ::qspec::attr::Int output_zero_point{"output_zero_point", INT64_MIN, INT64_MAX};
+    static constexpr std::string_view rounding_values[] = {"TONEAREST", "UPWARD"};
+    static constexpr ::qspec::attr::Enum rounding{"rounding", rounding_values};
+    struct rounding_is {  // the values, for comparisons with get(attrs, rounding)
+      static constexpr std::string_view TONEAREST = "TONEAREST";
+      static constexpr std::string_view UPWARD = "UPWARD";
+    };
   };
   struct conv {
     static constexpr std::string_view tvm = "tvm";
