@@ -237,11 +237,11 @@ OpFn binary(IntArray (*f)(const IntArray&, const GlowQParams&, const IntArray&, 
                           const GlowQParams&)) {
   return [f](const Attrs& a, const Inputs& in) {
     using A = typename Op::attr;
-    return Inputs{to_tensor(Op::out::y,
-                            f(int8_array<Op>(in, Op::in::lhs), qparams(a, A::lhs_scale, A::lhs_offset),
-                              int8_array<Op>(in, Op::in::rhs), qparams(a, A::rhs_scale, A::rhs_offset),
-                              qparams(a, A::output_scale, A::output_offset)),
-                            DType::I8)};
+    return Inputs{to_tensor(
+        Op::out::y,
+        f(int8_array<Op>(in, Op::in::lhs), qparams(a, A::lhs_scale, A::lhs_offset), int8_array<Op>(in, Op::in::rhs),
+          qparams(a, A::rhs_scale, A::rhs_offset), qparams(a, A::output_scale, A::output_offset)),
+        DType::I8)};
   };
 }
 QSPEC_REGISTER_REF_OP(glow_op<cat::glow_add>(binary<cat::glow_add>(ro::glow_add)));
@@ -263,11 +263,11 @@ QSPEC_REGISTER_REF_OP(glow_op<cat::glow_avg_pool>([](const Attrs& a, const Input
   p.kernel = pair(a, A::kernels, {1, 1});
   p.stride = pair(a, A::strides, {1, 1});
   p.pads = pads(a, A::pads);
-  return Inputs{to_tensor(Op::out::y,
-                          ro::glow_avg_pool(to_array(int8_input<Op>(in)), qparams(a, A::input_scale, A::input_offset),
-                                            qparams(a, A::output_scale, A::output_offset), p,
-                                            attr::get_or(a, A::count_include_pads, true)),
-                          DType::I8)};
+  return Inputs{to_tensor(
+      Op::out::y,
+      ro::glow_avg_pool(to_array(int8_input<Op>(in)), qparams(a, A::input_scale, A::input_offset),
+                        qparams(a, A::output_scale, A::output_offset), p, attr::get_or(a, A::count_include_pads, true)),
+      DType::I8)};
 }));
 
 QSPEC_REGISTER_REF_OP(glow_op<cat::glow_rowwise_sparse_lengths_weighted_sum>([](const Attrs&, const Inputs& in) {

@@ -10,9 +10,11 @@
 
 #include "qspec/catalogue/keys.h"
 #include "qspec/ref/ops/granularity.h"
+#include "qspec/ref/ops/mrt_avg_pool.h"
 #include "qspec/ref/ops/mrt_expansion.h"
 #include "qspec/ref/ops/quantized.h"
 #include "qspec/refops.h"
+#include "qspec/refops/tensor_args.h"
 
 namespace qspec::refops {
 namespace {
@@ -114,6 +116,15 @@ std::vector<Tensor> max_pool2d(const Attrs& a, const Inputs& in) {
   return {to_tensor(K::out::y, ro::max_pool2d(to_array(in[0]), pool_attrs<K>(a)))};
 }
 QSPEC_REGISTER_REF_OP(registration<cat::max_pool2d>(cat::max_pool2d::conv::mrt, max_pool2d));
+
+// MRT's avg Pooling rewrite: a depthwise Convolution whose every weight is 2^(p-1) - 1.
+std::vector<Tensor> avg_pool2d(const Attrs& a, const Inputs& in) {
+  using K = cat::avg_pool2d;
+  need_inputs<K>(in, 1);
+  const auto prec = static_cast<int>(attr::get_or(a, K::attr::weight_prec, 8));
+  return {to_tensor(K::out::y, ro::avg_pool2d_expand(to_array(input(in, K::in::x)), pool_attrs<K>(a), prec))};
+}
+QSPEC_REGISTER_REF_OP(registration<cat::avg_pool2d>(cat::avg_pool2d::conv::mrt, avg_pool2d));
 
 std::vector<Tensor> fully_connected(const Attrs&, const Inputs& in) {
   using K = cat::fully_connected;

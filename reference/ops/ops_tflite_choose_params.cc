@@ -2,28 +2,29 @@
 // convention tflite): float64 range in, float64 scale and int32 zero point out.
 #include <string>
 
+#include "qspec/catalogue/keys.h"
 #include "qspec/core/json_values.h"
 #include "qspec/ref/tflite_choose_params.h"
 #include "qspec/refops.h"
+#include "qspec/refops/tensor_args.h"
 
 namespace qspec::refops {
 namespace {
 
-QSPEC_REGISTER_REF_OP(
-    {.op = "choose_quant_params",
-     .convention = "tflite",
-     .fn = [](const Attrs& a, const std::vector<Tensor>& in) -> std::vector<Tensor> {
-       if (in.size() != 1 || in[0].dtype != DType::F64 || in[0].data.size() != 2)
-         throw JsonValueError("choose_quant_params: one float64 input 'range' of (rmin, rmax)");
-       const auto t = dtype_from_name(attr_str(a, "dtype"));
-       if (!t) throw ref::ErrorIf("ERROR_IF: unknown dtype");
-       const bool narrow = a.contains("narrow_range") && a.at("narrow_range").get<bool>();
-       const auto p = ref::tflite_choose_quantization_params(static_cast<std::uint64_t>(in[0].data[0]),
-                                                             static_cast<std::uint64_t>(in[0].data[1]),
-                                                             static_cast<ref::DType>(static_cast<int>(*t)), narrow);
-       return {Tensor{"scale", DType::F64, {1}, {static_cast<std::int64_t>(p.scale)}},
-               Tensor{"zero_point", DType::I32, {1}, {static_cast<std::int64_t>(p.zero_point)}}};
-     }});
+using K = cat::choose_quant_params;
+
+std::vector<Tensor> choose_params(const Attrs& a, const std::vector<Tensor>& in) {
+  const Tensor& range = input(in, K::in::range, DType::F64);
+  if (range.data.size() != 2) throw JsonValueError("input 'range' must hold (rmin, rmax)");
+  const DType t = attr::get(a, K::attr::dtype);
+  const bool narrow = attr::get_or(a, K::attr::narrow_range, false);
+  const auto p = ref::tflite_choose_quantization_params(static_cast<std::uint64_t>(range.data[0]),
+                                                        static_cast<std::uint64_t>(range.data[1]),
+                                                        static_cast<ref::DType>(static_cast<int>(t)), narrow);
+  return {Tensor{std::string(K::out::scale), DType::F64, {1}, {static_cast<std::int64_t>(p.scale)}},
+          Tensor{std::string(K::out::zero_point), DType::I32, {1}, {static_cast<std::int64_t>(p.zero_point)}}};
+}
+QSPEC_REGISTER_REF_OP(registration<K>(K::conv::tflite, choose_params));
 
 }  // namespace
 }  // namespace qspec::refops

@@ -3,6 +3,7 @@
 // 8, result above 32 bits). Expected outputs come from the reference.
 #include <string>
 
+#include "qspec/catalogue/keys.h"
 #include "qspec/vecgen.h"
 
 namespace qspec::vecgen {
@@ -84,16 +85,7 @@ std::vector<Group> generate(Rng& r) {
   return {Group{OJ::object(), std::move(t)}};
 }
 
-Family family() {
-  Family f;
-  f.op = "infer_prec";
-  f.convention = "mrt";
-  f.seed = 901;
-  f.generate = generate;
-  return f;
-}
-
-QSPEC_REGISTER_VECTOR_FAMILY(family());
+QSPEC_REGISTER_VECTOR_FAMILY(family<cat::infer_prec>(cat::infer_prec::conv::mrt, {}, 901, generate));
 
 }  // namespace
 }  // namespace qspec::vecgen

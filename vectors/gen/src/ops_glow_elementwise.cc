@@ -1,9 +1,7 @@
 // Vector families of Glow's int8 Add, Max, Relu, AvgPool and the non-fused row-wise SLWS
 // (spec/operators_glow.md), convention glow. Inputs only; expected outputs come from the reference.
 #include <algorithm>
-#include <functional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "qspec/catalogue/keys.h"
@@ -142,20 +140,17 @@ std::vector<Group> slws(Rng& r) {
   return {Group{OJ::object(), std::move(t)}};
 }
 
-Family fam(std::string_view op, std::uint64_t seed, std::function<std::vector<Group>(Rng&)> g) {
-  Family f;
-  f.op = std::string(op);
-  f.convention = "glow";
-  f.seed = seed;
-  f.generate = std::move(g);
-  return f;
+// Each op's one convention, glow (the Interpreter).
+template <class Op>
+Family glow_family(std::uint64_t seed, std::vector<Group> (*generate)(Rng&)) {
+  return family<Op>(Op::conv::glow, {}, seed, generate);
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY(fam(cat::glow_add::op, 904, binary));
-QSPEC_REGISTER_VECTOR_FAMILY(fam(cat::glow_max::op, 905, binary));
-QSPEC_REGISTER_VECTOR_FAMILY(fam(cat::glow_relu::op, 906, relu));
-QSPEC_REGISTER_VECTOR_FAMILY(fam(cat::glow_avg_pool::op, 907, avg_pool));
-QSPEC_REGISTER_VECTOR_FAMILY(fam(cat::glow_rowwise_sparse_lengths_weighted_sum::op, 908, slws));
+QSPEC_REGISTER_VECTOR_FAMILY(glow_family<cat::glow_add>(904, binary));
+QSPEC_REGISTER_VECTOR_FAMILY(glow_family<cat::glow_max>(905, binary));
+QSPEC_REGISTER_VECTOR_FAMILY(glow_family<cat::glow_relu>(906, relu));
+QSPEC_REGISTER_VECTOR_FAMILY(glow_family<cat::glow_avg_pool>(907, avg_pool));
+QSPEC_REGISTER_VECTOR_FAMILY(glow_family<cat::glow_rowwise_sparse_lengths_weighted_sum>(908, slws));
 
 }  // namespace
 }  // namespace qspec::vecgen

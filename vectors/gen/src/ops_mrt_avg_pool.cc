@@ -2,6 +2,7 @@
 // without padding, global pooling, the weight precisions of Convolution (8) and broadcast_mul (16).
 #include <string>
 
+#include "qspec/catalogue/keys.h"
 #include "qspec/vecgen.h"
 
 namespace qspec::vecgen {
@@ -44,16 +45,7 @@ std::vector<Group> generate(Rng& r) {
   return {Group{OJ::object(), std::move(t)}};
 }
 
-Family family() {
-  Family f;
-  f.op = "avg_pool2d";
-  f.convention = "mrt";
-  f.seed = 903;
-  f.generate = generate;
-  return f;
-}
-
-QSPEC_REGISTER_VECTOR_FAMILY(family());
+QSPEC_REGISTER_VECTOR_FAMILY(family<cat::avg_pool2d>(cat::avg_pool2d::conv::mrt, {}, 903, generate));
 
 }  // namespace
 }  // namespace qspec::vecgen

@@ -3,6 +3,7 @@
 #include <bit>
 #include <string>
 
+#include "qspec/catalogue/keys.h"
 #include "qspec/vecgen.h"
 
 namespace qspec::vecgen {
@@ -51,17 +52,9 @@ std::vector<Group> generate(Rng& r) {
   return {Group{OJ::object(), std::move(t)}};
 }
 
-Family family() {
-  Family f;
-  f.op = "choose_quant_params";
-  f.convention = "tflite";
-  f.notes = {{"zero_point_tie", "-rmin / scale is exactly k + 1/2: round() goes away from zero"}};
-  f.seed = 902;
-  f.generate = generate;
-  return f;
-}
-
-QSPEC_REGISTER_VECTOR_FAMILY(family());
+QSPEC_REGISTER_VECTOR_FAMILY(family<cat::choose_quant_params>(
+    cat::choose_quant_params::conv::tflite,
+    {{"zero_point_tie", "-rmin / scale is exactly k + 1/2: round() goes away from zero"}}, 902, generate));
 
 }  // namespace
 }  // namespace qspec::vecgen
