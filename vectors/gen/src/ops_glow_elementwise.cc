@@ -30,14 +30,6 @@ Tensor int8s(Rng& r, const char* name, const std::vector<std::int64_t>& shape) {
   for (std::int64_t i = 0; i < n; ++i) v.push_back(r.uniform(-128, 127));
   return tensor(name, DType::I8, shape, v);
 }
-Test make(std::string comment, std::vector<Tensor> in, OJ attrs, bool invalid = false) {
-  Test t;
-  t.comment = std::move(comment);
-  t.inputs = std::move(in);
-  t.attributes = std::move(attrs);
-  t.invalid = invalid;
-  return t;
-}
 
 std::vector<Group> binary(Rng& r) {
   std::vector<Test> t;
@@ -48,12 +40,12 @@ std::vector<Group> binary(Rng& r) {
       a["rhs_scale"] = a["lhs_scale"], a["rhs_offset"] = a["lhs_offset"], a["output_scale"] = a["lhs_scale"],
       a["output_offset"] = a["lhs_offset"];  // all at one scale: the plain integer operation
     const std::vector<std::int64_t> shape{r.uniform(1, 3), r.uniform(1, 5)};
-    t.push_back(
-        make(i < 5 ? "equal parameters" : "random parameters", {int8s(r, "lhs", shape), int8s(r, "rhs", shape)}, a));
+    t.push_back(test_case(i < 5 ? "equal parameters" : "random parameters",
+                          {int8s(r, "lhs", shape), int8s(r, "rhs", shape)}, a));
   }
   OJ a = OJ::object();
   for (const char* p : {"lhs", "rhs", "output"}) params(r, a, p);
-  t.push_back(make("invalid: shapes differ", {int8s(r, "lhs", {2}), int8s(r, "rhs", {3})}, a, true));
+  t.push_back(test_case("invalid: shapes differ", {int8s(r, "lhs", {2}), int8s(r, "rhs", {3})}, a, true));
   return {Group{OJ::object(), std::move(t)}};
 }
 
@@ -64,13 +56,13 @@ std::vector<Group> relu(Rng& r) {
     params(r, a, "input");
     params(r, a, "output");
     if (i < 10) a["output_scale"] = a["input_scale"], a["output_offset"] = a["input_offset"];  // fused: max(x, offset)
-    t.push_back(make(i < 10 ? "equal parameters (the fused Relu)" : "random parameters",
-                     {int8s(r, "x", {r.uniform(1, 12)})}, a));
+    t.push_back(test_case(i < 10 ? "equal parameters (the fused Relu)" : "random parameters",
+                          {int8s(r, "x", {r.uniform(1, 12)})}, a));
   }
   OJ a = OJ::object();
   params(r, a, "input");
   params(r, a, "output");
-  t.push_back(make("invalid: an int16 input", {tensor("x", DType::I16, {2}, {300, -1})}, a, true));
+  t.push_back(test_case("invalid: an int16 input", {tensor("x", DType::I16, {2}, {300, -1})}, a, true));
   return {Group{OJ::object(), std::move(t)}};
 }
 
@@ -88,7 +80,7 @@ std::vector<Group> avg_pool(Rng& r) {
     a["count_include_pads"] = r.coin();
     const std::int64_t h = std::max<std::int64_t>(1, kh - pt - pb) + r.uniform(0, 2);
     const std::int64_t w = std::max<std::int64_t>(1, kw - pl - pr) + r.uniform(0, 2);
-    t.push_back(make("random", {int8s(r, "x", {1, h, w, r.uniform(1, 3)})}, a));
+    t.push_back(test_case("random", {int8s(r, "x", {1, h, w, r.uniform(1, 3)})}, a));
   }
   OJ a = OJ::object();
   params(r, a, "input");
@@ -96,11 +88,11 @@ std::vector<Group> avg_pool(Rng& r) {
   a["kernels"] = {2, 2};
   a["pads"] = {2, 2, 0, 0};
   a["count_include_pads"] = false;
-  t.push_back(make("a window entirely in the padding, padding not counted: the output offset",
-                   {int8s(r, "x", {1, 1, 1, 1})}, a));
+  t.push_back(test_case("a window entirely in the padding, padding not counted: the output offset",
+                        {int8s(r, "x", {1, 1, 1, 1})}, a));
   a["kernels"] = {3, 3};
   a["pads"] = {0, 0, 0, 0};
-  t.push_back(make("invalid: kernel larger than the input", {int8s(r, "x", {1, 2, 2, 1})}, a, true));
+  t.push_back(test_case("invalid: kernel larger than the input", {int8s(r, "x", {1, 2, 2, 1})}, a, true));
   return {Group{OJ::object(), std::move(t)}};
 }
 
@@ -125,18 +117,18 @@ std::vector<Group> slws(Rng& r) {
       left -= l;
     }
     lengths.push_back(0);
-    t.push_back(make("random",
-                     {tensor("data", DType::U8, {rows, cols}, data), tensor("scales", DType::F32, {rows}, scales),
-                      tensor("offsets", DType::F32, {rows}, offsets), tensor("weights", DType::F32, {n}, weights),
-                      tensor("indices", DType::I32, {n}, indices),
-                      tensor("lengths", DType::I32, {static_cast<std::int64_t>(lengths.size())}, lengths)},
-                     OJ::object()));
+    t.push_back(test_case("random",
+                          {tensor("data", DType::U8, {rows, cols}, data), tensor("scales", DType::F32, {rows}, scales),
+                           tensor("offsets", DType::F32, {rows}, offsets), tensor("weights", DType::F32, {n}, weights),
+                           tensor("indices", DType::I32, {n}, indices),
+                           tensor("lengths", DType::I32, {static_cast<std::int64_t>(lengths.size())}, lengths)},
+                          OJ::object()));
   }
-  t.push_back(make("invalid: one scale for two rows",
-                   {tensor("data", DType::U8, {2, 1}, {1, 2}), tensor("scales", DType::F32, {1}, {0x3f800000}),
-                    tensor("offsets", DType::F32, {2}, {0, 0}), tensor("weights", DType::F32, {1}, {0x3f800000}),
-                    tensor("indices", DType::I32, {1}, {0}), tensor("lengths", DType::I32, {1}, {1})},
-                   OJ::object(), true));
+  t.push_back(test_case("invalid: one scale for two rows",
+                        {tensor("data", DType::U8, {2, 1}, {1, 2}), tensor("scales", DType::F32, {1}, {0x3f800000}),
+                         tensor("offsets", DType::F32, {2}, {0, 0}), tensor("weights", DType::F32, {1}, {0x3f800000}),
+                         tensor("indices", DType::I32, {1}, {0}), tensor("lengths", DType::I32, {1}, {1})},
+                        OJ::object(), true));
   return {Group{OJ::object(), std::move(t)}};
 }
 

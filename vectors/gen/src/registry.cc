@@ -68,4 +68,12 @@ Tensor scalar_vector(std::string name, DType t, std::vector<std::int64_t> data) 
   return Tensor{std::move(name), t, {n}, std::move(data)};
 }
 
+Test test_case(std::string comment, std::vector<Tensor> inputs, nlohmann::ordered_json attributes, bool invalid) {
+  return {.comment = std::move(comment),
+          .flags = {},
+          .inputs = std::move(inputs),
+          .attributes = std::move(attributes),
+          .invalid = invalid};
+}
+
 }  // namespace qspec::vecgen

@@ -82,6 +82,9 @@ Family family(std::string_view convention, std::vector<std::pair<std::string, st
 // Tensor construction shorthands for generators.
 Tensor tensor(std::string name, DType t, std::vector<std::int64_t> shape, std::vector<std::int64_t> data);
 Tensor scalar_vector(std::string name, DType t, std::vector<std::int64_t> data);  // shape {n}
+// A test of the given inputs and attributes; `invalid`: the reference must reject it.
+Test test_case(std::string comment, std::vector<Tensor> inputs, nlohmann::ordered_json attributes,
+               bool invalid = false);
 
 }  // namespace qspec::vecgen
 
