@@ -238,7 +238,7 @@ TEST(exec_backend_cli, run_backends_and_eval_take_an_exec_backend) {
   EXPECT_TRUE(contains(r.out, "backend  CRASH: backend crashed in run(): SIGSEGV")) << r.out;
   r = run_cli({"eval", vectors, "--backend", bridged("abi_v1"), "--filter", "*#2"});
   EXPECT_EQ(r.rc, 0) << r.out;
-  EXPECT_TRUE(contains(r.out, "actual   y: int8[6] {1, -1, 2, -2, 3, -3}")) << r.out;
+  EXPECT_TRUE(contains(r.out, "actual   y int8[6] = [1, -1, 2, -2, 3, -3]")) << r.out;
 }
 
 TEST(exec_backend_cli, a_claim_the_catalogue_lacks_is_reported) {
