@@ -1,6 +1,7 @@
-// A test client of the exec protocol: serves a backend plugin (.so) over stdin/stdout, optionally with a protocol fault.
+// A test client of the exec protocol: serves a backend plugin (.so) over stdin/stdout, optionally with a protocol
+// fault.
 //
-//   qspec_testing_exec_bridge PLUGIN.so [--fault NAME] [--slow-start SECONDS]
+//   qspec_testing_exec_bridge PLUGIN.so [--fault NAME] [--slow-start SECONDS] [--marker FILE]
 //
 // It implements docs/exec-protocol.md from the document (a third client beside the Python and
 // Node.js examples): the hello exchange, then each run request decoded into qspec_tensor views,
@@ -15,16 +16,30 @@
 //   bad_status     answers the status "MAYBE"
 //   wrong_id       answers with the id of another request
 //   bad_json       answers a frame whose JSON header is not JSON
+//   misnamed       answers OK with the first output named "z"
+//   no_outputs     answers OK with an empty "outputs" array
+//   out_of_range   answers OK with the first output's offset past the frame's data
+//   wrong_dtype    answers OK with the first output's "dtype" given as "float64"
+//   bad_message    answers a "message" that is a number
+//   wrong_type     answers a frame of "type": "hello" instead of "result"
+//   truncated      writes the first half of its reply's frame, then exits 0 (EOF mid-frame)
+//   refuse_restart exits 3 on the faulty tests, and once started before (--marker FILE exists)
+//                  refuses the handshake: a program that cannot be started again
 //   no_hello       prints a line to stderr and exits 2 before the hello
 //   bad_hello      a hello without "name"
 //   old_protocol   a hello of protocol version 99
 //   refuse         answers the hello with {"type": "error", "message": "no board attached"}
+//   hello_crash    prints a line to stderr and raises SIGSEGV before reading qspec's hello
+//   hello_not_json answers the hello with a JSON header that is not JSON
+//   no_claims      a hello without "claims"
+//   bad_claim      a hello whose claim has no "convention"
 //   unknown_claim  also claims requantize / made.up.convention (not in the catalogue)
 //   env            the version names $QSPEC_TESTING_ENV and the working directory
 // --slow-start S sleeps S seconds before reading qspec's hello.
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -40,6 +55,7 @@ namespace {
 using json = nlohmann::json;
 
 std::string g_fault;
+std::string g_marker;  // --marker: a file that exists once the bridge has started (refuse_restart)
 
 [[noreturn]] void die(const std::string& why) {
   std::fprintf(stderr, "exec bridge: %s\n", why.c_str());
@@ -105,9 +121,12 @@ qspec_dtype dtype_of(const std::string& name) {
 
 std::size_t width(qspec_dtype d) {
   switch (d) {
-    case QSPEC_DTYPE_INT8: case QSPEC_DTYPE_UINT8: return 1;
-    case QSPEC_DTYPE_INT16: case QSPEC_DTYPE_UINT16: return 2;
-    case QSPEC_DTYPE_INT32: case QSPEC_DTYPE_FLOAT32: return 4;
+    case QSPEC_DTYPE_INT8:
+    case QSPEC_DTYPE_UINT8: return 1;
+    case QSPEC_DTYPE_INT16:
+    case QSPEC_DTYPE_UINT16: return 2;
+    case QSPEC_DTYPE_INT32:
+    case QSPEC_DTYPE_FLOAT32: return 4;
     default: return 8;
   }
 }
@@ -153,7 +172,18 @@ std::string hello(const Plugin& p, bool all_asked) {
             {"claims", claims},
             {"all_conventions", all_asked && p.takes_options}};
   if (g_fault != "bad_hello") h["name"] = std::string("bridge.") + p.b.name;
+  if (g_fault == "no_claims") h.erase("claims");
+  if (g_fault == "bad_claim") h["claims"] = json::array({{{"op", "requantize"}}});
   if (g_fault == "refuse") h = {{"type", "error"}, {"message", "no board attached"}};
+  if (g_fault == "refuse_restart" && !g_marker.empty()) {
+    if (FILE* m = std::fopen(g_marker.c_str(), "r")) {
+      std::fclose(m);
+      h = {{"type", "error"}, {"message", "the board is still rebooting"}};
+    } else if (FILE* created = std::fopen(g_marker.c_str(), "w")) {
+      std::fclose(created);
+    }
+  }
+  if (g_fault == "hello_not_json") return "[hello";
   return h.dump();
 }
 
@@ -203,11 +233,12 @@ void serve(const Plugin& p, const json& req, const std::string& data) {
     const std::string zeros(1 << 20, '\0');
     for (int i = 0; i < 1024; ++i) write_exact(zeros.data(), zeros.size());
   }
+  if (fault && g_fault == "refuse_restart") std::exit(3);
   char message[4096] = "";
-  const qspec_status st = p.b.run(p.b.self, req["op"].get<std::string>().c_str(),
-                                  req["convention"].get<std::string>().c_str(), req["attributes"].dump().c_str(),
-                                  in.empty() ? nullptr : in.data(), in.size(), out.empty() ? nullptr : out.data(),
-                                  out.size(), message, sizeof message);
+  const qspec_status st =
+      p.b.run(p.b.self, req["op"].get<std::string>().c_str(), req["convention"].get<std::string>().c_str(),
+              req["attributes"].dump().c_str(), in.empty() ? nullptr : in.data(), in.size(),
+              out.empty() ? nullptr : out.data(), out.size(), message, sizeof message);
   static const char* status_names[] = {"OK", "REJECTED", "UNSUPPORTED", "ERROR"};
   json reply = {{"type", "result"}, {"id", req["id"]}, {"status", status_names[st]}, {"message", message}};
   std::string bytes;
@@ -219,26 +250,49 @@ void serve(const Plugin& p, const json& req, const std::string& data) {
       outs.push_back({{"name", out[i].name}, {"offset", bytes.size()}, {"size", size}});
       bytes.append(out_bytes[i], 0, size);
     }
+  if (fault && !outs.empty()) {
+    if (g_fault == "misnamed") outs[0]["name"] = "z";
+    if (g_fault == "no_outputs") outs = json::array();
+    if (g_fault == "out_of_range") outs[0]["offset"] = bytes.size() + 64;
+    if (g_fault == "wrong_dtype") outs[0]["dtype"] = "float64";
+  }
   reply["outputs"] = outs;
   if (fault && g_fault == "bad_status") reply["status"] = "MAYBE";
   if (fault && g_fault == "wrong_id") reply["id"] = req["id"].get<std::uint64_t>() + 1000;
+  if (fault && g_fault == "bad_message") reply["message"] = 5;
+  if (fault && g_fault == "wrong_type") reply["type"] = "hello";
+  if (fault && g_fault == "truncated") {  // half a frame, then the program is gone
+    std::string f = "QSPX";
+    put_le(f, reply.dump().size(), 4);
+    put_le(f, bytes.size(), 8);
+    f += reply.dump();
+    write_exact(f.data(), f.size() / 2);
+    std::exit(0);
+  }
   write_frame(fault && g_fault == "bad_json" ? std::string("{not json") : reply.dump(), bytes);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) die("usage: qspec_testing_exec_bridge PLUGIN.so [--fault NAME] [--slow-start SECONDS]");
+  if (argc < 2) die("usage: qspec_testing_exec_bridge PLUGIN.so [--fault NAME] [--slow-start SECONDS] [--marker FILE]");
   double slow_start = 0;
   for (int i = 2; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--fault") == 0)
       g_fault = argv[i + 1];
     else if (std::strcmp(argv[i], "--slow-start") == 0)
       slow_start = std::atof(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--marker") == 0)
+      g_marker = argv[i + 1];
     else
       die(std::string("unknown argument ") + argv[i]);
   }
   if (g_fault == "no_hello") die("refusing to start (fault no_hello)");
+  if (g_fault == "hello_crash") {
+    std::fprintf(stderr, "exec bridge: crashing before the hello (fault hello_crash)\n");
+    std::fflush(stderr);
+    std::raise(SIGSEGV);
+  }
   if (slow_start > 0) std::this_thread::sleep_for(std::chrono::duration<double>(slow_start));
   json req;
   std::string data;

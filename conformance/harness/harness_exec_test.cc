@@ -116,7 +116,8 @@ TEST(exec_backend_naming, a_bad_manifest_names_the_file_and_the_field) {
   EXPECT_TRUE(contains(error("a.json", R"({"command": ["x"], "timout": 3})"), "a.json': unknown field \"timout\""));
   EXPECT_TRUE(contains(error("b.json", R"({"timeout": 3})"), "b.json': \"command\" is missing"));
   EXPECT_TRUE(contains(error("c.json", R"({"command": [1]})"), "\"command\" must be a string or an array of strings"));
-  EXPECT_TRUE(contains(error("d.json", R"({"command": "x", "timeout": -1})"), "\"timeout\" must be a number of seconds"));
+  EXPECT_TRUE(
+      contains(error("d.json", R"({"command": "x", "timeout": -1})"), "\"timeout\" must be a number of seconds"));
   EXPECT_TRUE(contains(error("e.json", R"({"command": "x", "environment": {"A": 1}})"), "\"environment\": \"A\""));
   EXPECT_TRUE(contains(error("f.json", "{"), "f.json' is not JSON"));
   EXPECT_TRUE(contains(error("g.json", R"({"command": []})"), "\"command\" names no program"));
@@ -146,18 +147,26 @@ TEST(exec_backend_handshake, every_way_the_handshake_fails_is_a_load_error_sayin
   EXPECT_TRUE(contains(start_error(bridged("abi_v1", "--fault bad_hello")), "its hello has no \"name\""));
   EXPECT_TRUE(contains(start_error(bridged("abi_v1", "--fault old_protocol")),
                        "it speaks exec protocol version 99, qspec speaks version 1"));
-  EXPECT_TRUE(contains(start_error(bridged("abi_v1", "--fault refuse")),
-                       "it refused the handshake: no board attached"));
+  EXPECT_TRUE(
+      contains(start_error(bridged("abi_v1", "--fault refuse")), "it refused the handshake: no board attached"));
+  const std::string crash = start_error(bridged("abi_v1", "--fault hello_crash"));
+  EXPECT_TRUE(contains(crash, "backend crashed while starting: SIGSEGV")) << crash;
+  EXPECT_TRUE(contains(crash, "crashing before the hello")) << crash;  // its stderr
+  EXPECT_TRUE(contains(start_error(bridged("abi_v1", "--fault hello_not_json")), "its hello is not a JSON object"));
+  EXPECT_TRUE(contains(start_error(bridged("abi_v1", "--fault no_claims")), "its hello has no \"claims\" array"));
+  EXPECT_TRUE(contains(start_error(bridged("abi_v1", "--fault bad_claim")),
+                       "needs a string \"op\" and a string \"convention\""));
   EXPECT_TRUE(contains(start_error("exec:sh -c 'echo hello; sleep 5'", quick), "not a frame of the exec protocol"));
   EXPECT_TRUE(contains(start_error("exec:sh -c 'echo hello; sleep 5'", quick), "they begin \"hello\\n\""));
 }
 
 TEST(exec_backend_handshake, a_manifest_start_timeout_gives_a_slow_program_longer) {
   TempDir t;
-  const auto m = t.write("slow.json", OJ{{"command", {testing_program("qspec_testing_exec_bridge"), testing_plugin("abi_v1"),
-                                                      "--slow-start", "0.8"}},
-                                         {"start_timeout", 30}}
-                                          .dump());
+  const auto m = t.write(
+      "slow.json",
+      OJ{{"command", {testing_program("qspec_testing_exec_bridge"), testing_plugin("abi_v1"), "--slow-start", "0.8"}},
+         {"start_timeout", 30}}
+          .dump());
   WorkerOptions quick;
   quick.timeout_seconds = 0.2;
   EXPECT_EQ(start_error(m.string(), quick), "");
@@ -166,11 +175,12 @@ TEST(exec_backend_handshake, a_manifest_start_timeout_gives_a_slow_program_longe
 TEST(exec_backend_handshake, the_manifest_environment_and_directory_reach_the_program) {
   TempDir t;
   fs::create_directories(t.dir / "work");
-  const auto m = t.write("env.json", OJ{{"command", {testing_program("qspec_testing_exec_bridge"), testing_plugin("abi_v1"),
-                                                     "--fault", "env"}},
-                                        {"working_directory", "work"},
-                                        {"environment", {{"QSPEC_TESTING_ENV", "from the manifest"}}}}
-                                         .dump());
+  const auto m = t.write(
+      "env.json",
+      OJ{{"command", {testing_program("qspec_testing_exec_bridge"), testing_plugin("abi_v1"), "--fault", "env"}},
+         {"working_directory", "work"},
+         {"environment", {{"QSPEC_TESTING_ENV", "from the manifest"}}}}
+          .dump());
   auto w = WorkerExecutor::start(m.string(), WorkerOptions{});
   EXPECT_EQ(w->version(), "env=from the manifest cwd=" + fs::canonical(t.dir / "work").string());
 }
@@ -225,8 +235,8 @@ TEST(exec_backend_run, unclaimed_pairs_are_unsupported_without_a_request) {
 
 TEST(exec_backend_cli, run_backends_and_eval_take_an_exec_backend) {
   const std::string vectors = std::string(QSPEC_SOURCE_DIR) + "/vectors/requantize/gemmlowp.double_round.json";
-  auto r = run_cli({"--root", QSPEC_SOURCE_DIR, "run", "--backend", bridged("abi_v1"), "--vectors", vectors,
-                    "--filter", "*#1?", "--progress", "never"});
+  auto r = run_cli({"--root", QSPEC_SOURCE_DIR, "run", "--backend", bridged("abi_v1"), "--vectors", vectors, "--filter",
+                    "*#1?", "--progress", "never"});
   EXPECT_EQ(r.rc, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "backend bridge.testing.abi_v1 (1 (built for ABI version 1); exec:")) << r.out;
   r = run_cli({"backends", bridged("abi_v1")});
@@ -244,7 +254,8 @@ TEST(exec_backend_cli, run_backends_and_eval_take_an_exec_backend) {
 TEST(exec_backend_cli, a_claim_the_catalogue_lacks_is_reported) {
   auto r = run_cli({"backends", bridged("abi_v1", "--fault unknown_claim")});
   EXPECT_EQ(r.rc, 1) << r.out;
-  EXPECT_TRUE(contains(r.out, "claims requantize / made.up.convention, which is not a pair of the op catalogue")) << r.out;
+  EXPECT_TRUE(contains(r.out, "claims requantize / made.up.convention, which is not a pair of the op catalogue"))
+      << r.out;
   EXPECT_TRUE(contains(r.out, "requantize / made.up.convention [NOT IN THE CATALOGUE]")) << r.out;
   const std::string vectors = std::string(QSPEC_SOURCE_DIR) + "/vectors/requantize/gemmlowp.double_round.json";
   r = run_cli({"--root", QSPEC_SOURCE_DIR, "run", "--backend", bridged("abi_v1", "--fault unknown_claim"), "--vectors",
@@ -255,9 +266,10 @@ TEST(exec_backend_cli, a_claim_the_catalogue_lacks_is_reported) {
 
 TEST(exec_backend_cli, a_manifest_timeout_applies_unless_the_command_line_gives_one) {
   TempDir t;
-  const auto m = t.write("hang.json", OJ{{"command", {testing_program("qspec_testing_exec_bridge"), testing_plugin("faulty_hang")}},
-                                         {"timeout", 0.3}}
-                                          .dump());
+  const auto m = t.write(
+      "hang.json",
+      OJ{{"command", {testing_program("qspec_testing_exec_bridge"), testing_plugin("faulty_hang")}}, {"timeout", 0.3}}
+          .dump());
   const std::string vectors = std::string(QSPEC_SOURCE_DIR) + "/vectors/requantize/gemmlowp.double_round.json";
   auto r = run_cli({"--root", QSPEC_SOURCE_DIR, "run", "--backend", m.string(), "--vectors", vectors, "--filter", "*#1",
                     "--progress", "never"});
@@ -266,6 +278,59 @@ TEST(exec_backend_cli, a_manifest_timeout_applies_unless_the_command_line_gives_
   r = run_cli({"--root", QSPEC_SOURCE_DIR, "run", "--backend", m.string(), "--vectors", vectors, "--filter", "*#1",
                "--progress", "never", "--timeout", "0.6"});
   EXPECT_TRUE(contains(r.out, "no answer within 0.6 s (--timeout) in run()")) << r.out;
+}
+
+// The verdict line and reason of test #1 of the gemmlowp file (its first element is odd: the
+// bridge's faults strike there) run through `spec`.
+std::string first_test_through(const std::string& spec) {
+  const std::string vectors = std::string(QSPEC_SOURCE_DIR) + "/vectors/requantize/gemmlowp.double_round.json";
+  const auto r = run_cli({"--root", QSPEC_SOURCE_DIR, "run", "--backend", spec, "--vectors", vectors, "--filter", "*#1",
+                          "--progress", "never"});
+  EXPECT_EQ(r.rc, 1) << r.out;
+  return r.out;
+}
+
+TEST(exec_backend_run, every_malformed_result_is_an_error_of_that_test_naming_the_problem) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"misnamed", "ERROR requantize/gemmlowp.double_round.json tcId 1"},
+      {"misnamed", "the backend's output 0 ('y') is named 'z' (outputs come in the request's order)"},
+      {"no_outputs", "the backend answered OK with 0 outputs, the test has 1"},
+      {"out_of_range", "the backend's output 0 ('y') lies outside the frame's data"},
+      {"wrong_dtype", "the backend's output 0 ('y') has dtype \"float64\", the test's is int8"},
+      {"bad_message", "the backend's \"message\" is not a string"},
+      {"wrong_shape", "the backend's output 0 ('y') has 5 bytes, the test's int8[6] has 6"},
+      {"bad_status", "the backend answered the unknown status \"MAYBE\""},
+      {"bad_json", "the backend's reply is not a JSON object: \"{not json\""},
+  };
+  for (const auto& [fault, reason] : cases)
+    EXPECT_TRUE(contains(first_test_through(bridged("abi_v1", std::string("--fault ") + fault)), reason))
+        << fault << ": " << reason;
+}
+
+TEST(exec_backend_run, a_reply_out_of_step_or_cut_short_costs_the_test_and_the_program) {
+  std::string out = first_test_through(bridged("abi_v1", "--fault wrong_type"));
+  EXPECT_TRUE(contains(out, "CRASH requantize/gemmlowp.double_round.json tcId 1")) << out;
+  EXPECT_TRUE(contains(out, "the backend's reply is not the result of request 1 (\"type\": \"hello\", \"id\": 1)"))
+      << out;
+  out = first_test_through(bridged("abi_v1", "--fault truncated"));  // EOF in the middle of a frame
+  EXPECT_TRUE(contains(out, "CRASH requantize/gemmlowp.double_round.json tcId 1")) << out;
+  EXPECT_TRUE(contains(out, "backend called exit(0) in run()")) << out;
+}
+
+TEST(exec_backend_run, a_program_that_cannot_be_started_again_fails_the_rest_of_its_file) {
+  TempDir t;
+  const std::string marker = (t.dir / "started").string();
+  const std::string vectors = std::string(QSPEC_SOURCE_DIR) + "/vectors/requantize/gemmlowp.double_round.json";
+  const auto r = run_cli({"--root", QSPEC_SOURCE_DIR, "run", "--backend",
+                          bridged("abi_v1", "--fault refuse_restart --marker '" + marker + "'"), "--vectors", vectors,
+                          "--filter", "*#1", "--filter", "*#2", "--filter", "*#4", "--progress", "never"});
+  EXPECT_EQ(r.rc, 1) << r.out;
+  EXPECT_TRUE(contains(r.out, "CRASH requantize/gemmlowp.double_round.json tcId 1")) << r.out;
+  EXPECT_TRUE(contains(r.out, "backend called exit(3) in run()")) << r.out;
+  for (const char* id : {"tcId 2", "tcId 4"})
+    EXPECT_TRUE(contains(r.out, std::string("ERROR requantize/gemmlowp.double_round.json ") + id)) << r.out;
+  EXPECT_TRUE(contains(r.out, "the worker could not load the backend again")) << r.out;
+  EXPECT_TRUE(contains(r.out, "it refused the handshake: the board is still rebooting")) << r.out;
 }
 
 TEST(exec_backend_cli, an_exec_backend_never_runs_inside_qspec) {
