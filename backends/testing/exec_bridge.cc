@@ -1,5 +1,4 @@
-// A test client of the exec protocol: serves a backend plugin (.so) over stdin/stdout, optionally with a protocol
-// fault.
+// A test client of the exec protocol: serves a plugin (.so) over stdin/stdout, with optional protocol faults.
 //
 //   qspec_testing_exec_bridge PLUGIN.so [--fault NAME] [--slow-start SECONDS] [--marker FILE]
 //
