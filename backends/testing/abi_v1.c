@@ -6,14 +6,7 @@
 
 #include "qspec/backend.h"
 
-/* The example's entry point, renamed and kept private. */
-#define qspec_backend_create qspec_testing_example_create
-#undef QSPEC_BACKEND_EXPORT
-#define QSPEC_BACKEND_EXPORT static
-#include "example_backend.c"
-#undef qspec_backend_create
-#undef QSPEC_BACKEND_EXPORT
-#define QSPEC_BACKEND_EXPORT __attribute__((visibility("default")))
+#include "example_private.h" /* the example plugin's arithmetic, its entry point private */
 
 QSPEC_BACKEND_EXPORT int qspec_backend_create(uint32_t host_abi_version, qspec_backend* out) {
   if (host_abi_version != 1u) return 1; /* a version-1 backend refuses every other host version */

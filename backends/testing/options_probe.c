@@ -6,13 +6,7 @@
 
 #include "qspec/backend.h"
 
-#define qspec_backend_create qspec_testing_example_create
-#undef QSPEC_BACKEND_EXPORT
-#define QSPEC_BACKEND_EXPORT static
-#include "example_backend.c"
-#undef qspec_backend_create
-#undef QSPEC_BACKEND_EXPORT
-#define QSPEC_BACKEND_EXPORT __attribute__((visibility("default")))
+#include "example_private.h" /* the example plugin's arithmetic, its entry point private */
 
 QSPEC_BACKEND_EXPORT int qspec_backend_create2(uint32_t host_abi_version, const qspec_backend_options* options,
                                                qspec_backend* out) {
