@@ -243,6 +243,15 @@ TEST(exec_backend_cli, run_backends_and_eval_take_an_exec_backend) {
   EXPECT_EQ(r.rc, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "bridge.testing.abi_v1\t1 (built for ABI version 1)\texec:")) << r.out;
   EXPECT_TRUE(contains(r.out, "    requantize / gemmlowp.double_round")) << r.out;
+  EXPECT_TRUE(contains(r.out, "reference\t")) << r.out;       // a positional backend is listed after the built-ins
+  r = run_cli({"backends", "--backend", bridged("abi_v1")});  // --backend: that backend only
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "bridge.testing.abi_v1\t1 (built for ABI version 1)\texec:")) << r.out;
+  EXPECT_TRUE(contains(r.out, "    requantize / gemmlowp.double_round")) << r.out;
+  EXPECT_FALSE(contains(r.out, "reference\t")) << r.out;
+  r = run_cli({"backends", "--backend", "reference", "--all-conventions"});  // named: refused, not just listed
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_TRUE(contains(r.out, "cannot be asked for all conventions")) << r.out;
   r = run_cli({"eval", vectors, "--backend", bridged("faulty_segv"), "--filter", "*#1"});
   EXPECT_EQ(r.rc, 1) << r.out;  // the first test's first element is odd: the bridge crashes
   EXPECT_TRUE(contains(r.out, "backend  CRASH: backend crashed in run(): SIGSEGV")) << r.out;

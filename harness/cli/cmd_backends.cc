@@ -24,7 +24,8 @@ namespace {
 using namespace qspec::harness;
 
 struct BackendsOptions {
-  std::vector<std::string> plugins;
+  std::vector<std::string> plugins;  // described after the built-ins
+  std::vector<std::string> named;    // --backend: only these are described (as `qspec run --backend` names one)
   bool json = false;
   bool verbose = false;
   bool all_conventions = false;
@@ -56,7 +57,7 @@ Described describe(const std::string& spec, const BackendOptions& options) {
 }
 
 int list_backends(const BackendsOptions& o) {
-  std::vector<std::string> specs = builtin_backend_names();
+  std::vector<std::string> specs = o.named.empty() ? builtin_backend_names() : o.named;
   specs.insert(specs.end(), o.plugins.begin(), o.plugins.end());
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   std::ostringstream out;  // a plugin's names and texts are untrusted: printed through terminal_safe
@@ -64,8 +65,9 @@ int list_backends(const BackendsOptions& o) {
   BackendOptions options;
   options.all_conventions = o.all_conventions;
   for (const auto& spec : specs) {
-    const BuiltinBackend* builtin = is_backend_path(spec) || is_exec_backend(spec) ? nullptr : find_builtin_backend(spec);
-    if (o.all_conventions && builtin && !builtin->create2) {  // listed, not an error: the user did not name it
+    const BuiltinBackend* builtin =
+        is_backend_path(spec) || is_exec_backend(spec) ? nullptr : find_builtin_backend(spec);
+    if (o.all_conventions && o.named.empty() && builtin && !builtin->create2) {  // the user did not name it
       out << spec << "\t(takes no run options: cannot be asked for all conventions)\n";
       continue;
     }
@@ -92,11 +94,12 @@ int list_backends(const BackendsOptions& o) {
     std::size_t normative = 0;
     for (const auto& c : caps) normative += c.diagnostic_only ? 0 : 1;
     out << b.name << "\t" << b.version << "\t" << b.source << "\t" << normative << " op conventions"
-        << (caps.size() != normative ? " (+" + std::to_string(caps.size() - normative) + " diagnostic-only)" : "") << "\n";
+        << (caps.size() != normative ? " (+" + std::to_string(caps.size() - normative) + " diagnostic-only)" : "")
+        << "\n";
     for (const auto& c : caps) {
       if (c.diagnostic_only && !o.verbose) continue;
-      out << "    " << c.op << " / " << (c.convention.empty() ? "*" : c.convention) << (c.diagnostic_only ? " [diagnostic only]" : "")
-          << (catalogued(c) ? "" : " [NOT IN THE CATALOGUE]");
+      out << "    " << c.op << " / " << (c.convention.empty() ? "*" : c.convention)
+          << (c.diagnostic_only ? " [diagnostic only]" : "") << (catalogued(c) ? "" : " [NOT IN THE CATALOGUE]");
       const std::string text = !c.note.empty() ? c.note : c.description;
       if (!text.empty()) out << "  -- " << text;
       out << "\n";
@@ -115,6 +118,9 @@ void add_backends_command(CLI::App& app, Context& ctx) {
       app.add_subcommand("backends", "List the built-in backends (and given plugins): name, version, capabilities");
   c->add_option("plugins", o->plugins,
                 "Plugin .so paths, exec:'COMMAND ARGS' or exec manifests (FILE.json) to describe as well");
+  c->add_option("--backend", o->named,
+                "Describe only this backend, named as for `qspec run --backend` (built-in, plugin, exec:'COMMAND ARGS' "
+                "or a manifest; repeatable)");
   c->add_flag("--all-conventions", o->all_conventions,
               "Describe the backends as `qspec run --all-conventions` creates them (a backend that cannot be asked "
               "is an error)");
