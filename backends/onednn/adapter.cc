@@ -63,8 +63,8 @@ class OnednnAdapter final : public thirdparty::Adapter {
 extern "C" QSPEC_BACKEND_EXPORT int qspec_backend_create2(uint32_t host_abi_version,
                                                           const qspec_backend_options* options, qspec_backend* out) {
   try {
-    return qspec::thirdparty::make_backend(std::make_unique<qspec::onednn_adapter::OnednnAdapter>(),
-                                           host_abi_version, options, out);
+    return qspec::thirdparty::make_backend(std::make_unique<qspec::onednn_adapter::OnednnAdapter>(), host_abi_version,
+                                           options, out);
   } catch (...) {
     return 1;
   }

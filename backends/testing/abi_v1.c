@@ -4,9 +4,8 @@
  * it cannot be asked for all conventions (backend.h, "Version 2"). */
 #include <stdint.h>
 
-#include "qspec/backend.h"
-
 #include "example_private.h" /* the example plugin's arithmetic, its entry point private */
+#include "qspec/backend.h"
 
 QSPEC_BACKEND_EXPORT int qspec_backend_create(uint32_t host_abi_version, qspec_backend* out) {
   if (host_abi_version != 1u) return 1; /* a version-1 backend refuses every other host version */

@@ -1,9 +1,10 @@
 /* The example plugin's correct arithmetic for the testing plugins, its entry point renamed and private.
  *
- * Include after qspec/backend.h: docs/examples/example_backend/example_backend.c is compiled into
- * the including file with its qspec_backend_create renamed qspec_testing_example_create and made
- * static, so the testing plugin exports its own entry point (QSPEC_BACKEND_EXPORT is visible again
- * afterwards). */
+ * docs/examples/example_backend/example_backend.c is compiled into the including file with its qspec_backend_create
+ * renamed qspec_testing_example_create and made static, so the testing plugin exports its own entry point
+ * (QSPEC_BACKEND_EXPORT is visible again afterwards). */
+#include "qspec/backend.h" /* first: its QSPEC_BACKEND_EXPORT is the one redefined below */
+
 #define qspec_backend_create qspec_testing_example_create
 #undef QSPEC_BACKEND_EXPORT
 #define QSPEC_BACKEND_EXPORT static

@@ -4,9 +4,8 @@
  * example plugin's. */
 #include <stdint.h>
 
-#include "qspec/backend.h"
-
 #include "example_private.h" /* the example plugin's arithmetic, its entry point private */
+#include "qspec/backend.h"
 
 QSPEC_BACKEND_EXPORT int qspec_backend_create2(uint32_t host_abi_version, const qspec_backend_options* options,
                                                qspec_backend* out) {

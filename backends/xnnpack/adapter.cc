@@ -82,8 +82,8 @@ class XnnpackAdapter final : public thirdparty::Adapter {
 extern "C" QSPEC_BACKEND_EXPORT int qspec_backend_create2(uint32_t host_abi_version,
                                                           const qspec_backend_options* options, qspec_backend* out) {
   try {
-    return qspec::thirdparty::make_backend(std::make_unique<qspec::xnnpack_adapter::XnnpackAdapter>(),
-                                           host_abi_version, options, out);
+    return qspec::thirdparty::make_backend(std::make_unique<qspec::xnnpack_adapter::XnnpackAdapter>(), host_abi_version,
+                                           options, out);
   } catch (...) {
     return 1;  // xnn_initialize failed: the plugin cannot be created
   }

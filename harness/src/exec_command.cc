@@ -65,8 +65,7 @@ ExecCommand read_manifest(const std::string& path) {
   const fs::path base = fs::absolute(fs::path(path)).parent_path();
   fs::path wd = base;
   if (j.contains("working_directory")) {
-    if (!j["working_directory"].is_string())
-      throw BackendLoadError(where + ": \"working_directory\" must be a string");
+    if (!j["working_directory"].is_string()) throw BackendLoadError(where + ": \"working_directory\" must be a string");
     wd = base / j["working_directory"].get<std::string>();
   }
   c.working_directory = wd.lexically_normal().string();

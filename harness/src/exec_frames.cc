@@ -64,7 +64,8 @@ void put_elements(std::string& s, const Tensor& t) {
   s.resize(at + t.data.size() * width);
   for (std::size_t i = 0; i < t.data.size(); ++i) store_element(t.dtype, s.data() + at, i, t.data[i]);
   if constexpr (std::endian::native == std::endian::big)
-    for (std::size_t i = 0; i < t.data.size(); ++i) std::reverse(s.data() + at + i * width, s.data() + at + (i + 1) * width);
+    for (std::size_t i = 0; i < t.data.size(); ++i)
+      std::reverse(s.data() + at + i * width, s.data() + at + (i + 1) * width);
 }
 
 // The elements of a tensor of `e`'s dtype and shape from little-endian bytes.
@@ -220,7 +221,8 @@ void build_exec_run_frame(std::string& s, std::uint64_t id, const VectorFile& f,
   std::uint64_t offset = 0;
   for (const Tensor& in : t.inputs) {  // in the request's order, each at a multiple of kExecAlignment
     OJ d = descriptor(in);
-    const std::uint64_t size = static_cast<std::uint64_t>(in.data.size()) * static_cast<std::uint64_t>(dtype_size(in.dtype));
+    const std::uint64_t size =
+        static_cast<std::uint64_t>(in.data.size()) * static_cast<std::uint64_t>(dtype_size(in.dtype));
     offset = (offset + kExecAlignment - 1) / kExecAlignment * kExecAlignment;
     d["offset"] = offset;
     d["size"] = size;
@@ -252,8 +254,8 @@ ExecResult parse_exec_result(const ExecFrame& f, std::uint64_t id, const std::ve
   string_field(j, "type", type);
   if (type != "result" || !unsigned_field(j, "id", reply_id) || reply_id != id) {
     r.kind = ExecResult::OutOfStep;
-    r.problem = "the backend's reply is not the result of request " + std::to_string(id) + " (\"type\": " +
-                (field(j, "type") ? cut(field(j, "type")->dump()) : "none") +
+    r.problem = "the backend's reply is not the result of request " + std::to_string(id) +
+                " (\"type\": " + (field(j, "type") ? cut(field(j, "type")->dump()) : "none") +
                 ", \"id\": " + (field(j, "id") ? cut(field(j, "id")->dump()) : "none") + ")";
     return r;
   }
@@ -266,13 +268,14 @@ ExecResult parse_exec_result(const ExecFrame& f, std::uint64_t id, const std::ve
   r.result.message = cut(std::move(message));
   if (status == "REJECTED" || status == "UNSUPPORTED" || status == "ERROR") {
     r.kind = ExecResult::Answer;
-    r.result.status = status == "REJECTED" ? QSPEC_STATUS_REJECTED
+    r.result.status = status == "REJECTED"      ? QSPEC_STATUS_REJECTED
                       : status == "UNSUPPORTED" ? QSPEC_STATUS_UNSUPPORTED
                                                 : QSPEC_STATUS_ERROR;
     return r;
   }
   if (status != "OK") {
-    r.problem = "the backend answered the unknown status " + (field(j, "status") ? cut(field(j, "status")->dump()) : "(none)") +
+    r.problem = "the backend answered the unknown status " +
+                (field(j, "status") ? cut(field(j, "status")->dump()) : "(none)") +
                 " (OK, REJECTED, UNSUPPORTED or ERROR)";
     return r;
   }

@@ -6,8 +6,9 @@
 // elements, little-endian at their dtype's width (float32/float64 as IEEE bit patterns), each
 // tensor at the offset its JSON entry gives.
 //
-// What qspec accepts from a backend is bounded per message (kMaxExecJson for the JSON, the test's
-// output bytes plus kExecDataSlack for a reply's data): a frame announcing more is not read.
+// What qspec accepts from a backend is bounded per message, JSON and data together (a result:
+// kMaxExecJson + kExecDataSlack + the test's output bytes; a hello: kMaxExecHello): a frame
+// announcing more is not read.
 #pragma once
 
 #include <cstddef>
@@ -26,10 +27,10 @@ namespace qspec::harness::worker {
 constexpr int kExecProtocolVersion = 1;
 extern const FrameFormat kExecFrames;  // Waited::kind is the JSON header's size
 
-constexpr std::uint64_t kMaxExecJson = 1 << 20;     // bytes of a reply's JSON header
-constexpr std::uint64_t kExecDataSlack = 1 << 16;   // data beyond the outputs' bytes (padding, alignment)
-constexpr std::size_t kMaxExecMessage = 8192;       // bytes of a reply's message kept
-constexpr std::uint64_t kExecAlignment = 64;        // a request's tensors start at multiples of it in its data
+constexpr std::uint64_t kMaxExecJson = 1 << 20;    // bytes allowed for a reply's JSON header
+constexpr std::uint64_t kExecDataSlack = 1 << 16;  // data beyond the outputs' bytes (padding, alignment)
+constexpr std::size_t kMaxExecMessage = 8192;      // bytes of a reply's message kept
+constexpr std::uint64_t kExecAlignment = 64;       // a request's tensors start at multiples of it in its data
 
 // The largest hello reply, and the largest result for test `t`.
 constexpr std::uint64_t kMaxExecHello = kMaxExecJson;

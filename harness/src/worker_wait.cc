@@ -70,8 +70,8 @@ Waited wait_frame(ChildProcess& p, Channel& c, const WaitLimits& limits, std::ui
       std::uint64_t size = 0;
       if (ours) format.read(c.inbuf.data(), kind, size);
       if (!ours || size > max_payload) {  // not the protocol's bytes, or more than the reply can hold
-        std::string why = ours ? format.too_large(size, max_payload)
-                               : format.not_a_frame(std::string_view(c.inbuf).substr(0, 64));
+        std::string why =
+            ours ? format.too_large(size, max_payload) : format.not_a_frame(std::string_view(c.inbuf).substr(0, 64));
         p.kill_now();
         c.inbuf.clear();
         c.inbuf.shrink_to_fit();

@@ -22,12 +22,12 @@
 namespace qspec::harness {
 
 struct ExecCommand {
-  std::vector<std::string> argv;                                  // argv[0] is looked up on PATH
-  std::string working_directory;                                  // "": qspec's own
+  std::vector<std::string> argv;                                 // argv[0] is looked up on PATH
+  std::string working_directory;                                 // "": qspec's own
   std::vector<std::pair<std::string, std::string>> environment;  // set on top of qspec's environment
-  std::optional<double> timeout_seconds;                          // the manifest's per-test default
-  std::optional<double> start_timeout_seconds;                    // the manifest's limit for the handshake
-  std::string source;                                             // the backend as the user named it
+  std::optional<double> timeout_seconds;                         // the manifest's per-test default
+  std::optional<double> start_timeout_seconds;                   // the manifest's limit for the handshake
+  std::string source;                                            // the backend as the user named it
 };
 
 // True for "exec:..." and for a path ending in ".json" (a manifest).

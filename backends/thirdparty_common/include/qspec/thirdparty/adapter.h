@@ -111,7 +111,7 @@ class Adapter {
 // Fills *out with a backend that owns `adapter`, in the all-conventions mode when `options` ask
 // for it. Returns 0 on success, nonzero if the host's ABI version differs. Used by every
 // adapter's qspec_backend_create2.
-int make_backend(std::unique_ptr<Adapter> adapter, std::uint32_t host_abi_version,
-                 const qspec_backend_options* options, qspec_backend* out);
+int make_backend(std::unique_ptr<Adapter> adapter, std::uint32_t host_abi_version, const qspec_backend_options* options,
+                 qspec_backend* out);
 
 }  // namespace qspec::thirdparty
