@@ -62,7 +62,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
 )qspec"},
       {"spec/catalogue/choose_quant_params.json", R"qspec({
   "op": "choose_quant_params",
-  "summary": "gemmlowp ChooseQuantizationParams: scale and uint8 zero point from a real range [min, max].",
+  "summary": "Scale and uint8 zero point from a real range [min, max] (gemmlowp ChooseQuantizationParams, ONNX DynamicQuantizeLinear).",
   "spec": "spec/gemmlowp.md",
   "inputs": [
     {
@@ -75,12 +75,12 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
     {
       "name": "scale",
       "dtypes": ["float32"],
-      "doc": "float32 [1]: (max - min) / 255 after extending the range to contain 0"
+      "doc": "float32 [1]: (max - min) / 255 after extending the range to contain 0 (per convention)"
     },
     {
       "name": "zero_point",
       "dtypes": ["uint8"],
-      "doc": "uint8 [1]: the code of the real 0, std::round(-min / scale) clamped to [0, 255]"
+      "doc": "uint8 [1]: the code of the real 0, -min / scale clamped to [0, 255] and rounded (per convention)"
     }
   ],
   "attributes": {},
@@ -96,6 +96,19 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "symmetric", "all_positive", "all_negative", "min_eq_max_nonzero", "typical",
         "zero_point_tie", "signed_zero", "min_eq_max_zero", "scale_underflow", "scale_overflow",
         "random"
+      ]
+    },
+    {
+      "name": "onnx.dynamic_quantize_linear",
+      "clauses": ["float.onnx_dynamic_quantize_linear_params"],
+      "description": "ONNX DynamicQuantizeLinear's parameters (ONNX Runtime GetQuantizationParameter): extend [min, max] to 0, scale fl32((max - min) / 255) or 1 when max == min, zero point clamp(0 - min / scale) rounded half to even",
+      "source": "ONNX Operators.md DynamicQuantizeLinear; onnxruntime core/util/qmath.h GetQuantizationParameter",
+      "attributes": [],
+      "vectors": "choose_quant_params/onnx.dynamic_quantize_linear.json",
+      "required_flags": [
+        "symmetric", "all_positive", "all_negative", "all_zero", "min_eq_max_nonzero", "typical",
+        "zero_point_tie_even", "zero_point_tie_odd", "zero_point_clamp", "signed_zero",
+        "scale_underflow", "scale_overflow", "random"
       ]
     }
   ]

@@ -1,6 +1,7 @@
-// Handlers of the scalar parameter computations: TFLite / gemmlowp QuantizeMultiplier and gemmlowp's
-// ChooseQuantizationParams, on the hardware's IEEE binary32/binary64 arithmetic (every step the
-// spec names is one correctly rounded operation, or exact: frexp, doubling, products by 2^31).
+// Handlers of the scalar parameter computations: TFLite / gemmlowp QuantizeMultiplier, gemmlowp's
+// ChooseQuantizationParams and ONNX DynamicQuantizeLinear's parameters, on the hardware's IEEE
+// binary32/binary64 arithmetic (every step the spec names is one correctly rounded operation, or
+// exact: frexp, doubling, products by 2^31).
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -96,6 +97,33 @@ void gemmlowp_choose_params(OpCall& c) {
   std::memcpy(z.data, &zp, 1);
 }
 
+// onnx.dynamic_quantize_linear (float.onnx_dynamic_quantize_linear_params): ONNX Runtime's
+// GetQuantizationParameter<uint8_t> line by line; IEEE special values need no special case (an
+// infinite scale gives zero point 0, a zero scale 255 through std::min(255.f, inf or NaN)).
+void onnx_dynamic_quantize_linear_params(OpCall& c) {
+  const qspec_tensor& range = c.input(Choose::in::range, 0);
+  expect_dtype(range, QSPEC_DTYPE_FLOAT32, "input 'range'");
+  if (numel(range) != 2) throw std::invalid_argument("input 'range' must hold (min, max)");
+  float mn = static_cast<const float*>(range.data)[0], mx = static_cast<const float*>(range.data)[1];
+  if (!std::isfinite(mn) || !std::isfinite(mx)) throw Unsupported("finite min and max (REQUIRE)");
+  mn = std::min(mn, 0.0f);
+  mx = std::max(mx, 0.0f);
+  const float scale = mx == mn ? 1.0f : (mx - mn) / 255.0f;
+  const float initial = 0.0f - mn / scale;
+  const float clamped = std::max(0.0f, std::min(255.0f, initial));
+  // RoundHalfToEven, written out so that it does not depend on the floating-point environment.
+  const float below = std::floor(clamped), frac = clamped - below;  // exact: clamped is in [0, 255]
+  const float rounded = frac > 0.5f || (frac == 0.5f && std::fmod(below, 2.0f) != 0.0f) ? below + 1.0f : below;
+  const auto zp = static_cast<std::uint8_t>(rounded);
+  qspec_tensor& s = c.output(Choose::out::scale, 0);
+  qspec_tensor& z = c.output(Choose::out::zero_point, 1);
+  expect_dtype(s, QSPEC_DTYPE_FLOAT32, "output 'scale'");
+  expect_dtype(z, QSPEC_DTYPE_UINT8, "output 'zero_point'");
+  if (numel(s) != 1 || numel(z) != 1) throw std::invalid_argument("scalar outputs");
+  std::memcpy(s.data, &scale, 4);
+  std::memcpy(z.data, &zp, 1);
+}
+
 }  // namespace
 
 void add_param_ops(std::vector<OpEntry>& t) {
@@ -108,6 +136,7 @@ void add_param_ops(std::vector<OpEntry>& t) {
   t.push_back(entry<QM>(QM::conv::gemmlowp_quantize_multiplier_smaller_than_one, sc,
                         quantize_multiplier<Build::kDefault, true>));
   t.push_back(entry<Choose>(Choose::conv::gemmlowp_choose_params, sc, gemmlowp_choose_params));
+  t.push_back(entry<Choose>(Choose::conv::onnx_dynamic_quantize_linear, sc, onnx_dynamic_quantize_linear_params));
 }
 
 }  // namespace qspec::simd

@@ -46,7 +46,7 @@ struct broadcast_add {
   };
 };
 
-// choose_quant_params: gemmlowp ChooseQuantizationParams: scale and uint8 zero point from a real range [min, max]. (spec/gemmlowp.md)
+// choose_quant_params: Scale and uint8 zero point from a real range [min, max] (gemmlowp ChooseQuantizationParams, ONNX DynamicQuantizeLinear). (spec/gemmlowp.md)
 struct choose_quant_params {
   static constexpr std::string_view op = "choose_quant_params";
   struct in {
@@ -58,6 +58,7 @@ struct choose_quant_params {
   };
   struct conv {
     static constexpr std::string_view gemmlowp_choose_params = "gemmlowp.choose_params";
+    static constexpr std::string_view onnx_dynamic_quantize_linear = "onnx.dynamic_quantize_linear";
   };
 };
 
