@@ -1606,6 +1606,51 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   ]
 }
 )qspec"},
+      {"spec/catalogue/onnx.dynamic_quantize_linear.json", R"qspec({
+  "op": "onnx.dynamic_quantize_linear",
+  "summary": "ONNX DynamicQuantizeLinear: float32 data to uint8 with the scale and zero point chosen from the data's own range.",
+  "spec": "spec/float_conventions.md",
+  "inputs": [
+    {
+      "name": "x",
+      "dtypes": ["float32"],
+      "doc": "the float32 data (IEEE bits), at least one element; its minimum and maximum choose the parameters"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": ["uint8"],
+      "doc": "x's shape: float.onnx_quantize_linear(x, y_scale, y_zero_point) to uint8"
+    },
+    {
+      "name": "y_scale",
+      "dtypes": ["float32"],
+      "doc": "float32 [1]: the scale of float.onnx_dynamic_quantize_linear_params(min(x), max(x)); REQUIRE finite and nonzero (QuantizeLinear's precondition)"
+    },
+    {
+      "name": "y_zero_point",
+      "dtypes": ["uint8"],
+      "doc": "uint8 [1]: the zero point of float.onnx_dynamic_quantize_linear_params(min(x), max(x))"
+    }
+  ],
+  "attributes": {},
+  "conventions": [
+    {
+      "name": "onnx",
+      "clauses": ["float.onnx_dynamic_quantize_linear_params", "float.onnx_quantize_linear"],
+      "description": "ONNX DynamicQuantizeLinear (ONNX Runtime): parameters from [min(x), max(x)] extended to 0, zero point rounded half to even, then QuantizeLinear to uint8",
+      "source": "ONNX Operators.md DynamicQuantizeLinear (opset 11); onnxruntime core/util/qmath.h GetQuantizationParameter, MlasQuantizeLinear",
+      "attributes": [],
+      "vectors": "onnx.dynamic_quantize_linear/onnx.json",
+      "required_flags": [
+        "onnx_node_test", "all_zero", "all_positive", "all_negative", "zero_point_tie_even",
+        "zero_point_tie_odd", "y_tie", "signed_zero", "single_element", "random"
+      ]
+    }
+  ]
+}
+)qspec"},
       {"spec/catalogue/pad.json", R"qspec({
   "op": "pad",
   "summary": "MRT pad: constant padding of H and W.",

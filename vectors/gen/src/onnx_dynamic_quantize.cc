@@ -1,4 +1,4 @@
-// Golden-vector families of ONNX DynamicQuantizeLinear: its parameter choice (choose_quant_params).
+// Golden-vector families of ONNX DynamicQuantizeLinear: the operator and its parameter choice (choose_quant_params).
 //
 // Expected outputs come from the reference ops; the reference's float32 arithmetic is consulted
 // here only to find inputs whose zero point is clamped (a descriptive flag).
@@ -10,6 +10,7 @@
 #include "qspec/catalogue/keys.h"
 #include "qspec/ref/ieee.h"
 #include "qspec/vecgen.h"
+#include "qspec/vecgen/float_helpers.h"
 
 namespace qspec::vecgen {
 namespace {
@@ -17,6 +18,7 @@ namespace {
 using ref::Int;
 using ref::Rat;
 using Choose = cat::choose_quant_params;
+using Dql = cat::onnx_dynamic_quantize_linear;
 
 constexpr std::uint32_t kSign = 0x80000000u, kF255 = 0x437f0000u;
 
@@ -117,6 +119,81 @@ QSPEC_REGISTER_VECTOR_FAMILY(family<Choose>(
      {"onnx_node_test", "the ranges of ONNX's own node tests"},
      {"random", "random ranges"}},
     3061, generate_params));
+
+// Data tensors for the operator. The parameters must stay where QuantizeLinear is defined (a finite,
+// nonzero scale: the data's range neither overflows float32 nor is subnormal), so magnitudes stay
+// within [2^-20, 2^20) except in the hand-picked cases.
+std::vector<Group> generate_operator(Rng& rng) {
+  Group g;
+  auto add = [&](std::vector<std::int64_t> shape, std::vector<std::int64_t> xs, std::vector<std::string> flags,
+                 const std::string& comment) {
+    Test t;
+    t.comment = comment;
+    t.flags = std::move(flags);
+    t.inputs = {tensor(std::string(Dql::in::x), DType::F32, std::move(shape), std::move(xs))};
+    g.tests.push_back(std::move(t));
+  };
+  auto f = [](float v) { return std::int64_t{f32(v)}; };
+  const std::int64_t z = 0, nz = kSign;
+  // ONNX's node tests (onnx/backend/test/case/node/dynamicquantizelinear.py), their inputs as given.
+  add({6}, {f(0), f(2), f(-3), f(-2.5f), f(1.34f), f(0.5f)}, {"onnx_node_test"},
+      "test_dynamicquantizelinear: ONNX expects scale 0.0196078438, zero point 153, y 153 255 0 26 221 179");
+  add({6}, {f(-1.0f), f(-2.1f), f(-1.3f), f(-2.5f), f(-3.34f), f(-4.0f)}, {"onnx_node_test", "all_negative"},
+      "test_dynamicquantizelinear_max_adjusted: ONNX expects zero point 255, y 191 121 172 96 42 0");
+  add({3, 4},
+      {f(1), f(2.1f), f(1.3f), f(2.5f), f(3.34f), f(4.0f), f(1.5f), f(2.6f), f(3.9f), f(4.0f), f(3.0f), f(2.345f)},
+      {"onnx_node_test", "all_positive"}, "test_dynamicquantizelinear_min_adjusted: ONNX expects zero point 0");
+  add({4}, {z, z, z, z}, {"all_zero"}, "all zeros: scale 1, zero point 0, y 0");
+  add({4}, {nz, z, nz, z}, {"all_zero", "signed_zero"}, "zeros of both signs: scale 1");
+  add({5}, {nz, f(1), f(0.25f), f(0.5f), f(0.75f)}, {"signed_zero", "all_positive"}, "-0 and positives: zero point 0");
+  add({4}, {f(-1), f(-0.5f), nz, f(-0.25f)}, {"signed_zero", "all_negative"}, "negatives and -0: zero point 255");
+  for (float v : {1.0f, -1.0f, 3.5f, -1e-3f, 1e5f}) add({1}, {f(v)}, {"single_element"}, "one element: y is 0 or 255");
+  // Zero point ties (as in the parameters' family) with data between the ends; and y ties: with
+  // scale 2^-e, x = (j + 1/2) 2^-e is a tie of x / scale, rounded half to even before adding zp.
+  auto ties = [&](int e, int k) {
+    const Rat s = pow2(-e);
+    std::vector<std::int64_t> xs = {bits(-(Rat(k) + Rat(1, 2)) * s), bits((Rat(254) + Rat(1, 2) - Rat(k)) * s)};
+    for (int j : {0, 1, 2, 3}) xs.push_back(bits((Rat(j) + Rat(1, 2)) * s));
+    for (int j : {1, 2}) xs.push_back(bits(-(Rat(j) + Rat(1, 2)) * s));
+    add({8}, xs, {k % 2 == 0 ? "zero_point_tie_even" : "zero_point_tie_odd", "y_tie"},
+        "scale 2^-" + std::to_string(e) + ", -min / scale = " + std::to_string(k) + ".5, x / scale = +-j.5");
+  };
+  for (int k = 0; k <= 254; ++k) ties(8, k);
+  for (int i = 0; i < 20; ++i) {
+    const int e = static_cast<int>(rng.uniform(-20, 20));  // one draw per statement
+    ties(e, static_cast<int>(rng.uniform(0, 254)));
+  }
+  for (int i = 0; i < 60; ++i) {
+    const auto n = static_cast<std::size_t>(rng.uniform(2, 16));
+    std::vector<std::int64_t> xs;
+    const int e = static_cast<int>(rng.uniform(-16, 12));
+    for (std::size_t j = 0; j < n; ++j) {
+      const bool negative = rng.coin();
+      xs.push_back(random_f32(rng, negative, e, e + 4));
+    }
+    std::vector<std::string> flags = {"random"};
+    bool any_neg = false, any_pos = false;
+    for (auto v : xs) ((v & kSign) ? any_neg : any_pos) = true;
+    if (!any_neg) flags.push_back("all_positive");
+    if (!any_pos) flags.push_back("all_negative");
+    add({static_cast<std::int64_t>(n)}, xs, flags, "random data");
+  }
+  return {g};
+}
+
+QSPEC_REGISTER_VECTOR_FAMILY(
+    family<Dql>(Dql::conv::onnx,
+                {{"onnx_node_test", "the inputs of ONNX's own node tests (they hold no ties: a compatibility check)"},
+                 {"all_zero", "every element 0: scale 1, zero point 0 (errata E-FLOAT-5)"},
+                 {"all_positive", "no negative element: zero point 0"},
+                 {"all_negative", "no positive element: zero point 255"},
+                 {"zero_point_tie_even", "-min / scale is k + 1/2 with k even: the zero point rounds down to k"},
+                 {"zero_point_tie_odd", "-min / scale is k + 1/2 with k odd: the zero point rounds up to k + 1"},
+                 {"y_tie", "x / scale is exactly j + 1/2: rounded half to even before the zero point is added"},
+                 {"signed_zero", "negative zeros in the data"},
+                 {"single_element", "a one-element tensor: the range is [min(x, 0), max(x, 0)]"},
+                 {"random", "random data of one magnitude"}},
+                3062, generate_operator));
 
 }  // namespace
 }  // namespace qspec::vecgen

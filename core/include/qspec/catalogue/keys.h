@@ -948,6 +948,22 @@ struct mrt_sym_quantize {
   };
 };
 
+// onnx.dynamic_quantize_linear: ONNX DynamicQuantizeLinear: float32 data to uint8 with the scale and zero point chosen from the data's own range. (spec/float_conventions.md)
+struct onnx_dynamic_quantize_linear {
+  static constexpr std::string_view op = "onnx.dynamic_quantize_linear";
+  struct in {
+    static constexpr std::string_view x = "x";
+  };
+  struct out {
+    static constexpr std::string_view y = "y";
+    static constexpr std::string_view y_scale = "y_scale";
+    static constexpr std::string_view y_zero_point = "y_zero_point";
+  };
+  struct conv {
+    static constexpr std::string_view onnx = "onnx";
+  };
+};
+
 // pad: MRT pad: constant padding of H and W. (spec/operators_mrt.md)
 struct pad {
   static constexpr std::string_view op = "pad";
