@@ -18,6 +18,7 @@
 
 #include "catalogue_scope.h"
 #include "qspec/catalogue/keys.h"
+#include "qspec/core/attr.h"
 #include "qspec/core/catalogue.h"
 #include "qspec/core/json_values.h"
 #include "qspec/ref/exact.h"
@@ -65,9 +66,7 @@ std::vector<Case> flatten(const std::vector<vecgen::Group>& groups) {
   std::vector<Case> out;
   for (const auto& g : groups)
     for (const auto& t : g.tests) {
-      Attrs merged = g.attributes;
-      for (const auto& [k, v] : t.attributes.items()) merged[k] = v;
-      out.push_back({&t, merged});
+      out.push_back({&t, qspec::merge_attributes(g.attributes, t.attributes)});
     }
   return out;
 }
