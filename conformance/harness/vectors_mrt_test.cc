@@ -17,8 +17,8 @@
 #include <string_view>
 #include <vector>
 
+#include "family_cases.h"
 #include "qspec/catalogue/keys.h"
-#include "qspec/core/attr.h"
 #include "qspec/core/catalogue.h"
 #include "qspec/core/json_values.h"
 #include "qspec/ref/exact.h"
@@ -30,6 +30,9 @@ namespace {
 
 using qspec::Tensor;
 using qspec::refops::Attrs;
+using qspec::test::canonical;
+using qspec::test::Case;
+using qspec::test::flatten;
 namespace vecgen = qspec::vecgen;
 namespace refops = qspec::refops;
 
@@ -39,31 +42,6 @@ std::vector<const vecgen::Family*> mrt_families() {
     if (f.file.rfind("mrt/", 0) == 0) v.push_back(&f);
   EXPECT_FALSE(v.empty()) << "no family writes under vectors/mrt/: these checks would check nothing";
   return v;
-}
-
-struct Case {
-  const vecgen::Test* test;
-  Attrs attrs;
-};
-
-std::vector<Case> flatten(const std::vector<vecgen::Group>& groups) {
-  std::vector<Case> out;
-  for (const auto& g : groups)
-    for (const auto& t : g.tests) {
-      out.push_back({&t, qspec::merge_attributes(g.attributes, t.attributes)});
-    }
-  return out;
-}
-
-// A canonical text of a generated test (inputs and merged attributes) for the determinism check.
-std::string canonical(const std::vector<vecgen::Group>& groups) {
-  std::ostringstream os;
-  for (const auto& c : flatten(groups)) {
-    os << c.test->comment << "|" << c.attrs.dump() << "|" << c.test->invalid << "|";
-    for (const auto& in : c.test->inputs) os << in.name << "=" << qspec::tensor_to_json(in).dump() << ";";
-    os << "\n";
-  }
-  return os.str();
 }
 
 // Evaluates a (op, convention) on a case; returns nullopt if the convention refuses (ErrorIf or

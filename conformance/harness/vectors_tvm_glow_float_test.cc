@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "catalogue_scope.h"
+#include "family_cases.h"
 #include "qspec/catalogue/keys.h"
-#include "qspec/core/attr.h"
 #include "qspec/core/catalogue.h"
 #include "qspec/core/json_values.h"
 #include "qspec/ref/exact.h"
@@ -29,6 +29,9 @@ namespace {
 
 using qspec::Tensor;
 using qspec::refops::Attrs;
+using qspec::test::canonical;
+using qspec::test::Case;
+using qspec::test::flatten;
 namespace vecgen = qspec::vecgen;
 namespace refops = qspec::refops;
 
@@ -46,11 +49,6 @@ const vecgen::Family* family(std::string_view convention) {
   return nullptr;
 }
 
-struct Case {
-  const vecgen::Test* test;
-  Attrs attrs;
-};
-
 // Each family generated once per process (generation evaluates the reference many times).
 const std::vector<vecgen::Group>& groups_of(const vecgen::Family* f) {
   static std::map<const vecgen::Family*, std::vector<vecgen::Group>> cache;
@@ -60,25 +58,6 @@ const std::vector<vecgen::Group>& groups_of(const vecgen::Family* f) {
     it = cache.emplace(f, f->generate(rng)).first;
   }
   return it->second;
-}
-
-std::vector<Case> flatten(const std::vector<vecgen::Group>& groups) {
-  std::vector<Case> out;
-  for (const auto& g : groups)
-    for (const auto& t : g.tests) {
-      out.push_back({&t, qspec::merge_attributes(g.attributes, t.attributes)});
-    }
-  return out;
-}
-
-std::string canonical(const std::vector<vecgen::Group>& groups) {
-  std::ostringstream os;
-  for (const auto& c : flatten(groups)) {
-    os << c.test->comment << "|" << c.attrs.dump() << "|" << c.test->invalid << "|";
-    for (const auto& in : c.test->inputs) os << in.name << "=" << qspec::tensor_to_json(in).dump() << ";";
-    os << "\n";
-  }
-  return os.str();
 }
 
 std::optional<std::vector<Tensor>> eval(const refops::OpImpl* impl, const Case& c) {
