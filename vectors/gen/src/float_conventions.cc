@@ -860,7 +860,11 @@ std::vector<Group> generate_xnnpack_qc8(Rng& rng) {
       for (std::int64_t c = 0; c < C; ++c) scales.push_back(random_scale(rng, -20, 0));
       std::vector<std::int64_t> xs;
       for (int j = 0; j < 3; ++j) xs.push_back(rng.uniform(-100000, 100000));
-      add(static_cast<int>(rng.uniform(0, 1)), scales, rng.uniform(dtype_min(out), dtype_max(out)), xs, {"random"});
+      // One draw per statement, in the order GCC evaluated add's arguments (right to left), which
+      // the committed vectors hold.
+      const std::int64_t zp = rng.uniform(dtype_min(out), dtype_max(out));
+      const int axis = static_cast<int>(rng.uniform(0, 1));
+      add(axis, scales, zp, xs, {"random"});
     }
     groups.push_back(std::move(g));
   }

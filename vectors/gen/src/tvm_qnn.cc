@@ -343,7 +343,11 @@ std::vector<Group> generate_tvm_per_axis(const TvmConv& c, Rng& rng) {
       std::vector<std::int64_t> xs;
       for (int k = 0; k < 3; ++k) xs.push_back(rng.uniform(-20000, 20000));
       const std::int64_t zp = o.dtype == DType::I32 ? rng.uniform(-1000, 1000) : rng.uniform(o.lo, o.hi);
-      add(rng.coin() ? 0 : 1, scales, zps, random_scale(rng, -10, 0), zp, xs, {"random"});
+      // One draw per statement, in the order GCC evaluated add's arguments (right to left), which
+      // the committed vectors hold.
+      const std::uint32_t out_s = random_scale(rng, -10, 0);
+      const std::int64_t axis = rng.coin() ? 0 : 1;
+      add(axis, scales, zps, out_s, zp, xs, {"random"});
     }
     if (o.dtype == DType::I8) {
       add(0, {f32(1.0f), f32(1.0f)}, {0, 0}, f32(0.0f), 0, tie_xs, {"invalid_output_scale"}, true);
