@@ -54,8 +54,11 @@ std::vector<Group> generate_choose_params(Rng& rng) {
   add(kF_M3e38, kF_3e38, {"scale_overflow"}, "[-3e38, 3e38]: max - min overflows to inf, ERROR_IF", true);
   for (int i = 0; i < 80; ++i) {
     // A random negative min and positive max with exponents in [2^-20, 2^20).
-    const std::int64_t lo = (1LL << 31) | (rng.uniform(127 - 20, 127 + 19) << 23) | rng.uniform(0, (1 << 23) - 1);
-    const std::int64_t hi = (rng.uniform(127 - 20, 127 + 19) << 23) | rng.uniform(0, (1 << 23) - 1);
+    // One draw per statement (the operands of | are unsequenced): exponent, then mantissa.
+    const std::int64_t lo_exponent = rng.uniform(127 - 20, 127 + 19);
+    const std::int64_t lo = (1LL << 31) | (lo_exponent << 23) | rng.uniform(0, (1 << 23) - 1);
+    const std::int64_t hi_exponent = rng.uniform(127 - 20, 127 + 19);
+    const std::int64_t hi = (hi_exponent << 23) | rng.uniform(0, (1 << 23) - 1);
     add(lo, hi, {"random"}, "random range containing 0");
   }
   return {g};
@@ -110,7 +113,8 @@ std::vector<Group> generate_quantize(Rng& rng) {
       std::vector<std::int64_t> xs;
       for (int k = 0; k < 8; ++k) {
         const std::int64_t sign = rng.coin() ? (1LL << 31) : 0;
-        xs.push_back(sign | (rng.uniform(127 - 10, 127 + 3) << 23) | rng.uniform(0, (1 << 23) - 1));
+        const std::int64_t exponent = rng.uniform(127 - 10, 127 + 3);
+        xs.push_back(sign | (exponent << 23) | rng.uniform(0, (1 << 23) - 1));
       }
       add(xs, {"random"}, "random values in about [-16, 16]");
     }

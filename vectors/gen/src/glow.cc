@@ -3,6 +3,8 @@
 // (Glow's quantize / dequantize families share the float vocabulary's generators in
 // float_conventions.cc.) Expected outputs come from the reference ops; the reference is used here
 // only to keep inputs inside the REQUIREs and to set descriptive flags.
+#include "qspec/ref/glow.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <set>
@@ -13,12 +15,12 @@
 #include "qspec/catalogue/keys.h"
 #include "qspec/core/attr.h"
 #include "qspec/core/json_values.h"
-#include "qspec/ref/glow.h"
 #include "qspec/ref/ieee.h"
 #include "qspec/ref/rounding.h"
 #include "qspec/refops.h"
 #include "qspec/vecgen.h"
 #include "qspec/vecgen/classify.h"
+#include "qspec/vecgen/float_helpers.h"
 
 namespace qspec::vecgen {
 namespace {
@@ -27,24 +29,6 @@ using nlohmann::ordered_json;
 using ref::Int;
 using ref::Rat;
 
-std::uint32_t f32(float f) {
-  std::uint32_t b;
-  __builtin_memcpy(&b, &f, sizeof b);
-  return b;
-}
-std::vector<std::string> dedup(std::vector<std::string> v) {
-  std::vector<std::string> out;
-  std::set<std::string> seen;
-  for (auto& s : v)
-    if (seen.insert(s).second) out.push_back(std::move(s));
-  return out;
-}
-std::uint32_t random_scale(Rng& rng, int emin, int emax) {
-  const auto e = rng.uniform(emin, emax);
-  const std::uint32_t m = rng.coin() ? static_cast<std::uint32_t>(rng.uniform(0, (1 << 23) - 1))
-                                     : static_cast<std::uint32_t>(rng.uniform(0, 7)) << 20;
-  return (static_cast<std::uint32_t>(e + 127) << 23) | m;
-}
 float fval(std::uint32_t b) {
   float f;
   __builtin_memcpy(&f, &b, sizeof f);
@@ -146,8 +130,8 @@ std::vector<Group> generate_rescale(std::string_view conv, std::string_view othe
   std::vector<std::int64_t> codes;
   for (std::int64_t q = -128; q <= 127; ++q) codes.push_back(q);
   const std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs = {
-      {f32(0.41f), f32(1.0f)}, {f32(1.0f), f32(4.0f)},   {f32(4.0f), f32(1.0f)},   {f32(0.3f), f32(0.3f)},
-      {f32(0.1f), f32(0.3f)},  {f32(0.5f), f32(0.17f)},  {f32(0.02f), f32(0.05f)}, {f32(1.0f), f32(1.5f)}};
+      {f32(0.41f), f32(1.0f)}, {f32(1.0f), f32(4.0f)},  {f32(4.0f), f32(1.0f)},   {f32(0.3f), f32(0.3f)},
+      {f32(0.1f), f32(0.3f)},  {f32(0.5f), f32(0.17f)}, {f32(0.02f), f32(0.05f)}, {f32(1.0f), f32(1.5f)}};
   for (const auto& [in_s, out_s] : pairs)
     for (std::int64_t in_zp : {0, -3, 127})
       for (std::int64_t out_zp : {0, 5, -128, 127})
@@ -157,14 +141,19 @@ std::vector<Group> generate_rescale(std::string_view conv, std::string_view othe
            {f32(1e-4f), f32(0.05f)}, {f32(1e-5f), f32(0.01f)}, {f32(0.001f), f32(1.0f)}, {f32(0x1p-12f), f32(1.0f)}})
     for (std::int64_t out_zp : {0, 3}) {
       std::vector<std::int64_t> xs;
-      for (std::int64_t k : {-300000, -60000, -1001, -1, 0, 1, 999, 65535, 300000, 1 << 20, -(1 << 20)}) xs.push_back(k);
+      for (std::int64_t k : {-300000, -60000, -1001, -1, 0, 1, 999, 65535, 300000, 1 << 20, -(1 << 20)})
+        xs.push_back(k);
       add(DType::I32, in_s, 0, out_s, out_zp, xs, {}, "int32 accumulators, small ratio");
     }
   for (int i = 0; i < 210; ++i) {
     const std::uint32_t in_s = random_scale(rng, -10, 0), out_s = random_scale(rng, -10, 0);
     std::vector<std::int64_t> xs;
     for (int k = 0; k < 4; ++k) xs.push_back(rng.uniform(-128, 127));
-    add(DType::I8, in_s, rng.uniform(-128, 127), out_s, rng.uniform(-128, 127), xs, {"random"}, "random");
+    // One draw per statement: the order of draws among one call's arguments is unspecified, and
+    // the committed vectors hold the order GCC chose (right to left).
+    const std::int64_t out_zp = rng.uniform(-128, 127);
+    const std::int64_t in_zp = rng.uniform(-128, 127);
+    add(DType::I8, in_s, in_zp, out_s, out_zp, xs, {"random"}, "random");
   }
   return {g};
 }
@@ -292,9 +281,15 @@ std::vector<Group> generate_bias(Rng& rng) {
     add(f32(0.5f), f32(0.25f), f32(0.2f), 7, {}, "product 0.125 < 0.2");
     add(f32(0.5f), f32(0.25f), f32(0.125f), -3, {}, "product == bias scale");
     add(f32(0.1f), f32(0.1f), f32(0.01f), 0, {}, "fl32(0.1 * 0.1) vs 0.01f");
-    for (int i = 0; i < (precision == DType::I32 ? 200 : 60); ++i)
-      add(random_scale(rng, -12, 0), random_scale(rng, -12, 0), random_scale(rng, -24, -4), rng.uniform(-100, 100),
-          {"random"}, "random");
+    for (int i = 0; i < (precision == DType::I32 ? 200 : 60); ++i) {
+      // One draw per statement, in the order GCC evaluated the arguments of add (right to left),
+      // which the committed vectors hold.
+      const std::int64_t off = rng.uniform(-100, 100);
+      const std::uint32_t b = random_scale(rng, -24, -4);
+      const std::uint32_t w = random_scale(rng, -12, 0);
+      const std::uint32_t in = random_scale(rng, -12, 0);
+      add(in, w, b, off, {"random"}, "random");
+    }
     groups.push_back(std::move(g));
   }
   return groups;
@@ -505,7 +500,9 @@ std::vector<Group> generate_fused_dequantize(Rng& rng) {
     for (auto& r : codes) {
       for (std::int64_t c = 0; c < cols; ++c) r.push_back(rng.uniform(0, 255));
       const float s = fval(random_scale(rng, -16, 2));
-      const float o = fval(random_scale(rng, -8, 6)) * (rng.coin() ? -1.0f : 1.0f);
+      // One draw per statement (the operands of * are unsequenced): magnitude, then sign.
+      const float magnitude = fval(random_scale(rng, -8, 6));
+      const float o = magnitude * (rng.coin() ? -1.0f : 1.0f);
       so.push_back({s, o});
     }
     add(codes, so, {"random"}, "random");
