@@ -88,12 +88,12 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
 )qspec"},
       {"spec/catalogue/choose_quant_params.json", R"qspec({
   "op": "choose_quant_params",
-  "summary": "ChooseQuantizationParams: scale and zero point from a real range [min, max] (gemmlowp's float32 uint8 example, TFLite's binary64 template).",
+  "summary": "ChooseQuantizationParams: scale and zero point from a real range [min, max] (gemmlowp's float32 uint8 example, ONNX DynamicQuantizeLinear, TFLite's binary64 template).",
   "spec": "spec/gemmlowp.md",
-  "inputs": [{"name": "range", "dtypes": ["float32", "float64"], "doc": "[2]: (min, max); float32 for gemmlowp.choose_params, float64 for tflite"}],
+  "inputs": [{"name": "range", "dtypes": ["float32", "float64"], "doc": "[2]: (min, max); float32 for gemmlowp.choose_params and onnx.dynamic_quantize_linear, float64 for tflite"}],
   "outputs": [
     {"name": "scale", "dtypes": ["float32", "float64"], "same_dtype_as": "range", "doc": "[1]"},
-    {"name": "zero_point", "dtypes": ["uint8", "int32"], "doc": "[1]: uint8 (gemmlowp.choose_params) or int32 holding a value of dtype (tflite)"}
+    {"name": "zero_point", "dtypes": ["uint8", "int32"], "doc": "[1]: uint8 (gemmlowp.choose_params, onnx.dynamic_quantize_linear) or int32 holding a value of dtype (tflite)"}
   ],
   "attributes": {
     "dtype": {"type": "dtype", "values": ["int8", "uint8", "int16", "int32"], "doc": "tflite: the quantized type T, int8, uint8 or int16 (ERROR_IF another)"},
@@ -122,6 +122,19 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "optional_attributes": ["narrow_range"],
       "vectors": "choose_quant_params/tflite.json",
       "required_flags": ["zero_point_tie"]
+    },
+    {
+      "name": "onnx.dynamic_quantize_linear",
+      "clauses": ["float.onnx_dynamic_quantize_linear_params"],
+      "description": "ONNX DynamicQuantizeLinear's parameters (ONNX Runtime GetQuantizationParameter): extend [min, max] to 0, scale fl32((max - min) / 255) or 1 when max == min, zero point clamp(0 - min / scale) rounded half to even",
+      "source": "ONNX Operators.md DynamicQuantizeLinear; onnxruntime core/util/qmath.h GetQuantizationParameter",
+      "attributes": [],
+      "vectors": "choose_quant_params/onnx.dynamic_quantize_linear.json",
+      "required_flags": [
+        "symmetric", "all_positive", "all_negative", "all_zero", "min_eq_max_nonzero", "typical",
+        "zero_point_tie_even", "zero_point_tie_odd", "zero_point_clamp", "signed_zero",
+        "scale_underflow", "scale_overflow", "random"
+      ]
     }
   ]
 }
@@ -2022,6 +2035,51 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "diagnostic_only": true,
       "attributes": ["prec"],
       "optional_attributes": ["threshold"]
+    }
+  ]
+}
+)qspec"},
+      {"spec/catalogue/onnx.dynamic_quantize_linear.json", R"qspec({
+  "op": "onnx.dynamic_quantize_linear",
+  "summary": "ONNX DynamicQuantizeLinear: float32 data to uint8 with the scale and zero point chosen from the data's own range.",
+  "spec": "spec/float_conventions.md",
+  "inputs": [
+    {
+      "name": "x",
+      "dtypes": ["float32"],
+      "doc": "the float32 data (IEEE bits), at least one element; its minimum and maximum choose the parameters"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": ["uint8"],
+      "doc": "x's shape: float.onnx_quantize_linear(x, y_scale, y_zero_point) to uint8"
+    },
+    {
+      "name": "y_scale",
+      "dtypes": ["float32"],
+      "doc": "float32 [1]: the scale of float.onnx_dynamic_quantize_linear_params(min(x), max(x)); REQUIRE finite and nonzero (QuantizeLinear's precondition)"
+    },
+    {
+      "name": "y_zero_point",
+      "dtypes": ["uint8"],
+      "doc": "uint8 [1]: the zero point of float.onnx_dynamic_quantize_linear_params(min(x), max(x))"
+    }
+  ],
+  "attributes": {},
+  "conventions": [
+    {
+      "name": "onnx",
+      "clauses": ["float.onnx_dynamic_quantize_linear_params", "float.onnx_quantize_linear"],
+      "description": "ONNX DynamicQuantizeLinear (ONNX Runtime): parameters from [min(x), max(x)] extended to 0, zero point rounded half to even, then QuantizeLinear to uint8",
+      "source": "ONNX Operators.md DynamicQuantizeLinear (opset 11); onnxruntime core/util/qmath.h GetQuantizationParameter, MlasQuantizeLinear",
+      "attributes": [],
+      "vectors": "onnx.dynamic_quantize_linear/onnx.json",
+      "required_flags": [
+        "onnx_node_test", "all_zero", "all_positive", "all_negative", "zero_point_tie_even",
+        "zero_point_tie_odd", "y_tie", "signed_zero", "single_element", "random"
+      ]
     }
   ]
 }
