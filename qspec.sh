@@ -10,15 +10,26 @@
 #   ./qspec.sh sweep [qspec sweep options]  long property sweeps
 #   ./qspec.sh bench                      Google Benchmark binaries
 #   ./qspec.sh fuzz [SECONDS]             libFuzzer session on the vector loader (default 60 s)
+#   ./qspec.sh help                       this text (also -h, --help)
 set -euo pipefail
 cd "$(dirname "$0")"
 JOBS=${QSPEC_JOBS:-$(nproc)}
 
-build() {  # build PRESET [extra cmake -D options]
+build() {  # build PRESET [extra cmake -D options]: every target of the preset
   local preset=$1
   shift
   cmake --preset "$preset" "$@" >/dev/null
   cmake --build --preset "$preset" -j "$JOBS"
+}
+
+build_tool() {  # the qspec executable only, with the backends it loads (the built-in adapters'
+  # plugins are dependencies of the qspec target): no test binaries for a run or a sweep's driver.
+  cmake --preset default >/dev/null
+  cmake --build --preset default -j "$JOBS" --target qspec
+}
+
+usage() {
+  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 # QSPEC_TEST_SCOPE selects what the asan and aarch64 commands build and run:
@@ -53,7 +64,7 @@ cmd=${1:-}
 case "$cmd" in
   run)
     tools/install-deps core
-    build default
+    build_tool
     if [ $# -eq 0 ]; then set -- --backend "$(default_backend)" --vectors vectors; fi
     exec ./build/default/harness/qspec run "$@"
     ;;
@@ -97,8 +108,16 @@ case "$cmd" in
     tools/install-deps core fuzz
     exec tools/fuzz/run.sh "$@"
     ;;
+  help | -h | --help)
+    usage
+    ;;
+  "")
+    usage >&2
+    exit 2
+    ;;
   *)
-    sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+    echo "qspec.sh: unknown command '$cmd' (known: run test asan aarch64 sweep bench fuzz help)" >&2
+    usage >&2
     exit 2
     ;;
 esac

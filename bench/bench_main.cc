@@ -9,6 +9,8 @@
 #include <random>
 
 #include "bench_problems.h"
+#include "qspec/catalogue/keys.h"
+#include "qspec/core/attr.h"
 
 namespace qspec::bench {
 
@@ -79,29 +81,42 @@ std::vector<RequantProblem> make_requants(std::size_t n) {
   std::vector<std::int32_t> x(n);
   for (auto& v : x) v = static_cast<std::int32_t>(static_cast<std::int64_t>(rng()() % (1u << 22)) - (1 << 21));
   using J = nlohmann::ordered_json;
-  const J q31 = {{"multiplier", 1518500250}, {"shift", -9}, {"output_zero_point", 3}, {"out_dtype", "int8"}};
-  const J tosa = {{"multiplier", 1518500250}, {"shift", -9}, {"output_zero_point", 3}, {"out_dtype", "int8"}};
-  const J scale16 = {{"multiplier", 1518469120}, {"shift", -9}, {"output_zero_point", 3}, {"out_dtype", "int8"}};
-  const J legacy = {{"result_offset", 5}, {"result_mult_int", 181}, {"result_shift", 17}, {"out_dtype", "int8"}};
-  const J fl = {{"scale", "0x3ab504f3"}, {"output_zero_point", 3}, {"out_dtype", "int8"}};
-  const J tvm = {{"input_scale", "0x3b800000"},
-                 {"input_zero_point", 0},
-                 {"output_scale", "0x40b504f3"},
-                 {"output_zero_point", 3},
-                 {"out_dtype", "int8"}};
+  using R = cat::requantize;
+  auto fixed_point = [](std::int64_t m) {
+    J a;
+    attr::set(a, R::attr::multiplier, m);
+    attr::set(a, R::attr::shift, -9);
+    attr::set(a, R::attr::output_zero_point, 3);
+    attr::set(a, R::attr::out_dtype, DType::I8);
+    return a;
+  };
+  const J q31 = fixed_point(1518500250), scale16 = fixed_point(1518469120);  // scale16: a multiple of 2^16
+  J legacy, fl, tvm;
+  attr::set(legacy, R::attr::result_offset, 5);
+  attr::set(legacy, R::attr::result_mult_int, 181);
+  attr::set(legacy, R::attr::result_shift, 17);
+  attr::set(legacy, R::attr::out_dtype, DType::I8);
+  attr::set(fl, R::attr::scale, 0x3ab504f3u);
+  attr::set(fl, R::attr::output_zero_point, 3);
+  attr::set(fl, R::attr::out_dtype, DType::I8);
+  attr::set(tvm, R::attr::input_scale, 0x3b800000u);
+  attr::set(tvm, R::attr::input_zero_point, 0);
+  attr::set(tvm, R::attr::output_scale, 0x40b504f3u);
+  attr::set(tvm, R::attr::output_zero_point, 3);
+  attr::set(tvm, R::attr::out_dtype, DType::I8);
   std::vector<RequantProblem> v;
-  for (const auto& [conv, attrs] : std::vector<std::pair<std::string, J>>{{"gemmlowp.double_round", q31},
-                                                                          {"tflite.single_round", q31},
-                                                                          {"tosa.single_round", tosa},
-                                                                          {"tosa.double_round", tosa},
-                                                                          {"tosa.scale16", scale16},
-                                                                          {"gemmlowp.legacy_uint8_scale", legacy},
-                                                                          {"xnnpack.fp32", fl},
-                                                                          {"onednn.fp32", fl},
-                                                                          {"pytorch.requantize_from_int", fl},
-                                                                          {"tvm.upward", tvm},
-                                                                          {"tvm.tonearest", tvm}})
-    v.push_back(RequantProblem{conv, attrs, x});  // NOLINT: all three fields given
+  for (const auto& [conv, attrs] : std::vector<std::pair<std::string_view, J>>{{R::conv::gemmlowp_double_round, q31},
+                                                                               {R::conv::tflite_single_round, q31},
+                                                                               {R::conv::tosa_single_round, q31},
+                                                                               {R::conv::tosa_double_round, q31},
+                                                                               {R::conv::tosa_scale16, scale16},
+                                                                               {R::conv::gemmlowp_legacy_uint8_scale, legacy},
+                                                                               {R::conv::xnnpack_fp32, fl},
+                                                                               {R::conv::onednn_fp32, fl},
+                                                                               {R::conv::pytorch_requantize_from_int, fl},
+                                                                               {R::conv::tvm_upward, tvm},
+                                                                               {R::conv::tvm_tonearest, tvm}})
+    v.push_back(RequantProblem{std::string(conv), attrs, x});  // NOLINT: all three fields given
   return v;
 }
 

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "bench_problems.h"
+#include "qspec/catalogue/keys.h"
 #include "qspec/core/tensor.h"
 #include "qspec/ref/ops/nn.h"
 #include "qspec/refops.h"
@@ -50,14 +51,16 @@ Runner requant_runner(const KernelSet& k, const RequantProblem& p, std::int8_t* 
     delete q;
   });
   if (simd::create_backend(QSPEC_BACKEND_ABI_VERSION, b.get(), "avx2", k) != 0) return {};
-  if (!b->supports(b->self, "requantize", p.convention.c_str())) return {};
+  const std::string op(cat::requantize::op);
+  if (!b->supports(b->self, op.c_str(), p.convention.c_str())) return {};
   auto attrs = std::make_shared<std::string>(p.attrs.dump());
   auto shape = std::make_shared<std::int64_t>(static_cast<std::int64_t>(p.x.size()));
-  return [b, attrs, shape, &p, y] {
-    qspec_tensor in{"x", QSPEC_DTYPE_INT32, 1, shape.get(), const_cast<std::int32_t*>(p.x.data()), p.x.size() * 4};
-    qspec_tensor out{"y", QSPEC_DTYPE_INT8, 1, shape.get(), y, p.x.size()};
+  return [b, op, attrs, shape, &p, y] {
+    qspec_tensor in{cat::requantize::in::x.data(), QSPEC_DTYPE_INT32, 1, shape.get(),
+                    const_cast<std::int32_t*>(p.x.data()), p.x.size() * 4};
+    qspec_tensor out{cat::requantize::out::y.data(), QSPEC_DTYPE_INT8, 1, shape.get(), y, p.x.size()};
     char msg[256];
-    if (b->run(b->self, "requantize", p.convention.c_str(), attrs->c_str(), &in, 1, &out, 1, msg, sizeof msg) !=
+    if (b->run(b->self, op.c_str(), p.convention.c_str(), attrs->c_str(), &in, 1, &out, 1, msg, sizeof msg) !=
         QSPEC_STATUS_OK)
       throw std::runtime_error(std::string("requantize failed: ") + msg);
   };
@@ -122,10 +125,10 @@ Impl reference_impl() {
     };
   };
   impl.requant = [](const RequantProblem& p, std::int8_t* y) -> Runner {
-    const refops::OpImpl* op = refops::find_op("requantize", p.convention);
+    const refops::OpImpl* op = refops::find_op(cat::requantize::op, p.convention);
     if (!op) return {};
     return [op, &p, y] {
-      Tensor x{"x", DType::I32, {static_cast<std::int64_t>(p.x.size())}, {}};
+      Tensor x{std::string(cat::requantize::in::x), DType::I32, {static_cast<std::int64_t>(p.x.size())}, {}};
       x.data.assign(p.x.begin(), p.x.end());
       const auto out = op->fn(p.attrs, {x});
       for (std::size_t i = 0; i < out[0].data.size(); ++i) y[i] = static_cast<std::int8_t>(out[0].data[i]);

@@ -17,6 +17,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 #include <xnnpack.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -28,6 +29,8 @@
 #include <vector>
 
 #include "bench_problems.h"
+#include "qspec/catalogue/keys.h"
+#include "qspec/core/attr.h"
 
 namespace qspec::bench {
 namespace {
@@ -184,16 +187,16 @@ Runner onednn_conv(const ConvProblem& p, std::int32_t* y) {
 // fully connected layer with one input channel and bias = accumulators (created once: the
 // accumulators are packed with the weights, and a run re-reads them and requantizes).
 
-float f32_attr(const nlohmann::ordered_json& a, const char* key) {
-  const std::uint32_t bits = static_cast<std::uint32_t>(std::stoul(a.at(key).get<std::string>(), nullptr, 16));
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
+using R = cat::requantize;
+
+// The problem's float32 scale attribute as a float.
+float scale_of(const RequantProblem& p) { return std::bit_cast<float>(attr::get(p.attrs, R::attr::scale)); }
+// An integer attribute the library takes as an int (the problems' values fit).
+int int_attr(const RequantProblem& p, const attr::Int& key) { return static_cast<int>(attr::get(p.attrs, key)); }
 
 Runner gemmlowp_requant(const RequantProblem& p, std::int8_t* y) {
-  const bool legacy = p.convention == "gemmlowp.legacy_uint8_scale";
-  if (p.convention != "gemmlowp.double_round" && !legacy) return {};
+  const bool legacy = p.convention == R::conv::gemmlowp_legacy_uint8_scale;
+  if (p.convention != R::conv::gemmlowp_double_round && !legacy) return {};
   auto ctx = std::make_shared<gemmlowp::GemmContext>();
   ctx->set_max_num_threads(1);
   const int n = static_cast<int>(p.x.size());
@@ -208,9 +211,9 @@ Runner gemmlowp_requant(const RequantProblem& p, std::int8_t* y) {
   clamp.max = 127;
   if (legacy) {
     gemmlowp::OutputStageQuantizeDownInt32ToUint8Scale q;
-    q.result_offset = p.attrs.at("result_offset").get<int>();
-    q.result_mult_int = p.attrs.at("result_mult_int").get<int>();
-    q.result_shift = p.attrs.at("result_shift").get<int>();
+    q.result_offset = int_attr(p, R::attr::result_offset);
+    q.result_mult_int = int_attr(p, R::attr::result_mult_int);
+    q.result_shift = int_attr(p, R::attr::result_shift);
     return [=, &p] {
       GemmlowpLhs lhs(one->data(), 1, 1);
       GemmlowpRhs rhs(zeros->data(), 1, n);
@@ -220,12 +223,12 @@ Runner gemmlowp_requant(const RequantProblem& p, std::int8_t* y) {
       for (std::size_t i = 0; i < p.x.size(); ++i) y[i] = static_cast<std::int8_t>((*out)[i]);
     };
   }
-  const int shift = p.attrs.at("shift").get<int>();
+  const int shift = int_attr(p, R::attr::shift);
   if (shift > 0) return {};
   gemmlowp::OutputStageQuantizeDownInt32ByFixedPoint q;
-  q.result_fixedpoint_multiplier = p.attrs.at("multiplier").get<std::int32_t>();
+  q.result_fixedpoint_multiplier = int_attr(p, R::attr::multiplier);
   q.result_shift = -shift;
-  q.result_offset_after_shift = p.attrs.at("output_zero_point").get<int>();
+  q.result_offset_after_shift = int_attr(p, R::attr::output_zero_point);
   return [=, &p] {
     GemmlowpLhs lhs(one->data(), 1, 1);
     GemmlowpRhs rhs(zeros->data(), 1, n);
@@ -238,13 +241,13 @@ Runner gemmlowp_requant(const RequantProblem& p, std::int8_t* y) {
 }
 
 Runner xnnpack_requant(const RequantProblem& p, std::int8_t* y) {
-  if (p.convention != "xnnpack.fp32" || xnn_initialize(nullptr) != xnn_status_success) return {};
+  if (p.convention != R::conv::xnnpack_fp32 || xnn_initialize(nullptr) != xnn_status_success) return {};
   const std::size_t n = p.x.size();
   auto kernel = std::make_shared<std::vector<std::int8_t>>(n, 0);
   auto in = std::make_shared<std::vector<std::int8_t>>(1, 0);
   auto op = std::make_shared<XnnOpHolder>();
-  if (xnn_create_fully_connected_nc_qs8(1, n, 1, n, 0, f32_attr(p.attrs, "scale"), 1.0f, kernel->data(), p.x.data(),
-                                        static_cast<std::int8_t>(p.attrs.at("output_zero_point").get<int>()), 1.0f, INT8_MIN,
+  if (xnn_create_fully_connected_nc_qs8(1, n, 1, n, 0, scale_of(p), 1.0f, kernel->data(), p.x.data(),
+                                        static_cast<std::int8_t>(int_attr(p, R::attr::output_zero_point)), 1.0f, INT8_MIN,
                                         INT8_MAX, 0, &op->op) != xnn_status_success ||
       xnn_setup_fully_connected_nc_qs8(op->op, 1, in->data(), y, nullptr) != xnn_status_success)
     return {};
@@ -252,15 +255,15 @@ Runner xnnpack_requant(const RequantProblem& p, std::int8_t* y) {
 }
 
 Runner onednn_requant(const RequantProblem& p, std::int8_t* y) {
-  if (p.convention != "onednn.fp32") return {};
+  if (p.convention != R::conv::onednn_fp32) return {};
   using dnnl::memory;
   auto& eng = dnnl_engine();
   const memory::dim n = static_cast<memory::dim>(p.x.size());
   const memory::desc src_md({n}, memory::data_type::s32, memory::format_tag::a);
   const memory::desc dst_md({n}, memory::data_type::s8, memory::format_tag::a);
   dnnl::primitive_attr attr;
-  attr.set_output_scales(0, {f32_attr(p.attrs, "scale")});
-  attr.set_zero_points(DNNL_ARG_DST, 0, {p.attrs.at("output_zero_point").get<std::int32_t>()});
+  attr.set_output_scales(0, {scale_of(p)});
+  attr.set_zero_points(DNNL_ARG_DST, 0, {int_attr(p, R::attr::output_zero_point)});
   const dnnl::reorder::primitive_desc pd(eng, src_md, eng, dst_md, attr);
   auto prim = std::make_shared<dnnl::reorder>(pd);
   auto src = std::make_shared<memory>(src_md, eng, const_cast<std::int32_t*>(p.x.data()));

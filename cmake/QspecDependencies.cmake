@@ -3,14 +3,20 @@
 if(CMAKE_CROSSCOMPILING)
   # The header-only libraries are exposed to the cross compiler by the toolchain file's link
   # directory (never the host's whole /usr/include); stand-in targets keep the link lines uniform.
-  foreach(t Boost::headers nlohmann_json::nlohmann_json CLI11::CLI11 valijson)
+  foreach(t Boost::headers nlohmann_json::nlohmann_json CLI11::CLI11 RapidJSON::RapidJSON)
     add_library(${t} INTERFACE IMPORTED)
   endforeach()
 else()
   find_package(Boost 1.81 REQUIRED)          # Multiprecision is header-only (libboost1.81-dev)
   find_package(nlohmann_json 3.10 REQUIRED)
   find_package(CLI11 REQUIRED)
-  find_package(valijson REQUIRED)
+  # rapidjson-dev: header-only; its validator (JSON Schema draft 4) checks vectors/schema/*.json.
+  # (libvalijson-dev, used before, pulls Qt5, Poco, a MariaDB client and Vulkan headers.)
+  find_package(RapidJSON 1.1 REQUIRED)
+  if(NOT TARGET RapidJSON::RapidJSON)
+    add_library(RapidJSON::RapidJSON INTERFACE IMPORTED)
+    set_target_properties(RapidJSON::RapidJSON PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${RAPIDJSON_INCLUDE_DIRS}")
+  endif()
 endif()
 find_package(Threads REQUIRED)
 

@@ -3,6 +3,9 @@
 #   qspec::backend_abi   INTERFACE target: the include directory of <qspec/backend.h>
 #   qspec::qspec         the qspec executable (imported), e.g. to run a plugin in a test
 #   QSPEC_DATA_DIR       <prefix>/share/qspec (spec/ and vectors/), QSPEC_BACKEND_ABI_VERSION
+#   qspec_add_conformance_test(NAME BACKEND [VECTORS] [EXPECT])   a backend's conformance run in CTest
+# The installed tree is relocatable: qspec finds share/qspec and lib/qspec/backends relative to
+# itself, and the package files locate everything relative to themselves.
 # Everything is in install component "qspec" (`cmake --install build --component qspec`).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -26,4 +29,5 @@ configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/qspecConfig.cmake.in ${C
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/qspecConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/qspecConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/qspecConfigVersion.cmake
+              ${CMAKE_CURRENT_LIST_DIR}/qspecConformanceTest.cmake
         DESTINATION ${QSPEC_CMAKE_DIR} COMPONENT qspec)

@@ -10,12 +10,12 @@ set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE BOTH)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH)
 
-# The header-only dependencies (Boost.Multiprecision, nlohmann-json, CLI11, valijson) are
+# The header-only dependencies (Boost.Multiprecision, nlohmann-json, CLI11, rapidjson) are
 # architecture independent; the cross compiler must not see the host's /usr/include as a
 # whole (its glibc headers), so expose only those trees through a directory of links.
 set(_qspec_xinc ${CMAKE_BINARY_DIR}/_cross_include)
 file(MAKE_DIRECTORY ${_qspec_xinc})
-foreach(d boost nlohmann CLI valijson)
+foreach(d boost nlohmann CLI rapidjson)
   if(NOT EXISTS ${_qspec_xinc}/${d})
     file(CREATE_LINK /usr/include/${d} ${_qspec_xinc}/${d} SYMBOLIC)
   endif()

@@ -11,7 +11,8 @@
 #include <vector>
 
 #include "ops.h"
-#include "qspec/core/json_values.h"
+#include "qspec/catalogue/keys.h"
+#include "qspec/core/attr.h"
 #include "qspec/thirdparty/tensor_io.h"
 
 namespace qspec::gemmlowp_adapter {
@@ -38,8 +39,8 @@ std::vector<std::int32_t> padded(std::vector<std::int32_t> v) {
 }  // namespace
 
 void run_srdhm(const Call& call) {
-  const qspec_tensor& at = call.input("a");
-  const qspec_tensor& bt = call.input("b");
+  const qspec_tensor& at = call.input(cat::srdhm::in::a);
+  const qspec_tensor& bt = call.input(cat::srdhm::in::b);
   expect_dtype(at, QSPEC_DTYPE_INT32);
   expect_dtype(bt, QSPEC_DTYPE_INT32);
   const std::vector<std::int32_t> a0 = read_as<std::int32_t>(at), b0 = read_as<std::int32_t>(bt);
@@ -49,13 +50,13 @@ void run_srdhm(const Call& call) {
   for (std::size_t i = 0; i < a.size(); i += kLanes)
     store(&y[i], gemmlowp::SaturatingRoundingDoublingHighMul(load(&a[i]), load(&b[i])));
   y.resize(a0.size());
-  write_from(call.output("y"), y);
+  write_from(call.output(cat::srdhm::out::y), y);
 }
 
 void run_rdbpot(const Call& call) {
-  const qspec_tensor& xt = call.input("x");
+  const qspec_tensor& xt = call.input(cat::rdbpot::in::x);
   expect_dtype(xt, QSPEC_DTYPE_INT32);
-  const std::int64_t e = attr_int(call.attrs, "exponent");
+  const std::int64_t e = attr::get(call.attrs, cat::rdbpot::attr::exponent);
   // The code asserts 0 <= exponent <= 31 (shifts beyond are undefined): not a value to compute.
   if (e < 0 || e > 31) throw Unsupported("RoundingDivideByPOT takes exponents 0..31, not " + std::to_string(e));
   const std::vector<std::int32_t> x0 = read_as<std::int32_t>(xt);
@@ -64,7 +65,7 @@ void run_rdbpot(const Call& call) {
   for (std::size_t i = 0; i < x.size(); i += kLanes)
     store(&y[i], gemmlowp::RoundingDivideByPOT(load(&x[i]), static_cast<int>(e)));
   y.resize(x0.size());
-  write_from(call.output("y"), y);
+  write_from(call.output(cat::rdbpot::out::y), y);
 }
 
 }  // namespace qspec::gemmlowp_adapter

@@ -13,27 +13,31 @@
 #include <vector>
 
 #include "ops.h"
-#include "qspec/core/json_values.h"
+#include "qspec/catalogue/keys.h"
+#include "qspec/core/attr.h"
 #include "qspec/thirdparty/tensor_io.h"
 
 namespace qspec::gemmlowp_adapter {
 
 void run_matmul(const thirdparty::Call& call) {
   using namespace thirdparty;
-  const qspec_tensor& lt = call.input("lhs");
-  const qspec_tensor& rt = call.input("rhs");
-  qspec_tensor& yt = call.output("y");
+  using K = cat::gemmlowp_matmul;
+  using A = K::attr;
+  const qspec_tensor& lt = call.input(K::in::lhs);
+  const qspec_tensor& rt = call.input(K::in::rhs);
+  qspec_tensor& yt = call.output(K::out::y);
   if (lt.dtype != QSPEC_DTYPE_UINT8 || rt.dtype != QSPEC_DTYPE_UINT8)
     throw Unsupported("gemmlowp GEMM operands are uint8 only (L8R8)");
   if (lt.rank != 2 || rt.rank != 2 || lt.shape[1] != rt.shape[0]) call.refuse("lhs must be (M,K) and rhs (K,N)");
   expect_dtype(yt, QSPEC_DTYPE_UINT8);
-  auto zp_attr = [&](const char* k) {
-    const std::int64_t v = has_attr(call.attrs, k) ? attr_int(call.attrs, k) : 0;
-    if (v < 0 || v > 255) call.refuse(std::string(k) + " must be a uint8 value");
+  auto zp_attr = [&](const attr::Int& key) {
+    const std::int64_t v = attr::get_or(call.attrs, key, 0);
+    if (v < 0 || v > 255) call.refuse(std::string(key.name) + " must be a uint8 value");
     return static_cast<int>(v);
   };
-  const int lhs_zp = zp_attr("lhs_zero_point"), rhs_zp = zp_attr("rhs_zero_point"), res_zp = zp_attr("result_zero_point");
-  const std::int64_t mult = attr_int(call.attrs, "multiplier"), shift = attr_int(call.attrs, "shift");
+  const int lhs_zp = zp_attr(A::lhs_zero_point), rhs_zp = zp_attr(A::rhs_zero_point),
+            res_zp = zp_attr(A::result_zero_point);
+  const std::int64_t mult = attr::get(call.attrs, A::multiplier), shift = attr::get(call.attrs, A::shift);
   if (mult < INT32_MIN || mult > INT32_MAX) throw Unsupported("multiplier is not an int32");
   if (shift < 0 || shift > 31) throw Unsupported("gemmlowp's result_shift must lie in [0, 31]");
   const int m = static_cast<int>(lt.shape[0]), k = static_cast<int>(lt.shape[1]), n = static_cast<int>(rt.shape[1]);

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "qspec/thirdparty/channel_view.h"
 #include "gemm_pipeline.h"
 #include "ops.h"
-#include "qspec/core/json_values.h"
+#include "qspec/catalogue/keys.h"
+#include "qspec/thirdparty/channel_view.h"
 #include "qspec/thirdparty/requant_params.h"
 #include "qspec/thirdparty/tensor_io.h"
 
@@ -61,8 +61,8 @@ std::vector<std::int32_t> requantize_line(const std::vector<std::int32_t>& x, Fi
 
 void run_requantize(const Call& call) {
   const RequantParams p = read_requant_params(call.attrs);
-  const qspec_tensor& xt = call.input("x");
-  qspec_tensor& yt = call.output("y");
+  const qspec_tensor& xt = call.input(cat::requantize::in::x);
+  qspec_tensor& yt = call.output(cat::requantize::out::y);
   check_out(p, yt);
   write_from(yt, requantize_line(p.accumulators(read_accumulator_input(xt)), p.as_fixed_point(),
                                  static_cast<std::int32_t>(p.output_zero_point), p.out_dtype));
@@ -73,8 +73,8 @@ void run_requantize(const Call& call) {
 // so on x86 a user applies the per-tensor stage channel by channel -- as the adapter does: the
 // accumulators of channel c go through requantize_line with (M[c], shift[c]).
 void run_requantize_per_channel(const Call& call) {
-  const qspec_tensor& xt = call.input("x");
-  qspec_tensor& yt = call.output("y");
+  const qspec_tensor& xt = call.input(cat::requantize_per_channel::in::x);
+  qspec_tensor& yt = call.output(cat::requantize_per_channel::out::y);
   const ChannelView view(xt, channel_axis(call, xt));
   // (M[c], shift[c]) as given; other conventions' per-channel parameters translated per channel.
   const std::vector<RequantParams> ps = read_per_channel_params(call, view.channels());
@@ -83,8 +83,10 @@ void run_requantize_per_channel(const Call& call) {
   for (std::int64_t c = 0; c < view.channels(); ++c) {
     const RequantParams& p = ps[static_cast<std::size_t>(c)];
     check_out(p, yt);
-    view.scatter(c, requantize_line(p.accumulators(view.gather(x, c)), p.as_fixed_point(),
-                                    static_cast<std::int32_t>(p.output_zero_point), p.out_dtype), y);
+    view.scatter(c,
+                 requantize_line(p.accumulators(view.gather(x, c)), p.as_fixed_point(),
+                                 static_cast<std::int32_t>(p.output_zero_point), p.out_dtype),
+                 y);
   }
   write_from(yt, y);
 }

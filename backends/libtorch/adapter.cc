@@ -1,9 +1,12 @@
 // The libtorch adapter: claims, dispatch, and the exported qspec_backend_create of the plugin.
+#include "qspec/thirdparty/adapter.h"
+
 #include <memory>
 #include <string>
 
 #include "ops.h"
-#include "qspec/thirdparty/adapter.h"
+#include "torch_isa.h"
+#include "qspec/catalogue/keys.h"
 
 #ifndef QSPEC_LIBTORCH_VERSION
 #define QSPEC_LIBTORCH_VERSION "unknown"
@@ -16,39 +19,58 @@ class LibtorchAdapter final : public thirdparty::Adapter {
  public:
   LibtorchAdapter() : engine_(select_engine()) { set_single_thread(); }
   std::string name() const override { return "libtorch"; }
-  std::string version() const override { return std::string("libtorch ") + QSPEC_LIBTORCH_VERSION + " (" + engine_ + ")"; }
+  // The dispatched instruction sets are part of the version: results of CPU-dispatched kernels
+  // are recorded and expected per ISA (docs/third-party.md, `isa=` in --expect files).
+  std::string version() const override {
+    return std::string("libtorch ") + QSPEC_LIBTORCH_VERSION + " (" + engine_ +
+           "; isa: " + dispatched_isa(engine_.rfind("qengine onednn", 0) == 0) + ")";
+  }
 
   std::vector<thirdparty::Claim> claims() const override {
     return {
-        {"quantize", "pytorch.quantize_per_tensor", "at::quantize_per_tensor to qint8 / quint8 / qint32"},
-        {"quantize_per_channel", "pytorch.quantize_per_channel", "at::quantize_per_channel to qint8 / quint8 / qint32"},
-        {"dequantize", "pytorch.dequantize", "at::dequantize of a per-tensor qint8 / quint8 / qint32 tensor"},
-        {"requantize", "pytorch.requantize_from_int",
-         "at::native::requantize_from_int<qint8 / quint8 / qint32> per element (no tensor op exists)"},
-        {"max_pool2d", "mrt", "at::max_pool2d on a qint8 / quint8 / qint32 tensor, exact"},
-        {"tvm.qnn.max_pool2d", "tvm", "at::max_pool2d on a qint8 / quint8 tensor, exact"},
-        {"concat", "mrt",
-         "at::cat of qint8 / quint8 / qint32 tensors with one scale and zero point; goes through float32, so "
-         "qint32 values beyond 2^24 are rounded (errata E-LIBTORCH-1)"},
+        thirdparty::claim<cat::quantize>(cat::quantize::conv::pytorch_quantize_per_tensor,
+                                         "at::quantize_per_tensor to qint8 / quint8 / qint32"),
+        thirdparty::claim<cat::quantize_per_channel>(cat::quantize_per_channel::conv::pytorch_quantize_per_channel,
+                                                     "at::quantize_per_channel to qint8 / quint8 / qint32"),
+        thirdparty::claim<cat::dequantize>(cat::dequantize::conv::pytorch_dequantize,
+                                           "at::dequantize of a per-tensor qint8 / quint8 / qint32 tensor"),
+        thirdparty::claim<cat::requantize>(
+            cat::requantize::conv::pytorch_requantize_from_int,
+            "at::native::requantize_from_int<qint8 / quint8 / qint32> per element (no tensor op exists)"),
+        thirdparty::claim<cat::max_pool2d>(cat::max_pool2d::conv::mrt,
+                                           "at::max_pool2d on a qint8 / quint8 / qint32 tensor, exact"),
+        thirdparty::claim<cat::tvm_qnn_max_pool2d>(cat::tvm_qnn_max_pool2d::conv::tvm,
+                                                   "at::max_pool2d on a qint8 / quint8 tensor, exact"),
+        thirdparty::claim<cat::concat>(
+            cat::concat::conv::mrt,
+            "at::cat of qint8 / quint8 / qint32 tensors with one scale and zero point; goes through float32, so "
+            "qint32 values beyond 2^24 are rounded (errata E-LIBTORCH-1)"),
         // libtorch computes these, but requantizes its own way, never TVM's: all-conventions only.
-        {"tvm.qnn.dense", "tvm", "quantized::linear_prepack + quantized::linear (quint8 data, qint8 weights, no bias)", true},
-        {"tvm.qnn.conv2d", "tvm", "quantized::conv2d_prepack + quantized::conv2d.new (NCHW, quint8 data, qint8 weights)", true},
-        {"tvm.qnn.add", "tvm", "quantized::add (libtorch's own requantization)", true},
-        {"tvm.qnn.concatenate", "tvm", "quantized::cat with the output scale and zero point", true},
+        thirdparty::claim<cat::tvm_qnn_dense>(
+            cat::tvm_qnn_dense::conv::tvm,
+            "quantized::linear_prepack + quantized::linear (quint8 data, qint8 weights, no bias)", true),
+        thirdparty::claim<cat::tvm_qnn_conv2d>(
+            cat::tvm_qnn_conv2d::conv::tvm,
+            "quantized::conv2d_prepack + quantized::conv2d.new (NCHW, quint8 data, qint8 weights)", true),
+        thirdparty::claim<cat::tvm_qnn_add>(cat::tvm_qnn_add::conv::tvm,
+                                            "quantized::add (libtorch's own requantization)", true),
+        thirdparty::claim<cat::tvm_qnn_concatenate>(cat::tvm_qnn_concatenate::conv::tvm,
+                                                    "quantized::cat with the output scale and zero point", true),
     };
   }
 
   void run(const thirdparty::Call& call) override {
-    if (call.op == "quantize") return run_quantize(call);
-    if (call.op == "quantize_per_channel") return run_quantize_per_channel(call);
-    if (call.op == "dequantize") return run_dequantize(call);
-    if (call.op == "requantize") return run_requantize(call);
-    if (call.op == "max_pool2d" || call.op == "tvm.qnn.max_pool2d") return run_max_pool2d(call);
-    if (call.op == "concat") return run_concat(call);
-    if (call.op == "tvm.qnn.concatenate") return run_tvm_concatenate(call);
-    if (call.op == "tvm.qnn.add") return run_tvm_add(call);
-    if (call.op == "tvm.qnn.dense") return run_tvm_dense(call);
-    if (call.op == "tvm.qnn.conv2d") return run_tvm_conv2d(call);
+    if (call.op == cat::quantize::op) return run_quantize(call);
+    if (call.op == cat::quantize_per_channel::op) return run_quantize_per_channel(call);
+    if (call.op == cat::dequantize::op) return run_dequantize(call);
+    if (call.op == cat::requantize::op) return run_requantize(call);
+    if (call.op == cat::max_pool2d::op) return run_max_pool2d(call, pool_keys<cat::max_pool2d>);
+    if (call.op == cat::tvm_qnn_max_pool2d::op) return run_max_pool2d(call, pool_keys<cat::tvm_qnn_max_pool2d>);
+    if (call.op == cat::concat::op) return run_concat(call);
+    if (call.op == cat::tvm_qnn_concatenate::op) return run_tvm_concatenate(call);
+    if (call.op == cat::tvm_qnn_add::op) return run_tvm_add(call);
+    if (call.op == cat::tvm_qnn_dense::op) return run_tvm_dense(call);
+    if (call.op == cat::tvm_qnn_conv2d::op) return run_tvm_conv2d(call);
     throw thirdparty::Unsupported("libtorch adapter has no op '" + call.op + "'");
   }
 

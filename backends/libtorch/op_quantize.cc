@@ -17,7 +17,9 @@
 #include <vector>
 
 #include "ops.h"
-#include "qspec/core/json_values.h"
+#include "qspec/catalogue/keys.h"
+#include "qspec/core/abi_tensor.h"
+#include "qspec/core/attr.h"
 #include "qspec/thirdparty/requant_params.h"
 #include "qspec/thirdparty/tensor_io.h"
 #include "torch_util.h"
@@ -28,10 +30,10 @@ using namespace thirdparty;
 
 void run_quantize(const Call& call) {
   const QuantizeParams p = read_quantize_params(call.attrs, call.first_output().dtype);
-  qspec_tensor& yt = call.output("y");
+  qspec_tensor& yt = call.output(cat::quantize::out::y);
   if (yt.dtype != p.out_dtype) throw std::invalid_argument("output 'y' dtype differs from out_dtype");
   const c10::ScalarType qt = quantized_type(p.out_dtype);
-  const at::Tensor x = float_tensor(call.input("x"));
+  const at::Tensor x = float_tensor(call.input(cat::quantize::in::x));
   // PyTorch takes the scale as a double; the float32 attribute converts exactly.
   const at::Tensor q = guarded(call, "at::quantize_per_tensor(scale=" + std::to_string(p.scale()) + ", zero_point=" +
                                          std::to_string(p.zero_point) + ")",
@@ -40,17 +42,18 @@ void run_quantize(const Call& call) {
 }
 
 void run_quantize_per_channel(const Call& call) {
-  const qspec_dtype out = has_attr(call.attrs, "out_dtype") ? dtype_from_name(attr_str(call.attrs, "out_dtype"))
-                                                            : call.first_output().dtype;
-  qspec_tensor& yt = call.output("y");
+  using Op = cat::quantize_per_channel;
+  const qspec_dtype out = attr::has(call.attrs, Op::attr::out_dtype)
+                              ? to_abi_dtype(attr::get(call.attrs, Op::attr::out_dtype))
+                              : call.first_output().dtype;
+  qspec_tensor& yt = call.output(Op::out::y);
   if (yt.dtype != out) throw std::invalid_argument("output 'y' dtype differs from out_dtype");
   const c10::ScalarType qt = quantized_type(out);
-  const at::Tensor x = float_tensor(call.input("x"));
+  const at::Tensor x = float_tensor(call.input(Op::in::x));
   std::vector<double> scales;
-  for (const auto& s : call.attrs.at("scales")) scales.push_back(static_cast<double>(f32_from_bits(json_to_f32(s))));
-  std::vector<std::int64_t> zps;
-  for (const auto& z : call.attrs.at("zero_points")) zps.push_back(json_to_int(z));
-  const std::int64_t axis = attr_int(call.attrs, "axis");
+  for (std::uint32_t s : attr::get(call.attrs, Op::attr::scales)) scales.push_back(static_cast<double>(f32_from_bits(s)));
+  const std::vector<std::int64_t> zps = attr::get(call.attrs, Op::attr::zero_points);
+  const std::int64_t axis = attr::get(call.attrs, Op::attr::axis);
   const at::Tensor st = at::tensor(scales, at::TensorOptions().dtype(c10::kDouble));
   const at::Tensor zt = at::tensor(zps, at::TensorOptions().dtype(c10::kLong));
   const at::Tensor q = guarded(call, "at::quantize_per_channel(axis=" + std::to_string(axis) + ")",
@@ -59,11 +62,12 @@ void run_quantize_per_channel(const Call& call) {
 }
 
 void run_dequantize(const Call& call) {
-  const qspec_tensor& xt = call.input("x");
-  qspec_tensor& yt = call.output("y");
+  using Op = cat::dequantize;
+  const qspec_tensor& xt = call.input(Op::in::x);
+  qspec_tensor& yt = call.output(Op::out::y);
   expect_dtype(yt, QSPEC_DTYPE_FLOAT32);
-  const double scale = static_cast<double>(f32_from_bits(attr_f32(call.attrs, "scale")));
-  const std::int64_t zp = attr_int(call.attrs, "zero_point");
+  const double scale = static_cast<double>(f32_from_bits(attr::get(call.attrs, Op::attr::scale)));
+  const std::int64_t zp = attr::get(call.attrs, Op::attr::zero_point);
   quantized_type(xt.dtype);  // Unsupported for a dtype libtorch cannot hold quantized
   const std::string what = "at::dequantize(scale=" + std::to_string(scale) + ", zero_point=" + std::to_string(zp) + ")";
   const at::Tensor y = guarded(call, what, [&] { return at::dequantize(quantized_tensor(xt, scale, zp)); });
@@ -82,10 +86,10 @@ std::vector<std::int64_t> requantize_all(const std::vector<std::int32_t>& x, dou
 
 void run_requantize(const Call& call) {
   const RequantParams p = read_requant_params(call.attrs);
-  qspec_tensor& yt = call.output("y");
+  qspec_tensor& yt = call.output(cat::requantize::out::y);
   if (yt.dtype != p.out_dtype) throw std::invalid_argument("output 'y' dtype differs from out_dtype");
   quantized_type(p.out_dtype);  // Unsupported for int16 and the like
-  const std::vector<std::int32_t> x = p.accumulators(read_accumulator_input(call.input("x")));
+  const std::vector<std::int32_t> x = p.accumulators(read_accumulator_input(call.input(cat::requantize::in::x)));
   // The library's multiplier is a double that requantize_from_int narrows to float: the vector's
   // float32 scale (its own convention) converts exactly; other forms go through as_f32_scale().
   const double m = static_cast<double>(p.as_f32_scale());

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "qspec/core/window_keys.h"
 #include "qspec/thirdparty/adapter.h"
 
 namespace qspec::libtorch_adapter {
@@ -10,18 +11,18 @@ namespace qspec::libtorch_adapter {
 // Quantized engine (at::globalContext().setQEngine): QSPEC_LIBTORCH_QENGINE=qnnpack|onednn|fbgemm|x86
 // selects one, else libtorch's default stays. Throws std::runtime_error for an engine this build
 // lacks. Returns "<engine> (available: ...)" for the version string.
-std::string select_engine();                       // torch_util.cc
-void set_single_thread();                           // torch_util.cc: at::set_num_threads(1)
+std::string select_engine();  // torch_util.cc
+void set_single_thread();     // torch_util.cc: at::set_num_threads(1)
 
-void run_quantize(const thirdparty::Call& call);              // op_quantize.cc
-void run_quantize_per_channel(const thirdparty::Call& call);  // op_quantize.cc
-void run_dequantize(const thirdparty::Call& call);            // op_quantize.cc
-void run_requantize(const thirdparty::Call& call);            // op_quantize.cc
-void run_max_pool2d(const thirdparty::Call& call);            // op_nn.cc
-void run_concat(const thirdparty::Call& call);                // op_nn.cc
-void run_tvm_concatenate(const thirdparty::Call& call);       // op_nn.cc
-void run_tvm_add(const thirdparty::Call& call);               // op_nn.cc
-void run_tvm_dense(const thirdparty::Call& call);             // op_nn.cc
-void run_tvm_conv2d(const thirdparty::Call& call);            // op_nn.cc
+void run_quantize(const thirdparty::Call& call);                          // op_quantize.cc
+void run_quantize_per_channel(const thirdparty::Call& call);              // op_quantize.cc
+void run_dequantize(const thirdparty::Call& call);                        // op_quantize.cc
+void run_requantize(const thirdparty::Call& call);                        // op_quantize.cc
+void run_max_pool2d(const thirdparty::Call& call, const PoolKeys& keys);  // op_nn.cc: max_pool2d, tvm.qnn.max_pool2d
+void run_concat(const thirdparty::Call& call);                            // op_nn.cc
+void run_tvm_concatenate(const thirdparty::Call& call);                   // op_nn.cc
+void run_tvm_add(const thirdparty::Call& call);                           // op_nn.cc
+void run_tvm_dense(const thirdparty::Call& call);                         // op_nn.cc
+void run_tvm_conv2d(const thirdparty::Call& call);                        // op_nn.cc
 
 }  // namespace qspec::libtorch_adapter

@@ -1,10 +1,12 @@
 // The oneDNN adapter: claims, dispatch, and the exported qspec_backend_create of the plugin.
+#include "qspec/thirdparty/adapter.h"
+
 #include <memory>
 #include <string>
 
 #include "dnnl_util.h"
 #include "ops.h"
-#include "qspec/thirdparty/adapter.h"
+#include "qspec/catalogue/keys.h"
 
 namespace qspec::onednn_adapter {
 namespace {
@@ -16,33 +18,41 @@ class OnednnAdapter final : public thirdparty::Adapter {
 
   std::vector<thirdparty::Claim> claims() const override {
     return {
-        {"requantize", "onednn.fp32",
-         "reorder s32 -> s8/u8/s32 with output scale and dst zero point (zero point added before rounding); "
-         "no int16"},
-        {"quantize", "onednn.reorder", "reorder f32 -> s8/u8 with output scale 1.0f/scale and dst zero point"},
-        {"fully_connected", "mrt", "matmul s8/u8 x s8 (u8 weights shifted) -> s32: the exact accumulator"},
-        {"tvm.qnn.dense", "tvm",
-         "matmul with source and weight zero points -> s32; int8/uint8 outputs only in the all-conventions mode "
-         "(oneDNN's own epilogue)"},
-        {"conv2d", "mrt", "convolution_forward s8/u8 x s8 -> s32, format any (jit int8); pad_value 0 only"},
-        {"tvm.qnn.conv2d", "tvm",
-         "convolution_forward with a source zero point -> s32 (weight zero points rejected by oneDNN 2.6); "
-         "int8/uint8 outputs only in the all-conventions mode"},
-        {"max_pool2d", "mrt", "pooling_v2 pooling_max, NCHW, s8/u8/s32"},
-        {"tvm.qnn.max_pool2d", "tvm", "pooling_v2 pooling_max, NCHW, s8/u8/s32"},
-        {"concat", "mrt", "concat primitive, plain layouts, one data type"},
+        thirdparty::claim<cat::requantize>(
+            cat::requantize::conv::onednn_fp32,
+            "reorder s32 -> s8/u8/s32 with output scale and dst zero point (zero point added before rounding); "
+            "no int16"),
+        thirdparty::claim<cat::quantize>(cat::quantize::conv::onednn_reorder,
+                                         "reorder f32 -> s8/u8 with output scale 1.0f/scale and dst zero point"),
+        thirdparty::claim<cat::fully_connected>(cat::fully_connected::conv::mrt,
+                                                "matmul s8/u8 x s8 (u8 weights shifted) -> s32: the exact accumulator"),
+        thirdparty::claim<cat::tvm_qnn_dense>(
+            cat::tvm_qnn_dense::conv::tvm,
+            "matmul with source and weight zero points -> s32; int8/uint8 outputs only in the all-conventions mode "
+            "(oneDNN's own epilogue)"),
+        thirdparty::claim<cat::conv2d>(
+            cat::conv2d::conv::mrt, "convolution_forward s8/u8 x s8 -> s32, format any (jit int8); pad_value 0 only"),
+        thirdparty::claim<cat::tvm_qnn_conv2d>(
+            cat::tvm_qnn_conv2d::conv::tvm,
+            "convolution_forward with a source zero point -> s32 (weight zero points rejected by oneDNN 2.6); "
+            "int8/uint8 outputs only in the all-conventions mode"),
+        thirdparty::claim<cat::max_pool2d>(cat::max_pool2d::conv::mrt, "pooling_v2 pooling_max, NCHW, s8/u8/s32"),
+        thirdparty::claim<cat::tvm_qnn_max_pool2d>(cat::tvm_qnn_max_pool2d::conv::tvm,
+                                                   "pooling_v2 pooling_max, NCHW, s8/u8/s32"),
+        thirdparty::claim<cat::concat>(cat::concat::conv::mrt, "concat primitive, plain layouts, one data type"),
     };
   }
 
   void run(const thirdparty::Call& call) override {
-    if (call.op == "requantize") return run_requantize(call);
-    if (call.op == "quantize") return run_quantize(call);
-    if (call.op == "fully_connected") return run_fully_connected(call);
-    if (call.op == "tvm.qnn.dense") return run_tvm_dense(call);
-    if (call.op == "conv2d") return run_conv2d(call);
-    if (call.op == "tvm.qnn.conv2d") return run_tvm_conv2d(call);
-    if (call.op == "max_pool2d" || call.op == "tvm.qnn.max_pool2d") return run_max_pool2d(call);
-    if (call.op == "concat") return run_concat(call);
+    if (call.op == cat::requantize::op) return run_requantize(call);
+    if (call.op == cat::quantize::op) return run_quantize(call);
+    if (call.op == cat::fully_connected::op) return run_fully_connected(call);
+    if (call.op == cat::tvm_qnn_dense::op) return run_tvm_dense(call);
+    if (call.op == cat::conv2d::op) return run_conv2d(call);
+    if (call.op == cat::tvm_qnn_conv2d::op) return run_tvm_conv2d(call);
+    if (call.op == cat::max_pool2d::op) return run_max_pool2d(call, pool_keys<cat::max_pool2d>);
+    if (call.op == cat::tvm_qnn_max_pool2d::op) return run_max_pool2d(call, pool_keys<cat::tvm_qnn_max_pool2d>);
+    if (call.op == cat::concat::op) return run_concat(call);
     throw thirdparty::Unsupported("oneDNN adapter has no op '" + call.op + "'");
   }
 };

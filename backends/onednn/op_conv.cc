@@ -14,7 +14,9 @@
 
 #include "dnnl_util.h"
 #include "ops.h"
-#include "qspec/core/json_values.h"
+#include "qspec/catalogue/keys.h"
+#include "qspec/core/attr.h"
+#include "qspec/core/window_keys.h"
 #include "qspec/thirdparty/layout.h"
 #include "qspec/thirdparty/requant_params.h"
 #include "qspec/thirdparty/tensor_io.h"
@@ -45,7 +47,8 @@ std::vector<std::int64_t> convolve(const Call& call, const ConvArgs& a, std::vec
     throw Unsupported(std::string("oneDNN int8 convolution takes s8 weights and rejects weight zero points, so ") +
                       dtype_name(a.w_dtype) + " weights cannot be shifted into s8");
   if (!a.requantize && a.y_dtype != QSPEC_DTYPE_INT32)
-    throw Unsupported(std::string("oneDNN int8 convolution accumulates in s32; no ") + dtype_name(a.y_dtype) + " accumulator");
+    throw Unsupported(std::string("oneDNN int8 convolution accumulates in s32; no ") + dtype_name(a.y_dtype) +
+                      " accumulator");
   if (a.x_shape.size() != 4 || a.w_shape.size() != 4) call.refuse("conv2d needs 4-D data and weights");
   const memory::dim n = a.x_shape[0], c = a.x_shape[1], h = a.x_shape[2], w = a.x_shape[3];
   const memory::dim o = a.w_shape[0], ic = a.w_shape[1], kh = a.w_shape[2], kw = a.w_shape[3], g = a.groups;
@@ -79,8 +82,8 @@ std::vector<std::int64_t> convolve(const Call& call, const ConvArgs& a, std::vec
   dnnl::convolution_forward::primitive_desc pd;
   create_or_explain(
       [&] {
-        dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_any,
-                                          wei_any, dst_any, {a.strides[0], a.strides[1]},
+        dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                          src_any, wei_any, dst_any, {a.strides[0], a.strides[1]},
                                           {a.dilation[0] - 1, a.dilation[1] - 1}, {a.padding[0], a.padding[1]},
                                           {a.padding[0], a.padding[1]});
         pd = dnnl::convolution_forward::primitive_desc(d, attr, cpu_engine());
@@ -110,19 +113,21 @@ std::vector<std::int64_t> convolve(const Call& call, const ConvArgs& a, std::vec
   return y;
 }
 
-void common_attrs(const Call& call, ConvArgs& a) {
-  a.strides = window_pair(call, "strides", 1, 1);
-  a.padding = window_pair(call, "padding", 0, 0);
-  a.dilation = window_pair(call, "dilation", 1, 1);
-  a.groups = has_attr(call.attrs, "groups") ? attr_int(call.attrs, "groups") : 1;
+// The window attributes of the op whose keys are `keys` (conv2d, tvm.qnn.conv2d).
+void common_attrs(const Call& call, const ConvKeys& keys, ConvArgs& a) {
+  a.strides = window_pair(call, keys.strides, 1, 1);
+  a.padding = window_pair(call, keys.padding, 0, 0);
+  a.dilation = window_pair(call, keys.dilation, 1, 1);
+  a.groups = attr::get_or(call.attrs, keys.groups, 1);
   if (a.groups < 1) call.refuse("groups must be >= 1");
 }
 
 }  // namespace
 
 void run_conv2d(const Call& call) {
+  using K = cat::conv2d;
   if (call.inputs.size() != 2) call.refuse("conv2d takes two inputs");
-  if (has_attr(call.attrs, "pad_value") && attr_int(call.attrs, "pad_value") != 0)
+  if (attr::get_or(call.attrs, K::attr::pad_value, 0) != 0)
     throw Unsupported("oneDNN pads with zero (or the source zero point); a separate pad_value cannot be expressed");
   ConvArgs a;
   const qspec_tensor &xt = call.inputs[0], &wt = call.inputs[1];
@@ -134,35 +139,37 @@ void run_conv2d(const Call& call) {
   a.w_dtype = wt.dtype;
   qspec_tensor& yt = call.first_output();
   a.y_dtype = yt.dtype;
-  common_attrs(call, a);
+  common_attrs(call, conv_keys<K>, a);
   std::vector<std::int64_t> y_shape;
   write_ints(yt, convolve(call, a, y_shape));
 }
 
 void run_tvm_conv2d(const Call& call) {
-  const qspec_tensor &xt = call.input("data"), &wt = call.input("kernel");
-  qspec_tensor& yt = call.output("y");
+  using K = cat::tvm_qnn_conv2d;
+  using A = K::attr;
+  const qspec_tensor &xt = call.input(K::in::data), &wt = call.input(K::in::kernel);
+  qspec_tensor& yt = call.output(K::out::y);
   if (yt.dtype != QSPEC_DTYPE_INT8 && yt.dtype != QSPEC_DTYPE_UINT8 && yt.dtype != QSPEC_DTYPE_INT32)
     call.refuse("out_dtype must be int8, uint8 or int32");
   ConvArgs a;
-  common_attrs(call, a);
+  common_attrs(call, conv_keys<K>, a);
   a.x_dtype = xt.dtype;
   a.w_dtype = wt.dtype;
   a.y_dtype = yt.dtype;
-  a.x_zp = has_attr(call.attrs, "input_zero_point") ? attr_int(call.attrs, "input_zero_point") : 0;
-  if (has_attr(call.attrs, "kernel_zero_point") && attr_int(call.attrs, "kernel_zero_point") != 0)
+  a.x_zp = attr::get_or(call.attrs, A::input_zero_point, 0);
+  if (attr::get_or(call.attrs, A::kernel_zero_point, 0) != 0)
     throw Unsupported("oneDNN 2.6 convolution rejects weight zero points");
   if (yt.dtype != QSPEC_DTYPE_INT32) {
     if (!call.all_conventions)
       throw Unsupported("oneDNN requantizes with its own float epilogue (onednn.fp32), not TVM's; int32 outputs only");
-    const float in_s = f32_from_bits(attr_f32(call.attrs, "input_scale"));
-    const float k_s = f32_from_bits(attr_f32(call.attrs, "kernel_scale"));
-    const float out_s = f32_from_bits(attr_f32(call.attrs, "output_scale"));
+    const float in_s = f32_from_bits(attr::get(call.attrs, A::input_scale));
+    const float k_s = f32_from_bits(attr::get(call.attrs, A::kernel_scale));
+    const float out_s = f32_from_bits(attr::get(call.attrs, A::output_scale));
     a.requantize = true;
     a.scale = in_s * k_s / out_s;
-    a.y_zp = has_attr(call.attrs, "output_zero_point") ? attr_int(call.attrs, "output_zero_point") : 0;
+    a.y_zp = attr::get_or(call.attrs, A::output_zero_point, 0);
   }
-  const bool nhwc = has_attr(call.attrs, "data_layout") && attr_str(call.attrs, "data_layout") == "NHWC";
+  const bool nhwc = attr::get_or(call.attrs, A::data_layout, A::data_layout_is::NCHW) == A::data_layout_is::NHWC;
   const std::vector<std::int64_t> xs = shape_of(xt), ws = shape_of(wt);
   if (xs.size() != 4 || ws.size() != 4) call.refuse("conv2d needs 4-D data and kernel");
   if (nhwc) {

@@ -13,7 +13,8 @@
 
 #include "dnnl_util.h"
 #include "ops.h"
-#include "qspec/core/json_values.h"
+#include "qspec/catalogue/keys.h"
+#include "qspec/core/attr.h"
 #include "qspec/thirdparty/requant_params.h"
 #include "qspec/thirdparty/tensor_io.h"
 
@@ -26,20 +27,22 @@ struct MatmulArgs {
   const qspec_tensor* x = nullptr;  // (N, K)
   const qspec_tensor* w = nullptr;  // (M, K)
   std::int64_t x_zp = 0, w_zp = 0, y_zp = 0;
-  bool requantize = false;          // int8/uint8 output with `scale`
+  bool requantize = false;  // int8/uint8 output with `scale`
   float scale = 1.0f;
 };
 
 std::vector<std::int64_t> run_matmul(const Call& call, const MatmulArgs& a, qspec_tensor& yt) {
   const qspec_tensor& xt = *a.x;
   const qspec_tensor& wt = *a.w;
-  if (xt.rank != 2 || wt.rank != 2 || xt.shape[1] != wt.shape[1]) call.refuse("fully connected needs X (N,K) and W (M,K)");
+  if (xt.rank != 2 || wt.rank != 2 || xt.shape[1] != wt.shape[1])
+    call.refuse("fully connected needs X (N,K) and W (M,K)");
   if (xt.dtype != QSPEC_DTYPE_INT8 && xt.dtype != QSPEC_DTYPE_UINT8)
     throw Unsupported(std::string("oneDNN int8 matmul takes s8/u8 activations, not ") + dtype_name(xt.dtype));
   if (wt.dtype != QSPEC_DTYPE_INT8 && wt.dtype != QSPEC_DTYPE_UINT8)
     throw Unsupported(std::string("oneDNN int8 matmul takes s8 weights (u8 via a shift), not ") + dtype_name(wt.dtype));
   if (!a.requantize && yt.dtype != QSPEC_DTYPE_INT32)
-    throw Unsupported(std::string("oneDNN int8 matmul accumulates in s32; no ") + dtype_name(yt.dtype) + " accumulator");
+    throw Unsupported(std::string("oneDNN int8 matmul accumulates in s32; no ") + dtype_name(yt.dtype) +
+                      " accumulator");
   const memory::dim n = xt.shape[0], k = xt.shape[1], m = wt.shape[0];
   std::vector<std::int64_t> y(static_cast<std::size_t>(n * m));
   if (n == 0 || m == 0) return y;
@@ -47,7 +50,8 @@ std::vector<std::int64_t> run_matmul(const Call& call, const MatmulArgs& a, qspe
   // Weights as s8; uint8 shifted by -128 with the zero point shifted alike.
   std::vector<std::int8_t> w;
   std::int64_t w_zp = a.w_zp;
-  for (std::int64_t v : read_ints(wt)) w.push_back(static_cast<std::int8_t>(wt.dtype == QSPEC_DTYPE_UINT8 ? v - 128 : v));
+  for (std::int64_t v : read_ints(wt))
+    w.push_back(static_cast<std::int8_t>(wt.dtype == QSPEC_DTYPE_UINT8 ? v - 128 : v));
   if (wt.dtype == QSPEC_DTYPE_UINT8) w_zp -= 128;
   const std::vector<std::int64_t> x64 = read_ints(xt);
   std::vector<std::uint8_t> xbuf(x64.size());
@@ -66,8 +70,9 @@ std::vector<std::int64_t> run_matmul(const Call& call, const MatmulArgs& a, qspe
     if (a.y_zp != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {static_cast<std::int32_t>(a.y_zp)});
   }
   dnnl::matmul::primitive_desc pd;
-  create_or_explain([&] { pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_md, wei_md, dst_md), attr, cpu_engine()); },
-                    "matmul " + std::string(dtype_name(xt.dtype)) + " x s8 -> " + dtype_name(yt.dtype));
+  create_or_explain(
+      [&] { pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_md, wei_md, dst_md), attr, cpu_engine()); },
+      "matmul " + std::string(dtype_name(xt.dtype)) + " x s8 -> " + dtype_name(yt.dtype));
   memory src(src_md, cpu_engine(), xbuf.data());
   memory wei(wei_md, cpu_engine(), w.data());
   memory dst(dst_md, cpu_engine());
@@ -96,13 +101,15 @@ void run_fully_connected(const Call& call) {
 }
 
 void run_tvm_dense(const Call& call) {
+  using K = cat::tvm_qnn_dense;
+  using A = K::attr;
   MatmulArgs a;
-  a.x = &call.input("data");
-  a.w = &call.input("weight");
-  a.x_zp = has_attr(call.attrs, "input_zero_point") ? attr_int(call.attrs, "input_zero_point") : 0;
-  a.w_zp = has_attr(call.attrs, "kernel_zero_point") ? attr_int(call.attrs, "kernel_zero_point") : 0;
-  a.y_zp = has_attr(call.attrs, "output_zero_point") ? attr_int(call.attrs, "output_zero_point") : 0;
-  qspec_tensor& yt = call.output("y");
+  a.x = &call.input(K::in::data);
+  a.w = &call.input(K::in::weight);
+  a.x_zp = attr::get_or(call.attrs, A::input_zero_point, 0);
+  a.w_zp = attr::get_or(call.attrs, A::kernel_zero_point, 0);
+  a.y_zp = attr::get_or(call.attrs, A::output_zero_point, 0);
+  qspec_tensor& yt = call.output(K::out::y);
   if (yt.dtype != QSPEC_DTYPE_INT8 && yt.dtype != QSPEC_DTYPE_UINT8 && yt.dtype != QSPEC_DTYPE_INT32)
     call.refuse("out_dtype must be int8, uint8 or int32");
   if (yt.dtype != QSPEC_DTYPE_INT32) {
@@ -110,9 +117,9 @@ void run_tvm_dense(const Call& call) {
     // its float epilogue, so that is computed in the all-conventions mode only.
     if (!call.all_conventions)
       throw Unsupported("oneDNN requantizes with its own float epilogue (onednn.fp32), not TVM's; int32 outputs only");
-    const float in_s = f32_from_bits(attr_f32(call.attrs, "input_scale"));
-    const float k_s = f32_from_bits(attr_f32(call.attrs, "kernel_scale"));
-    const float out_s = f32_from_bits(attr_f32(call.attrs, "output_scale"));
+    const float in_s = f32_from_bits(attr::get(call.attrs, A::input_scale));
+    const float k_s = f32_from_bits(attr::get(call.attrs, A::kernel_scale));
+    const float out_s = f32_from_bits(attr::get(call.attrs, A::output_scale));
     a.requantize = true;
     a.scale = in_s * k_s / out_s;  // what a oneDNN user passes as the output scale
   }

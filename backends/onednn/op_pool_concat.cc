@@ -5,13 +5,14 @@
 // along an axis. The data type is the vector's (s8, u8 or s32).
 #include <cstdint>
 #include <cstring>
-#include <unordered_map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "dnnl_util.h"
 #include "ops.h"
-#include "qspec/core/json_values.h"
+#include "qspec/catalogue/keys.h"
+#include "qspec/core/attr.h"
 #include "qspec/thirdparty/tensor_io.h"
 #include "qspec/thirdparty/window_attrs.h"
 
@@ -67,15 +68,15 @@ void check_dtype(qspec_dtype d) {
 
 }  // namespace
 
-void run_max_pool2d(const Call& call) {
+void run_max_pool2d(const Call& call, const PoolKeys& keys) {
   if (call.inputs.size() != 1) call.refuse("max_pool2d takes one input");
   const qspec_tensor& xt = call.inputs[0];
   qspec_tensor& yt = call.first_output();
   check_dtype(xt.dtype);
   if (yt.dtype != xt.dtype) throw Unsupported("oneDNN pooling keeps the data type");
   if (xt.rank != 4) call.refuse("max_pool2d needs NCHW data");
-  const auto k = window_pair(call, "kernel", 1, 1), s = window_pair(call, "strides", 1, 1),
-             p = window_pair(call, "padding", 0, 0);
+  const auto k = window_pair(call, keys.kernel, 1, 1), s = window_pair(call, keys.strides, 1, 1),
+             p = window_pair(call, keys.padding, 0, 0);
   const memory::dim n = xt.shape[0], c = xt.shape[1], h = xt.shape[2], w = xt.shape[3];
   if (h + 2 * p[0] < k[0] || w + 2 * p[1] < k[1]) call.refuse("the window does not fit the padded input");
   const memory::dim oh = (h + 2 * p[0] - k[0]) / s[0] + 1, ow = (w + 2 * p[1] - k[1]) / s[1] + 1;
@@ -86,8 +87,8 @@ void run_max_pool2d(const Call& call) {
   dnnl::pooling_v2_forward::primitive_desc pd;
   create_or_explain(
       [&] {
-        dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_max, src_md, dst_md,
-                                         {s[0], s[1]}, {k[0], k[1]}, {0, 0}, {p[0], p[1]}, {p[0], p[1]});
+        dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_max, src_md,
+                                         dst_md, {s[0], s[1]}, {k[0], k[1]}, {0, 0}, {p[0], p[1]}, {p[0], p[1]});
         pd = dnnl::pooling_v2_forward::primitive_desc(d, cpu_engine());
       },
       std::string("pooling_max on ") + dtype_name(xt.dtype));
@@ -102,7 +103,7 @@ void run_concat(const Call& call) {
   const qspec_tensor& first = call.inputs[0];
   qspec_tensor& yt = call.first_output();
   check_dtype(first.dtype);
-  std::int64_t axis = has_attr(call.attrs, "axis") ? attr_int(call.attrs, "axis") : 1;
+  std::int64_t axis = attr::get_or(call.attrs, cat::concat::attr::axis, 1);
   if (axis < 0) axis += first.rank;  // NumPy-style negative axis
   if (axis < 0 || axis >= first.rank) call.refuse("axis out of range");
   std::vector<memory::desc> mds;
@@ -123,7 +124,8 @@ void run_concat(const Call& call) {
   for (const auto& t : call.inputs) dst_dims[static_cast<std::size_t>(axis)] += t.shape[axis];
   const memory::desc dst_md(dst_dims, to_dnnl(first.dtype), plain_tag(static_cast<std::size_t>(first.rank)));
   dnnl::concat::primitive_desc pd;
-  create_or_explain([&] { pd = dnnl::concat::primitive_desc(dst_md, static_cast<int>(axis), mds, cpu_engine()); }, "concat");
+  create_or_explain([&] { pd = dnnl::concat::primitive_desc(dst_md, static_cast<int>(axis), mds, cpu_engine()); },
+                    "concat");
   if (total == 0) return write_ints(yt, {});
   std::unordered_map<int, memory> args;
   std::vector<memory> srcs;

@@ -11,6 +11,7 @@
 
 #include "dnnl_util.h"
 #include "ops.h"
+#include "qspec/catalogue/keys.h"
 #include "qspec/thirdparty/requant_params.h"
 #include "qspec/thirdparty/tensor_io.h"
 
@@ -20,12 +21,12 @@ void run_quantize(const thirdparty::Call& call) {
   using namespace thirdparty;
   using dnnl::memory;
   const QuantizeParams p = read_quantize_params(call.attrs, call.first_output().dtype);
-  qspec_tensor& yt = call.output("y");
+  qspec_tensor& yt = call.output(cat::quantize::out::y);
   if (yt.dtype != p.out_dtype) throw std::invalid_argument("output 'y' dtype differs from out_dtype");
   if (p.out_dtype != QSPEC_DTYPE_INT8 && p.out_dtype != QSPEC_DTYPE_UINT8 && p.out_dtype != QSPEC_DTYPE_INT32)
     throw Unsupported(std::string("oneDNN 2.6 has no data type for ") + dtype_name(p.out_dtype));
   if (p.zero_point < INT32_MIN || p.zero_point > INT32_MAX) throw Unsupported("oneDNN takes zero points as int32");
-  std::vector<float> x = read_f32(call.input("x"));
+  std::vector<float> x = read_f32(call.input(cat::quantize::in::x));
   if (x.empty()) return;
   const float inv_scale = 1.0f / p.scale();
   const auto n = static_cast<memory::dim>(x.size());

@@ -10,6 +10,7 @@
 
 #include "dnnl_util.h"
 #include "ops.h"
+#include "qspec/catalogue/keys.h"
 #include "qspec/thirdparty/requant_params.h"
 #include "qspec/thirdparty/tensor_io.h"
 
@@ -19,8 +20,8 @@ void run_requantize(const thirdparty::Call& call) {
   using namespace thirdparty;
   using dnnl::memory;
   const RequantParams p = read_requant_params(call.attrs);
-  const qspec_tensor& xt = call.input("x");
-  qspec_tensor& yt = call.output("y");
+  const qspec_tensor& xt = call.input(cat::requantize::in::x);
+  qspec_tensor& yt = call.output(cat::requantize::out::y);
   if (yt.dtype != p.out_dtype) throw std::invalid_argument("output 'y' dtype differs from out_dtype");
   const memory::data_type out_dt = to_dnnl(p.out_dtype);
   if (p.output_zero_point < INT32_MIN || p.output_zero_point > INT32_MAX)

@@ -1,17 +1,18 @@
 // The oneDNN adapter's op implementations, one file each; every one runs a real oneDNN primitive.
 #pragma once
 
+#include "qspec/core/window_keys.h"
 #include "qspec/thirdparty/adapter.h"
 
 namespace qspec::onednn_adapter {
 
-void run_requantize(const thirdparty::Call& call);  // op_requantize.cc
-void run_quantize(const thirdparty::Call& call);    // op_quantize.cc
-void run_fully_connected(const thirdparty::Call& call);  // op_matmul.cc
-void run_tvm_dense(const thirdparty::Call& call);        // op_matmul.cc
-void run_conv2d(const thirdparty::Call& call);           // op_conv.cc
-void run_tvm_conv2d(const thirdparty::Call& call);       // op_conv.cc
-void run_max_pool2d(const thirdparty::Call& call);       // op_pool_concat.cc
-void run_concat(const thirdparty::Call& call);           // op_pool_concat.cc
+void run_requantize(const thirdparty::Call& call);                        // op_requantize.cc
+void run_quantize(const thirdparty::Call& call);                          // op_quantize.cc
+void run_fully_connected(const thirdparty::Call& call);                   // op_matmul.cc
+void run_tvm_dense(const thirdparty::Call& call);                         // op_matmul.cc
+void run_conv2d(const thirdparty::Call& call);                            // op_conv.cc
+void run_tvm_conv2d(const thirdparty::Call& call);                        // op_conv.cc
+void run_max_pool2d(const thirdparty::Call& call, const PoolKeys& keys);  // op_pool_concat.cc
+void run_concat(const thirdparty::Call& call);                            // op_pool_concat.cc
 
 }  // namespace qspec::onednn_adapter

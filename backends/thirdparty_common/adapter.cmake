@@ -16,7 +16,7 @@ add_library(qspec_thirdparty_common STATIC
   ${QSPEC_THIRDPARTY_COMMON_DIR}/src/tensor_io.cc
   ${QSPEC_THIRDPARTY_COMMON_DIR}/src/requant_params.cc)
 target_include_directories(qspec_thirdparty_common PUBLIC ${QSPEC_THIRDPARTY_COMMON_DIR}/include)
-target_link_libraries(qspec_thirdparty_common PUBLIC qspec_core nlohmann_json::nlohmann_json)
+target_link_libraries(qspec_thirdparty_common PUBLIC qspec_core qspec_backend_common nlohmann_json::nlohmann_json)
 set_target_properties(qspec_thirdparty_common PROPERTIES
   POSITION_INDEPENDENT_CODE ON CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
 qspec_warnings(qspec_thirdparty_common)
@@ -50,7 +50,7 @@ function(qspec_thirdparty_plugin name)
   target_link_options(${t} PRIVATE -Wl,--exclude-libs,ALL -Wl,--no-undefined)
   target_compile_definitions(${t} PRIVATE ${A_DEFINES})
   qspec_warnings(${t})
-  install(TARGETS ${t} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/qspec/backends OPTIONAL)
+  install(TARGETS ${t} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/qspec/backends COMPONENT qspec OPTIONAL)
 endfunction()
 
 # qspec_thirdparty_plugin_test(<name> PLUGIN <plugin name> SRCS ...): a GoogleTest binary (label
@@ -77,9 +77,14 @@ function(qspec_thirdparty_builtin name)
   set(t qspec_builtin_${name})
   add_library(${t} OBJECT ${CMAKE_CURRENT_SOURCE_DIR}/builtin.cc)
   target_include_directories(${t} PRIVATE ${QSPEC_THIRDPARTY_COMMON_DIR}/include ${PROJECT_SOURCE_DIR}/abi/include)
+  # The installed plugin relative to the installed qspec (bin/ -> lib/qspec/backends/): a moved
+  # install prefix keeps working. (GNUInstallDirs' FULL_ paths are directory-scoped: this file's
+  # include guard skips them in the second adapter directory.)
+  include(GNUInstallDirs)
+  file(RELATIVE_PATH rel ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR}/qspec/backends/qspec_backend_${name}.so)
   target_compile_definitions(${t} PRIVATE
     QSPEC_PLUGIN_BUILD_PATH="$<TARGET_FILE:qspec_backend_${name}>"
-    QSPEC_PLUGIN_INSTALL_PATH="${CMAKE_INSTALL_FULL_LIBDIR}/qspec/backends/qspec_backend_${name}.so")
+    QSPEC_PLUGIN_INSTALL_PATH="${rel}")
   qspec_warnings(${t})
   target_link_libraries(qspec PRIVATE ${t} ${CMAKE_DL_LIBS})
   add_dependencies(qspec qspec_backend_${name})
@@ -94,7 +99,14 @@ function(qspec_thirdparty_conformance_test name)
   endif()
   add_test(NAME conformance_${name}
     COMMAND qspec --root ${PROJECT_SOURCE_DIR} run --backend ${name} --vectors ${PROJECT_SOURCE_DIR}/vectors
-            --expect ${CMAKE_CURRENT_SOURCE_DIR}/expect.txt --progress never --max-diagnostics 20)
+            --expect ${CMAKE_CURRENT_SOURCE_DIR}/expect.txt --progress never --max-diagnostics 20
+            --timeout 60)  # loading libtorch takes longer than the default 10 s on a loaded machine
   set_tests_properties(conformance_${name} PROPERTIES LABELS backend TIMEOUT 300
     ENVIRONMENT "OMP_NUM_THREADS=1;QSPEC_PLUGIN_DIR=${CMAKE_BINARY_DIR}/backends/plugins")
 endfunction()
+
+# The shared code's own unit tests (the adapters' behaviour is tested through their plugins).
+if(QSPEC_BUILD_TESTS)
+  qspec_test(thirdparty_output_dtype_hint_test SRCS ${QSPEC_THIRDPARTY_COMMON_DIR}/tests/output_dtype_hint_test.cc
+    DEPS qspec_thirdparty_common LABELS unit)
+endif()

@@ -1,9 +1,12 @@
 // The XNNPACK adapter: claims, dispatch, and the exported qspec_backend_create of the plugin.
+#include "qspec/thirdparty/adapter.h"
+
 #include <memory>
 #include <string>
 
 #include "ops.h"
-#include "qspec/thirdparty/adapter.h"
+#include "qspec/catalogue/keys.h"
+#include "xnn_isa.h"
 #include "xnn_util.h"
 
 #ifndef QSPEC_XNNPACK_VERSION
@@ -17,41 +20,58 @@ class XnnpackAdapter final : public thirdparty::Adapter {
  public:
   XnnpackAdapter() { ensure_initialized(); }
   std::string name() const override { return "xnnpack"; }
-  std::string version() const override { return std::string("XNNPACK ") + QSPEC_XNNPACK_VERSION; }
+  // The kernel family is part of the version: results of CPU-dispatched kernels are recorded and
+  // expected per ISA (docs/third-party.md, `isa=` in --expect files).
+  std::string version() const override {
+    return std::string("XNNPACK ") + QSPEC_XNNPACK_VERSION + " (isa: " + dispatched_isa() + ")";
+  }
 
   std::vector<thirdparty::Claim> claims() const override {
     std::vector<thirdparty::Claim> c;
 #if defined(__x86_64__) || defined(__i386__)
     // On x86 every qs8/qu8 GEMM kernel of this snapshot uses the fp32 epilogue; on ARM the same
     // snapshot uses fixed-point (rndnu) kernels, which no qspec convention names yet.
-    c.push_back({"requantize", "xnnpack.fp32",
-                 "1x1 fully_connected_nc_qs8/qu8 with bias = x (no standalone requantize is exported); "
-                 "int8/uint8 outputs; scale must be a normal float32 < 256"});
-    c.push_back({"requantize_per_channel", "xnnpack.fp32",
-                 "1x1 convolution2d_nhwc_qc8 per position with bias = x and kernel_scale[c] = scales[c]; int8 only"});
+    c.push_back(thirdparty::claim<cat::requantize>(
+        cat::requantize::conv::xnnpack_fp32,
+        "1x1 fully_connected_nc_qs8/qu8 with bias = x (no standalone requantize is exported); "
+        "int8/uint8 outputs; scale must be a normal float32 < 256"));
+    c.push_back(thirdparty::claim<cat::requantize_per_channel>(
+        cat::requantize_per_channel::conv::xnnpack_fp32,
+        "1x1 convolution2d_nhwc_qc8 per position with bias = x and kernel_scale[c] = scales[c]; int8 only"));
 #endif
-    c.push_back({"quantize", "xnnpack.convert", "convert_nc_f32_qs8 / convert_nc_f32_qu8"});
-    c.push_back({"dequantize", "xnnpack.convert", "convert_nc_qs8_f32 / convert_nc_qu8_f32"});
-    c.push_back({"max_pool2d", "mrt", "max_pooling2d_nhwc_s8/u8 (NCHW transposed), exact"});
-    c.push_back({"tvm.qnn.max_pool2d", "tvm", "max_pooling2d_nhwc_s8/u8 (NCHW transposed), exact"});
-    c.push_back({"concat", "mrt", "strided copy_nc_x8/x32 per input (no concat operator in this snapshot)"});
+    c.push_back(thirdparty::claim<cat::quantize>(cat::quantize::conv::xnnpack_convert,
+                                                 "convert_nc_f32_qs8 / convert_nc_f32_qu8"));
+    c.push_back(thirdparty::claim<cat::dequantize>(cat::dequantize::conv::xnnpack_convert,
+                                                   "convert_nc_qs8_f32 / convert_nc_qu8_f32"));
+    using thirdparty::claim;
+    c.push_back(
+        claim<cat::max_pool2d>(cat::max_pool2d::conv::mrt, "max_pooling2d_nhwc_s8/u8 (NCHW transposed), exact"));
+    c.push_back(claim<cat::tvm_qnn_max_pool2d>(cat::tvm_qnn_max_pool2d::conv::tvm,
+                                               "max_pooling2d_nhwc_s8/u8 (NCHW transposed), exact"));
+    c.push_back(claim<cat::concat>(cat::concat::conv::mrt,
+                                   "strided copy_nc_x8/x32 per input (no concat operator in this snapshot)"));
     // XNNPACK computes these ops, but requantizes its own way, never TVM's: all-conventions only.
-    c.push_back({"tvm.qnn.dense", "tvm", "fully_connected_nc_qs8/qu8 with XNNPACK's fp32 epilogue", true});
-    c.push_back({"tvm.qnn.conv2d", "tvm", "convolution2d_nhwc_qs8/qu8 (OHWI weights) with XNNPACK's fp32 epilogue", true});
-    c.push_back({"tvm.qnn.add", "tvm", "add_nd_qs8/qu8 (XNNPACK's own fixed-point add)", true});
+    c.push_back(claim<cat::tvm_qnn_dense>(cat::tvm_qnn_dense::conv::tvm,
+                                          "fully_connected_nc_qs8/qu8 with XNNPACK's fp32 epilogue", true));
+    c.push_back(claim<cat::tvm_qnn_conv2d>(cat::tvm_qnn_conv2d::conv::tvm,
+                                           "convolution2d_nhwc_qs8/qu8 (OHWI weights) with XNNPACK's fp32 epilogue",
+                                           true));
+    c.push_back(
+        claim<cat::tvm_qnn_add>(cat::tvm_qnn_add::conv::tvm, "add_nd_qs8/qu8 (XNNPACK's own fixed-point add)", true));
     return c;
   }
 
   void run(const thirdparty::Call& call) override {
-    if (call.op == "requantize") return run_requantize(call);
-    if (call.op == "requantize_per_channel") return run_requantize_per_channel(call);
-    if (call.op == "quantize") return run_quantize(call);
-    if (call.op == "dequantize") return run_dequantize(call);
-    if (call.op == "tvm.qnn.dense") return run_tvm_dense(call);
-    if (call.op == "tvm.qnn.conv2d") return run_tvm_conv2d(call);
-    if (call.op == "tvm.qnn.add") return run_tvm_add(call);
-    if (call.op == "max_pool2d" || call.op == "tvm.qnn.max_pool2d") return run_max_pool2d(call);
-    if (call.op == "concat") return run_concat(call);
+    if (call.op == cat::requantize::op) return run_requantize(call);
+    if (call.op == cat::requantize_per_channel::op) return run_requantize_per_channel(call);
+    if (call.op == cat::quantize::op) return run_quantize(call);
+    if (call.op == cat::dequantize::op) return run_dequantize(call);
+    if (call.op == cat::tvm_qnn_dense::op) return run_tvm_dense(call);
+    if (call.op == cat::tvm_qnn_conv2d::op) return run_tvm_conv2d(call);
+    if (call.op == cat::tvm_qnn_add::op) return run_tvm_add(call);
+    if (call.op == cat::max_pool2d::op) return run_max_pool2d(call, pool_keys<cat::max_pool2d>);
+    if (call.op == cat::tvm_qnn_max_pool2d::op) return run_max_pool2d(call, pool_keys<cat::tvm_qnn_max_pool2d>);
+    if (call.op == cat::concat::op) return run_concat(call);
     throw thirdparty::Unsupported("XNNPACK adapter has no op '" + call.op + "'");
   }
 };
@@ -61,8 +81,8 @@ class XnnpackAdapter final : public thirdparty::Adapter {
 
 extern "C" QSPEC_BACKEND_EXPORT int qspec_backend_create(uint32_t host_abi_version, qspec_backend* out) {
   try {
-    return qspec::thirdparty::make_backend(std::make_unique<qspec::xnnpack_adapter::XnnpackAdapter>(),
-                                           host_abi_version, out);
+    return qspec::thirdparty::make_backend(std::make_unique<qspec::xnnpack_adapter::XnnpackAdapter>(), host_abi_version,
+                                           out);
   } catch (...) {
     return 1;  // xnn_initialize failed: the plugin cannot be created
   }

@@ -4,7 +4,8 @@
 #include <vector>
 
 #include "ops.h"
-#include "qspec/core/json_values.h"
+#include "qspec/catalogue/keys.h"
+#include "qspec/core/attr.h"
 #include "qspec/thirdparty/requant_params.h"
 #include "qspec/thirdparty/tensor_io.h"
 #include "xnn_util.h"
@@ -13,13 +14,14 @@ namespace qspec::xnnpack_adapter {
 
 void run_dequantize(const thirdparty::Call& call) {
   using namespace thirdparty;
-  const qspec_tensor& xt = call.input("x");
-  qspec_tensor& yt = call.output("y");
+  using Op = cat::dequantize;
+  const qspec_tensor& xt = call.input(Op::in::x);
+  qspec_tensor& yt = call.output(Op::out::y);
   expect_dtype(yt, QSPEC_DTYPE_FLOAT32);
   if (xt.dtype != QSPEC_DTYPE_INT8 && xt.dtype != QSPEC_DTYPE_UINT8)
     throw Unsupported(std::string("XNNPACK converts int8 (qs8) or uint8 (qu8) to float32, not ") + dtype_name(xt.dtype));
-  const float scale = f32_from_bits(attr_f32(call.attrs, "scale"));
-  const std::int64_t zp = attr_int(call.attrs, "zero_point");
+  const float scale = f32_from_bits(attr::get(call.attrs, Op::attr::scale));
+  const std::int64_t zp = attr::get(call.attrs, Op::attr::zero_point);
   if (zp < dtype_min(xt.dtype) || zp > dtype_max(xt.dtype))
     call.refuse("XNNPACK's API takes the zero point as " + std::string(xt.dtype == QSPEC_DTYPE_INT8 ? "int8_t" : "uint8_t") +
                 ", which cannot hold " + std::to_string(zp));

@@ -9,13 +9,15 @@
 // The requantization scale XNNPACK derives is input_scale * kernel_scale / output_scale in
 // float32, from the three float32 scales the vector gives: exactly what an XNNPACK user passes.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "ops.h"
-#include "qspec/core/json_values.h"
+#include "qspec/catalogue/keys.h"
+#include "qspec/core/attr.h"
 #include "qspec/thirdparty/layout.h"
 #include "qspec/thirdparty/requant_params.h"
 #include "qspec/thirdparty/tensor_io.h"
@@ -26,17 +28,14 @@ namespace qspec::xnnpack_adapter {
 namespace {
 using namespace thirdparty;
 
-std::int64_t int_or(const nlohmann::ordered_json& a, const char* key, std::int64_t d) {
-  return has_attr(a, key) ? attr_int(a, key) : d;
-}
-
 // The quantized family (qs8 / qu8) of a data / weight / output dtype triple.
 bool signed_family(const Call& call, qspec_dtype x, qspec_dtype w, qspec_dtype y) {
   (void)call;
   if (x == QSPEC_DTYPE_INT8 && w == QSPEC_DTYPE_INT8 && y == QSPEC_DTYPE_INT8) return true;
   if (x == QSPEC_DTYPE_UINT8 && w == QSPEC_DTYPE_UINT8 && y == QSPEC_DTYPE_UINT8) return false;
-  throw Unsupported(std::string("XNNPACK's quantized operators are qs8 (int8 data, weights, output) or qu8 (uint8), not ") +
-                    dtype_name(x) + " x " + dtype_name(w) + " -> " + dtype_name(y));
+  throw Unsupported(
+      std::string("XNNPACK's quantized operators are qs8 (int8 data, weights, output) or qu8 (uint8), not ") +
+      dtype_name(x) + " x " + dtype_name(w) + " -> " + dtype_name(y));
 }
 
 void zp_fits(const Call& call, std::int64_t zp, bool is_signed, const char* what) {
@@ -47,9 +46,19 @@ void zp_fits(const Call& call, std::int64_t zp, bool is_signed, const char* what
 struct Scales {
   float in = 1, k = 1, out = 1;
 };
+// The scales of Op (tvm.qnn.dense, tvm.qnn.conv2d).
+template <class Op>
 Scales tvm_scales(const nlohmann::ordered_json& a) {
-  return {f32_from_bits(attr_f32(a, "input_scale")), f32_from_bits(attr_f32(a, "kernel_scale")),
-          f32_from_bits(attr_f32(a, "output_scale"))};
+  using A = typename Op::attr;
+  return {f32_from_bits(attr::get(a, A::input_scale)), f32_from_bits(attr::get(a, A::kernel_scale)),
+          f32_from_bits(attr::get(a, A::output_scale))};
+}
+// The zero points of Op (default 0).
+template <class Op>
+std::array<std::int64_t, 3> tvm_zero_points(const nlohmann::ordered_json& a) {
+  using A = typename Op::attr;
+  return {attr::get_or(a, A::input_zero_point, 0), attr::get_or(a, A::kernel_zero_point, 0),
+          attr::get_or(a, A::output_zero_point, 0)};
 }
 
 template <typename T>
@@ -60,20 +69,22 @@ std::vector<T> narrow(const std::vector<std::int64_t>& v) {
 }  // namespace
 
 void run_tvm_dense(const Call& call) {
-  const qspec_tensor &xt = call.input("data"), &wt = call.input("weight");
-  qspec_tensor& yt = call.output("y");
+  using K = cat::tvm_qnn_dense;
+  const qspec_tensor &xt = call.input(K::in::data), &wt = call.input(K::in::weight);
+  qspec_tensor& yt = call.output(K::out::y);
   if (yt.dtype != QSPEC_DTYPE_INT8 && yt.dtype != QSPEC_DTYPE_UINT8 && yt.dtype != QSPEC_DTYPE_INT32)
     call.refuse("out_dtype must be int8, uint8 or int32");
-  if (yt.dtype == QSPEC_DTYPE_INT32) throw Unsupported("XNNPACK's fully connected operators requantize; no int32 accumulator");
+  if (yt.dtype == QSPEC_DTYPE_INT32)
+    throw Unsupported("XNNPACK's fully connected operators requantize; no int32 accumulator");
   const bool s8 = signed_family(call, xt.dtype, wt.dtype, yt.dtype);
-  if (xt.rank != 2 || wt.rank != 2 || xt.shape[1] != wt.shape[1]) call.refuse("dense needs data (N,K) and weight (M,K)");
-  const std::int64_t izp = int_or(call.attrs, "input_zero_point", 0), kzp = int_or(call.attrs, "kernel_zero_point", 0),
-                     ozp = int_or(call.attrs, "output_zero_point", 0);
+  if (xt.rank != 2 || wt.rank != 2 || xt.shape[1] != wt.shape[1])
+    call.refuse("dense needs data (N,K) and weight (M,K)");
+  const auto [izp, kzp, ozp] = tvm_zero_points<K>(call.attrs);
   zp_fits(call, izp, s8, "input zero point");
   zp_fits(call, ozp, s8, "output zero point");
   zp_fits(call, kzp, s8, "kernel zero point");
   if (s8 && kzp != 0) throw Unsupported("XNNPACK qs8 weights are symmetric: no kernel zero point");
-  const Scales sc = tvm_scales(call.attrs);
+  const Scales sc = tvm_scales<K>(call.attrs);
   const std::size_t n = static_cast<std::size_t>(xt.shape[0]), k = static_cast<std::size_t>(xt.shape[1]),
                     m = static_cast<std::size_t>(wt.shape[0]);
   if (n * m == 0) return;
@@ -83,11 +94,13 @@ void run_tvm_dense(const Call& call) {
   if (s8) {
     const auto x = narrow<std::int8_t>(read_ints(xt)), w = narrow<std::int8_t>(read_ints(wt));
     std::vector<std::int8_t> out(n * m);
-    check_create(call,
-                 xnn_create_fully_connected_nc_qs8(k, m, k, m, static_cast<std::int8_t>(izp), sc.in, sc.k, w.data(), nullptr,
-                                                   static_cast<std::int8_t>(ozp), sc.out, INT8_MIN, INT8_MAX, 0, op.out()),
-                 what);
-    check(xnn_setup_fully_connected_nc_qs8(op.get(), n, x.data(), out.data(), nullptr), "xnn_setup_fully_connected_nc_qs8");
+    check_create(
+        call,
+        xnn_create_fully_connected_nc_qs8(k, m, k, m, static_cast<std::int8_t>(izp), sc.in, sc.k, w.data(), nullptr,
+                                          static_cast<std::int8_t>(ozp), sc.out, INT8_MIN, INT8_MAX, 0, op.out()),
+        what);
+    check(xnn_setup_fully_connected_nc_qs8(op.get(), n, x.data(), out.data(), nullptr),
+          "xnn_setup_fully_connected_nc_qs8");
     check(xnn_run_operator(op.get(), nullptr), "xnn_run_operator");
     y.assign(out.begin(), out.end());
   } else {
@@ -98,7 +111,8 @@ void run_tvm_dense(const Call& call) {
                                                    static_cast<std::uint8_t>(kzp), sc.k, w.data(), nullptr,
                                                    static_cast<std::uint8_t>(ozp), sc.out, 0, UINT8_MAX, 0, op.out()),
                  what);
-    check(xnn_setup_fully_connected_nc_qu8(op.get(), n, x.data(), out.data(), nullptr), "xnn_setup_fully_connected_nc_qu8");
+    check(xnn_setup_fully_connected_nc_qu8(op.get(), n, x.data(), out.data(), nullptr),
+          "xnn_setup_fully_connected_nc_qu8");
     check(xnn_run_operator(op.get(), nullptr), "xnn_run_operator");
     y.assign(out.begin(), out.end());
   }
@@ -106,23 +120,25 @@ void run_tvm_dense(const Call& call) {
 }
 
 void run_tvm_conv2d(const Call& call) {
-  const qspec_tensor &xt = call.input("data"), &wt = call.input("kernel");
-  qspec_tensor& yt = call.output("y");
+  using K = cat::tvm_qnn_conv2d;
+  using Layout = K::attr::data_layout_is;
+  const qspec_tensor &xt = call.input(K::in::data), &wt = call.input(K::in::kernel);
+  qspec_tensor& yt = call.output(K::out::y);
   if (yt.dtype != QSPEC_DTYPE_INT8 && yt.dtype != QSPEC_DTYPE_UINT8 && yt.dtype != QSPEC_DTYPE_INT32)
     call.refuse("out_dtype must be int8, uint8 or int32");
-  if (yt.dtype == QSPEC_DTYPE_INT32) throw Unsupported("XNNPACK's convolution operators requantize; no int32 accumulator");
+  if (yt.dtype == QSPEC_DTYPE_INT32)
+    throw Unsupported("XNNPACK's convolution operators requantize; no int32 accumulator");
   const bool s8 = signed_family(call, xt.dtype, wt.dtype, yt.dtype);
   if (xt.rank != 4 || wt.rank != 4) call.refuse("conv2d needs 4-D data and kernel");
-  const std::int64_t izp = int_or(call.attrs, "input_zero_point", 0), kzp = int_or(call.attrs, "kernel_zero_point", 0),
-                     ozp = int_or(call.attrs, "output_zero_point", 0);
+  const auto [izp, kzp, ozp] = tvm_zero_points<K>(call.attrs);
   zp_fits(call, izp, s8, "input zero point");
   zp_fits(call, ozp, s8, "output zero point");
   zp_fits(call, kzp, s8, "kernel zero point");
   if (s8 && kzp != 0) throw Unsupported("XNNPACK qs8 weights are symmetric: no kernel zero point");
-  const auto st = window_pair(call, "strides", 1, 1), pad = window_pair(call, "padding", 0, 0),
-             dil = window_pair(call, "dilation", 1, 1);
-  const std::int64_t groups = int_or(call.attrs, "groups", 1);
-  const bool nhwc = has_attr(call.attrs, "data_layout") && attr_str(call.attrs, "data_layout") == "NHWC";
+  const auto st = window_pair(call, K::attr::strides, 1, 1), pad = window_pair(call, K::attr::padding, 0, 0),
+             dil = window_pair(call, K::attr::dilation, 1, 1);
+  const std::int64_t groups = attr::get_or(call.attrs, K::attr::groups, 1);
+  const bool nhwc = attr::get_or(call.attrs, K::attr::data_layout, Layout::NCHW) == Layout::NHWC;
   // To NHWC data and OHWI weights.
   std::vector<std::int64_t> xs, ws;
   const std::vector<std::int64_t> x = nhwc ? read_ints(xt) : permute4(read_ints(xt), shape_of(xt), kNchwToNhwc, xs);
@@ -136,7 +152,7 @@ void run_tvm_conv2d(const Call& call) {
   const std::int64_t ow = (wd + 2 * pad[1] - ((kw - 1) * dil[1] + 1)) / st[1] + 1;
   const std::size_t out_n = static_cast<std::size_t>(n * oh * ow * o);
   std::vector<std::int64_t> y_nhwc(out_n);
-  const Scales sc = tvm_scales(call.attrs);
+  const Scales sc = tvm_scales<K>(call.attrs);
   const auto u32 = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
   Operator op;
   const std::string what = std::string("xnn_create_convolution2d_nhwc_") + (s8 ? "qs8" : "qu8");
@@ -144,14 +160,14 @@ void run_tvm_conv2d(const Call& call) {
     if (s8) {
       const auto xb = narrow<std::int8_t>(x), wb = narrow<std::int8_t>(w);
       std::vector<std::int8_t> out(out_n);
-      check_create(call,
-                   xnn_create_convolution2d_nhwc_qs8(u32(pad[0]), u32(pad[1]), u32(pad[0]), u32(pad[1]), u32(kh), u32(kw),
-                                                     u32(st[0]), u32(st[1]), u32(dil[0]), u32(dil[1]), u32(groups),
-                                                     static_cast<std::size_t>(ic), static_cast<std::size_t>(o / groups),
-                                                     static_cast<std::size_t>(c), static_cast<std::size_t>(o),
-                                                     static_cast<std::int8_t>(izp), sc.in, sc.k, wb.data(), nullptr,
-                                                     static_cast<std::int8_t>(ozp), sc.out, INT8_MIN, INT8_MAX, 0, op.out()),
-                   what);
+      check_create(
+          call,
+          xnn_create_convolution2d_nhwc_qs8(
+              u32(pad[0]), u32(pad[1]), u32(pad[0]), u32(pad[1]), u32(kh), u32(kw), u32(st[0]), u32(st[1]), u32(dil[0]),
+              u32(dil[1]), u32(groups), static_cast<std::size_t>(ic), static_cast<std::size_t>(o / groups),
+              static_cast<std::size_t>(c), static_cast<std::size_t>(o), static_cast<std::int8_t>(izp), sc.in, sc.k,
+              wb.data(), nullptr, static_cast<std::int8_t>(ozp), sc.out, INT8_MIN, INT8_MAX, 0, op.out()),
+          what);
       check(xnn_setup_convolution2d_nhwc_qs8(op.get(), static_cast<std::size_t>(n), static_cast<std::size_t>(h),
                                              static_cast<std::size_t>(wd), xb.data(), out.data(), nullptr),
             "xnn_setup_convolution2d_nhwc_qs8");
@@ -161,13 +177,12 @@ void run_tvm_conv2d(const Call& call) {
       const auto xb = narrow<std::uint8_t>(x), wb = narrow<std::uint8_t>(w);
       std::vector<std::uint8_t> out(out_n);
       check_create(call,
-                   xnn_create_convolution2d_nhwc_qu8(u32(pad[0]), u32(pad[1]), u32(pad[0]), u32(pad[1]), u32(kh), u32(kw),
-                                                     u32(st[0]), u32(st[1]), u32(dil[0]), u32(dil[1]), u32(groups),
-                                                     static_cast<std::size_t>(ic), static_cast<std::size_t>(o / groups),
-                                                     static_cast<std::size_t>(c), static_cast<std::size_t>(o),
-                                                     static_cast<std::uint8_t>(izp), sc.in, static_cast<std::uint8_t>(kzp),
-                                                     sc.k, wb.data(), nullptr, static_cast<std::uint8_t>(ozp), sc.out, 0,
-                                                     UINT8_MAX, 0, op.out()),
+                   xnn_create_convolution2d_nhwc_qu8(
+                       u32(pad[0]), u32(pad[1]), u32(pad[0]), u32(pad[1]), u32(kh), u32(kw), u32(st[0]), u32(st[1]),
+                       u32(dil[0]), u32(dil[1]), u32(groups), static_cast<std::size_t>(ic),
+                       static_cast<std::size_t>(o / groups), static_cast<std::size_t>(c), static_cast<std::size_t>(o),
+                       static_cast<std::uint8_t>(izp), sc.in, static_cast<std::uint8_t>(kzp), sc.k, wb.data(), nullptr,
+                       static_cast<std::uint8_t>(ozp), sc.out, 0, UINT8_MAX, 0, op.out()),
                    what);
       check(xnn_setup_convolution2d_nhwc_qu8(op.get(), static_cast<std::size_t>(n), static_cast<std::size_t>(h),
                                              static_cast<std::size_t>(wd), xb.data(), out.data(), nullptr),
@@ -180,7 +195,7 @@ void run_tvm_conv2d(const Call& call) {
   write_ints(yt, nhwc ? y_nhwc : permute4(y_nhwc, {n, oh, ow, o}, kNhwcToNchw, s));
 }
 
-void run_max_pool2d(const Call& call) {
+void run_max_pool2d(const Call& call, const PoolKeys& keys) {
   if (call.inputs.size() != 1) call.refuse("max_pool2d takes one input");
   const qspec_tensor& xt = call.inputs[0];
   qspec_tensor& yt = call.first_output();
@@ -188,8 +203,8 @@ void run_max_pool2d(const Call& call) {
     throw Unsupported(std::string("XNNPACK max pooling is s8/u8 (and f32), not ") + dtype_name(xt.dtype));
   if (yt.dtype != xt.dtype) throw Unsupported("XNNPACK max pooling keeps the data type");
   if (xt.rank != 4) call.refuse("max_pool2d needs NCHW data");
-  const auto k = window_pair(call, "kernel", 1, 1), st = window_pair(call, "strides", 1, 1),
-             pad = window_pair(call, "padding", 0, 0);
+  const auto k = window_pair(call, keys.kernel, 1, 1), st = window_pair(call, keys.strides, 1, 1),
+             pad = window_pair(call, keys.padding, 0, 0);
   if (k[0] == 1 && k[1] == 1)
     throw Unsupported("XNNPACK refuses 1x1 max pooling (\"1x1 pooling is meaningless\", xnn_status_invalid_parameter)");
   std::vector<std::int64_t> xs;
@@ -207,10 +222,11 @@ void run_max_pool2d(const Call& call) {
     if (s8) {
       const auto xb = narrow<std::int8_t>(x);
       std::vector<std::int8_t> out(out_n);
-      check_create(call,
-                   xnn_create_max_pooling2d_nhwc_s8(u32(pad[0]), u32(pad[1]), u32(pad[0]), u32(pad[1]), u32(k[0]), u32(k[1]),
-                                                    u32(st[0]), u32(st[1]), 1, 1, cc, cc, cc, INT8_MIN, INT8_MAX, 0, op.out()),
-                   "xnn_create_max_pooling2d_nhwc_s8");
+      check_create(
+          call,
+          xnn_create_max_pooling2d_nhwc_s8(u32(pad[0]), u32(pad[1]), u32(pad[0]), u32(pad[1]), u32(k[0]), u32(k[1]),
+                                           u32(st[0]), u32(st[1]), 1, 1, cc, cc, cc, INT8_MIN, INT8_MAX, 0, op.out()),
+          "xnn_create_max_pooling2d_nhwc_s8");
       check(xnn_setup_max_pooling2d_nhwc_s8(op.get(), static_cast<std::size_t>(n), static_cast<std::size_t>(h),
                                             static_cast<std::size_t>(w), xb.data(), out.data(), nullptr),
             "xnn_setup_max_pooling2d_nhwc_s8");
@@ -219,10 +235,11 @@ void run_max_pool2d(const Call& call) {
     } else {
       const auto xb = narrow<std::uint8_t>(x);
       std::vector<std::uint8_t> out(out_n);
-      check_create(call,
-                   xnn_create_max_pooling2d_nhwc_u8(u32(pad[0]), u32(pad[1]), u32(pad[0]), u32(pad[1]), u32(k[0]), u32(k[1]),
-                                                    u32(st[0]), u32(st[1]), 1, 1, cc, cc, cc, 0, UINT8_MAX, 0, op.out()),
-                   "xnn_create_max_pooling2d_nhwc_u8");
+      check_create(
+          call,
+          xnn_create_max_pooling2d_nhwc_u8(u32(pad[0]), u32(pad[1]), u32(pad[0]), u32(pad[1]), u32(k[0]), u32(k[1]),
+                                           u32(st[0]), u32(st[1]), 1, 1, cc, cc, cc, 0, UINT8_MAX, 0, op.out()),
+          "xnn_create_max_pooling2d_nhwc_u8");
       check(xnn_setup_max_pooling2d_nhwc_u8(op.get(), static_cast<std::size_t>(n), static_cast<std::size_t>(h),
                                             static_cast<std::size_t>(w), xb.data(), out.data(), nullptr),
             "xnn_setup_max_pooling2d_nhwc_u8");
@@ -240,9 +257,10 @@ void run_concat(const Call& call) {
   qspec_tensor& yt = call.first_output();
   const qspec_dtype d = call.inputs[0].dtype;
   const std::size_t es = d == QSPEC_DTYPE_INT32 ? 4 : (d == QSPEC_DTYPE_INT8 || d == QSPEC_DTYPE_UINT8) ? 1 : 0;
-  if (es == 0) throw Unsupported(std::string("XNNPACK copies 8-, 16- or 32-bit elements; no integer copy for ") + dtype_name(d));
+  if (es == 0)
+    throw Unsupported(std::string("XNNPACK copies 8-, 16- or 32-bit elements; no integer copy for ") + dtype_name(d));
   const std::int32_t rank = call.inputs[0].rank;
-  std::int64_t axis = int_or(call.attrs, "axis", 1);
+  std::int64_t axis = attr::get_or(call.attrs, cat::concat::attr::axis, 1);
   if (axis < 0) axis += rank;  // NumPy-style negative axis
   if (axis < 0 || axis >= rank) call.refuse("axis out of range");
   // XNNPACK has no concat to validate the shapes: the adapter does, as a user's code must.
@@ -272,11 +290,13 @@ void run_concat(const Call& call) {
       }
       Operator op;
       if (es == 1) {
-        check_create(call, xnn_create_copy_nc_x8(inner[i], inner[i], total_inner, 0, op.out()), "xnn_create_copy_nc_x8");
+        check_create(call, xnn_create_copy_nc_x8(inner[i], inner[i], total_inner, 0, op.out()),
+                     "xnn_create_copy_nc_x8");
         check(xnn_setup_copy_nc_x8(op.get(), static_cast<std::size_t>(outer), in.data(), out.data() + offset, nullptr),
               "xnn_setup_copy_nc_x8");
       } else {
-        check_create(call, xnn_create_copy_nc_x32(inner[i], inner[i], total_inner, 0, op.out()), "xnn_create_copy_nc_x32");
+        check_create(call, xnn_create_copy_nc_x32(inner[i], inner[i], total_inner, 0, op.out()),
+                     "xnn_create_copy_nc_x32");
         check(xnn_setup_copy_nc_x32(op.get(), static_cast<std::size_t>(outer), in.data(), out.data() + offset, nullptr),
               "xnn_setup_copy_nc_x32");
       }
@@ -300,16 +320,19 @@ void run_concat(const Call& call) {
 // TVM's add with XNNPACK's add_nd (its own fixed-point scheme: an integer multiplier of at most
 // 21 bits per input and a rounding shift): all-conventions mode only.
 void run_tvm_add(const Call& call) {
-  const qspec_tensor &at = call.input("lhs"), &bt = call.input("rhs");
-  qspec_tensor& yt = call.output("y");
+  using K = cat::tvm_qnn_add;
+  using A = K::attr;
+  const qspec_tensor &at = call.input(K::in::lhs), &bt = call.input(K::in::rhs);
+  qspec_tensor& yt = call.output(K::out::y);
   const bool s8 = signed_family(call, at.dtype, bt.dtype, yt.dtype);
   const auto& a = call.attrs;
-  const std::int64_t azp = int_or(a, "lhs_zero_point", 0), bzp = int_or(a, "rhs_zero_point", 0), ozp = int_or(a, "output_zero_point", 0);
+  const std::int64_t azp = attr::get_or(a, A::lhs_zero_point, 0), bzp = attr::get_or(a, A::rhs_zero_point, 0),
+                     ozp = attr::get_or(a, A::output_zero_point, 0);
   zp_fits(call, azp, s8, "lhs zero point");
   zp_fits(call, bzp, s8, "rhs zero point");
   zp_fits(call, ozp, s8, "output zero point");
-  const float as = f32_from_bits(attr_f32(a, "lhs_scale")), bs = f32_from_bits(attr_f32(a, "rhs_scale")),
-              os = f32_from_bits(attr_f32(a, "output_scale"));
+  const float as = f32_from_bits(attr::get(a, A::lhs_scale)), bs = f32_from_bits(attr::get(a, A::rhs_scale)),
+              os = f32_from_bits(attr::get(a, A::output_scale));
   std::vector<std::size_t> ashape(at.shape, at.shape + at.rank), bshape(bt.shape, bt.shape + bt.rank);
   // NumPy broadcasting (XNNPACK's setup checks it too; the output size is needed first).
   std::size_t n = 1;
@@ -329,8 +352,8 @@ void run_tvm_add(const Call& call) {
                    xnn_create_add_nd_qs8(static_cast<std::int8_t>(azp), as, static_cast<std::int8_t>(bzp), bs,
                                          static_cast<std::int8_t>(ozp), os, INT8_MIN, INT8_MAX, 0, op.out()),
                    "xnn_create_add_nd_qs8");
-      check(xnn_setup_add_nd_qs8(op.get(), ashape.size(), ashape.data(), bshape.size(), bshape.data(), av.data(), bv.data(),
-                                 out.data(), nullptr),
+      check(xnn_setup_add_nd_qs8(op.get(), ashape.size(), ashape.data(), bshape.size(), bshape.data(), av.data(),
+                                 bv.data(), out.data(), nullptr),
             "xnn_setup_add_nd_qs8");
       check(xnn_run_operator(op.get(), nullptr), "xnn_run_operator");
       y.assign(out.begin(), out.end());
@@ -341,8 +364,8 @@ void run_tvm_add(const Call& call) {
                    xnn_create_add_nd_qu8(static_cast<std::uint8_t>(azp), as, static_cast<std::uint8_t>(bzp), bs,
                                          static_cast<std::uint8_t>(ozp), os, 0, UINT8_MAX, 0, op.out()),
                    "xnn_create_add_nd_qu8");
-      check(xnn_setup_add_nd_qu8(op.get(), ashape.size(), ashape.data(), bshape.size(), bshape.data(), av.data(), bv.data(),
-                                 out.data(), nullptr),
+      check(xnn_setup_add_nd_qu8(op.get(), ashape.size(), ashape.data(), bshape.size(), bshape.data(), av.data(),
+                                 bv.data(), out.data(), nullptr),
             "xnn_setup_add_nd_qu8");
       check(xnn_run_operator(op.get(), nullptr), "xnn_run_operator");
       y.assign(out.begin(), out.end());

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ops.h"
+#include "qspec/catalogue/keys.h"
 #include "qspec/thirdparty/requant_params.h"
 #include "qspec/thirdparty/tensor_io.h"
 #include "xnn_util.h"
@@ -17,8 +18,8 @@ namespace qspec::xnnpack_adapter {
 void run_quantize(const thirdparty::Call& call) {
   using namespace thirdparty;
   const QuantizeParams p = read_quantize_params(call.attrs, call.first_output().dtype);
-  const qspec_tensor& xt = call.input("x");
-  qspec_tensor& yt = call.output("y");
+  const qspec_tensor& xt = call.input(cat::quantize::in::x);
+  qspec_tensor& yt = call.output(cat::quantize::out::y);
   if (yt.dtype != p.out_dtype) throw std::invalid_argument("output 'y' dtype differs from out_dtype");
   if (p.out_dtype != QSPEC_DTYPE_INT8 && p.out_dtype != QSPEC_DTYPE_UINT8)
     throw Unsupported(std::string("XNNPACK converts float32 to int8 (qs8) or uint8 (qu8), not ") +

@@ -15,7 +15,8 @@
 #include <vector>
 
 #include "ops.h"
-#include "qspec/core/json_values.h"
+#include "qspec/catalogue/keys.h"
+#include "qspec/core/abi_tensor.h"
 #include "qspec/thirdparty/channel_view.h"
 #include "qspec/thirdparty/requant_params.h"
 #include "qspec/thirdparty/tensor_io.h"
@@ -72,8 +73,8 @@ void check_out(const Call& call, qspec_dtype out, std::int64_t zp, const qspec_t
 
 void run_requantize(const Call& call) {
   const RequantParams p = read_requant_params(call.attrs);
-  const qspec_tensor& xt = call.input("x");
-  qspec_tensor& yt = call.output("y");
+  const qspec_tensor& xt = call.input(cat::requantize::in::x);
+  qspec_tensor& yt = call.output(cat::requantize::out::y);
   check_out(call, p.out_dtype, p.output_zero_point, yt);
   const std::vector<std::int32_t> x = p.accumulators(read_accumulator_input(xt));
   if (x.empty()) return;  // XNNPACK rejects zero output channels; nothing to compute
@@ -83,13 +84,13 @@ void run_requantize(const Call& call) {
 }
 
 void run_requantize_per_channel(const Call& call) {
-  const auto& a = call.attrs;
-  const qspec_tensor& xt = call.input("x");
-  qspec_tensor& yt = call.output("y");
+  using Op = cat::requantize_per_channel;
+  const qspec_tensor& xt = call.input(Op::in::x);
+  qspec_tensor& yt = call.output(Op::out::y);
   const ChannelView view(xt, channel_axis(call, xt));
   // One float32 scale per channel (the vector's own; other conventions' translated per channel).
   const std::vector<RequantParams> ps = read_per_channel_params(call, view.channels());
-  const qspec_dtype out = ps.empty() ? dtype_from_name(attr_str(a, "out_dtype")) : ps[0].out_dtype;
+  const qspec_dtype out = ps.empty() ? to_abi_dtype(attr::get(call.attrs, Op::attr::out_dtype)) : ps[0].out_dtype;
   const std::int64_t zp = ps.empty() ? 0 : ps[0].output_zero_point;
   for (const auto& p : ps)
     if (p.output_zero_point != zp) throw Unsupported("XNNPACK takes one output zero point for all channels");

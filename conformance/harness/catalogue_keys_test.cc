@@ -50,6 +50,18 @@ TEST(catalogue_keys, ReaderNamesTheAttributeAndItsDomain) {
   EXPECT_THROW(qspec::attr::set(w, k, 9), std::logic_error);
 }
 
+TEST(catalogue_keys, OptionalIntArraysRoundTripNone) {
+  constexpr qspec::attr::OptIntArray k{"begin", -8, 8};
+  Attrs w = Attrs::object();
+  qspec::attr::set(w, k, {std::nullopt, -2, 8});
+  EXPECT_EQ(w.dump(), R"({"begin":[null,-2,8]})");
+  const auto v = qspec::attr::get(w, k);
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_FALSE(v[0].has_value());
+  EXPECT_EQ(v[1], -2);
+  EXPECT_THROW(qspec::attr::set(w, k, {9}), std::logic_error);
+}
+
 TEST(catalogue_keys, TestAttributesOverrideTheGroups) {
   const Attrs merged = qspec::merge_attributes(Attrs{{"a", 1}, {"b", 2}}, Attrs{{"b", 3}, {"c", 4}});
   EXPECT_EQ(merged.dump(), R"({"a":1,"b":3,"c":4})");

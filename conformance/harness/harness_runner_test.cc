@@ -176,6 +176,41 @@ TEST(harness_runner, expectation_files_in_json_and_their_errors) {
   }
 }
 
+// A library whose results depend on the CPU (oneDNN's int8 convolution without VNNI) keeps one
+// expect file: entries marked isa= hold only for a backend reporting that instruction set.
+TEST(harness_runner, expectation_entries_can_hold_for_some_instruction_sets_only) {
+  EXPECT_EQ(isa_of_version("oneDNN 2.6.3 (isa: avx2, runtime OMP)"), "avx2");
+  EXPECT_EQ(isa_of_version("XNNPACK 0.0~git (isa: avx512skx)"), "avx512skx");
+  EXPECT_EQ(isa_of_version("example 1.0 (scalar C)"), "");
+  const std::string text =
+      "ops/conv.json 85 FAIL isa=avx2,avx512_core halves the weights\n"
+      "ops/conv.json 86 FAIL isa=avx2\n"
+      "ops/pool.json * FAIL float running max\n";
+  Expectations on_avx2 = Expectations::parse(text, "e");
+  on_avx2.select_isa("avx2");
+  ASSERT_NE(on_avx2.find("ops/conv.json", 85), nullptr);
+  EXPECT_EQ(on_avx2.find("ops/conv.json", 85)->reason, "halves the weights");
+  EXPECT_EQ(on_avx2.find("ops/conv.json", 86)->reason, "");
+  EXPECT_NE(on_avx2.find("ops/pool.json", 1), nullptr);
+  Expectations on_vnni = Expectations::parse(text, "e");
+  on_vnni.select_isa("avx512_core_vnni");
+  EXPECT_EQ(on_vnni.find("ops/conv.json", 85), nullptr);  // expected to pass there
+  EXPECT_NE(on_vnni.find("ops/pool.json", 1), nullptr);
+  EXPECT_EQ(on_vnni.entries().size(), 1u);  // the others are not "unused": they do not apply
+  Expectations no_isa = Expectations::parse(text, "e");
+  no_isa.select_isa("");
+  EXPECT_EQ(no_isa.entries().size(), 1u);
+  Expectations json = Expectations::parse(
+      R"({"expectations": [{"file": "a.json", "tcId": 1, "verdict": "FAIL", "isa": ["sse41", "avx2"], "reason": "r"}]})",
+      "e.json");
+  json.select_isa("sse41");
+  EXPECT_NE(json.find("a.json", 1), nullptr);
+  EXPECT_THROW(Expectations::parse("a.json 1 FAIL isa= r\n", "e"), ExpectationError);
+  EXPECT_THROW(Expectations::parse("a.json 1 FAIL isa=avx2,,x r\n", "e"), ExpectationError);
+  EXPECT_THROW(Expectations::parse(R"({"expectations": [{"file": "a", "verdict": "FAIL", "isa": "avx2"}]})", "e"),
+               ExpectationError);
+}
+
 TEST(harness_runner, filters_select_files_and_test_ids) {
   EXPECT_TRUE(test_selected({}, "a/b.json", 1));
   EXPECT_TRUE(test_selected({"a/*"}, "a/b.json", 1));

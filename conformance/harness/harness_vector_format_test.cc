@@ -204,6 +204,102 @@ TEST(harness_vector_format, schema_rejects_structural_defects_with_paths) {
   EXPECT_TRUE(has("notes")) << ::testing::PrintToString(errors);
 }
 
+// Every rule the shipped schemas state, as rapidjson (draft 4) checks it: the valid/invalid rule
+// (draft-7 if/then/else before, oneOf now), per-op input names, all missing fields at once.
+TEST(harness_vector_format, schema_rules_survive_the_draft_4_port) {
+  const SchemaSet schemas(fs::path(QSPEC_SOURCE_DIR) / "vectors" / "schema");
+  auto errors_of = [&](const OJ& d) {
+    std::string all;
+    for (const auto& e : schemas.validate(d.dump())) all += e + "\n";
+    return all;
+  };
+  OJ d = minimal_doc();
+  d["testGroups"][0]["tests"][1]["expected"] = d["testGroups"][0]["tests"][0]["expected"];  // invalid test with outputs
+  EXPECT_NE(errors_of(d).find("/testGroups/0/tests/1: violates \"oneOf\""), std::string::npos) << errors_of(d);
+  d = minimal_doc();
+  d["testGroups"][0]["tests"][0].erase("expected");  // valid test without outputs
+  EXPECT_NE(errors_of(d).find("/testGroups/0/tests/0: violates \"oneOf\""), std::string::npos) << errors_of(d);
+  d = minimal_doc();
+  d["schema"] = "qspec-vectors/2";
+  EXPECT_NE(errors_of(d).find("at /schema: \"qspec-vectors/2\" is not one of \"qspec-vectors/1\""), std::string::npos)
+      << errors_of(d);
+  d = minimal_doc();
+  d.erase("notes");
+  d.erase("clauses");
+  EXPECT_NE(errors_of(d).find("at /: missing required fields \"clauses\", \"notes\""), std::string::npos)
+      << errors_of(d);
+  // requantize.schema.json: exactly one input "x".
+  d = minimal_doc();
+  d["op"] = "requantize";
+  d["testGroups"][0]["tests"][0]["inputs"]["x2"] = d["testGroups"][0]["tests"][0]["inputs"]["x"];
+  d["testGroups"][0]["tests"][1]["inputs"].erase("x");
+  d["testGroups"][0]["tests"][1]["inputs"]["z"] = d["testGroups"][0]["tests"][0]["inputs"]["x"];
+  const std::string e = errors_of(d);
+  EXPECT_NE(e.find("requantize.schema.json: at /testGroups/0/tests/0/inputs: unknown field \"x2\" (allowed: x)"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("requantize.schema.json: at /testGroups/0/tests/1/inputs: missing required field \"x\""),
+            std::string::npos)
+      << e;
+  // concat.schema.json: variadic inputs x0, x1, ... (patternProperties). rapidjson 1.1.0 once
+  // validated x0's own members against "inputs" and called them unknown fields.
+  d = minimal_doc();
+  d["op"] = "concat";
+  d["testGroups"][0]["tests"][0]["inputs"] = OJ::object();
+  d["testGroups"][0]["tests"][0]["inputs"]["x0"] = {{"dtype", "int32"}, {"shape", {1}}, {"data", {1}}};
+  d["testGroups"][0]["tests"][0]["inputs"]["x1"] = {{"dtype", "int32"}, {"shape", {1}}, {"data", {2}}};
+  d["testGroups"][0]["tests"][1]["inputs"] = d["testGroups"][0]["tests"][0]["inputs"];
+  EXPECT_EQ(errors_of(d).find("inputs"), std::string::npos) << errors_of(d);
+  d["testGroups"][0]["tests"][0]["inputs"]["y"] = d["testGroups"][0]["tests"][0]["inputs"]["x0"];
+  d["testGroups"][0]["tests"][0]["inputs"]["x1"]["dtype"] = "int8";
+  const std::string ev = errors_of(d);
+  EXPECT_NE(ev.find("concat.schema.json: at /testGroups/0/tests/0/inputs: unknown field \"y\""), std::string::npos)
+      << ev;
+  EXPECT_NE(ev.find("at /testGroups/0/tests/0/inputs/x1/dtype: \"int8\" is not one of"), std::string::npos) << ev;
+  d = minimal_doc();
+  d["op"] = "requantize";
+  d["testGroups"][0]["attributes"]["shift"] = "1";  // a string where the schema says integer
+  EXPECT_NE(errors_of(d).find("at /testGroups/0/attributes/shift: \"1\" is a string, expected type \"integer\""),
+            std::string::npos)
+      << errors_of(d);
+}
+
+// rapidjson skips keywords it does not implement without a word; such a schema is refused, so a
+// rule can never be lost by writing it in a later draft's vocabulary.
+TEST(harness_vector_format, schemas_with_keywords_rapidjson_would_ignore_are_refused) {
+  const fs::path dir = fs::temp_directory_path() / ("qspec_schema_vet_" + std::to_string(::getpid()));
+  auto load_error = [&](const std::string& common) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream(dir / "vectors.schema.json") << common;
+    try {
+      const SchemaSet s(dir);
+      return std::string("(loaded)");
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+  };
+  const std::string head = R"({"$schema": "http://json-schema.org/draft-04/schema#", )";
+  EXPECT_NE(
+      load_error(head + R"("properties": {"op": {"const": "x"}}})").find("at /properties/op/const: keyword \"const\""),
+      std::string::npos);
+  EXPECT_NE(load_error(head + R"("if": {}, "then": {}})").find("keyword \"if\""), std::string::npos);
+  EXPECT_NE(load_error(R"({"$schema": "http://json-schema.org/draft-07/schema#"})").find("draft-04"),
+            std::string::npos);
+  EXPECT_NE(load_error(head + R"("items": {"$ref": "#/definitions/none"}})").find("does not resolve"),
+            std::string::npos);
+  // Patterns rapidjson's regex parser would assert on (Debug builds) or cannot express.
+  for (const char* bad : {"(unclosed", "a**", "a(", "((a)", "a|", "\\\\d+", "(?:a)"})
+    EXPECT_NE(load_error(head + R"("pattern": ")" + bad + R"("})").find("cannot compile"), std::string::npos) << bad;
+  EXPECT_NE(load_error(head + R"("patternProperties": {"(x": {}}})").find("cannot compile"), std::string::npos);
+  EXPECT_EQ(load_error(head + R"("pattern": "^(-?[0-9]+|0x[0-9a-f]{8})$", "patternProperties": {"^[a-z]+$": {}}})"),
+            "(loaded)");
+  // Names under "properties" / "definitions" are not keywords.
+  EXPECT_EQ(load_error(head + R"("properties": {"if": {"type": "string"}}, "definitions": {"const": {}}})"),
+            "(loaded)");
+  fs::remove_all(dir);
+}
+
 TEST(harness_vector_format, find_vector_files_names_relative_to_the_vectors_directory) {
   const fs::path tmp = fs::temp_directory_path() / ("qspec_find_" + std::to_string(::getpid()));
   fs::remove_all(tmp);

@@ -46,7 +46,7 @@ void operator delete(void* p) noexcept { counted_free(p); }
 void operator delete[](void* p) noexcept { counted_free(p); }
 void operator delete(void* p, std::size_t) noexcept { counted_free(p); }
 void operator delete[](void* p, std::size_t) noexcept { counted_free(p); }
-// The nothrow forms too (valijson allocates with them): sanitizer runtimes define their own, which
+// The nothrow forms too (some libraries allocate with them): sanitizer runtimes define their own, which
 // would otherwise hand out blocks without our header.
 void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
   try {

@@ -1,14 +1,14 @@
 // Checks the TVM / Glow / float-convention vector families against the reference ops that produce them.
 //
-// For every family of vectors/gen/src/{tvm_qnn,glow,float_conventions}.cc: the op is registered
-// and normative, its clause IDs exist in spec/, generation is deterministic and the golden
-// document builds (generate_document), every flag is explained and every explanation used,
-// tests marked invalid are exactly those the reference rejects with ErrorIf, outputs lie in
-// their dtype's range, and the family has 300-800 tests. Then the vectors must be diagnostic:
-// the conventions that differ in rounding order disagree on the families' tie cases.
+// Scope: the families of the normative pairs whose clauses are stated in spec/{tvm_qnn,glow,
+// float_conventions,primitives}.md (catalogue_scope.h). Beyond what every family gets (reference
+// function, family, file, clauses and required flags: catalogue_families_test.cc; valid tests
+// evaluate, invalid ones raise ERROR_IF, flags explained: the vector writer), these families are
+// deterministic, use every flag they explain, have 300-800 tests, keep inputs and outputs in their
+// dtype's range, and are diagnostic: the conventions that differ in rounding order disagree on
+// the families' tie cases.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -16,9 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "catalogue_scope.h"
+#include "qspec/catalogue/keys.h"
 #include "qspec/core/catalogue.h"
 #include "qspec/core/json_values.h"
-#include "qspec/vecgen/generate.h"
 #include "qspec/ref/exact.h"
 #include "qspec/refops.h"
 #include "qspec/vecgen.h"
@@ -30,50 +31,17 @@ using qspec::refops::Attrs;
 namespace vecgen = qspec::vecgen;
 namespace refops = qspec::refops;
 
-const std::set<std::string> kExpectedFiles = {
-    "quantize/tvm.quantize.json",
-    "quantize/glow.quantize.json",
-    "quantize/onnx.quantize_linear.json",
-    "quantize/xnnpack.convert.json",
-    "quantize/onednn.reorder.json",
-    "quantize/pytorch.quantize_per_tensor.json",
-    "dequantize/tvm.dequantize.json",
-    "dequantize/glow.dequantize.json",
-    "dequantize/onnx.dequantize_linear.json",
-    "dequantize/xnnpack.convert.json",
-    "dequantize/pytorch.dequantize.json",
-    "requantize/xnnpack.fp32.json",
-    "requantize/onednn.fp32.json",
-    "requantize/pytorch.requantize_from_int.json",
-    "requantize/tvm.upward.json",
-    "requantize/tvm.tonearest.json",
-    "requantize/glow.cpu_rescale.json",
-    "requantize/glow.interpreter_rescale.json",
-    "quantize_per_channel/tvm.quantize.json",
-    "quantize_per_channel/onnx.quantize_linear.json",
-    "quantize_per_channel/pytorch.quantize_per_channel.json",
-    "requantize_per_channel/xnnpack.fp32.json",
-    "requantize_per_channel/tvm.upward.json",
-    "requantize_per_channel/tvm.tonearest.json",
-    "fixed_point_multiply/tvm.json",
-};
-
-// Glow's own ops (spec/glow.md): every family of them, as the catalogue lists them.
-bool glow_own(const vecgen::Family& f) {
-  const auto* op = qspec::catalogue::get().op(f.op);
-  return op && op->spec == "spec/glow.md";
-}
+namespace cat = qspec::cat;
 
 std::vector<const vecgen::Family*> my_families() {
-  std::vector<const vecgen::Family*> v;
-  for (const auto& f : vecgen::families())
-    if (kExpectedFiles.count(f.file) || glow_own(f)) v.push_back(&f);
-  return v;
+  return qspec::test::families_stated_in({"tvm_qnn.md", "glow.md", "float_conventions.md", "primitives.md"});
 }
 
-const vecgen::Family* family(const std::string& file) {
+// The family of (Op, convention).
+template <class Op>
+const vecgen::Family* family(std::string_view convention) {
   for (const auto* f : my_families())
-    if (f->file == file) return f;
+    if (f->op == Op::op && f->convention == convention) return f;
   return nullptr;
 }
 
@@ -114,17 +82,6 @@ std::string canonical(const std::vector<vecgen::Group>& groups) {
   return os.str();
 }
 
-std::string read_specs() {
-  std::string all;
-  for (const char* f : {"tvm_qnn.md", "glow.md", "float_conventions.md", "primitives.md"}) {
-    std::ifstream in(std::string(QSPEC_SOURCE_DIR) + "/spec/" + f);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    all += ss.str();
-  }
-  return all;
-}
-
 std::optional<std::vector<Tensor>> eval(const refops::OpImpl* impl, const Case& c) {
   try {
     return impl->fn(c.attrs, c.test->inputs);
@@ -143,48 +100,42 @@ bool has_flag(const vecgen::Test& t, const std::string& flag) {
   return false;
 }
 
-TEST(vectors_tvm_glow_float, AllFamiliesRegistered) {
-  std::set<std::string> files;
-  int glow = 0;
-  for (const auto* f : my_families()) {
-    if (glow_own(*f))
-      ++glow;
-    else
-      files.insert(f->file);
+// No family silently leaves these tests: every normative convention of the ops these spec files
+// define, and of requantize / requantize_per_channel, is in this scope or the fixed-point one
+// (vectors_fixedpoint_test.cc).
+TEST(vectors_tvm_glow_float, ScopeHoldsEveryConventionOfItsOps) {
+  std::set<std::pair<std::string, std::string>> scope;
+  for (const auto* f : my_families()) scope.insert({f->op, f->convention});
+  for (const auto* f : qspec::test::families_stated_in({"tflite_tosa.md", "gemmlowp.md"}))
+    scope.insert({f->op, f->convention});
+  int ops = 0;
+  for (const auto& op : qspec::catalogue::get().ops) {
+    const bool mine = op.spec == "spec/tvm_qnn.md" || op.spec == "spec/glow.md" ||
+                      op.spec == "spec/float_conventions.md" || op.name == cat::requantize::op ||
+                      op.name == cat::requantize_per_channel::op;
+    if (!mine) continue;
+    ++ops;
+    for (const auto& c : op.conventions)
+      if (!c.diagnostic_only) {
+        EXPECT_TRUE(scope.count({op.name, c.name})) << op.name << " / " << c.name;
+      }
   }
-  EXPECT_EQ(files, kExpectedFiles);
-  EXPECT_GE(glow, 8);  // the catalogue still places Glow's own ops in spec/glow.md
+  EXPECT_GE(ops, 6);
 }
 
-TEST(vectors_tvm_glow_float, FamiliesAreWellFormed) {
-  const std::string spec = read_specs();
-  ASSERT_FALSE(spec.empty());
+TEST(vectors_tvm_glow_float, FamiliesAreDeterministicAndUseTheirNotes) {
   for (const auto* f : my_families()) {
     SCOPED_TRACE(f->file);
-    const refops::OpImpl* impl = refops::find_op(f->op, f->convention);
-    ASSERT_NE(impl, nullptr) << "no reference op (" << f->op << ", " << f->convention << ")";
-    EXPECT_FALSE(impl->diagnostic_only);
-    ASSERT_FALSE(f->clauses.empty());
-    for (const auto& id : f->clauses) EXPECT_NE(spec.find("### `" + id + "`"), std::string::npos) << id;
     std::set<std::string> noted, used;
-    for (const auto& [flag, meaning] : f->notes) {
-      EXPECT_TRUE(noted.insert(flag).second) << "flag explained twice: " << flag;
-      EXPECT_FALSE(meaning.empty()) << flag;
-    }
+    for (const auto& [flag, meaning] : f->notes) noted.insert(flag);
     vecgen::Rng rng2(f->seed);
     const auto& groups = groups_of(f);
     EXPECT_EQ(canonical(groups), canonical(f->generate(rng2))) << "generation is not deterministic";
     const auto cases = flatten(groups);
     EXPECT_GE(cases.size(), 300u);
     EXPECT_LE(cases.size(), 800u);
-    for (const auto& c : cases)
-      for (const auto& fl : c.test->flags) {
-        EXPECT_TRUE(noted.count(fl)) << "flag '" << fl << "' not explained in notes (" << c.test->comment << ")";
-        used.insert(fl);
-      }
+    for (const auto& c : cases) used.insert(c.test->flags.begin(), c.test->flags.end());
     for (const auto& fl : noted) EXPECT_TRUE(used.count(fl)) << "note '" << fl << "' is used by no test";
-    // The golden document builds: the writer re-checks invalid / valid against the reference.
-    EXPECT_NO_THROW(vecgen::generate_document(*f, "test"));
   }
 }
 
@@ -197,7 +148,8 @@ TEST(vectors_tvm_glow_float, InvalidExactlyWhenReferenceRejects) {
     const auto& groups = groups_of(f);
     for (const auto& c : flatten(groups)) {
       ++index;
-      const std::string where = "test " + std::to_string(index) + " \"" + c.test->comment + "\" attrs " + c.attrs.dump();
+      const std::string where =
+          "test " + std::to_string(index) + " \"" + c.test->comment + "\" attrs " + c.attrs.dump();
       for (const auto& in : c.test->inputs) {
         ASSERT_EQ(static_cast<std::int64_t>(in.data.size()), in.numel()) << where << " input " << in.name;
         if (!qspec::is_float(in.dtype))
@@ -235,9 +187,10 @@ TEST(vectors_tvm_glow_float, InvalidExactlyWhenReferenceRejects) {
 struct Agreement {
   int compared = 0, agree = 0;
 };
-Agreement agreement(const std::string& file, const std::string& other_convention, const std::string& flag) {
+template <class Op>
+Agreement agreement(std::string_view convention, std::string_view other_convention, const std::string& flag) {
   Agreement a;
-  const auto* f = family(file);
+  const auto* f = family<Op>(convention);
   if (!f) return a;
   const auto* impl = refops::find_op(f->op, f->convention);
   const auto* other = refops::find_op(f->op, other_convention);
@@ -257,43 +210,49 @@ Agreement agreement(const std::string& file, const std::string& other_convention
 // XNNPACK (round, then add zp) and oneDNN (add zp, then round) part exactly on odd-zero-point
 // ties; the tie vectors must show it, in both the quantize and the requantize families.
 TEST(vectors_tvm_glow_float, XnnpackAndOnednnPartOnOddZeroPointTies) {
-  auto a = agreement("quantize/xnnpack.convert.json", "onednn.reorder", "tie_odd_zero_point");
+  using Q = cat::quantize;
+  using R = cat::requantize;
+  auto a = agreement<Q>(Q::conv::xnnpack_convert, Q::conv::onednn_reorder, "tie_odd_zero_point");
   EXPECT_GT(a.compared, 20);
   EXPECT_LT(a.agree, a.compared);
-  a = agreement("requantize/xnnpack.fp32.json", "onednn.fp32", "tie_odd_zero_point");
+  a = agreement<R>(R::conv::xnnpack_fp32, R::conv::onednn_fp32, "tie_odd_zero_point");
   EXPECT_GT(a.compared, 20);
   EXPECT_LT(a.agree, a.compared);
   // Random (non-tie) cases agree far more often than not.
-  a = agreement("requantize/xnnpack.fp32.json", "onednn.fp32", "random");
+  a = agreement<R>(R::conv::xnnpack_fp32, R::conv::onednn_fp32, "random");
   EXPECT_GT(a.agree * 10, a.compared * 9);
 }
 
 // TVM's UPWARD and TONEAREST differ only on negative ties; Glow's two rescales differ through
 // the 9-bit integer scale; TVM (ties away) and ONNX (ties to even) part on ties.
 TEST(vectors_tvm_glow_float, ConventionsSeparatedByTheirTies) {
-  auto a = agreement("requantize/tvm.upward.json", "tvm.tonearest", "tie_0_5");
+  using Q = cat::quantize;
+  using R = cat::requantize;
+  auto a = agreement<R>(R::conv::tvm_upward, R::conv::tvm_tonearest, "tie_0_5");
   EXPECT_GT(a.compared, 10);
   EXPECT_LT(a.agree, a.compared);
-  a = agreement("requantize/glow.cpu_rescale.json", "glow.interpreter_rescale", "");
+  a = agreement<R>(R::conv::glow_cpu_rescale, R::conv::glow_interpreter_rescale, "");
   EXPECT_GT(a.compared, 100);
   EXPECT_LT(a.agree, a.compared);
-  a = agreement("quantize/tvm.quantize.json", "onnx.quantize_linear", "tie_2_5");
+  a = agreement<Q>(Q::conv::tvm_quantize, Q::conv::onnx_quantize_linear, "tie_2_5");
   EXPECT_GT(a.compared, 10);
   EXPECT_LT(a.agree, a.compared);
   // PyTorch multiplies by fl32(1/s), ONNX divides: the float_tie / float_off_tie cases show it.
-  a = agreement("quantize/pytorch.quantize_per_tensor.json", "onnx.quantize_linear", "float_off_tie");
+  a = agreement<Q>(Q::conv::pytorch_quantize_per_tensor, Q::conv::onnx_quantize_linear, "float_off_tie");
   EXPECT_GT(a.compared, 0);
   EXPECT_LT(a.agree, a.compared);
 }
 
 // The diagnostic yardsticks apply to the families' attributes (for diagnosis of a failure).
 TEST(vectors_tvm_glow_float, DiagnosticConventionsApply) {
-  auto a = agreement("quantize/onnx.quantize_linear.json", "float.exact.half_even", "");
+  using Q = cat::quantize;
+  using R = cat::requantize;
+  auto a = agreement<Q>(Q::conv::onnx_quantize_linear, Q::conv::float_exact_half_even, "");
   EXPECT_GT(a.compared, 200);
   EXPECT_LT(a.agree, a.compared);  // the float32 division sometimes differs from the exact quotient
-  a = agreement("requantize/tvm.upward.json", "fp32.exact.half_up", "");
+  a = agreement<R>(R::conv::tvm_upward, R::conv::fp32_exact_half_up, "");
   EXPECT_GT(a.compared, 200);
-  a = agreement("requantize/xnnpack.fp32.json", "fp32.exact.half_even", "tie_0_5");
+  a = agreement<R>(R::conv::xnnpack_fp32, R::conv::fp32_exact_half_even, "tie_0_5");
   EXPECT_GT(a.compared, 10);
 }
 

@@ -153,6 +153,19 @@ void set(Attrs& attrs, const IntArray& key, const std::vector<std::int64_t>& v) 
   attrs[std::string(key.name)] = std::move(a);
 }
 
+void set(Attrs& attrs, const OptIntArray& key, const std::vector<std::optional<std::int64_t>>& v) {
+  auto a = nlohmann::ordered_json::array();
+  for (const auto& e : v) {
+    if (!e) {
+      a.push_back(nullptr);
+      continue;
+    }
+    check(*e >= key.min && *e <= key.max, key.name);
+    a.push_back(int_to_json(*e));
+  }
+  attrs[std::string(key.name)] = std::move(a);
+}
+
 void set(Attrs& attrs, const F32& key, std::uint32_t bits) { attrs[std::string(key.name)] = f32_to_json(bits); }
 
 void set(Attrs& attrs, const F32Array& key, const std::vector<std::uint32_t>& bits) {

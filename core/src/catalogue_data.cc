@@ -15,14 +15,19 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "MRT add_n: the sum of N same-shape int32 tensors.",
   "spec": "spec/operators_mrt.md",
   "elementwise": true,
-  "inputs": [{"name": "x", "dtypes": ["int32"], "variadic": {"min": 1, "max": 5}}],
-  "outputs": [{"name": "y", "dtypes": ["int32"]}],
+  "inputs": [
+    {"name": "x", "dtypes": ["int32", "int64"], "variadic": {"min": 1, "max": 64}, "doc": "x0, x1, ...: N >= 1 tensors of one shape (else an ERROR_IF)"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int32", "int64"], "doc": "x0 + x1 + ... (left to right); int32, or int64 when a value needs more (the reference never truncates)"}
+  ],
   "attributes": {},
   "conventions": [
     {
       "name": "mrt",
       "clauses": ["mrt.op.add_n"],
       "description": "sum of N same-shape inputs",
+      "source": "seed 000 \"add_n\" (MRT V2 rewrites it into a chain of elemwise_add)",
       "attributes": [],
       "vectors": "ops/mrt/add_n.json",
       "required_flags": []
@@ -34,14 +39,20 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "broadcast_add",
   "summary": "MRT broadcast_add: NumPy-broadcast addition of two int32 tensors.",
   "spec": "spec/operators_mrt.md",
-  "inputs": [{"name": "a", "dtypes": ["int32"]}, {"name": "b", "dtypes": ["int32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int32"]}],
+  "inputs": [
+    {"name": "a", "dtypes": ["int32", "int64"], "doc": "any rank, aligned with b on the right"},
+    {"name": "b", "dtypes": ["int32", "int64"], "doc": "any rank; an aligned pair of extents that differ, neither 1, is an ERROR_IF"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int32", "int64"], "doc": "a + b with NumPy broadcasting; int32, or int64 when a value needs more (the reference never truncates)"}
+  ],
   "attributes": {},
   "conventions": [
     {
       "name": "mrt",
       "clauses": ["mrt.op.broadcast_add"],
       "description": "NumPy-broadcast addition",
+      "source": "seed 000 \"broadcast_add\"; MXNet broadcast rules",
       "attributes": [],
       "vectors": "ops/mrt/broadcast_add.json",
       "required_flags": []
@@ -53,14 +64,32 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "choose_quant_params",
   "summary": "gemmlowp ChooseQuantizationParams: scale and uint8 zero point from a real range [min, max].",
   "spec": "spec/gemmlowp.md",
-  "inputs": [{"name": "range", "dtypes": ["float32"]}],
-  "outputs": [{"name": "scale", "dtypes": ["float32"]}, {"name": "zero_point", "dtypes": ["uint8"]}],
+  "inputs": [
+    {
+      "name": "range",
+      "dtypes": ["float32"],
+      "doc": "float32 [2]: the real range (min, max) to represent"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "scale",
+      "dtypes": ["float32"],
+      "doc": "float32 [1]: (max - min) / 255 after extending the range to contain 0"
+    },
+    {
+      "name": "zero_point",
+      "dtypes": ["uint8"],
+      "doc": "uint8 [1]: the code of the real 0, std::round(-min / scale) clamped to [0, 255]"
+    }
+  ],
   "attributes": {},
   "conventions": [
     {
       "name": "gemmlowp.choose_params",
       "clauses": ["gemmlowp.choose_params"],
       "description": "gemmlowp ChooseQuantizationParams: extend [min, max] to 0, float32 scale = (max - min) / 255, zero point std::round(-min / scale) clamped to [0, 255]",
+      "source": "gemmlowp doc/quantization_example.cc ChooseQuantizationParams",
       "attributes": [],
       "vectors": "choose_quant_params/gemmlowp.choose_params.json",
       "required_flags": [
@@ -76,16 +105,21 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "concat",
   "summary": "MRT concat: concatenation along an axis.",
   "spec": "spec/operators_mrt.md",
-  "inputs": [{"name": "x", "dtypes": ["int32"], "variadic": {"min": 1, "max": 3}}],
-  "outputs": [{"name": "y", "dtypes": ["int32"]}],
+  "inputs": [
+    {"name": "x", "dtypes": ["int32", "int64"], "variadic": {"min": 1, "max": 64}, "doc": "x0, x1, ...: tensors of one rank >= 1 whose extents agree except along axis"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int32", "int64"], "doc": "the inputs laid one after another along axis"}
+  ],
   "attributes": {
-    "axis": {"type": "int", "doc": ""}
+    "axis": {"type": "int", "doc": "the concatenation axis in [-rank, rank), negative counting from the end (default 1); outside is an ERROR_IF"}
   },
   "conventions": [
     {
       "name": "mrt",
       "clauses": ["mrt.op.concat"],
       "description": "concatenation along an axis",
+      "source": "seed 000 \"concat\"",
       "attributes": ["axis"],
       "vectors": "ops/mrt/concat.json",
       "required_flags": []
@@ -97,20 +131,28 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "conv2d",
   "summary": "MRT Convolution 2-D (NCHW, OIHW) with padding, stride, dilation and groups, exact int sums.",
   "spec": "spec/operators_mrt.md",
-  "inputs": [{"name": "x", "dtypes": ["int32"]}, {"name": "w", "dtypes": ["int32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int32"]}],
+  "inputs": [
+    {"name": "x", "dtypes": ["int32", "int64"], "doc": "(N, C, H, W)"},
+    {"name": "w", "dtypes": ["int32", "int64"], "doc": "(O, C / groups, KH, KW)"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int32", "int64"], "doc": "(N, O, OH, OW), OH = floor((H + 2 PH - DH (KH - 1) - 1) / SH) + 1 (OW likewise); int32, or int64 when a value needs more (the reference never truncates)"}
+  ],
   "attributes": {
-    "dilation": {"type": "int[]", "doc": ""},
-    "groups": {"type": "int", "doc": ""},
-    "padding": {"type": "int[]", "doc": ""},
-    "strides": {"type": "int[]", "doc": ""}
+    "dilation": {"type": "int[]", "doc": "[DH, DW]: the spacing of the kernel taps along H and W (default [1, 1]); an entry < 1 is an ERROR_IF"},
+    "groups": {"type": "int", "doc": "the number of channel groups: input channel g * C/groups + i feeds output channels [g * O/groups, (g+1) * O/groups) (default 1); groups < 1 or not dividing C and O is an ERROR_IF"},
+    "pad_value": {"type": "int", "doc": "the integer the padded positions hold (default 0; an affine expansion pads with the integer of real 0)"},
+    "padding": {"type": "int[]", "doc": "[PH, PW]: rows added above and below, columns added left and right (default [0, 0]); an entry < 0 is an ERROR_IF"},
+    "strides": {"type": "int[]", "doc": "[SH, SW]: the step of the window along H and W (default [1, 1]); an entry < 1 is an ERROR_IF"}
   },
   "conventions": [
     {
       "name": "mrt",
       "clauses": ["mrt.op.conv2d"],
       "description": "2-D convolution (padding, stride, dilation, groups)",
+      "source": "seed 000 \"Convolution\" (Real Formalization, Groupwise Convolution); MXNet Convolution (zero padding)",
       "attributes": ["dilation", "groups", "padding", "strides"],
+      "optional_attributes": ["pad_value"],
       "vectors": "ops/mrt/conv2d.json",
       "required_flags": []
     }
@@ -122,16 +164,21 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "CVM cvm_clip: clip to the symmetric range of a precision.",
   "spec": "spec/mrt_quantization.md",
   "elementwise": true,
-  "inputs": [{"name": "x", "dtypes": ["int32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int32"]}],
+  "inputs": [
+    {"name": "x", "dtypes": ["int32"], "doc": "any shape"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int32"], "doc": "clip_p(x)"}
+  ],
   "attributes": {
-    "precision": {"type": "int", "doc": ""}
+    "precision": {"type": "int", "doc": "the precision p: the result is clipped to [-(2^(p-1)-1), 2^(p-1)-1]; outside [1, 32] is an ERROR_IF (any integer is read)"}
   },
   "conventions": [
     {
       "name": "cvm.formal",
       "clauses": ["cvm.clip"],
       "description": "CVM cvm_clip: clip to [-(2^(p-1)-1), 2^(p-1)-1], always symmetric",
+      "source": "CVM src/runtime/formal/ops/elemwise.cc cvm_clip",
       "attributes": ["precision"],
       "vectors": "mrt/cvm.clip.json",
       "required_flags": ["saturate", "invalid_attr"]
@@ -144,18 +191,23 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "CVM cvm_left_shift: clip(x * 2^b) to a precision.",
   "spec": "spec/mrt_quantization.md",
   "elementwise": true,
-  "inputs": [{"name": "x", "dtypes": ["int32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int32"]}],
+  "inputs": [
+    {"name": "x", "dtypes": ["int32"], "doc": "any shape; REQUIRE |x| <= 2^(ip-1) - 1"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int32"], "doc": "clip_p(x * 2^b)"}
+  ],
   "attributes": {
-    "input_precision": {"type": "int", "doc": ""},
-    "precision": {"type": "int", "doc": ""},
-    "shift_bit": {"type": "int", "doc": ""}
+    "input_precision": {"type": "int", "doc": "ip, the CVM precision of x; outside [1, 32] or ip + shift_bit > 32 is an ERROR_IF (any integer is read)"},
+    "precision": {"type": "int", "doc": "the precision p: the result is clipped to [-(2^(p-1)-1), 2^(p-1)-1]; outside [1, 32] is an ERROR_IF (any integer is read)"},
+    "shift_bit": {"type": "int", "doc": "the left shift b: y = clip_p(x * 2^b); outside [1, 32] is an ERROR_IF (any integer is read)"}
   },
   "conventions": [
     {
       "name": "cvm.formal",
       "clauses": ["cvm.left_shift"],
       "description": "CVM cvm_left_shift: clip(x * 2^b); input precision + b must be <= 32",
+      "source": "CVM src/runtime/formal/ops/elemwise.cc cvm_left_shift; src/top/tensor/elemwise.cc (precision inference)",
       "attributes": ["input_precision", "precision", "shift_bit"],
       "vectors": "mrt/cvm.left_shift.json",
       "required_flags": ["saturate", "prec1", "precision_overflow", "invalid_attr"]
@@ -168,17 +220,22 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "CVM cvm_right_shift: rounding right shift, then clip to a precision.",
   "spec": "spec/mrt_quantization.md",
   "elementwise": true,
-  "inputs": [{"name": "x", "dtypes": ["int32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int32"]}],
+  "inputs": [
+    {"name": "x", "dtypes": ["int32"], "doc": "any shape"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int32"], "doc": "clip_p(floor((x + 2^(b-1)) / 2^b)) (cvm.formal)"}
+  ],
   "attributes": {
-    "precision": {"type": "int", "doc": ""},
-    "shift_bit": {"type": "int", "doc": ""}
+    "precision": {"type": "int", "doc": "the precision p: the result is clipped to [-(2^(p-1)-1), 2^(p-1)-1]; outside [1, 32] is an ERROR_IF (any integer is read)"},
+    "shift_bit": {"type": "int", "doc": "the right shift b: x / 2^b rounded half up; outside [1, 32] is an ERROR_IF (any integer is read)"}
   },
   "conventions": [
     {
       "name": "cvm.cpu",
       "clauses": ["cvm.right_shift_cpu"],
       "description": "CVM CPU kernel: as formal, except b >= 31 gives x >> 31 (no rounding) and p + b >= 32 skips the clip",
+      "source": "CVM src/runtime/cpu/ops/ops.cc cvm_right_shift",
       "attributes": ["precision", "shift_bit"],
       "vectors": "mrt/cvm.right_shift.cpu.json",
       "required_flags": ["tie", "negative_tie", "saturate", "prec1", "large_shift", "no_clip_branch", "invalid_attr"]
@@ -187,6 +244,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "cvm.formal",
       "clauses": ["cvm.right_shift"],
       "description": "CVM formal cvm_right_shift: clip(floor((x + 2^(b-1)) / 2^b)), ties toward +inf",
+      "source": "CVM src/runtime/formal/ops/elemwise.cc cvm_right_shift",
       "attributes": ["precision", "shift_bit"],
       "vectors": "mrt/cvm.right_shift.json",
       "required_flags": [
@@ -198,43 +256,57 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "shift.exact.ceil",
       "clauses": ["cvm.right_shift", "round.ceil"],
       "description": "clip(round.ceil(x / 2^b)) on the exact quotient",
-      "diagnostic_only": true
+      "source": "qspec: the exact quotient x / 2^b under the named rounding (spec/rounding.md), then the clip",
+      "diagnostic_only": true,
+      "attributes": ["precision", "shift_bit"]
     },
     {
       "name": "shift.exact.floor",
       "clauses": ["cvm.right_shift", "round.floor"],
       "description": "clip(round.floor(x / 2^b)) on the exact quotient",
-      "diagnostic_only": true
+      "source": "qspec: the exact quotient x / 2^b under the named rounding (spec/rounding.md), then the clip",
+      "diagnostic_only": true,
+      "attributes": ["precision", "shift_bit"]
     },
     {
       "name": "shift.exact.half_away",
       "clauses": ["cvm.right_shift", "round.half_away"],
       "description": "clip(round.half_away(x / 2^b)) on the exact quotient",
-      "diagnostic_only": true
+      "source": "qspec: the exact quotient x / 2^b under the named rounding (spec/rounding.md), then the clip",
+      "diagnostic_only": true,
+      "attributes": ["precision", "shift_bit"]
     },
     {
       "name": "shift.exact.half_down",
       "clauses": ["cvm.right_shift", "round.half_down"],
       "description": "clip(round.half_down(x / 2^b)) on the exact quotient",
-      "diagnostic_only": true
+      "source": "qspec: the exact quotient x / 2^b under the named rounding (spec/rounding.md), then the clip",
+      "diagnostic_only": true,
+      "attributes": ["precision", "shift_bit"]
     },
     {
       "name": "shift.exact.half_even",
       "clauses": ["cvm.right_shift", "round.half_even"],
       "description": "clip(round.half_even(x / 2^b)) on the exact quotient",
-      "diagnostic_only": true
+      "source": "qspec: the exact quotient x / 2^b under the named rounding (spec/rounding.md), then the clip",
+      "diagnostic_only": true,
+      "attributes": ["precision", "shift_bit"]
     },
     {
       "name": "shift.exact.half_up",
       "clauses": ["cvm.right_shift", "round.half_up"],
       "description": "clip(round.half_up(x / 2^b)) on the exact quotient",
-      "diagnostic_only": true
+      "source": "qspec: the exact quotient x / 2^b under the named rounding (spec/rounding.md), then the clip",
+      "diagnostic_only": true,
+      "attributes": ["precision", "shift_bit"]
     },
     {
       "name": "shift.exact.trunc",
       "clauses": ["cvm.right_shift", "round.trunc"],
       "description": "clip(round.trunc(x / 2^b)) on the exact quotient",
-      "diagnostic_only": true
+      "source": "qspec: the exact quotient x / 2^b under the named rounding (spec/rounding.md), then the clip",
+      "diagnostic_only": true,
+      "attributes": ["precision", "shift_bit"]
     }
   ]
 }
@@ -244,17 +316,36 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "Integer codes to float32 reals: the affine map (x - zero_point) * scale, as each library rounds it.",
   "spec": "spec/float_conventions.md",
   "elementwise": true,
-  "inputs": [{"name": "x", "dtypes": ["int8", "uint8", "int16", "uint16", "int32", "int64"]}],
-  "outputs": [{"name": "y", "dtypes": ["float32"]}],
+  "inputs": [
+    {
+      "name": "x",
+      "dtypes": ["int8", "uint8", "int16", "uint16", "int32", "int64"],
+      "doc": "the integer codes to dequantize; each convention takes the types of its source (int64 only in TVM's ERROR_IF test)"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": ["float32"],
+      "doc": "x's shape: (x - zero_point) * scale as a float32 (IEEE bits), rounded as each library does"
+    }
+  ],
   "attributes": {
-    "scale": {"type": "float32", "doc": ""},
-    "zero_point": {"type": "int", "doc": ""}
+    "scale": {
+      "type": "float32",
+      "doc": "the float32 scale (IEEE bits): the real value of code x is (x - zero_point) * scale; XNNPACK: ERROR_IF not a positive normal float"
+    },
+    "zero_point": {
+      "type": "int",
+      "doc": "the integer code of the real 0; ONNX, XNNPACK, PyTorch: ERROR_IF it does not fit x's type (ONNX: and 0 for int32)"
+    }
   },
   "conventions": [
     {
       "name": "gemmlowp.dequantize",
       "clauses": ["gemmlowp.dequantize", "gemmlowp.affine_map"],
       "description": "gemmlowp example Dequantize: float32 scale * (q - zero_point), one rounding",
+      "source": "gemmlowp doc/quantization_example.cc Dequantize",
       "attributes": ["scale", "zero_point"],
       "vectors": "dequantize/gemmlowp.dequantize.json",
       "required_flags": ["typical", "all_values", "random", "zp_min", "zp_max", "negative_scale"]
@@ -263,6 +354,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "glow.dequantize",
       "clauses": ["glow.dequantize", "float.dequantize"],
       "description": "Glow dequantize: fl32(scale * fl32((int64)x - offset))",
+      "source": "Glow include/glow/Quantization/Base/Base.h quantization::dequantize",
       "attributes": ["scale", "zero_point"],
       "vectors": "dequantize/glow.dequantize.json",
       "required_flags": [
@@ -274,6 +366,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "onnx.dequantize_linear",
       "clauses": ["float.dequantize"],
       "description": "ONNX DequantizeLinear: fl32(fl32(x - zero_point) * scale)",
+      "source": "ONNX Operators.md DequantizeLinear",
       "attributes": ["scale", "zero_point"],
       "vectors": "dequantize/onnx.dequantize_linear.json",
       "required_flags": [
@@ -285,6 +378,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "pytorch.dequantize",
       "clauses": ["float.dequantize"],
       "description": "PyTorch dequantize_val: fl32(float(scale) * fl32(value - zero_point))",
+      "source": "PyTorch aten/src/ATen/native/quantized/AffineQuantizerBase.cpp dequantize_val",
       "attributes": ["scale", "zero_point"],
       "vectors": "dequantize/pytorch.dequantize.json",
       "required_flags": [
@@ -296,6 +390,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tvm.dequantize",
       "clauses": ["tvm.dequantize", "float.dequantize"],
       "description": "TVM qnn.dequantize: fl32(fl32(int32(x) - zp) * scale)",
+      "source": "TVM src/relay/qnn/op/dequantize.cc DequantizeLower",
       "attributes": ["scale", "zero_point"],
       "vectors": "dequantize/tvm.dequantize.json",
       "required_flags": [
@@ -307,6 +402,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "xnnpack.convert",
       "clauses": ["float.dequantize"],
       "description": "XNNPACK convert qs8/qu8->f32: fl32(fl32(x - zero_point) * scale)",
+      "source": "XNNPACK src/operators/unary-elementwise-nc.c xnn_create_convert_nc_qs8_f32, src/qs8-f32-vcvt",
       "attributes": ["scale", "zero_point"],
       "vectors": "dequantize/xnnpack.convert.json",
       "required_flags": [
@@ -322,14 +418,20 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "MRT elemwise_add: addition of two same-shape int32 tensors.",
   "spec": "spec/operators_mrt.md",
   "elementwise": true,
-  "inputs": [{"name": "a", "dtypes": ["int32"]}, {"name": "b", "dtypes": ["int32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int32"]}],
+  "inputs": [
+    {"name": "a", "dtypes": ["int32", "int64"], "doc": "any shape"},
+    {"name": "b", "dtypes": ["int32", "int64"], "doc": "the shape of a (else an ERROR_IF)"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int32", "int64"], "doc": "a + b; int32, or int64 when a value needs more (the reference never truncates)"}
+  ],
   "attributes": {},
   "conventions": [
     {
       "name": "mrt",
       "clauses": ["mrt.op.elemwise_add"],
       "description": "same-shape addition",
+      "source": "seed 000 \"elemwise_add\"",
       "attributes": [],
       "vectors": "ops/mrt/elemwise_add.json",
       "required_flags": []
@@ -342,17 +444,32 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "TVM fixed_point_multiply: x times a Q31 multiplier and a power of two, rounded once.",
   "spec": "spec/tvm_qnn.md",
   "elementwise": true,
-  "inputs": [{"name": "x", "dtypes": ["int32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int32"]}],
+  "inputs": [{"name": "x", "dtypes": ["int32"], "doc": "the int32 values to scale"}],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": ["int32"],
+      "doc": "round_half_up(x * multiplier * 2^(shift - 31)) as int32"
+    }
+  ],
   "attributes": {
-    "multiplier": {"type": "int", "doc": ""},
-    "shift": {"type": "int", "doc": ""}
+    "multiplier": {
+      "type": "int",
+      "doc": "M, the Q31 multiplier of tir.q_multiply_shift (REQUIRE 0 <= M < 2^31); M = 2^30 takes TVM's int32 power-of-two branch"
+    },
+    "shift": {
+      "type": "int",
+      "min": -64,
+      "max": 64,
+      "doc": "s: the real multiplier is M * 2^(s - 31); s > 0 shifts x left first"
+    }
   },
   "conventions": [
     {
       "name": "tvm",
       "clauses": ["tvm.fixed_point_multiply"],
       "description": "TVM fixed_point_multiply / tir.q_multiply_shift(x, M, 31, s): half_up(x * M * 2^(s-31)), int32 power-of-two branch for M = 2^30",
+      "source": "TVM src/target/intrin_rule.cc tir.q_multiply_shift (QMultiplyShift), topi fixed_point_multiply",
       "attributes": ["multiplier", "shift"],
       "vectors": "fixed_point_multiply/tvm.json",
       "required_flags": [
@@ -367,14 +484,19 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "flatten",
   "summary": "MRT flatten: reshape to (N, rest), data unchanged.",
   "spec": "spec/operators_mrt.md",
-  "inputs": [{"name": "x", "dtypes": ["int32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int32"]}],
+  "inputs": [
+    {"name": "x", "dtypes": ["int32", "int64"], "doc": "rank >= 1 (rank 0 is an ERROR_IF)"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int32", "int64"], "doc": "(M0, M1 * ... * M(r-1)), the same row-major data"}
+  ],
   "attributes": {},
   "conventions": [
     {
       "name": "mrt",
       "clauses": ["mrt.op.flatten"],
       "description": "(M0, rest), row-major data unchanged",
+      "source": "seed 000 \"flatten\"; MXNet Flatten (keeps the first axis)",
       "attributes": [],
       "vectors": "ops/mrt/flatten.json",
       "required_flags": []
@@ -386,14 +508,20 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "fully_connected",
   "summary": "MRT FullyConnected: Y = X W^T with exact int sums.",
   "spec": "spec/operators_mrt.md",
-  "inputs": [{"name": "x", "dtypes": ["int32"]}, {"name": "w", "dtypes": ["int32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int32"]}],
+  "inputs": [
+    {"name": "x", "dtypes": ["int32", "int64"], "doc": "(N, K)"},
+    {"name": "w", "dtypes": ["int32", "int64"], "doc": "(M, K)"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int32", "int64"], "doc": "(N, M) = x w^T, exact; int32, or int64 when a value needs more (the reference never truncates)"}
+  ],
   "attributes": {},
   "conventions": [
     {
       "name": "mrt",
       "clauses": ["mrt.op.fully_connected"],
       "description": "Y = X W^T",
+      "source": "seed 000 \"FullyConnected\" (bias fused by an MRT rewrite)",
       "attributes": [],
       "vectors": "ops/mrt/fully_connected.json",
       "required_flags": []
@@ -405,20 +533,26 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "gemmlowp.matmul",
   "summary": "gemmlowp quantized uint8 matrix multiplication with offsets and the fixed-point output stage.",
   "spec": "spec/gemmlowp_matmul.md",
-  "inputs": [{"name": "lhs", "dtypes": ["uint8"]}, {"name": "rhs", "dtypes": ["uint8"]}],
-  "outputs": [{"name": "y", "dtypes": ["uint8"]}],
+  "inputs": [
+    {"name": "lhs", "dtypes": ["uint8"], "doc": "(M, K); an element outside uint8 is an ERROR_IF"},
+    {"name": "rhs", "dtypes": ["uint8"], "doc": "(K, N); another shape is an ERROR_IF"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["uint8"], "doc": "(M, N) = sat_uint8(RDBPOT(SRDHM(acc, multiplier), shift) + result_zero_point), acc = sum_k (lhs - lhs_zp)(rhs - rhs_zp)"}
+  ],
   "attributes": {
-    "lhs_zero_point": {"type": "int", "doc": ""},
-    "multiplier": {"type": "int", "doc": ""},
-    "result_zero_point": {"type": "int", "doc": ""},
-    "rhs_zero_point": {"type": "int", "doc": ""},
-    "shift": {"type": "int", "doc": ""}
+    "lhs_zero_point": {"type": "int", "doc": "the zero point of lhs (real = lhs_scale (lhs - zp)), uint8 (default 0); outside [0, 255] is an ERROR_IF"},
+    "multiplier": {"type": "int", "doc": "the Q31 multiplier M: real multiplier = M * 2^(-31 - shift); REQUIRE M in [2^30, 2^31)"},
+    "result_zero_point": {"type": "int", "doc": "the zero point added after the output stage, uint8 (default 0); outside [0, 255] is an ERROR_IF"},
+    "rhs_zero_point": {"type": "int", "doc": "the zero point of rhs, uint8 (default 0); outside [0, 255] is an ERROR_IF"},
+    "shift": {"type": "int", "min": -2147483648, "max": 2147483647, "doc": "the right shift (RoundingDivideByPOT exponent) after SRDHM; REQUIRE 0 <= shift <= 31"}
   },
   "conventions": [
     {
       "name": "gemmlowp",
       "clauses": ["gemmlowp.matmul"],
       "description": "uint8 GEMM with offsets and the fixed-point output stage",
+      "source": "gemmlowp public/output_stages.h (OutputStageQuantizeDownInt32ByFixedPoint), doc/low-precision.md; seed 001 equations (4)-(7)",
       "attributes": ["lhs_zero_point", "multiplier", "result_zero_point", "rhs_zero_point", "shift"],
       "vectors": "ops/gemmlowp/matmul.json",
       "required_flags": []
@@ -975,18 +1109,23 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "max_pool2d",
   "summary": "MRT max Pooling 2-D (NCHW) with kernel, stride and padding.",
   "spec": "spec/operators_mrt.md",
-  "inputs": [{"name": "x", "dtypes": ["int32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int32"]}],
+  "inputs": [
+    {"name": "x", "dtypes": ["int32", "int64"], "doc": "(N, C, H, W)"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int32", "int64"], "doc": "(N, C, OH, OW), OH = floor((H + 2 PH - KH) / SH) + 1 (OW likewise)"}
+  ],
   "attributes": {
-    "kernel": {"type": "int[]", "doc": ""},
-    "padding": {"type": "int[]", "doc": ""},
-    "strides": {"type": "int[]", "doc": ""}
+    "kernel": {"type": "int[]", "doc": "[KH, KW]: the window (default [1, 1]); an entry < 1 is an ERROR_IF"},
+    "padding": {"type": "int[]", "doc": "[PH, PW]: rows above and below, columns left and right, which never win (default [0, 0]); an entry < 0 or >= the kernel's is an ERROR_IF"},
+    "strides": {"type": "int[]", "doc": "[SH, SW]: the step of the window (default [1, 1]); an entry < 1 is an ERROR_IF"}
   },
   "conventions": [
     {
       "name": "mrt",
       "clauses": ["mrt.op.max_pool2d"],
       "description": "max pooling, padding never wins",
+      "source": "seed 000 \"Pooling\" (max only, \"Padding beforehand\" with INT_MIN)",
       "attributes": ["kernel", "padding", "strides"],
       "vectors": "ops/mrt/max_pool2d.json",
       "required_flags": []
@@ -998,24 +1137,27 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "mrt.affine_input_quantize",
   "summary": "MRT affine input quantizer: zero point and codes of a requantized input.",
   "spec": "spec/mrt_quantization.md",
-  "inputs": [{"name": "x", "dtypes": ["int32"]}],
+  "inputs": [
+    {"name": "x", "dtypes": ["int32"], "doc": "the expansion Xe, an integer at scale iscale"}
+  ],
   "outputs": [
-    {"name": "y", "dtypes": ["int32"]},
-    {"name": "scale", "dtypes": ["float64"]},
-    {"name": "zero_point", "dtypes": ["int64"]}
+    {"name": "y", "dtypes": ["int32"], "doc": "max(0, realize(x - zero_point, frac, exp, prec + 1)) in [0, 2^prec - 1]"},
+    {"name": "scale", "dtypes": ["float64"], "doc": "[1]: the simulated scale fl64(fl64(iscale * frac) * 2^exp)"},
+    {"name": "zero_point", "dtypes": ["int64"], "doc": "[1]: zp = half_even(fl64(min * iscale)), an integer at x's scale"}
   ],
   "attributes": {
-    "iprec": {"type": "int", "doc": ""},
-    "iscale": {"type": "float64", "doc": ""},
-    "max": {"type": "float64", "doc": ""},
-    "min": {"type": "float64", "doc": ""},
-    "prec": {"type": "int", "doc": ""}
+    "iprec": {"type": "int", "doc": "the CVM precision of x (REQUIRE |x| <= 2^(iprec-1) - 1); outside [1, 32] is an ERROR_IF (any integer is read)"},
+    "iscale": {"type": "float64", "doc": "the scale sc_xe of x (binary64 bits; real = x / iscale); REQUIRE > 0 and finite"},
+    "max": {"type": "float64", "doc": "the calibrated range's high end (binary64 bits); max == min is an ERROR_IF"},
+    "min": {"type": "float64", "doc": "the calibrated range's low end of the real input (binary64 bits)"},
+    "prec": {"type": "int", "doc": "the target precision p: codes in [0, 2^p - 1]; outside [1, 31] is an ERROR_IF (any integer is read)"}
   },
   "conventions": [
     {
       "name": "mrt",
       "clauses": ["mrt.affine_input_quantizer"],
       "description": "MRT affine input quantizer (qspec reading): zp = half_even(min * iscale), max(0, realize(Xe - zp, cvm_float(sc_x / iscale), p + 1))",
+      "source": "MRT V2 python/mrt/V2/tfm_types.py UAQuantizer._quantize_operator, as qspec reads it (errata E-MRT-10)",
       "attributes": ["iprec", "iscale", "max", "min", "prec"],
       "vectors": "mrt/mrt.affine_input_quantize.json",
       "required_flags": ["zero_point_tie", "saturate_low", "saturate_high", "min_eq_max", "invalid_attr"]
@@ -1027,22 +1169,25 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "mrt.affine_quantize",
   "summary": "MRT V2 affine parameter quantizer: weights to unsigned codes with a real zero point.",
   "spec": "spec/mrt_quantization.md",
-  "inputs": [{"name": "w", "dtypes": ["float32"]}],
+  "inputs": [
+    {"name": "w", "dtypes": ["float32"], "doc": "the real weights (IEEE bits), finite; non-empty when no range is given"}
+  ],
   "outputs": [
-    {"name": "q", "dtypes": ["int64"]},
-    {"name": "scale", "dtypes": ["float64"]},
-    {"name": "zero_point", "dtypes": ["float64"]}
+    {"name": "q", "dtypes": ["int64"], "doc": "clip(half_away(relu(fl32(fl32(w - zp) * fl32(scale)))), 0, 2^p - 1)"},
+    {"name": "scale", "dtypes": ["float64"], "doc": "[1]: fl64((2^p - 1) / fl64(max - min)); real = q / scale + zero_point"},
+    {"name": "zero_point", "dtypes": ["float64"], "doc": "[1]: the real zero point min (not an integer)"}
   ],
   "attributes": {
-    "max": {"type": "float64", "doc": ""},
-    "min": {"type": "float64", "doc": ""},
-    "prec": {"type": "int", "doc": ""}
+    "max": {"type": "float64", "doc": "the calibrated range's high end (binary64 bits), given together with min; by default max(w); max == min is an ERROR_IF"},
+    "min": {"type": "float64", "doc": "the calibrated range's low end (binary64 bits), given together with max; by default min(w)"},
+    "prec": {"type": "int", "doc": "the precision p: codes in [0, 2^p - 1]; outside [1, 32] is an ERROR_IF (any integer is read)"}
   },
   "conventions": [
     {
       "name": "mrt",
       "clauses": ["mrt.affine_param_quantizer"],
       "description": "MRT V2 affine parameter quantizer: sc = fl64((2^p-1)/(max-min)), zp = min, clip(half_away(relu(fl32(fl32(W - zp) * fl32(sc)))), 0, 2^p-1)",
+      "source": "MRT V2 python/mrt/V2/tfm_types.py UAQuantizer._quantize_parameter, get_range, int_realize",
       "attributes": ["prec"],
       "optional_attributes": ["max", "min"],
       "vectors": "mrt/mrt.affine_quantize.json",
@@ -1058,17 +1203,22 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "mrt.channel_split",
   "summary": "MRT channel split: contiguous groups of step channels.",
   "spec": "spec/granularity.md",
-  "inputs": [{"name": "x", "dtypes": ["int32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int32"], "variadic": {"min": 1, "max": 5}}],
+  "inputs": [
+    {"name": "x", "dtypes": ["int32", "int64"], "doc": "any rank >= 1"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int32", "int64"], "variadic": {"min": 1, "max": 1024}, "doc": "y0, y1, ...: channels [k step, min((k+1) step, C)) of axis, the last group shorter when step does not divide C"}
+  ],
   "attributes": {
-    "axis": {"type": "int", "doc": ""},
-    "step": {"type": "int", "doc": ""}
+    "axis": {"type": "int", "doc": "the channel axis in [0, rank) (default 1); outside is an ERROR_IF"},
+    "step": {"type": "int", "doc": "channels per group (default 1); step < 1 is an ERROR_IF"}
   },
   "conventions": [
     {
       "name": "mrt",
       "clauses": ["mrt.granularity.channel_split"],
       "description": "contiguous channel groups of `step`",
+      "source": "seed 000 \"Channel Split\"; MRT sym_slice (begin/end only, errata E-OPS-4)",
       "attributes": ["axis", "step"],
       "vectors": "ops/mrt/channel_split.json",
       "required_flags": []
@@ -1080,20 +1230,26 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "mrt.conv2d_channelwise",
   "summary": "MRT channel-wise Convolution: split, convolve each slice, merge with add_n or concat.",
   "spec": "spec/granularity.md",
-  "inputs": [{"name": "x", "dtypes": ["int32"]}, {"name": "w", "dtypes": ["int32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int32"]}],
+  "inputs": [
+    {"name": "x", "dtypes": ["int32", "int64"], "doc": "(N, C, H, W)"},
+    {"name": "w", "dtypes": ["int32", "int64"], "doc": "(O, C / groups, KH, KW)"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int32", "int64"], "doc": "(N, O, OH, OW): the per-slice convolutions merged with add_n (groups = 1) or concat; equals conv2d"}
+  ],
   "attributes": {
-    "dilation": {"type": "int[]", "doc": ""},
-    "groups": {"type": "int", "doc": ""},
-    "padding": {"type": "int[]", "doc": ""},
-    "step": {"type": "int", "doc": ""},
-    "strides": {"type": "int[]", "doc": ""}
+    "dilation": {"type": "int[]", "doc": "[DH, DW]: the spacing of the kernel taps along H and W (default [1, 1]); an entry < 1 is an ERROR_IF"},
+    "groups": {"type": "int", "doc": "the number of channel groups: input channel g * C/groups + i feeds output channels [g * O/groups, (g+1) * O/groups) (default 1); groups < 1 or not dividing C and O is an ERROR_IF"},
+    "padding": {"type": "int[]", "doc": "[PH, PW]: rows added above and below, columns added left and right (default [0, 0]); an entry < 0 is an ERROR_IF"},
+    "step": {"type": "int", "doc": "input channels per slice (default 1); step < 1 is an ERROR_IF"},
+    "strides": {"type": "int[]", "doc": "[SH, SW]: the step of the window along H and W (default [1, 1]); an entry < 1 is an ERROR_IF"}
   },
   "conventions": [
     {
       "name": "mrt",
       "clauses": ["mrt.granularity.conv2d_channelwise"],
       "description": "split, per-slice conv, add_n / concat",
+      "source": "seed 000 \"Channel Split\" (the Convolution derivation) and \"Channel Merge\"",
       "attributes": ["dilation", "groups", "padding", "step", "strides"],
       "vectors": "ops/mrt/conv2d_channelwise.json",
       "required_flags": []
@@ -1105,28 +1261,32 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "mrt.conv2d_expansion",
   "summary": "MRT Convolution expansions 1-4: the integer terms of the convolution with zero points.",
   "spec": "spec/mrt_expansions.md",
-  "inputs": [{"name": "x", "dtypes": ["int32"]}, {"name": "w", "dtypes": ["int32"]}],
+  "inputs": [
+    {"name": "x", "dtypes": ["int32", "int64"], "doc": "(N, C, H, W), symmetric or with zero point zx"},
+    {"name": "w", "dtypes": ["int32", "int64"], "doc": "(O, C / groups, KH, KW), symmetric or with zero point zw"}
+  ],
   "outputs": [
-    {"name": "term0", "dtypes": ["int32"]},
-    {"name": "ye", "dtypes": ["int32"]},
-    {"name": "term1", "dtypes": ["int32"]},
-    {"name": "term2", "dtypes": ["int32"]},
-    {"name": "term3", "dtypes": ["int32"]}
+    {"name": "term0", "dtypes": ["int32", "int64"], "doc": "the first term, conv(x, w) (N, O, OH, OW)"},
+    {"name": "ye", "dtypes": ["int32", "int64"], "doc": "the sum of the terms in order (one-scale formalizations: mrt.sym, mrt.zpxw)"},
+    {"name": "term1", "dtypes": ["int32", "int64"], "doc": "the second term (mrt.zpx, mrt.zpw: at its own scale; mrt.zpxw: zw times the window sums of x)"},
+    {"name": "term2", "dtypes": ["int32", "int64"], "doc": "mrt.zpxw: zx times the sum of each output's weights"},
+    {"name": "term3", "dtypes": ["int32", "int64"], "doc": "mrt.zpxw: the constant K zx zw (K = the product terms per output)"}
   ],
   "attributes": {
-    "dilation": {"type": "int[]", "doc": ""},
-    "groups": {"type": "int", "doc": ""},
-    "padding": {"type": "int[]", "doc": ""},
-    "strides": {"type": "int[]", "doc": ""},
-    "x_pad": {"type": "int", "doc": ""},
-    "zw": {"type": "int", "doc": ""},
-    "zx": {"type": "int", "doc": ""}
+    "dilation": {"type": "int[]", "doc": "[DH, DW]: the spacing of the kernel taps along H and W (default [1, 1]); an entry < 1 is an ERROR_IF"},
+    "groups": {"type": "int", "doc": "the number of channel groups: input channel g * C/groups + i feeds output channels [g * O/groups, (g+1) * O/groups) (default 1); groups < 1 or not dividing C and O is an ERROR_IF"},
+    "padding": {"type": "int[]", "doc": "[PH, PW]: rows added above and below, columns added left and right (default [0, 0]); an entry < 0 is an ERROR_IF"},
+    "strides": {"type": "int[]", "doc": "[SH, SW]: the step of the window along H and W (default [1, 1]); an entry < 1 is an ERROR_IF"},
+    "x_pad": {"type": "int", "doc": "the integer x is padded with in mrt.zpx and mrt.zpxw: the integer of real 0, -zx when zx is at x's scale (default 0; padding with 0 instead is errata E-OPS-5)"},
+    "zw": {"type": "int", "doc": "the zero point of w as an integer added to w (MRT's + zp convention); 0 when w is symmetric (default 0)"},
+    "zx": {"type": "int", "doc": "the zero point of x as an integer added to x (MRT's + zp convention: real = x / sc_x + zx / zsc_x; the (q - zp) convention's zero point is -zx); 0 when x is symmetric (default 0)"}
   },
   "conventions": [
     {
       "name": "mrt.sym",
       "clauses": ["mrt.expand.conv2d_sym"],
       "description": "Convolution expansion terms",
+      "source": "seed 000 \"Expansion Formalization 1\"",
       "attributes": ["dilation", "groups", "padding", "strides", "x_pad", "zw", "zx"],
       "vectors": "ops/mrt/conv2d_expansion.sym.json",
       "required_flags": []
@@ -1135,6 +1295,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "mrt.zpw",
       "clauses": ["mrt.expand.conv2d_zpw"],
       "description": "Convolution expansion terms",
+      "source": "seed 000 \"Expansion Formalization 3\"",
       "attributes": ["dilation", "groups", "padding", "strides", "x_pad", "zw", "zx"],
       "vectors": "ops/mrt/conv2d_expansion.zpw.json",
       "required_flags": []
@@ -1143,6 +1304,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "mrt.zpx",
       "clauses": ["mrt.expand.conv2d_zpx"],
       "description": "Convolution expansion terms",
+      "source": "seed 000 \"Expansion Formalization 2\"",
       "attributes": ["dilation", "groups", "padding", "strides", "x_pad", "zw", "zx"],
       "vectors": "ops/mrt/conv2d_expansion.zpx.json",
       "required_flags": []
@@ -1151,6 +1313,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "mrt.zpxw",
       "clauses": ["mrt.expand.conv2d_zpxw"],
       "description": "Convolution expansion terms",
+      "source": "seed 000 \"Expansion Formalization 4 (Deprecated)\"",
       "attributes": ["dilation", "groups", "padding", "strides", "x_pad", "zw", "zx"],
       "vectors": "ops/mrt/conv2d_expansion.zpxw.json",
       "required_flags": []
@@ -1162,20 +1325,26 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "mrt.conv2d_recombine",
   "summary": "MRT Convolution expansions 2/3: realize both partial results to a common scale and add.",
   "spec": "spec/mrt_expansions.md",
-  "inputs": [{"name": "ye1", "dtypes": ["int32"]}, {"name": "ye2", "dtypes": ["int32"]}],
-  "outputs": [{"name": "ye", "dtypes": ["int32"]}],
+  "inputs": [
+    {"name": "ye1", "dtypes": ["int32", "int64"], "doc": "the first partial result (term0 of mrt.zpx / mrt.zpw)"},
+    {"name": "ye2", "dtypes": ["int32", "int64"], "doc": "the second partial result (term1), the shape of ye1 (else an ERROR_IF)"}
+  ],
+  "outputs": [
+    {"name": "ye", "dtypes": ["int32", "int64"], "doc": "realize(ye1, frac1, exp1, oprec) + realize(ye2, frac2, exp2, oprec)"}
+  ],
   "attributes": {
-    "exp1": {"type": "int", "doc": ""},
-    "exp2": {"type": "int", "doc": ""},
-    "frac1": {"type": "int", "doc": ""},
-    "frac2": {"type": "int", "doc": ""},
-    "oprec": {"type": "int", "doc": ""}
+    "exp1": {"type": "int", "min": -2147483648, "max": 2147483647, "doc": "the realize exponent of ye1: clip(half_up(ye1 * frac1 * 2^exp1))"},
+    "exp2": {"type": "int", "min": -2147483648, "max": 2147483647, "doc": "the realize exponent of ye2"},
+    "frac1": {"type": "int", "doc": "the realize multiplier of ye1 (ye1 * frac1 * 2^exp1 is at the common scale); < 1 is an ERROR_IF"},
+    "frac2": {"type": "int", "doc": "the realize multiplier of ye2; < 1 is an ERROR_IF"},
+    "oprec": {"type": "int", "min": -2147483648, "max": 2147483647, "doc": "the precision both are realized to (clip to +-(2^(oprec-1) - 1)); outside [1, 32] is an ERROR_IF"}
   },
   "conventions": [
     {
       "name": "mrt",
       "clauses": ["mrt.expand.conv2d_zpx", "mrt.expand.conv2d_zpw"],
       "description": "Convolution 2/3: realize both partial results, add",
+      "source": "seed 000 \"Expansion Formalization 2\" and \"3\" (Yq1 + Yq2 via quantize_scale)",
       "attributes": ["exp1", "exp2", "frac1", "frac2", "oprec"],
       "vectors": "ops/mrt/conv2d_recombine.json",
       "required_flags": []
@@ -1188,16 +1357,22 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "MRT cvm_float: a real scale as (frac, exp) with a bounded mantissa.",
   "spec": "spec/mrt_quantization.md",
   "elementwise": true,
-  "inputs": [{"name": "number", "dtypes": ["float64"]}],
-  "outputs": [{"name": "frac", "dtypes": ["int32"]}, {"name": "exp", "dtypes": ["int32"]}],
+  "inputs": [
+    {"name": "number", "dtypes": ["float64"], "doc": "the positive scales s (binary64 bits), finite; a negative one is an ERROR_IF"}
+  ],
+  "outputs": [
+    {"name": "frac", "dtypes": ["int32"], "doc": "the mantissa: s ~ frac * 2^exp, frac <= max(2^(bits-1) - 1, 1)"},
+    {"name": "exp", "dtypes": ["int32"], "doc": "the exponent"}
+  ],
   "attributes": {
-    "bits": {"type": "int", "doc": ""}
+    "bits": {"type": "int", "doc": "the mantissa's bound: frac <= max(2^(bits-1) - 1, 1); REQUIRE bits <= 32 (MRT passes 32 - iprec)"}
   },
   "conventions": [
     {
       "name": "mrt",
       "clauses": ["mrt.cvm_float"],
       "description": "MRT cvm_float: shortest mantissa up to bits-1 bits, Python round (half even), carry clamped to 2^(bits-1)-1",
+      "source": "MRT python/mrt/sim_quant_helper.py cvm_float",
       "attributes": ["bits"],
       "vectors": "mrt/mrt.cvm_float.json",
       "required_flags": ["stop_early", "clamp", "zero", "tie", "subnormal", "bits_le_2", "negative"]
@@ -1209,23 +1384,27 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "mrt.fc_expansion",
   "summary": "MRT FullyConnected expansions 1-4: the integer terms with zero points.",
   "spec": "spec/mrt_expansions.md",
-  "inputs": [{"name": "x", "dtypes": ["int32"]}, {"name": "w", "dtypes": ["int32"]}],
+  "inputs": [
+    {"name": "x", "dtypes": ["int32", "int64"], "doc": "(N, K), symmetric or with zero point zx"},
+    {"name": "w", "dtypes": ["int32", "int64"], "doc": "(M, K), symmetric or with zero point zw"}
+  ],
   "outputs": [
-    {"name": "term0", "dtypes": ["int32"]},
-    {"name": "ye", "dtypes": ["int32"]},
-    {"name": "term1", "dtypes": ["int32"]},
-    {"name": "term2", "dtypes": ["int32"]},
-    {"name": "term3", "dtypes": ["int32"]}
+    {"name": "term0", "dtypes": ["int32", "int64"], "doc": "the first term, x w^T (N, M)"},
+    {"name": "ye", "dtypes": ["int32", "int64"], "doc": "the sum of the terms in order (one-scale formalizations: mrt.sym, mrt.zpxw)"},
+    {"name": "term1", "dtypes": ["int32", "int64"], "doc": "the second term (mrt.zpx, mrt.zpw: at its own scale; mrt.zpxw: zw times the window sums of x)"},
+    {"name": "term2", "dtypes": ["int32", "int64"], "doc": "mrt.zpxw: zx times the sum of each output's weights"},
+    {"name": "term3", "dtypes": ["int32", "int64"], "doc": "mrt.zpxw: the constant K zx zw (K = the product terms per output)"}
   ],
   "attributes": {
-    "zw": {"type": "int", "doc": ""},
-    "zx": {"type": "int", "doc": ""}
+    "zw": {"type": "int", "doc": "the zero point of w as an integer added to w (MRT's + zp convention); 0 when w is symmetric (default 0)"},
+    "zx": {"type": "int", "doc": "the zero point of x as an integer added to x (MRT's + zp convention: real = x / sc_x + zx / zsc_x; the (q - zp) convention's zero point is -zx); 0 when x is symmetric (default 0)"}
   },
   "conventions": [
     {
       "name": "mrt.sym",
       "clauses": ["mrt.expand.fc_sym"],
       "description": "FullyConnected expansion terms",
+      "source": "seed 000 \"FullyConnected\", formalization 1",
       "attributes": ["zw", "zx"],
       "vectors": "ops/mrt/fc_expansion.sym.json",
       "required_flags": []
@@ -1234,6 +1413,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "mrt.zpw",
       "clauses": ["mrt.expand.fc_zpw"],
       "description": "FullyConnected expansion terms",
+      "source": "seed 000 \"FullyConnected\", formalization 3",
       "attributes": ["zw", "zx"],
       "vectors": "ops/mrt/fc_expansion.zpw.json",
       "required_flags": []
@@ -1242,6 +1422,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "mrt.zpx",
       "clauses": ["mrt.expand.fc_zpx"],
       "description": "FullyConnected expansion terms",
+      "source": "seed 000 \"FullyConnected\", formalization 2",
       "attributes": ["zw", "zx"],
       "vectors": "ops/mrt/fc_expansion.zpx.json",
       "required_flags": []
@@ -1250,6 +1431,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "mrt.zpxw",
       "clauses": ["mrt.expand.fc_zpxw"],
       "description": "FullyConnected expansion terms",
+      "source": "seed 000 \"FullyConnected\", formalization 4",
       "attributes": ["zw", "zx"],
       "vectors": "ops/mrt/fc_expansion.zpxw.json",
       "required_flags": []
@@ -1262,19 +1444,24 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "MRT realize: x * frac * 2^exp rounded half up and clipped to a precision.",
   "spec": "spec/mrt_quantization.md",
   "elementwise": true,
-  "inputs": [{"name": "x", "dtypes": ["int32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int32"]}],
+  "inputs": [
+    {"name": "x", "dtypes": ["int32"], "doc": "any shape; REQUIRE |x| <= 2^(ip-1) - 1"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int32"], "doc": "clip_p(half_up(x * frac * 2^exp))"}
+  ],
   "attributes": {
-    "exp": {"type": "int", "doc": ""},
-    "frac": {"type": "int", "doc": ""},
-    "input_precision": {"type": "int", "doc": ""},
-    "precision": {"type": "int", "doc": ""}
+    "exp": {"type": "int", "doc": "the power of two: a right shift by -exp (exp < 0), a clip (0), a left shift (exp > 0); |exp| > 32 or a left shift beyond 32 bits is an ERROR_IF (any integer is read)"},
+    "frac": {"type": "int", "doc": "the integer multiplier (x * frac first when frac > 1); REQUIRE frac >= 1"},
+    "input_precision": {"type": "int", "doc": "ip, the CVM precision of x; outside [1, 32], or ip + get_bit(frac) > 32 when frac > 1, is an ERROR_IF (any integer is read)"},
+    "precision": {"type": "int", "doc": "the precision p: the result is clipped to [-(2^(p-1)-1), 2^(p-1)-1]; outside [1, 32] is an ERROR_IF (any integer is read)"}
   },
   "conventions": [
     {
       "name": "mrt",
       "clauses": ["mrt.realize"],
       "description": "MRT realize: x * frac (if frac > 1), then cvm clip / right shift / left shift by -exp = clip(half_up(x * frac * 2^exp))",
+      "source": "MRT python/mrt/tfm_utils.py realize, requant_operator; sym_utils.py nd_const",
       "attributes": ["exp", "frac", "input_precision", "precision"],
       "vectors": "mrt/mrt.realize.json",
       "required_flags": [
@@ -1289,25 +1476,28 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "mrt.requant_operator",
   "summary": "MRT V1 requant_operator: requantize an input to an output precision or imposed scale.",
   "spec": "spec/mrt_quantization.md",
-  "inputs": [{"name": "x", "dtypes": ["int32"]}],
+  "inputs": [
+    {"name": "x", "dtypes": ["int32"], "doc": "the expansion Xe, an integer at scale iscale"}
+  ],
   "outputs": [
-    {"name": "y", "dtypes": ["int32"]},
-    {"name": "prec", "dtypes": ["int32"]},
-    {"name": "scale", "dtypes": ["float64"]}
+    {"name": "y", "dtypes": ["int32"], "doc": "x, optionally pre-shifted, realized to oprec when the scale is imposed or iprec > oprec"},
+    {"name": "prec", "dtypes": ["int32"], "doc": "[1]: oprec (1 when the threshold is 0)"},
+    {"name": "scale", "dtypes": ["float64"], "doc": "[1]: the simulated scale of y (iscale when no operator is inserted)"}
   ],
   "attributes": {
-    "iprec": {"type": "int", "doc": ""},
-    "iscale": {"type": "float64", "doc": ""},
-    "oprec": {"type": "int", "doc": ""},
-    "oscale": {"type": "float64", "doc": ""},
-    "shift_bits": {"type": "int", "doc": ""},
-    "threshold": {"type": "float64", "doc": ""}
+    "iprec": {"type": "int", "doc": "the CVM precision of x (REQUIRE |x| <= 2^(iprec-1) - 1); outside [1, 32] is an ERROR_IF (any integer is read)"},
+    "iscale": {"type": "float64", "doc": "the scale sc_xe of x (binary64 bits; real = x / iscale); REQUIRE > 0 and finite"},
+    "oprec": {"type": "int", "doc": "the output precision; outside [1, 32] is an ERROR_IF (any integer is read)"},
+    "oscale": {"type": "float64", "doc": "an imposed output scale (binary64 bits, quantize_scale's exactly); by default scale(threshold, oprec)"},
+    "shift_bits": {"type": "int", "doc": "pre-shift when get_bit(threshold * iscale) - oprec exceeds it (default 5); REQUIRE >= 0 (any integer is read)"},
+    "threshold": {"type": "float64", "doc": "the calibrated max|Xr| (binary64 bits); 0 returns x unchanged"}
   },
   "conventions": [
     {
       "name": "mrt",
       "clauses": ["mrt.requant_operator"],
       "description": "MRT V1 requant_operator: pre-shift when get_bit(th * iscale) - oprec > shift_bits, then cvm_float + realize if the scale is imposed or iprec > oprec",
+      "source": "MRT python/mrt/tfm_utils.py requant_operator, realize, scale",
       "attributes": ["iprec", "iscale", "oprec", "threshold"],
       "optional_attributes": ["oscale", "shift_bits"],
       "vectors": "mrt/mrt.requant_operator.json",
@@ -1323,19 +1513,25 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "mrt.sym_input_quantize",
   "summary": "MRT symmetric input quantizer: realize an input to a threshold and precision.",
   "spec": "spec/mrt_quantization.md",
-  "inputs": [{"name": "x", "dtypes": ["int32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int32"]}, {"name": "scale", "dtypes": ["float64"]}],
+  "inputs": [
+    {"name": "x", "dtypes": ["int32"], "doc": "the expansion Xe, an integer at scale iscale"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int32"], "doc": "realize(x, frac, exp, prec) with (frac, exp) = cvm_float(scale(threshold, prec) / iscale, 32 - iprec); x when the threshold is 0"},
+    {"name": "scale", "dtypes": ["float64"], "doc": "[1]: the simulated scale fl64(fl64(iscale * frac) * 2^exp) (1 when the threshold is 0)"}
+  ],
   "attributes": {
-    "iprec": {"type": "int", "doc": ""},
-    "iscale": {"type": "float64", "doc": ""},
-    "prec": {"type": "int", "doc": ""},
-    "threshold": {"type": "float64", "doc": ""}
+    "iprec": {"type": "int", "doc": "the CVM precision of x (REQUIRE |x| <= 2^(iprec-1) - 1); outside [1, 32] is an ERROR_IF (any integer is read)"},
+    "iscale": {"type": "float64", "doc": "the scale sc_xe of x (binary64 bits; real = x / iscale); REQUIRE > 0 and finite"},
+    "prec": {"type": "int", "doc": "the target precision p; outside [1, 32] is an ERROR_IF (any integer is read)"},
+    "threshold": {"type": "float64", "doc": "the calibrated max|Xr| (binary64 bits); 0 returns x unchanged"}
   },
   "conventions": [
     {
       "name": "mrt",
       "clauses": ["mrt.sym_input_quantizer"],
       "description": "MRT symmetric input quantizer: cvm_float(scale(th, p) / iscale, 32 - iprec), realize; returns the simulated scale iscale * frac * 2^exp",
+      "source": "MRT python/mrt/tfm_utils.py requant_operator (exactly branch, bits = 32 - iprec)",
       "attributes": ["iprec", "iscale", "prec", "threshold"],
       "vectors": "mrt/mrt.sym_input_quantize.json",
       "required_flags": [
@@ -1350,21 +1546,24 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "mrt.sym_quantize",
   "summary": "MRT V1 symmetric parameter quantizer: weights to symmetric codes of a precision.",
   "spec": "spec/mrt_quantization.md",
-  "inputs": [{"name": "w", "dtypes": ["float32"]}],
+  "inputs": [
+    {"name": "w", "dtypes": ["float32"], "doc": "the real weights (IEEE bits), finite; non-empty when no threshold is given"}
+  ],
   "outputs": [
-    {"name": "q", "dtypes": ["int32"]},
-    {"name": "scale", "dtypes": ["float64"]},
-    {"name": "out_prec", "dtypes": ["int32"]}
+    {"name": "q", "dtypes": ["int32"], "doc": "clip(half_away(fl64(w * scale))) in [-(2^(p-1)-1), 2^(p-1)-1]; zeros when the threshold is 0"},
+    {"name": "scale", "dtypes": ["float64"], "doc": "[1]: fl64((2^(p-1)-1) / threshold), real = q / scale; 1 when the threshold is 0"},
+    {"name": "out_prec", "dtypes": ["int32"], "doc": "[1]: the precision of q: prec, or 1 when the threshold is 0"}
   ],
   "attributes": {
-    "prec": {"type": "int", "doc": ""},
-    "threshold": {"type": "float64", "doc": ""}
+    "prec": {"type": "int", "doc": "the precision p: codes in [-(2^(p-1)-1), 2^(p-1)-1]; outside [1, 32] is an ERROR_IF (any integer is read)"},
+    "threshold": {"type": "float64", "doc": "the calibrated threshold th (binary64 bits), by default max|w|; th = 0 gives zeros, th < 0 is an ERROR_IF"}
   },
   "conventions": [
     {
       "name": "mrt",
       "clauses": ["mrt.sym_param_quantizer", "mrt.scale"],
       "description": "MRT V1 symmetric parameter quantizer: sc = fl64(alpha/th), clip(half_away(fl64(W * sc))); th == 0 gives zeros, scale 1, prec 1",
+      "source": "MRT V1 python/mrt/tfm_utils.py requant_parameter, sim_quant_helper.py int_realize",
       "attributes": ["prec"],
       "optional_attributes": ["threshold"],
       "vectors": "mrt/mrt.sym_quantize.json",
@@ -1377,13 +1576,19 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "mrt.ideal",
       "clauses": ["mrt.sym_param_quantizer"],
       "description": "the exact real scale alpha/th, half_away(W * alpha / th), no float rounding",
-      "diagnostic_only": true
+      "source": "seed 000 \"Quantizer\", Parameter (Uniform Symmetric) column, on the exact real scale",
+      "diagnostic_only": true,
+      "attributes": ["prec"],
+      "optional_attributes": ["threshold"]
     },
     {
       "name": "mrt.v2",
       "clauses": ["mrt.sym_param_quantizer"],
       "description": "MRT V2 USQuantizer: the product in float32, half_away(fl32(W * fl32(sc)))",
-      "diagnostic_only": true
+      "source": "MRT V2 python/mrt/V2/tfm_types.py USQuantizer._quantize_parameter",
+      "diagnostic_only": true,
+      "attributes": ["prec"],
+      "optional_attributes": ["threshold"]
     }
   ]
 }
@@ -1392,17 +1597,22 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "pad",
   "summary": "MRT pad: constant padding of H and W.",
   "spec": "spec/operators_mrt.md",
-  "inputs": [{"name": "x", "dtypes": ["int32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int32"]}],
+  "inputs": [
+    {"name": "x", "dtypes": ["int32", "int64"], "doc": "(N, C, H, W)"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int32", "int64"], "doc": "(N, C, PH1 + H + PH2, PW1 + W + PW2), the input's values"}
+  ],
   "attributes": {
-    "constant_value": {"type": "int", "doc": ""},
-    "pad_width": {"type": "int[]", "doc": ""}
+    "constant_value": {"type": "int", "doc": "the value of the padded elements (default 0; MRT pads with INT_MIN before max pooling)"},
+    "pad_width": {"type": "int[]", "doc": "(before, after) per axis N, C, H, W: [0, 0, 0, 0, PH1, PH2, PW1, PW2]; not 8 entries, a nonzero N or C entry or a negative entry is an ERROR_IF"}
   },
   "conventions": [
     {
       "name": "mrt",
       "clauses": ["mrt.op.pad"],
       "description": "constant padding of H and W",
+      "source": "seed 000 \"pad\" (constant mode, H and W only)",
       "attributes": ["pad_width"],
       "optional_attributes": ["constant_value"],
       "vectors": "ops/mrt/pad.json",
@@ -1579,26 +1789,53 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "Float32 reals to integer codes: x / scale + zero_point, rounded and saturated as each library does it.",
   "spec": "spec/float_conventions.md",
   "elementwise": true,
-  "inputs": [{"name": "x", "dtypes": ["float32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int8", "uint8", "int16", "uint16", "int32"]}],
+  "inputs": [
+    {
+      "name": "x",
+      "dtypes": ["float32"],
+      "doc": "the float32 reals to quantize (IEEE bits), element by element"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": ["int8", "uint8", "int16", "uint16", "int32"],
+      "dtype_from": "out_dtype",
+      "doc": "x's shape: x / scale + zero_point rounded and saturated to out_dtype (uint8 for gemmlowp.quantize, which has no out_dtype)"
+    }
+  ],
   "attributes": {
-    "out_dtype": {"type": "dtype", "values": ["int8", "uint8", "int16", "uint16", "int32", "int64"], "doc": ""},
-    "scale": {"type": "float32", "doc": ""},
-    "zero_point": {"type": "int", "doc": ""}
+    "out_dtype": {
+      "type": "dtype",
+      "values": ["int8", "uint8", "int16", "uint16", "int32", "int64", "float32", "float64"],
+      "doc": "the integer type y is saturated to. ONNX takes int8, uint8, int16, uint16, int32; XNNPACK and oneDNN int8, uint8; PyTorch int8, uint8, int32; Glow int8, uint8, int16, int32; TVM reads any dtype and rejects all but int8, uint8, int16, uint16, int32 (ERROR_IF); gemmlowp.quantize has none (uint8)"
+    },
+    "scale": {
+      "type": "float32",
+      "doc": "the float32 scale (IEEE bits): the real value of code q is (q - zero_point) * scale; XNNPACK: ERROR_IF not a positive normal float"
+    },
+    "zero_point": {
+      "type": "int",
+      "doc": "the integer code of the real 0; ONNX, XNNPACK, PyTorch: ERROR_IF it does not fit out_dtype"
+    }
   },
   "conventions": [
     {
       "name": "gemmlowp.quantize",
       "clauses": ["gemmlowp.quantize"],
       "description": "gemmlowp example Quantize: std::round(clamp(zp + x / scale, 0, 255)) in float32 (ties away)",
+      "source": "gemmlowp doc/quantization_example.cc Quantize",
       "attributes": ["scale", "zero_point"],
       "vectors": "quantize/gemmlowp.quantize.json",
-      "required_flags": ["tie", "saturate_high", "saturate_low", "overflow", "zero", "random", "zp_min", "zp_max"]
+      "required_flags": [
+        "tie", "saturate_high", "saturate_low", "overflow", "zero", "random", "zp_min", "zp_max"
+      ]
     },
     {
       "name": "glow.quantize",
       "clauses": ["glow.quantize"],
       "description": "Glow quantize: clip(nearbyintf(fl32(fl32(x / scale) + offset))); offset added BEFORE the half-to-even rounding",
+      "source": "Glow include/glow/Quantization/Base/Base.h quantization::quantize<DestTy>",
       "attributes": ["out_dtype", "scale", "zero_point"],
       "vectors": "quantize/glow.quantize.json",
       "required_flags": [
@@ -1612,6 +1849,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "onednn.reorder",
       "clauses": ["float.onednn_reorder"],
       "description": "oneDNN reorder f32->s8/u8 with output scale fl32(1/scale): sat(half_even(fl32(fl32(x * a) + zero_point))); zero point added BEFORE rounding",
+      "source": "oneDNN 2.6 reorder f32 -> s8/u8 (jit:uni, simple_reorder.hpp) with output scale 1/scale and a destination zero point",
       "attributes": ["out_dtype", "scale", "zero_point"],
       "vectors": "quantize/onednn.reorder.json",
       "required_flags": [
@@ -1625,6 +1863,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "onnx.quantize_linear",
       "clauses": ["float.onnx_quantize_linear"],
       "description": "ONNX QuantizeLinear: sat(half_even(fl32(x / scale)) + zero_point); float32 division, zero point added after rounding",
+      "source": "ONNX Operators.md QuantizeLinear (opset 13), onnx/reference/ops/op_quantize_linear.py",
       "attributes": ["out_dtype", "scale", "zero_point"],
       "vectors": "quantize/onnx.quantize_linear.json",
       "required_flags": [
@@ -1638,6 +1877,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "pytorch.quantize_per_tensor",
       "clauses": ["float.pytorch_quantize_per_tensor"],
       "description": "PyTorch quantize_val: clamp(int64(fl32(zp + nearbyint(fl32(x * fl32(1/scale)))))); ties to even, zero point added after rounding",
+      "source": "PyTorch 1.13 aten/src/ATen/native/quantized/AffineQuantizerBase.cpp quantize_val, cpu/kernels/QuantizedOpKernels.cpp quantize_tensor_per_tensor_affine_cpu",
       "attributes": ["out_dtype", "scale", "zero_point"],
       "vectors": "quantize/pytorch.quantize_per_tensor.json",
       "required_flags": [
@@ -1651,6 +1891,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tvm.quantize",
       "clauses": ["tvm.quantize"],
       "description": "TVM qnn.quantize: clip(round_half_away(fl32(x / scale)) + fl32(zp)) in float32; ties away from zero (llvm.round), zero point after rounding",
+      "source": "TVM src/relay/qnn/op/quantize.cc QuantizeLower, src/target/llvm/intrin_rule_llvm.cc (tir.round -> llvm.round)",
       "attributes": ["out_dtype", "scale", "zero_point"],
       "vectors": "quantize/tvm.quantize.json",
       "required_flags": [
@@ -1664,6 +1905,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "xnnpack.convert",
       "clauses": ["float.xnnpack_convert"],
       "description": "XNNPACK convert f32->qs8/qu8: sat(half_even(fl32(x * fl32(1/scale))) + zero_point); multiplies by the rounded reciprocal",
+      "source": "XNNPACK src/operators/unary-elementwise-nc.c xnn_create_convert_nc_f32_qs8, src/f32-qs8-vcvt/scalar-lrintf.c.in",
       "attributes": ["out_dtype", "scale", "zero_point"],
       "vectors": "quantize/xnnpack.convert.json",
       "required_flags": [
@@ -1677,43 +1919,57 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "float.exact.ceil",
       "clauses": ["float.exact_quantize", "round.ceil"],
       "description": "exact sat(ceil(x / scale) + zero_point)",
-      "diagnostic_only": true
+      "source": "the real formula of seeds 001-003, q = zp + x / scale, with each named rounding",
+      "diagnostic_only": true,
+      "attributes": ["out_dtype", "scale", "zero_point"]
     },
     {
       "name": "float.exact.floor",
       "clauses": ["float.exact_quantize", "round.floor"],
       "description": "exact sat(floor(x / scale) + zero_point)",
-      "diagnostic_only": true
+      "source": "the real formula of seeds 001-003, q = zp + x / scale, with each named rounding",
+      "diagnostic_only": true,
+      "attributes": ["out_dtype", "scale", "zero_point"]
     },
     {
       "name": "float.exact.half_away",
       "clauses": ["float.exact_quantize", "round.half_away"],
       "description": "exact sat(half-away-from-zero(x / scale) + zero_point)",
-      "diagnostic_only": true
+      "source": "the real formula of seeds 001-003, q = zp + x / scale, with each named rounding",
+      "diagnostic_only": true,
+      "attributes": ["out_dtype", "scale", "zero_point"]
     },
     {
       "name": "float.exact.half_down",
       "clauses": ["float.exact_quantize", "round.half_down"],
       "description": "exact sat(half-down(x / scale) + zero_point)",
-      "diagnostic_only": true
+      "source": "the real formula of seeds 001-003, q = zp + x / scale, with each named rounding",
+      "diagnostic_only": true,
+      "attributes": ["out_dtype", "scale", "zero_point"]
     },
     {
       "name": "float.exact.half_even",
       "clauses": ["float.exact_quantize", "round.half_even"],
       "description": "exact sat(half-to-even(x / scale) + zero_point)",
-      "diagnostic_only": true
+      "source": "the real formula of seeds 001-003, q = zp + x / scale, with each named rounding",
+      "diagnostic_only": true,
+      "attributes": ["out_dtype", "scale", "zero_point"]
     },
     {
       "name": "float.exact.half_up",
       "clauses": ["float.exact_quantize", "round.half_up"],
       "description": "exact sat(half-up(x / scale) + zero_point)",
-      "diagnostic_only": true
+      "source": "the real formula of seeds 001-003, q = zp + x / scale, with each named rounding",
+      "diagnostic_only": true,
+      "attributes": ["out_dtype", "scale", "zero_point"]
     },
     {
       "name": "float.exact.trunc",
       "clauses": ["float.exact_quantize", "round.trunc"],
       "description": "exact sat(truncate(x / scale) + zero_point)",
-      "diagnostic_only": true
+      "source": "the real formula of seeds 001-003, q = zp + x / scale, with each named rounding",
+      "diagnostic_only": true,
+      "attributes": ["out_dtype", "scale", "zero_point"]
     }
   ]
 }
@@ -1723,14 +1979,32 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "A real multiplier as a Q31 integer and a shift (TFLite QuantizeMultiplier and its variants).",
   "spec": "spec/tflite_tosa.md",
   "elementwise": true,
-  "inputs": [{"name": "real_multiplier", "dtypes": ["float32", "float64"]}],
-  "outputs": [{"name": "multiplier", "dtypes": ["int32"]}, {"name": "shift", "dtypes": ["int32"]}],
+  "inputs": [
+    {
+      "name": "real_multiplier",
+      "dtypes": ["float32", "float64"],
+      "doc": "the real multipliers (IEEE bits): float64 for TFLite's QuantizeMultiplier, float32 in (0, 1) for gemmlowp's; a negative one makes the test invalid (ERROR_IF)"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "multiplier",
+      "dtypes": ["int32"],
+      "doc": "M, the Q31 multiplier in [0, 2^31) (0 for a zero or flushed multiplier)"
+    },
+    {
+      "name": "shift",
+      "dtypes": ["int32"],
+      "doc": "the exponent in TFLite's sign convention: the real multiplier is M * 2^(shift - 31) (gemmlowp's shift is -right_shift)"
+    }
+  ],
   "attributes": {},
   "conventions": [
     {
       "name": "gemmlowp.quantize_multiplier_smaller_than_one",
       "clauses": ["requant.gemmlowp.quantize_multiplier"],
       "description": "gemmlowp example QuantizeMultiplierSmallerThanOne on a float32: exact",
+      "source": "gemmlowp doc/quantization_example.cc QuantizeMultiplierSmallerThanOne",
       "attributes": [],
       "vectors": "quantize_multiplier/gemmlowp.quantize_multiplier_smaller_than_one.json",
       "required_flags": ["edge", "tiny", "random"]
@@ -1739,25 +2013,34 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tflite.quantize_multiplier",
       "clauses": ["requant.tflite.quantize_multiplier"],
       "description": "TFLite QuantizeMultiplier: frexp, std::round (ties away), carry, flush shift < -31",
+      "source": "TFLite tensorflow/lite/kernels/internal/quantization_util.cc QuantizeMultiplier",
       "attributes": [],
       "vectors": "quantize_multiplier/tflite.quantize_multiplier.json",
-      "required_flags": ["zero", "carry", "tiny_kept", "tiny_flushed", "tie", "large", "negative", "random"]
+      "required_flags": [
+        "zero", "carry", "tiny_kept", "tiny_flushed", "tie", "large", "negative", "random"
+      ]
     },
     {
       "name": "tflite.quantize_multiplier_emulate_float",
       "clauses": ["requant.tflite.quantize_multiplier"],
       "description": "TFLite QuantizeMultiplier, TFLITE_EMULATE_FLOAT build: IntegerFrExp rounds ties down",
+      "source": "TFLite tensorflow/lite/kernels/internal/quantization_util.cc QuantizeMultiplier, IntegerFrExp (TFLITE_EMULATE_FLOAT)",
       "attributes": [],
       "vectors": "quantize_multiplier/tflite.quantize_multiplier_emulate_float.json",
-      "required_flags": ["zero", "carry", "tiny_kept", "tiny_flushed", "tie", "large", "negative", "random"]
+      "required_flags": [
+        "zero", "carry", "tiny_kept", "tiny_flushed", "tie", "large", "negative", "random"
+      ]
     },
     {
       "name": "tflite.quantize_multiplier_single_round",
       "clauses": ["requant.tflite.quantize_multiplier"],
       "description": "TFLite QuantizeMultiplier, TFLITE_SINGLE_ROUNDING build: also saturates shift > 30",
+      "source": "TFLite tensorflow/lite/kernels/internal/quantization_util.cc QuantizeMultiplier (TFLITE_SINGLE_ROUNDING)",
       "attributes": [],
       "vectors": "quantize_multiplier/tflite.quantize_multiplier_single_round.json",
-      "required_flags": ["zero", "carry", "tiny_kept", "tiny_flushed", "tie", "large", "negative", "random"]
+      "required_flags": [
+        "zero", "carry", "tiny_kept", "tiny_flushed", "tie", "large", "negative", "random"
+      ]
     }
   ]
 }
@@ -1766,19 +2049,43 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "quantize_per_channel",
   "summary": "quantize with a scale and zero point per channel along an axis.",
   "spec": "spec/float_conventions.md",
-  "inputs": [{"name": "x", "dtypes": ["float32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int8", "uint8", "int32"]}],
+  "inputs": [
+    {
+      "name": "x",
+      "dtypes": ["float32"],
+      "doc": "the float32 reals to quantize (IEEE bits); channel c is the index along axis"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": ["int8", "uint8", "int32"],
+      "dtype_from": "out_dtype",
+      "doc": "x's shape: each element quantized with its channel's scale and zero point, saturated to out_dtype"
+    }
+  ],
   "attributes": {
-    "axis": {"type": "int", "doc": ""},
-    "out_dtype": {"type": "dtype", "values": ["int8", "uint8", "int32"], "doc": ""},
-    "scales": {"type": "float32[]", "doc": ""},
-    "zero_points": {"type": "int[]", "doc": ""}
+    "axis": {
+      "type": "int",
+      "doc": "the dimension of x that indexes the channels (TVM: negative counts from the back); ERROR_IF out of range, or the arrays do not have shape[axis] entries"
+    },
+    "out_dtype": {
+      "type": "dtype",
+      "values": ["int8", "uint8", "int16", "uint16", "int32", "int64", "float32", "float64"],
+      "doc": "the integer type y is saturated to. ONNX takes int8, uint8, int16, uint16, int32; PyTorch int8, uint8, int32; TVM reads any dtype and rejects all but int8, uint8, int16, uint16, int32 (ERROR_IF)"
+    },
+    "scales": {"type": "float32[]", "doc": "each channel's float32 scale (IEEE bits)"},
+    "zero_points": {
+      "type": "int[]",
+      "doc": "each channel's zero point; ERROR_IF a different count than scales (ONNX, PyTorch: or one outside out_dtype)"
+    }
   },
   "conventions": [
     {
       "name": "onnx.quantize_linear",
       "clauses": ["float.onnx_quantize_linear"],
       "description": "ONNX QuantizeLinear per axis: each channel's scale and zero point",
+      "source": "ONNX Operators.md QuantizeLinear (opset 13, per-axis y_scale / y_zero_point)",
       "attributes": ["axis", "out_dtype", "scales", "zero_points"],
       "vectors": "quantize_per_channel/onnx.quantize_linear.json",
       "required_flags": [
@@ -1790,6 +2097,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "pytorch.quantize_per_channel",
       "clauses": ["float.pytorch_quantize_per_tensor"],
       "description": "PyTorch quantize_per_channel: quantize_val with each channel's scale / zero point",
+      "source": "PyTorch 1.13 cpu/kernels/QuantizedOpKernels.cpp quantize_tensor_per_channel_impl (quantize_val per channel)",
       "attributes": ["axis", "out_dtype", "scales", "zero_points"],
       "vectors": "quantize_per_channel/pytorch.quantize_per_channel.json",
       "required_flags": [
@@ -1801,6 +2109,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tvm.quantize",
       "clauses": ["tvm.quantize"],
       "description": "TVM qnn.quantize per axis",
+      "source": "TVM src/relay/qnn/op/quantize.cc QuantizeLower (per axis)",
       "attributes": ["axis", "out_dtype", "scales", "zero_points"],
       "vectors": "quantize_per_channel/tvm.quantize.json",
       "required_flags": [
@@ -1815,20 +2124,25 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "quantize_scale",
   "summary": "MRT quantize_scale: realize each input to a common scale, then add or concatenate.",
   "spec": "spec/mrt_expansions.md",
-  "inputs": [{"name": "x", "dtypes": ["int32"], "variadic": {"min": 1, "max": 4}}],
-  "outputs": [{"name": "y", "dtypes": ["int32"]}],
+  "inputs": [
+    {"name": "x", "dtypes": ["int32", "int64"], "variadic": {"min": 1, "max": 64}, "doc": "x0, x1, ...: the inputs, each an integer at its own scale"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int32", "int64"], "doc": "op(realize(x_i, fracs[i], exps[i], oprec)) at the common scale"}
+  ],
   "attributes": {
-    "axis": {"type": "int", "doc": ""},
-    "exps": {"type": "int[]", "doc": ""},
-    "fracs": {"type": "int[]", "doc": ""},
-    "op": {"type": "enum", "values": ["add_n", "broadcast_add", "concat", "elemwise_add"], "doc": ""},
-    "oprec": {"type": "int", "doc": ""}
+    "axis": {"type": "int", "doc": "the concatenation axis when op is concat, in [-rank, rank) (default 0)"},
+    "exps": {"type": "int[]", "min": -2147483648, "max": 2147483647, "doc": "per input: the realize exponent exp_i (y_i = clip(half_up(x_i * frac_i * 2^exp_i))); one per input"},
+    "fracs": {"type": "int[]", "doc": "per input: the realize multiplier frac_i (x_i * frac_i * 2^exps[i] approximates the common scale); one per input, frac_i < 1 is an ERROR_IF"},
+    "op": {"type": "enum", "values": ["add_n", "broadcast_add", "concat", "elemwise_add"], "doc": "the combining op: add_n or concat (any number of inputs), broadcast_add or elemwise_add (exactly two)"},
+    "oprec": {"type": "int", "min": -2147483648, "max": 2147483647, "doc": "the precision every input is realized to (clip to +-(2^(oprec-1) - 1)); outside [1, 32] is an ERROR_IF"}
   },
   "conventions": [
     {
       "name": "mrt",
       "clauses": ["mrt.op.quantize_scale"],
       "description": "realize each input to a common scale, then combine",
+      "source": "seed 000 \"Quantize Scale\"; MRT python/mrt/tfm_ops.py _quantize_scale",
       "attributes": ["exps", "fracs", "op", "oprec"],
       "optional_attributes": ["axis"],
       "vectors": "ops/mrt/quantize_scale.json",
@@ -1842,19 +2156,27 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "gemmlowp RoundingDivideByPOT: x / 2^exponent rounded half away from zero.",
   "spec": "spec/gemmlowp.md",
   "elementwise": true,
-  "inputs": [{"name": "x", "dtypes": ["int32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int32"]}],
+  "inputs": [{"name": "x", "dtypes": ["int32"], "doc": "the int32 dividends"}],
+  "outputs": [{"name": "y", "dtypes": ["int32"], "doc": "round_half_away(x / 2^exponent)"}],
   "attributes": {
-    "exponent": {"type": "int", "doc": ""}
+    "exponent": {
+      "type": "int",
+      "min": -1024,
+      "max": 1024,
+      "doc": "e: x is divided by 2^e, rounding ties away from zero (REQUIRE 0 <= e <= 31)"
+    }
   },
   "conventions": [
     {
       "name": "gemmlowp",
       "clauses": ["requant.gemmlowp.rdbpot"],
       "description": "RoundingDivideByPOT: round_half_away(x / 2^exponent)",
+      "source": "gemmlowp fixedpoint/fixedpoint.h RoundingDivideByPOT",
       "attributes": ["exponent"],
       "vectors": "fixedpoint/gemmlowp.rdbpot.json",
-      "required_flags": ["int32_extremes", "random", "exponent_0", "tie_positive", "tie_negative", "exponent_31"]
+      "required_flags": [
+        "int32_extremes", "random", "exponent_0", "tie_positive", "tie_negative", "exponent_31"
+      ]
     }
   ]
 }
@@ -1864,14 +2186,19 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "MRT relu: max(0, x).",
   "spec": "spec/operators_mrt.md",
   "elementwise": true,
-  "inputs": [{"name": "x", "dtypes": ["int32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int32"]}],
+  "inputs": [
+    {"name": "x", "dtypes": ["int32", "int64"], "doc": "any rank"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int32", "int64"], "doc": "max(0, x), the shape of x"}
+  ],
   "attributes": {},
   "conventions": [
     {
       "name": "mrt",
       "clauses": ["mrt.op.relu"],
       "description": "max(0, x)",
+      "source": "seed 000 \"relu\"",
       "attributes": [],
       "vectors": "ops/mrt/relu.json",
       "required_flags": []
@@ -1884,21 +2211,78 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "int32 accumulators to narrower codes: x times a real multiplier plus a zero point, rounded and saturated per convention.",
   "spec": "spec/tflite_tosa.md",
   "elementwise": true,
-  "inputs": [{"name": "x", "dtypes": ["int8", "int32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int8", "uint8", "int16", "int32"]}],
+  "inputs": [
+    {
+      "name": "x",
+      "dtypes": ["int8", "int32"],
+      "doc": "the integers to rescale, element by element: int32 accumulators (Glow's rescales also take int8 codes; the float-scale and TVM conventions any integer type)"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": ["int8", "uint8", "int16", "int32"],
+      "dtype_from": "out_dtype",
+      "doc": "x's shape: each element rescaled, plus the output zero point, rounded and saturated to out_dtype"
+    }
+  ],
   "attributes": {
-    "input_scale": {"type": "float32", "doc": ""},
-    "input_zero_point": {"type": "int", "doc": ""},
-    "multiplier": {"type": "int", "doc": ""},
-    "out_dtype": {"type": "dtype", "values": ["int8", "uint8", "int16", "uint16", "int32", "int64"], "doc": ""},
-    "output_scale": {"type": "float32", "doc": ""},
-    "output_zero_point": {"type": "int", "doc": ""},
-    "result_mult_int": {"type": "int", "doc": ""},
-    "result_offset": {"type": "int", "doc": ""},
-    "result_shift": {"type": "int", "doc": ""},
-    "rounding": {"type": "enum", "values": ["DOWNWARD", "TONEAREST", "UPWARD"], "doc": ""},
-    "scale": {"type": "float32", "doc": ""},
-    "shift": {"type": "int", "doc": ""}
+    "input_scale": {
+      "type": "float32",
+      "doc": "TVM and Glow: the float32 scale (IEEE bits) of the input codes; the real multiplier is input_scale / output_scale"
+    },
+    "input_zero_point": {
+      "type": "int",
+      "doc": "TVM and Glow: the integer subtracted from x before scaling"
+    },
+    "multiplier": {
+      "type": "int",
+      "min": 0,
+      "max": 2147483647,
+      "doc": "Q31 conventions: M, a fixed-point multiplier in [0, 2^31); the real multiplier is M * 2^(shift - 31). tosa.scale16 needs a multiple of 2^16 (TOSA's int16 multiplier is M / 2^16), else it does not apply"
+    },
+    "out_dtype": {
+      "type": "dtype",
+      "values": ["int8", "uint8", "int16", "uint16", "int32", "int64", "float32", "float64"],
+      "doc": "the type y is saturated to. Q31 and legacy conventions take int8, uint8, int16, int32 (for gemmlowp.legacy_uint8_scale it names the cast stage after the legacy stage: OutputStageSaturatingCastToUint8 (the standard pipeline), ...ToInt8, ...ToInt16; int32: none); XNNPACK and oneDNN int8, uint8; PyTorch also int32; Glow int8; TVM reads any dtype and rejects all but int8, uint8, int16, int32 (ERROR_IF)"
+    },
+    "output_scale": {
+      "type": "float32",
+      "doc": "TVM and Glow: the float32 scale (IEEE bits) of the output codes; TVM: ERROR_IF 0 or NaN"
+    },
+    "output_zero_point": {
+      "type": "int",
+      "doc": "the integer added to the scaled value before the saturation (oneDNN adds it in float32 before rounding; TOSA: ERROR_IF not representable in out_dtype, or nonzero for an int16 / int32 output)"
+    },
+    "result_mult_int": {
+      "type": "int",
+      "doc": "gemmlowp.legacy_uint8_scale: the integer multiplier b of RoundingDivideByPOT((x + result_offset) * b, result_shift)"
+    },
+    "result_offset": {
+      "type": "int",
+      "doc": "gemmlowp.legacy_uint8_scale: the offset a added to x before the multiplication"
+    },
+    "result_shift": {
+      "type": "int",
+      "min": -1024,
+      "max": 1024,
+      "doc": "gemmlowp.legacy_uint8_scale: the exponent r of the final RoundingDivideByPOT (x / 2^r, ties away from zero)"
+    },
+    "rounding": {
+      "type": "enum",
+      "values": ["DOWNWARD", "TONEAREST", "UPWARD"],
+      "doc": "TVM's rounding attribute, optional: UPWARD (ties toward +inf, tvm.upward) or TONEAREST (ties away from zero, tvm.tonearest); the value of the other convention makes this one not apply; any other value is an ERROR_IF"
+    },
+    "scale": {
+      "type": "float32",
+      "doc": "XNNPACK, oneDNN, PyTorch: the combined real multiplier as a float32 (IEEE bits); y = sat(round(x * scale) + output_zero_point), each library rounding its own way"
+    },
+    "shift": {
+      "type": "int",
+      "min": -1024,
+      "max": 1024,
+      "doc": "Q31 conventions: the exponent in TFLite's sign convention (real multiplier M * 2^(shift - 31); shift > 0 shifts left). TOSA's right shift is 31 - shift (15 - shift for tosa.scale16)"
+    }
   },
   "conventions": [
     {
@@ -1909,6 +2293,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "requant.gemmlowp.srdhm", "requant.gemmlowp.rdbpot"
       ],
       "description": "SRDHM (ties up) then RoundingDivideByPOT (ties away): gemmlowp / TFLite default double rounding, + zero point, saturate",
+      "source": "gemmlowp public/output_stages.h OutputStageScaleInt32ByFixedPointAndExponent; TFLite kernels/internal/common.h MultiplyByQuantizedMultiplier (default build)",
       "attributes": ["multiplier", "out_dtype", "output_zero_point", "shift"],
       "vectors": "requantize/gemmlowp.double_round.json",
       "required_flags": [
@@ -1922,6 +2307,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "gemmlowp.legacy_uint8_scale",
       "clauses": ["requant.gemmlowp.legacy_uint8_scale"],
       "description": "legacy gemmlowp: RoundingDivideByPOT((x + result_offset) * result_mult_int, result_shift) (ties away), saturating cast",
+      "source": "gemmlowp public/output_stages.h, internal/output.h OutputStageQuantizeDownInt32ToUint8Scale",
       "attributes": ["out_dtype", "result_mult_int", "result_offset", "result_shift"],
       "vectors": "requantize/gemmlowp.legacy_uint8_scale.json",
       "required_flags": [
@@ -1933,7 +2319,10 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "glow.cpu_rescale",
       "clauses": ["glow.rescale_integer", "glow.rescale_params"],
       "description": "Glow CPU RescaleQuantized: clip8(((((x - zp_in) >> pre) * S + rtn) >> post) + zp_out) with a ~9-bit integer S from quantizeScaleOffset32To8(in/out)",
-      "attributes": ["input_scale", "input_zero_point", "out_dtype", "output_scale", "output_zero_point"],
+      "source": "Glow lib/LLVMIRCodeGen/LLVMIRGen.cpp RescaleQuantizedInstKind, lib/Backends/CPU/libjit/libjit.cpp libjit_rescale_i8, lib/Quantization/Base/Base.cpp quantizeScaleOffset32To8",
+      "attributes": [
+        "input_scale", "input_zero_point", "out_dtype", "output_scale", "output_zero_point"
+      ],
       "vectors": "requantize/glow.cpu_rescale.json",
       "required_flags": [
         "all_codes", "differs_from_exact", "cpu_vs_interpreter", "zp_odd", "saturate_low",
@@ -1945,7 +2334,10 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "glow.interpreter_rescale",
       "clauses": ["glow.rescale_float", "glow.quantize", "glow.dequantize"],
       "description": "Glow Interpreter RescaleQuantized: quantize(dequantize(x)) in float32",
-      "attributes": ["input_scale", "input_zero_point", "out_dtype", "output_scale", "output_zero_point"],
+      "source": "Glow lib/Backends/Interpreter/InterpreterNodes.cpp fwdRescaleQuantizedInst",
+      "attributes": [
+        "input_scale", "input_zero_point", "out_dtype", "output_scale", "output_zero_point"
+      ],
       "vectors": "requantize/glow.interpreter_rescale.json",
       "required_flags": [
         "all_codes", "cpu_vs_interpreter", "differs_from_exact", "zp_odd", "saturate_low",
@@ -1957,6 +2349,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "onednn.fp32",
       "clauses": ["float.onednn_fp32"],
       "description": "oneDNN int8 epilogue: sat(half_even(fl32(fl32(fl32(x) * scale) + zp))); adds the zero point, then rounds",
+      "source": "oneDNN 2.6 src/cpu/matmul/ref_matmul_int8.cpp, src/cpu/simple_q10n.hpp saturate_and_round",
       "attributes": ["out_dtype", "output_zero_point", "scale"],
       "vectors": "requantize/onednn.fp32.json",
       "required_flags": [
@@ -1970,6 +2363,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "pytorch.requantize_from_int",
       "clauses": ["float.pytorch_requantize_from_int"],
       "description": "PyTorch requantize_from_int: clamp(zp + lrintf(fl32(fl32(x) * scale)))",
+      "source": "PyTorch 1.13 aten/src/ATen/native/quantized/AffineQuantizerBase.cpp requantize_from_int",
       "attributes": ["out_dtype", "output_zero_point", "scale"],
       "vectors": "requantize/pytorch.requantize_from_int.json",
       "required_flags": [
@@ -1983,6 +2377,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tflite.single_round",
       "clauses": ["requant.tflite.single_round"],
       "description": "TFLITE_SINGLE_ROUNDING: (x*M + 2^(t-1)) >> t, one rounding with ties up, + zero point, saturate",
+      "source": "TFLite tensorflow/lite/kernels/internal/common.cc MultiplyByQuantizedMultiplier (TFLITE_SINGLE_ROUNDING)",
       "attributes": ["multiplier", "out_dtype", "output_zero_point", "shift"],
       "vectors": "requantize/tflite.single_round.json",
       "required_flags": [
@@ -1996,6 +2391,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tosa.double_round",
       "clauses": ["requant.tosa.rescale", "requant.tosa.apply_scale_32"],
       "description": "TOSA RESCALE scale32 DOUBLE_ROUND (shift s = 31 - shift): gemmlowp's two roundings for s > 31, + zero point, clip",
+      "source": "TOSA pseudocode/operators/RESCALE.tosac, pseudocode/library/scale_helpers.tosac apply_scale_32 (rounding_mode DOUBLE_ROUND)",
       "attributes": ["multiplier", "out_dtype", "output_zero_point", "shift"],
       "vectors": "requantize/tosa.double_round.json",
       "required_flags": [
@@ -2010,6 +2406,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tosa.scale16",
       "clauses": ["requant.tosa.rescale", "requant.tosa.apply_scale_16"],
       "description": "TOSA RESCALE with a 16-bit multiplier (multiplier / 2^16, s = 15 - shift): ties up, + zero point, clip",
+      "source": "TOSA pseudocode/operators/RESCALE.tosac (scale32 = false), pseudocode/library/scale_helpers.tosac apply_scale_16",
       "attributes": ["multiplier", "out_dtype", "output_zero_point", "shift"],
       "vectors": "requantize/tosa.scale16.json",
       "required_flags": [
@@ -2024,6 +2421,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tosa.single_round",
       "clauses": ["requant.tosa.rescale", "requant.tosa.apply_scale_32"],
       "description": "TOSA RESCALE scale32 SINGLE_ROUND (shift s = 31 - shift): ties up, + zero point, clip",
+      "source": "TOSA pseudocode/operators/RESCALE.tosac, pseudocode/library/scale_helpers.tosac apply_scale_32 (rounding_mode SINGLE_ROUND)",
       "attributes": ["multiplier", "out_dtype", "output_zero_point", "shift"],
       "vectors": "requantize/tosa.single_round.json",
       "required_flags": [
@@ -2038,13 +2436,16 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tvm.tonearest",
       "clauses": ["tvm.requantize", "tvm.requantize_multiplier"],
       "description": "TVM qnn.requantize TONEAREST: zp_out + half_away((x - zp_in) * M * 2^(s-31)); one rounding, ties away from zero",
-      "attributes": ["input_scale", "input_zero_point", "out_dtype", "output_scale", "output_zero_point"],
+      "source": "TVM src/relay/qnn/op/requantize.cc RequantizeLower (rounding TONEAREST), src/relay/qnn/utils.cc GetFixedPointMultiplierShift, FixedPointMultiplyToNearest",
+      "attributes": [
+        "input_scale", "input_zero_point", "out_dtype", "output_scale", "output_zero_point"
+      ],
       "optional_attributes": ["rounding"],
       "vectors": "requantize/tvm.tonearest.json",
       "required_flags": [
         "tie_0_5", "tie_1_5", "tie_2_5", "tie_other", "upward_vs_tonearest", "power_of_two_path",
-        "explicit_rounding", "zp_odd", "saturate_low", "zp_type_min", "saturate_high", "zp_type_max",
-        "input_zp", "int32_max", "equal_scales", "int32_min", "multiplier_above_one",
+        "explicit_rounding", "zp_odd", "saturate_low", "zp_type_min", "saturate_high",
+        "zp_type_max", "input_zp", "int32_max", "equal_scales", "int32_min", "multiplier_above_one",
         "zero_input_scale", "random", "differs_from_real_multiplier", "invalid_output_scale",
         "invalid_out_dtype", "invalid_rounding", "no_clip_int32"
       ]
@@ -2053,13 +2454,16 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tvm.upward",
       "clauses": ["tvm.requantize", "tvm.requantize_multiplier", "tvm.fixed_point_multiply"],
       "description": "TVM qnn.requantize UPWARD: zp_out + half_up((x - zp_in) * M * 2^(s-31)), M from double(in)/double(out); one rounding, ties toward +inf",
-      "attributes": ["input_scale", "input_zero_point", "out_dtype", "output_scale", "output_zero_point"],
+      "source": "TVM src/relay/qnn/op/requantize.cc RequantizeLower (rounding UPWARD), src/relay/qnn/utils.cc GetFixedPointMultiplierShift, src/target/intrin_rule.cc q_multiply_shift",
+      "attributes": [
+        "input_scale", "input_zero_point", "out_dtype", "output_scale", "output_zero_point"
+      ],
       "optional_attributes": ["rounding"],
       "vectors": "requantize/tvm.upward.json",
       "required_flags": [
         "tie_0_5", "tie_1_5", "tie_2_5", "tie_other", "upward_vs_tonearest", "power_of_two_path",
-        "explicit_rounding", "zp_odd", "saturate_low", "zp_type_min", "saturate_high", "zp_type_max",
-        "input_zp", "int32_max", "equal_scales", "int32_min", "multiplier_above_one",
+        "explicit_rounding", "zp_odd", "saturate_low", "zp_type_min", "saturate_high",
+        "zp_type_max", "input_zp", "int32_max", "equal_scales", "int32_min", "multiplier_above_one",
         "zero_input_scale", "random", "differs_from_real_multiplier", "invalid_output_scale",
         "invalid_out_dtype", "invalid_rounding", "no_clip_int32"
       ]
@@ -2068,6 +2472,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "xnnpack.fp32",
       "clauses": ["float.xnnpack_fp32"],
       "description": "XNNPACK fp32 (x86): sat(half_even(fl32(fl32(x) * scale)) + zp); rounds, then adds the zero point",
+      "source": "XNNPACK src/xnnpack/requantization.h xnn_qs8_requantize_fp32, src/xnnpack/params-init.h xnn_init_qs8_conv_minmax_fp32_* (the x86 kernels)",
       "attributes": ["out_dtype", "output_zero_point", "scale"],
       "vectors": "requantize/xnnpack.fp32.json",
       "required_flags": [
@@ -2082,85 +2487,120 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "fp32.exact.ceil",
       "clauses": ["float.exact_requantize", "round.ceil"],
       "description": "exact sat(ceil(x * scale) + zero point)",
-      "diagnostic_only": true
+      "source": "the real formula q_out = zp + m * x (seed 002, requantize), m = scale or input_scale / output_scale",
+      "diagnostic_only": true,
+      "attributes": ["out_dtype", "output_zero_point"],
+      "optional_attributes": ["input_scale", "input_zero_point", "output_scale", "scale"]
     },
     {
       "name": "fp32.exact.floor",
       "clauses": ["float.exact_requantize", "round.floor"],
       "description": "exact sat(floor(x * scale) + zero point)",
-      "diagnostic_only": true
+      "source": "the real formula q_out = zp + m * x (seed 002, requantize), m = scale or input_scale / output_scale",
+      "diagnostic_only": true,
+      "attributes": ["out_dtype", "output_zero_point"],
+      "optional_attributes": ["input_scale", "input_zero_point", "output_scale", "scale"]
     },
     {
       "name": "fp32.exact.half_away",
       "clauses": ["float.exact_requantize", "round.half_away"],
       "description": "exact sat(half-away-from-zero(x * scale) + zero point)",
-      "diagnostic_only": true
+      "source": "the real formula q_out = zp + m * x (seed 002, requantize), m = scale or input_scale / output_scale",
+      "diagnostic_only": true,
+      "attributes": ["out_dtype", "output_zero_point"],
+      "optional_attributes": ["input_scale", "input_zero_point", "output_scale", "scale"]
     },
     {
       "name": "fp32.exact.half_down",
       "clauses": ["float.exact_requantize", "round.half_down"],
       "description": "exact sat(half-down(x * scale) + zero point)",
-      "diagnostic_only": true
+      "source": "the real formula q_out = zp + m * x (seed 002, requantize), m = scale or input_scale / output_scale",
+      "diagnostic_only": true,
+      "attributes": ["out_dtype", "output_zero_point"],
+      "optional_attributes": ["input_scale", "input_zero_point", "output_scale", "scale"]
     },
     {
       "name": "fp32.exact.half_even",
       "clauses": ["float.exact_requantize", "round.half_even"],
       "description": "exact sat(half-to-even(x * scale) + zero point)",
-      "diagnostic_only": true
+      "source": "the real formula q_out = zp + m * x (seed 002, requantize), m = scale or input_scale / output_scale",
+      "diagnostic_only": true,
+      "attributes": ["out_dtype", "output_zero_point"],
+      "optional_attributes": ["input_scale", "input_zero_point", "output_scale", "scale"]
     },
     {
       "name": "fp32.exact.half_up",
       "clauses": ["float.exact_requantize", "round.half_up"],
       "description": "exact sat(half-up(x * scale) + zero point)",
-      "diagnostic_only": true
+      "source": "the real formula q_out = zp + m * x (seed 002, requantize), m = scale or input_scale / output_scale",
+      "diagnostic_only": true,
+      "attributes": ["out_dtype", "output_zero_point"],
+      "optional_attributes": ["input_scale", "input_zero_point", "output_scale", "scale"]
     },
     {
       "name": "fp32.exact.trunc",
       "clauses": ["float.exact_requantize", "round.trunc"],
       "description": "exact sat(truncate(x * scale) + zero point)",
-      "diagnostic_only": true
+      "source": "the real formula q_out = zp + m * x (seed 002, requantize), m = scale or input_scale / output_scale",
+      "diagnostic_only": true,
+      "attributes": ["out_dtype", "output_zero_point"],
+      "optional_attributes": ["input_scale", "input_zero_point", "output_scale", "scale"]
     },
     {
       "name": "q31.exact.ceil",
       "clauses": ["requant.q31_exact", "round.ceil"],
       "description": "exact x*M*2^(shift-31) rounded up (ceil), + zero point, saturate",
-      "diagnostic_only": true
+      "source": "the real formula of seed 001, equation (7), with the multiplier m = M * 2^(shift - 31)",
+      "diagnostic_only": true,
+      "attributes": ["multiplier", "out_dtype", "output_zero_point", "shift"]
     },
     {
       "name": "q31.exact.floor",
       "clauses": ["requant.q31_exact", "round.floor"],
       "description": "exact x*M*2^(shift-31) rounded down (floor), + zero point, saturate",
-      "diagnostic_only": true
+      "source": "the real formula of seed 001, equation (7), with the multiplier m = M * 2^(shift - 31)",
+      "diagnostic_only": true,
+      "attributes": ["multiplier", "out_dtype", "output_zero_point", "shift"]
     },
     {
       "name": "q31.exact.half_away",
       "clauses": ["requant.q31_exact", "round.half_away"],
       "description": "exact x*M*2^(shift-31) rounded to nearest, ties away from zero, + zero point, saturate",
-      "diagnostic_only": true
+      "source": "the real formula of seed 001, equation (7), with the multiplier m = M * 2^(shift - 31)",
+      "diagnostic_only": true,
+      "attributes": ["multiplier", "out_dtype", "output_zero_point", "shift"]
     },
     {
       "name": "q31.exact.half_down",
       "clauses": ["requant.q31_exact", "round.half_down"],
       "description": "exact x*M*2^(shift-31) rounded to nearest, ties toward -inf, + zero point, saturate",
-      "diagnostic_only": true
+      "source": "the real formula of seed 001, equation (7), with the multiplier m = M * 2^(shift - 31)",
+      "diagnostic_only": true,
+      "attributes": ["multiplier", "out_dtype", "output_zero_point", "shift"]
     },
     {
       "name": "q31.exact.half_even",
       "clauses": ["requant.q31_exact", "round.half_even"],
       "description": "exact x*M*2^(shift-31) rounded to nearest, ties to even, + zero point, saturate",
-      "diagnostic_only": true
+      "source": "the real formula of seed 001, equation (7), with the multiplier m = M * 2^(shift - 31)",
+      "diagnostic_only": true,
+      "attributes": ["multiplier", "out_dtype", "output_zero_point", "shift"]
     },
     {
       "name": "q31.exact.half_up",
       "clauses": ["requant.q31_exact", "round.half_up"],
       "description": "exact x*M*2^(shift-31) rounded to nearest, ties toward +inf, + zero point, saturate",
-      "diagnostic_only": true
+      "source": "the real formula of seed 001, equation (7), with the multiplier m = M * 2^(shift - 31)",
+      "diagnostic_only": true,
+      "attributes": ["multiplier", "out_dtype", "output_zero_point", "shift"]
     },
     {
       "name": "q31.exact.trunc",
       "clauses": ["requant.q31_exact", "round.trunc"],
       "description": "exact x*M*2^(shift-31) truncated toward zero, + zero point, saturate",
-      "diagnostic_only": true
+      "source": "the real formula of seed 001, equation (7), with the multiplier m = M * 2^(shift - 31)",
+      "diagnostic_only": true,
+      "attributes": ["multiplier", "out_dtype", "output_zero_point", "shift"]
     }
   ]
 }
@@ -2169,27 +2609,95 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "requantize_per_channel",
   "summary": "requantize with a multiplier per channel along an axis.",
   "spec": "spec/tflite_tosa.md",
-  "inputs": [{"name": "x", "dtypes": ["int32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int8", "uint8", "int16", "int32"]}],
+  "inputs": [
+    {
+      "name": "x",
+      "dtypes": ["int32"],
+      "doc": "the int32 accumulators; channel c is the index along axis"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": ["int8", "uint8", "int16", "int32"],
+      "dtype_from": "out_dtype",
+      "doc": "x's shape: each element requantized with its channel's parameters, saturated to out_dtype"
+    }
+  ],
   "attributes": {
-    "axis": {"type": "int", "doc": ""},
-    "input_scales": {"type": "float32[]", "doc": ""},
-    "input_zero_points": {"type": "int[]", "doc": ""},
-    "multiplier": {"type": "int[]", "doc": ""},
-    "out_dtype": {"type": "dtype", "values": ["int8", "uint8", "int16", "int32"], "doc": ""},
-    "output_scale": {"type": "float32", "doc": ""},
-    "output_zero_point": {"type": "int", "doc": ""},
-    "result_mult_int": {"type": "int[]", "doc": ""},
-    "result_offset": {"type": "int[]", "doc": ""},
-    "result_shift": {"type": "int", "doc": ""},
-    "scales": {"type": "float32[]", "doc": ""},
-    "shift": {"type": "int[]", "doc": ""}
+    "axis": {
+      "type": "int",
+      "doc": "the dimension of x that indexes the channels; the per-channel arrays have shape[axis] entries. TFLite's per-channel accumulators and TOSA's per_channel RESCALE use the last dimension, gemmlowp's ...PC<Shape> stages rows (Col: 0) or columns (Row: 1). Q31 conventions: outside [0, rank) does not apply; TVM: negative counts from the back; TVM and XNNPACK: ERROR_IF out of range"
+    },
+    "input_scales": {
+      "type": "float32[]",
+      "doc": "TVM: the float32 input scale (IEEE bits) of each channel"
+    },
+    "input_zero_point": {
+      "type": "int",
+      "doc": "TVM: one input zero point for every channel, read when input_zero_points is absent"
+    },
+    "input_zero_points": {
+      "type": "int[]",
+      "doc": "TVM: the input zero point of each channel (or input_zero_point, one for every channel)"
+    },
+    "multiplier": {
+      "type": "int[]",
+      "min": 0,
+      "max": 2147483647,
+      "doc": "Q31 conventions: each channel's M in [0, 2^31); channel c's real multiplier is multiplier[c] * 2^(shift[c] - 31)"
+    },
+    "out_dtype": {
+      "type": "dtype",
+      "values": ["int8", "uint8", "int16", "uint16", "int32", "int64", "float32", "float64"],
+      "doc": "the type y is saturated to. Q31 and legacy conventions take int8, uint8, int16, int32; XNNPACK int8, uint8; TVM reads any dtype and rejects all but int8, uint8, int16, int32 (ERROR_IF)"
+    },
+    "output_scale": {
+      "type": "float32",
+      "doc": "TVM: the float32 output scale (IEEE bits), shared by the channels; ERROR_IF 0 or NaN"
+    },
+    "output_zero_point": {
+      "type": "int",
+      "doc": "the integer added to every channel's scaled value before the saturation"
+    },
+    "result_mult_int": {
+      "type": "int[]",
+      "doc": "gemmlowp.legacy_uint8_scale: each channel's integer multiplier b[c]"
+    },
+    "result_offset": {
+      "type": "int[]",
+      "doc": "gemmlowp.legacy_uint8_scale: each channel's offset a[c], added to x before the multiplication"
+    },
+    "result_shift": {
+      "type": "int",
+      "min": -1024,
+      "max": 1024,
+      "doc": "gemmlowp.legacy_uint8_scale: the exponent r of the final RoundingDivideByPOT, shared by the channels"
+    },
+    "rounding": {
+      "type": "enum",
+      "values": ["DOWNWARD", "TONEAREST", "UPWARD"],
+      "doc": "TVM's rounding attribute, optional: UPWARD (tvm.upward) or TONEAREST (tvm.tonearest); the value of the other convention makes this one not apply; any other value is an ERROR_IF"
+    },
+    "scales": {
+      "type": "float32[]",
+      "doc": "XNNPACK: each channel's combined real multiplier as a float32 (IEEE bits); ERROR_IF not in (0, 256)"
+    },
+    "shift": {
+      "type": "int[]",
+      "min": -1024,
+      "max": 1024,
+      "doc": "Q31 conventions: each channel's exponent in TFLite's sign convention (shift > 0 shifts left)"
+    }
   },
   "conventions": [
     {
       "name": "gemmlowp.double_round",
-      "clauses": ["requant.gemmlowp.scale_by_fixedpoint_and_exponent_pc", "requant.tflite.per_channel"],
+      "clauses": [
+        "requant.gemmlowp.scale_by_fixedpoint_and_exponent_pc", "requant.tflite.per_channel"
+      ],
       "description": "per channel: SRDHM (ties up) then RoundingDivideByPOT (ties away), + zero point, saturate",
+      "source": "gemmlowp public/output_stages.h OutputStageScaleInt32ByFixedPointAndExponentPC; TFLite reference/integer_ops/conv.h ConvPerChannel",
       "attributes": ["axis", "multiplier", "out_dtype", "output_zero_point", "shift"],
       "vectors": "requantize_per_channel/gemmlowp.double_round.json",
       "required_flags": [
@@ -2201,6 +2709,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "gemmlowp.legacy_uint8_scale",
       "clauses": ["requant.gemmlowp.legacy_uint8_scale_pc"],
       "description": "legacy gemmlowp per channel: RoundingDivideByPOT((x + result_offset[c]) * result_mult_int[c], result_shift), saturating cast",
+      "source": "gemmlowp public/output_stages.h, internal/output.h OutputStageQuantizeDownInt32ToUint8ScalePC",
       "attributes": ["axis", "out_dtype", "result_mult_int", "result_offset", "result_shift"],
       "vectors": "requantize_per_channel/gemmlowp.legacy_uint8_scale.json",
       "required_flags": ["per_channel", "mult_zero", "negative_tie", "random"]
@@ -2209,6 +2718,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tflite.single_round",
       "clauses": ["requant.tflite.per_channel", "requant.tflite.single_round"],
       "description": "per channel: one rounding, ties up, + zero point, saturate",
+      "source": "TFLite kernels/kernel_util.cc PopulateConvolutionQuantizationParams, kernels/internal/common.cc MultiplyByQuantizedMultiplier (TFLITE_SINGLE_ROUNDING)",
       "attributes": ["axis", "multiplier", "out_dtype", "output_zero_point", "shift"],
       "vectors": "requantize_per_channel/tflite.single_round.json",
       "required_flags": [
@@ -2220,6 +2730,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tosa.double_round",
       "clauses": ["requant.tosa.rescale", "requant.tosa.apply_scale_32"],
       "description": "TOSA per_channel RESCALE DOUBLE_ROUND",
+      "source": "TOSA pseudocode/operators/RESCALE.tosac (per_channel), scale_helpers.tosac apply_scale_32 (DOUBLE_ROUND)",
       "attributes": ["axis", "multiplier", "out_dtype", "output_zero_point", "shift"],
       "vectors": "requantize_per_channel/tosa.double_round.json",
       "required_flags": [
@@ -2231,6 +2742,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tosa.single_round",
       "clauses": ["requant.tosa.rescale", "requant.tosa.apply_scale_32"],
       "description": "TOSA per_channel RESCALE SINGLE_ROUND",
+      "source": "TOSA pseudocode/operators/RESCALE.tosac (per_channel), scale_helpers.tosac apply_scale_32 (SINGLE_ROUND)",
       "attributes": ["axis", "multiplier", "out_dtype", "output_zero_point", "shift"],
       "vectors": "requantize_per_channel/tosa.single_round.json",
       "required_flags": [
@@ -2242,10 +2754,9 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tvm.tonearest",
       "clauses": ["tvm.requantize", "tvm.requantize_multiplier"],
       "description": "TVM qnn.requantize per axis, TONEAREST",
-      "attributes": [
-        "axis", "input_scales", "input_zero_points", "out_dtype", "output_scale",
-        "output_zero_point"
-      ],
+      "source": "TVM src/relay/qnn/op/requantize.cc RequantizeLower (per axis, TONEAREST), src/relay/qnn/utils.cc FixedPointMultiplyPerChannel",
+      "attributes": ["axis", "input_scales", "out_dtype", "output_scale", "output_zero_point"],
+      "optional_attributes": ["input_zero_point", "input_zero_points", "rounding"],
       "vectors": "requantize_per_channel/tvm.tonearest.json",
       "required_flags": [
         "ties", "axis_0", "per_channel_zero_points", "zero_scale_channel", "unit_channel",
@@ -2257,10 +2768,9 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "tvm.upward",
       "clauses": ["tvm.requantize", "tvm.requantize_multiplier", "tvm.fixed_point_multiply"],
       "description": "TVM qnn.requantize per axis, UPWARD (q_multiply_shift_per_axis)",
-      "attributes": [
-        "axis", "input_scales", "input_zero_points", "out_dtype", "output_scale",
-        "output_zero_point"
-      ],
+      "source": "TVM src/relay/qnn/op/requantize.cc RequantizeLower (per axis, UPWARD), src/target/intrin_rule.cc q_multiply_shift_per_axis",
+      "attributes": ["axis", "input_scales", "out_dtype", "output_scale", "output_zero_point"],
+      "optional_attributes": ["input_zero_point", "input_zero_points", "rounding"],
       "vectors": "requantize_per_channel/tvm.upward.json",
       "required_flags": [
         "ties", "axis_0", "per_channel_zero_points", "zero_scale_channel", "unit_channel",
@@ -2272,6 +2782,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "xnnpack.fp32",
       "clauses": ["float.xnnpack_fp32"],
       "description": "XNNPACK qc8 fp32: each output channel's float32 scale; ERROR_IF any scale is not in (0, 256)",
+      "source": "XNNPACK src/xnnpack/requantization.h xnn_qs8_requantize_fp32 with the qc8 per-channel scales (src/operators/convolution-nhwc.c)",
       "attributes": ["axis", "out_dtype", "output_zero_point", "scales"],
       "vectors": "requantize_per_channel/xnnpack.fp32.json",
       "required_flags": [
@@ -2286,18 +2797,23 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "slice",
   "summary": "MRT slice: begin/end/step per axis, NumPy rules.",
   "spec": "spec/operators_mrt.md",
-  "inputs": [{"name": "x", "dtypes": ["int32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int32"]}],
+  "inputs": [
+    {"name": "x", "dtypes": ["int32", "int64"], "doc": "any rank >= the number of sliced axes (else an ERROR_IF)"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int32", "int64"], "doc": "the selected elements, NumPy slicing"}
+  ],
   "attributes": {
-    "begin": {"type": "int_or_null[]", "doc": ""},
-    "end": {"type": "int_or_null[]", "doc": ""},
-    "step": {"type": "int[]", "doc": ""}
+    "begin": {"type": "int_or_null[]", "doc": "per axis: the first index (negative counts from the end, clamped), null = None (0, or d - 1 for a negative step)"},
+    "end": {"type": "int_or_null[]", "doc": "per axis: the index past the last (negative counts from the end, clamped), null = None (d, or before index 0 for a negative step)"},
+    "step": {"type": "int[]", "doc": "per axis: the stride, negative walks backwards (default 1 each); 0 or lengths differing from begin's are an ERROR_IF"}
   },
   "conventions": [
     {
       "name": "mrt",
       "clauses": ["mrt.op.slice"],
       "description": "begin/end/step slice (NumPy rules)",
+      "source": "seed 000 \"Channel Split\" (slice with begin/end/step); MXNet slice (NumPy semantics)",
       "attributes": ["begin", "end", "step"],
       "vectors": "ops/mrt/slice.json",
       "required_flags": []
@@ -2310,14 +2826,24 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "gemmlowp SaturatingRoundingDoublingHighMul: a * b / 2^31 rounded half up, saturated.",
   "spec": "spec/gemmlowp.md",
   "elementwise": true,
-  "inputs": [{"name": "a", "dtypes": ["int32"]}, {"name": "b", "dtypes": ["int32"]}],
-  "outputs": [{"name": "y", "dtypes": ["int32"]}],
+  "inputs": [
+    {"name": "a", "dtypes": ["int32"], "doc": "the first int32 operand"},
+    {"name": "b", "dtypes": ["int32"], "doc": "the second int32 operand, a's shape"}
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": ["int32"],
+      "doc": "round_half_up(a * b / 2^31), saturated: INT32_MIN * INT32_MIN gives INT32_MAX"
+    }
+  ],
   "attributes": {},
   "conventions": [
     {
       "name": "gemmlowp",
       "clauses": ["requant.gemmlowp.srdhm"],
       "description": "SaturatingRoundingDoublingHighMul: round_half_up(a*b/2^31), INT32_MIN*INT32_MIN -> INT32_MAX",
+      "source": "gemmlowp fixedpoint/fixedpoint.h SaturatingRoundingDoublingHighMul",
       "attributes": [],
       "vectors": "fixedpoint/gemmlowp.srdhm.json",
       "required_flags": ["saturate", "int32_extremes", "tie_positive", "tie_negative", "random"]
@@ -2329,26 +2855,34 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "tvm.qnn.add",
   "summary": "TVM qnn.add: both inputs requantized to the output parameters, added, zero point subtracted, clipped.",
   "spec": "spec/operators_tvm.md",
-  "inputs": [{"name": "lhs", "dtypes": ["int8"]}, {"name": "rhs", "dtypes": ["int8"]}],
-  "outputs": [{"name": "y", "dtypes": ["int8"]}],
+  "inputs": [
+    {"name": "lhs", "dtypes": ["int8"], "doc": "any shape broadcasting with rhs"},
+    {"name": "rhs", "dtypes": ["int8"], "doc": "any shape broadcasting with lhs (else an ERROR_IF)"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int8"], "dtype_from": "out_dtype", "doc": "sat(requant32(lhs) + requant32(rhs) - output_zero_point), broadcast shape"}
+  ],
   "attributes": {
-    "lhs_scale": {"type": "float32", "doc": ""},
-    "lhs_zero_point": {"type": "int", "doc": ""},
-    "out_dtype": {"type": "dtype", "values": ["int8"], "doc": ""},
-    "output_scale": {"type": "float32", "doc": ""},
-    "output_zero_point": {"type": "int", "doc": ""},
-    "rhs_scale": {"type": "float32", "doc": ""},
-    "rhs_zero_point": {"type": "int", "doc": ""}
+    "lhs_scale": {"type": "float32", "doc": "the float32 scale of lhs (IEEE bits)"},
+    "lhs_zero_point": {"type": "int", "doc": "the zero point of lhs (default 0)"},
+    "out_dtype": {"type": "dtype", "values": ["int8", "uint8", "int16", "uint16", "int32", "int64"], "doc": "the dtype the sum saturates to (default int8)"},
+    "output_scale": {"type": "float32", "doc": "the float32 scale of y: both inputs are requantized to it in int32 (IEEE bits)"},
+    "output_zero_point": {"type": "int", "doc": "the zero point of y (default 0)"},
+    "rhs_scale": {"type": "float32", "doc": "the float32 scale of rhs (IEEE bits)"},
+    "rhs_zero_point": {"type": "int", "doc": "the zero point of rhs (default 0)"},
+    "rounding": {"type": "enum", "values": ["TONEAREST", "UPWARD"], "doc": "tvm.requantize's rounding: UPWARD (default) or TONEAREST"}
   },
   "conventions": [
     {
       "name": "tvm",
       "clauses": ["tvm.qnn.add"],
       "description": "requantize both to the output (int32), add, subtract zp, clip",
+      "source": "TVM src/relay/qnn/op/add.cc (Q_c = Q_a' + Q_b' - zp_c)",
       "attributes": [
         "lhs_scale", "lhs_zero_point", "out_dtype", "output_scale", "output_zero_point", "rhs_scale",
         "rhs_zero_point"
       ],
+      "optional_attributes": ["rounding"],
       "vectors": "ops/tvm/qnn_add.json",
       "required_flags": []
     }
@@ -2359,29 +2893,36 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "tvm.qnn.avg_pool2d",
   "summary": "TVM qnn.avg_pool2d: requantize to output codes, window sum, truncating division, clip.",
   "spec": "spec/operators_tvm.md",
-  "inputs": [{"name": "data", "dtypes": ["int8", "uint8", "int16"]}],
-  "outputs": [{"name": "y", "dtypes": ["int8", "uint8"]}],
+  "inputs": [
+    {"name": "data", "dtypes": ["int8", "uint8", "int16"], "doc": "(N, C, H, W) or (N, H, W, C) per layout; a dtype other than int8 or uint8 is an ERROR_IF"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int8", "uint8"], "same_dtype_as": "data", "doc": "the window averages of output codes, truncated and clipped to data's dtype"}
+  ],
   "attributes": {
-    "count_include_pad": {"type": "bool", "doc": ""},
-    "dilation": {"type": "int[]", "doc": ""},
-    "input_scale": {"type": "float32", "doc": ""},
-    "input_zero_point": {"type": "int", "doc": ""},
-    "layout": {"type": "enum", "values": ["HWCN", "NCHW", "NHWC"], "doc": ""},
-    "output_scale": {"type": "float32", "doc": ""},
-    "output_zero_point": {"type": "int", "doc": ""},
-    "padding": {"type": "int[]", "doc": ""},
-    "pool_size": {"type": "int[]", "doc": ""},
-    "strides": {"type": "int[]", "doc": ""}
+    "ceil_mode": {"type": "bool", "doc": "must be false (default): ceil_mode true is an ERROR_IF (not covered by the clause)"},
+    "count_include_pad": {"type": "bool", "doc": "true: divide by KH KW; false (default): by the taps inside the input"},
+    "dilation": {"type": "int[]", "doc": "[DH, DW] (default [1, 1]); not two entries or an entry < 1 is an ERROR_IF"},
+    "input_scale": {"type": "float32", "doc": "the float32 scale of data (IEEE bits)"},
+    "input_zero_point": {"type": "int", "doc": "the zero point of data"},
+    "layout": {"type": "enum", "values": ["HWCN", "NCHW", "NHWC"], "doc": "NCHW (default) or NHWC; another layout is an ERROR_IF"},
+    "output_scale": {"type": "float32", "doc": "the float32 scale of y (IEEE bits); data is requantized (UPWARD) to it unless both parameters are equal"},
+    "output_zero_point": {"type": "int", "doc": "the zero point of y"},
+    "padding": {"type": "int[]", "doc": "[top, left, bottom, right], padded with the integer 0 (default zeros); not four entries or a negative one is an ERROR_IF"},
+    "pool_size": {"type": "int[]", "doc": "[KH, KW] (default [1, 1]); not two entries or an entry < 1 is an ERROR_IF"},
+    "strides": {"type": "int[]", "doc": "[SH, SW] (default [1, 1]); not two entries or an entry < 1 is an ERROR_IF"}
   },
   "conventions": [
     {
       "name": "tvm",
       "clauses": ["tvm.qnn.avg_pool2d", "tvm.requantize"],
       "description": "TVM qnn.avg_pool2d: requantize (or upcast) to int32 output codes, pad with 0, window sum, truncating division, clip",
+      "source": "TVM src/relay/qnn/op/avg_pool2d.cc QnnAvgPoolCanonicalize; include/tvm/topi/nn/pooling.h pool_impl_nd",
       "attributes": [
         "count_include_pad", "dilation", "input_scale", "input_zero_point", "layout", "output_scale",
         "output_zero_point", "padding", "pool_size", "strides"
       ],
+      "optional_attributes": ["ceil_mode"],
       "vectors": "ops/tvm/qnn_avg_pool2d.json",
       "required_flags": ["truncation", "pad_is_integer_zero", "requantized", "clip"]
     }
@@ -2392,25 +2933,32 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "tvm.qnn.concatenate",
   "summary": "TVM qnn.concatenate: each input requantized to the output parameters, then concatenated.",
   "spec": "spec/operators_tvm.md",
-  "inputs": [{"name": "x", "dtypes": ["int8"], "variadic": {"min": 1, "max": 3}}],
-  "outputs": [{"name": "y", "dtypes": ["int8"]}],
+  "inputs": [
+    {"name": "x", "dtypes": ["int8"], "variadic": {"min": 1, "max": 64}, "doc": "x0, x1, ...: one rank, extents agreeing except along axis"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int8"], "dtype_from": "out_dtype", "doc": "each input requantized to (output_scale, output_zero_point), concatenated along axis"}
+  ],
   "attributes": {
-    "axis": {"type": "int", "doc": ""},
-    "input_scales": {"type": "float32[]", "doc": ""},
-    "input_zero_points": {"type": "int[]", "doc": ""},
-    "out_dtype": {"type": "dtype", "values": ["int8"], "doc": ""},
-    "output_scale": {"type": "float32", "doc": ""},
-    "output_zero_point": {"type": "int", "doc": ""}
+    "axis": {"type": "int", "doc": "the concatenation axis in [-rank, rank) (default 0); outside is an ERROR_IF"},
+    "input_scales": {"type": "float32[]", "doc": "per input: its float32 scale (IEEE bits); one per input, else an ERROR_IF"},
+    "input_zero_points": {"type": "int[]", "doc": "per input: its zero point; one per input, else an ERROR_IF"},
+    "out_dtype": {"type": "dtype", "values": ["int8", "uint8", "int16", "uint16", "int32", "int64"], "doc": "the dtype tvm.requantize writes (default int8); int8, uint8, int16, int32 requantize, uint16 and int64 are an ERROR_IF when an input is requantized"},
+    "output_scale": {"type": "float32", "doc": "the float32 scale of y (IEEE bits)"},
+    "output_zero_point": {"type": "int", "doc": "the zero point of y (default 0)"},
+    "rounding": {"type": "enum", "values": ["TONEAREST", "UPWARD"], "doc": "tvm.requantize's rounding: UPWARD (default) or TONEAREST"}
   },
   "conventions": [
     {
       "name": "tvm",
       "clauses": ["tvm.qnn.concatenate"],
       "description": "requantize each input to the output, concat",
+      "source": "TVM src/relay/qnn/op/concatenate.cc; seed 002 quantized_concat",
       "attributes": [
         "axis", "input_scales", "input_zero_points", "out_dtype", "output_scale",
         "output_zero_point"
       ],
+      "optional_attributes": ["rounding"],
       "vectors": "ops/tvm/qnn_concatenate.json",
       "required_flags": []
     }
@@ -2421,28 +2969,34 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "tvm.qnn.conv2d",
   "summary": "TVM qnn.conv2d: int32 accumulation with zero points, optionally requantized.",
   "spec": "spec/operators_tvm.md",
-  "inputs": [{"name": "data", "dtypes": ["int8", "uint8"]}, {"name": "kernel", "dtypes": ["int8"]}],
-  "outputs": [{"name": "y", "dtypes": ["int8", "int32"]}],
+  "inputs": [
+    {"name": "data", "dtypes": ["int8", "uint8"], "doc": "(N, C, H, W), or (N, H, W, C) with data_layout NHWC"},
+    {"name": "kernel", "dtypes": ["int8", "uint8"], "doc": "(O, C / groups, KH, KW), or (KH, KW, C / groups, O) with NHWC"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int8", "uint8", "int32"], "dtype_from": "out_dtype", "doc": "the accumulator or its requantization, in data's layout"}
+  ],
   "attributes": {
-    "data_layout": {"type": "enum", "values": ["NHWC"], "doc": ""},
-    "dilation": {"type": "int[]", "doc": ""},
-    "groups": {"type": "int", "doc": ""},
-    "input_scale": {"type": "float32", "doc": ""},
-    "input_zero_point": {"type": "int", "doc": ""},
-    "kernel_scale": {"type": "float32", "doc": ""},
-    "kernel_zero_point": {"type": "int", "doc": ""},
-    "out_dtype": {"type": "dtype", "values": ["int8", "int16", "int32"], "doc": ""},
-    "output_scale": {"type": "float32", "doc": ""},
-    "output_zero_point": {"type": "int", "doc": ""},
-    "padding": {"type": "int[]", "doc": ""},
-    "rounding": {"type": "enum", "values": ["TONEAREST", "UPWARD"], "doc": ""},
-    "strides": {"type": "int[]", "doc": ""}
+    "data_layout": {"type": "enum", "values": ["NCHW", "NHWC"], "doc": "NCHW with kernel OIHW (default) or NHWC with kernel HWIO"},
+    "dilation": {"type": "int[]", "doc": "[DH, DW]: the spacing of the kernel taps along H and W (default [1, 1]); an entry < 1 is an ERROR_IF"},
+    "groups": {"type": "int", "doc": "the number of channel groups: input channel g * C/groups + i feeds output channels [g * O/groups, (g+1) * O/groups) (default 1); groups < 1 or not dividing C and O is an ERROR_IF"},
+    "input_scale": {"type": "float32", "doc": "the float32 scale of data (IEEE bits \"0x...\"; real = scale (q - zero_point); default 1.0)"},
+    "input_zero_point": {"type": "int", "doc": "the zero point of data, which also pads it (the integer of real 0; default 0)"},
+    "kernel_scale": {"type": "float32", "doc": "the float32 scale of kernel (IEEE bits \"0x...\"; real = scale (q - zero_point); default 1.0)"},
+    "kernel_zero_point": {"type": "int", "doc": "the zero point of kernel (default 0)"},
+    "out_dtype": {"type": "dtype", "values": ["int8", "uint8", "int16", "uint16", "int32", "int64", "float32", "float64"], "doc": "int32: the accumulator; int8 or uint8: requantized with tvm.requantize; any other dtype is an ERROR_IF (default int32)"},
+    "output_scale": {"type": "float32", "doc": "the float32 scale of a requantized y (IEEE bits; the accumulator's scale is fl32(input_scale * kernel_scale); default 1.0)"},
+    "output_zero_point": {"type": "int", "doc": "the zero point of y when requantized (default 0)"},
+    "padding": {"type": "int[]", "doc": "[PH, PW]: rows added above and below, columns added left and right (default [0, 0]); an entry < 0 is an ERROR_IF"},
+    "rounding": {"type": "enum", "values": ["TONEAREST", "UPWARD"], "doc": "tvm.requantize's rounding: UPWARD (default) or TONEAREST"},
+    "strides": {"type": "int[]", "doc": "[SH, SW]: the step of the window along H and W (default [1, 1]); an entry < 1 is an ERROR_IF"}
   },
   "conventions": [
     {
       "name": "tvm",
       "clauses": ["tvm.qnn.conv2d"],
       "description": "int32 accumulator with zero points, optional requantize",
+      "source": "TVM src/relay/qnn/op/convolution.cc (the four terms, padding with the input zero point); seed 002 quantized_conv2d",
       "attributes": [
         "dilation", "groups", "input_scale", "input_zero_point", "kernel_scale", "kernel_zero_point",
         "out_dtype", "output_scale", "output_zero_point", "padding", "rounding", "strides"
@@ -2458,26 +3012,34 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "tvm.qnn.dense",
   "summary": "TVM qnn.dense: int32 accumulation with zero points, optionally requantized.",
   "spec": "spec/operators_tvm.md",
-  "inputs": [{"name": "data", "dtypes": ["int8"]}, {"name": "weight", "dtypes": ["int8"]}],
-  "outputs": [{"name": "y", "dtypes": ["int8", "int32"]}],
+  "inputs": [
+    {"name": "data", "dtypes": ["int8", "uint8"], "doc": "(N, K)"},
+    {"name": "weight", "dtypes": ["int8", "uint8"], "doc": "(M, K)"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int8", "uint8", "int32"], "dtype_from": "out_dtype", "doc": "(N, M): the accumulator or its requantization"}
+  ],
   "attributes": {
-    "input_scale": {"type": "float32", "doc": ""},
-    "input_zero_point": {"type": "int", "doc": ""},
-    "kernel_scale": {"type": "float32", "doc": ""},
-    "kernel_zero_point": {"type": "int", "doc": ""},
-    "out_dtype": {"type": "dtype", "values": ["int8", "int32"], "doc": ""},
-    "output_scale": {"type": "float32", "doc": ""},
-    "output_zero_point": {"type": "int", "doc": ""}
+    "input_scale": {"type": "float32", "doc": "the float32 scale of data (IEEE bits \"0x...\"; real = scale (q - zero_point); default 1.0)"},
+    "input_zero_point": {"type": "int", "doc": "the zero point of data (default 0)"},
+    "kernel_scale": {"type": "float32", "doc": "the float32 scale of weight (IEEE bits \"0x...\"; real = scale (q - zero_point); default 1.0)"},
+    "kernel_zero_point": {"type": "int", "doc": "the zero point of weight (default 0)"},
+    "out_dtype": {"type": "dtype", "values": ["int8", "uint8", "int16", "uint16", "int32", "int64", "float32", "float64"], "doc": "int32: the accumulator; int8 or uint8: requantized with tvm.requantize; any other dtype is an ERROR_IF (default int32)"},
+    "output_scale": {"type": "float32", "doc": "the float32 scale of a requantized y (IEEE bits; the accumulator's scale is fl32(input_scale * kernel_scale); default 1.0)"},
+    "output_zero_point": {"type": "int", "doc": "the zero point of y when requantized (default 0)"},
+    "rounding": {"type": "enum", "values": ["TONEAREST", "UPWARD"], "doc": "tvm.requantize's rounding: UPWARD (default) or TONEAREST"}
   },
   "conventions": [
     {
       "name": "tvm",
       "clauses": ["tvm.qnn.dense"],
       "description": "dense with zero points, optional requantize",
+      "source": "TVM src/relay/qnn/op/dense.cc; seed 002 quantized_fully_connected",
       "attributes": [
         "input_scale", "input_zero_point", "kernel_scale", "kernel_zero_point", "out_dtype",
         "output_scale", "output_zero_point"
       ],
+      "optional_attributes": ["rounding"],
       "vectors": "ops/tvm/qnn_dense.json",
       "required_flags": []
     }
@@ -2488,18 +3050,23 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "op": "tvm.qnn.max_pool2d",
   "summary": "TVM max_pool2d on quantized data: window maximum, parameters kept.",
   "spec": "spec/operators_tvm.md",
-  "inputs": [{"name": "data", "dtypes": ["int8"]}],
-  "outputs": [{"name": "y", "dtypes": ["int8"]}],
+  "inputs": [
+    {"name": "data", "dtypes": ["int8"], "doc": "(N, C, H, W)"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int8"], "same_dtype_as": "data", "doc": "max_pool2d of the integers, parameters kept"}
+  ],
   "attributes": {
-    "kernel": {"type": "int[]", "doc": ""},
-    "padding": {"type": "int[]", "doc": ""},
-    "strides": {"type": "int[]", "doc": ""}
+    "kernel": {"type": "int[]", "doc": "[KH, KW]: the window (default [1, 1]); an entry < 1 is an ERROR_IF"},
+    "padding": {"type": "int[]", "doc": "[PH, PW], never winning (default [0, 0]); an entry < 0 or >= the kernel's is an ERROR_IF"},
+    "strides": {"type": "int[]", "doc": "[SH, SW] (default [1, 1]); an entry < 1 is an ERROR_IF"}
   },
   "conventions": [
     {
       "name": "tvm",
       "clauses": ["tvm.qnn.max_pool2d"],
       "description": "max pool, parameters kept",
+      "source": "seed 002 quantized_pool2d (max); TVM pads max pooling with the dtype's lowest value",
       "attributes": ["kernel", "padding", "strides"],
       "vectors": "ops/tvm/qnn_max_pool2d.json",
       "required_flags": []
@@ -2512,16 +3079,21 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "summary": "TVM relu on quantized data: max(x, zero_point).",
   "spec": "spec/operators_tvm.md",
   "elementwise": true,
-  "inputs": [{"name": "data", "dtypes": ["int8"]}],
-  "outputs": [{"name": "y", "dtypes": ["int8"]}],
+  "inputs": [
+    {"name": "data", "dtypes": ["int8"], "doc": "any shape"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int8"], "same_dtype_as": "data", "doc": "max(data, zero_point), parameters kept"}
+  ],
   "attributes": {
-    "zero_point": {"type": "int", "doc": ""}
+    "zero_point": {"type": "int", "doc": "the zero point of data: the integer of real 0 (default 0)"}
   },
   "conventions": [
     {
       "name": "tvm",
       "clauses": ["tvm.qnn.relu"],
       "description": "max(x, zero_point)",
+      "source": "seed 002 qunatized_relu; TVM lowers relu on quantized tensors to a clip at the zero point",
       "attributes": ["zero_point"],
       "vectors": "ops/tvm/qnn_relu.json",
       "required_flags": []

@@ -311,6 +311,7 @@ int run(const Context& ctx, const RunCliOptions& o) {
   }
   const ConventionExplainer explainer(reference.get());
 
+  in.expectations.select_isa(isa_of_version(executor.version()));  // entries marked isa= hold on that ISA only
   RunOptions ro = run_options(o, in, explainer, reference.get());
   std::optional<ResumeReport> resumed;
   if (const auto rc = load_resume(o, executor.name(), ro, resumed, con)) return *rc;
@@ -321,6 +322,7 @@ int run(const Context& ctx, const RunCliOptions& o) {
   report_as_it_goes(ro, o, con);
 
   con.out(header_line(o, executor, ro.files.size()));
+  con.out("qspec run: data root " + ctx.root + " (" + ctx.root_how + ")\n");
   if (con.shows_progress()) con.start_progress(count_selected_tests(ro, executor));
   RunResult result;
   try {

@@ -11,7 +11,8 @@ namespace qspec::cli {
 enum Exit : int { kOk = 0, kFail = 1, kUsage = 2 };
 
 struct Context {
-  std::string root;  // the qspec tree (spec/, vectors/, ...); --root, $QSPEC_ROOT, or the build's source dir
+  std::string root;      // the data root (spec/, vectors/, ...): --root, $QSPEC_ROOT, install layout, source tree
+  std::string root_how;  // how `root` was found (qspec/harness/data_root.h), for the run header
   int exit_code = kOk;
 };
 

@@ -4,12 +4,16 @@
 
 #include "commands.h"
 #include "unknown_words.h"
+#include "qspec/harness/data_root.h"
 
 #ifndef QSPEC_VERSION
 #define QSPEC_VERSION "0.0.0"
 #endif
 #ifndef QSPEC_DEFAULT_ROOT
 #define QSPEC_DEFAULT_ROOT "."
+#endif
+#ifndef QSPEC_INSTALL_DATA_RELATIVE
+#define QSPEC_INSTALL_DATA_RELATIVE "../share/qspec"
 #endif
 
 int main(int argc, char** argv) {
@@ -18,9 +22,13 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("qspec ") + QSPEC_VERSION);
   app.require_subcommand(1);
   Context ctx;
-  const char* env_root = std::getenv("QSPEC_ROOT");
-  ctx.root = env_root ? env_root : QSPEC_DEFAULT_ROOT;
-  app.add_option("--root", ctx.root, "qspec tree holding spec/ and vectors/ (default: $QSPEC_ROOT or the source tree)");
+  const auto found = qspec::harness::find_data_root(QSPEC_INSTALL_DATA_RELATIVE, QSPEC_DEFAULT_ROOT);
+  ctx.root = found.path;
+  ctx.root_how = found.how;
+  app.add_option("--root", ctx.root,
+                 "Data root holding spec/ and vectors/ (default: $QSPEC_ROOT, else ../share/qspec next to the executable, "
+                 "else the build's source tree)")
+      ->each([&ctx](const std::string&) { ctx.root_how = "--root"; });
 
   add_run_command(app, ctx);
   add_vectors_command(app, ctx);

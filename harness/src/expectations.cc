@@ -31,7 +31,44 @@ Verdict parse_verdict(const std::string& s, const std::string& where) {
   return *v;
 }
 
+// "avx2,avx512_core" -> {"avx2", "avx512_core"}; names are [A-Za-z0-9_.+-]+.
+std::vector<std::string> parse_isa_list(const std::string& s, const std::string& where) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    const auto comma = s.find(',', start);
+    const std::string name = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-") !=
+                            std::string::npos)
+      throw ExpectationError(
+          where + ": isa= takes comma-separated instruction set names (as backends report them), got '" + s + "'");
+    out.push_back(name);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string isa_of_version(const std::string& version) {
+  const auto at = version.find("isa: ");
+  if (at == std::string::npos) return "";
+  const auto begin = at + 5;
+  const auto end =
+      version.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-", begin);
+  return version.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
+void Expectations::select_isa(const std::string& isa) {
+  std::vector<Expectation> kept;
+  for (auto& e : entries_) {
+    bool holds = e.isa.empty();
+    for (const auto& name : e.isa) holds = holds || (!isa.empty() && name == isa);
+    if (holds) kept.push_back(std::move(e));
+  }
+  entries_ = std::move(kept);
+}
 
 Expectations Expectations::parse(const std::string& text, const std::string& source) {
   Expectations ex;
@@ -62,6 +99,16 @@ Expectations Expectations::parse(const std::string& text, const std::string& sou
       }
       x.verdict = parse_verdict(e["verdict"].get<std::string>(), where);
       x.reason = e.contains("reason") && e["reason"].is_string() ? e["reason"].get<std::string>() : "";
+      if (e.contains("isa")) {
+        if (!e["isa"].is_array() || e["isa"].empty())
+          throw ExpectationError(where + ": \"isa\" must be a non-empty array of names");
+        std::string joined;
+        for (const auto& n : e["isa"]) {
+          if (!n.is_string()) throw ExpectationError(where + ": \"isa\" must be a non-empty array of names");
+          joined += (joined.empty() ? "" : ",") + n.get<std::string>();
+        }
+        x.isa = parse_isa_list(joined, where);
+      }
       x.line = idx++;
       ex.entries_.push_back(std::move(x));
     }
@@ -89,6 +136,12 @@ Expectations Expectations::parse(const std::string& text, const std::string& sou
     x.verdict = parse_verdict(verdict, where);
     std::getline(ls >> std::ws, x.reason);
     while (!x.reason.empty() && (x.reason.back() == ' ' || x.reason.back() == '\t' || x.reason.back() == '\r')) x.reason.pop_back();
+    if (x.reason.rfind("isa=", 0) == 0) {  // the optional qualifier before the reason
+      const auto space = x.reason.find_first_of(" \t");
+      x.isa = parse_isa_list(x.reason.substr(4, space == std::string::npos ? std::string::npos : space - 4), where);
+      const auto rest = space == std::string::npos ? std::string::npos : x.reason.find_first_not_of(" \t", space);
+      x.reason = rest == std::string::npos ? "" : x.reason.substr(rest);
+    }
     x.line = n;
     ex.entries_.push_back(std::move(x));
   }

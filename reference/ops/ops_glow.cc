@@ -1,10 +1,8 @@
 // Reference ops for Glow: quantize / dequantize / rescale in the shared vocabulary, plus Glow's own ops.
 //
-// Glow's "offset" is the zero point (glow.affine_map), so the shared ops use the shared names:
-//   op "quantize" "glow.quantize": attrs scale, zero_point (= offset), out_dtype
-//   op "dequantize" "glow.dequantize": attrs scale, zero_point
-//   op "requantize" "glow.cpu_rescale" / "glow.interpreter_rescale": TVM's attribute names
-//      input_scale, input_zero_point, output_scale, output_zero_point, out_dtype ("int8")
+// Glow's "offset" is the zero point (glow.affine_map), so the shared ops quantize, dequantize and
+// requantize (glow.cpu_rescale / glow.interpreter_rescale, with TVM's attribute names) use the
+// shared names of their catalogue entries (spec/catalogue/{quantize,dequantize,requantize}.json).
 // Glow's own ops (spec/glow.md), each with the one convention glow: parameter choice, bias
 // parameters, the Caffe2 uint8 -> int8 shift, row-wise and fused row-wise (de)quantization and the
 // rescale parameters. Their tensors and attributes are in spec/catalogue/glow.*.json (spec/ops.md)
@@ -26,19 +24,6 @@ namespace {
 
 using qspec::ref::GlowQParams;
 using qspec::ref::Int;
-
-const Tensor& input_named(const std::vector<Tensor>& inputs, const char* name) {
-  for (const auto& in : inputs)
-    if (in.name == name) return in;
-  throw JsonValueError(std::string("missing input tensor '") + name + "'");
-}
-
-DType dtype_attr(const Attrs& attrs, const char* key) {
-  const std::string name = attr_str(attrs, key);
-  const auto t = dtype_from_name(name);
-  if (!t || is_float(*t)) throw JsonValueError(std::string("attribute '") + key + "': not an integer dtype: " + name);
-  return *t;
-}
 
 void require_dtype(DType t, std::initializer_list<DType> allowed, const std::string& what) {
   for (DType a : allowed)
@@ -75,51 +60,50 @@ Tensor scalar_i32(std::string_view name, const Int& v) {
 
 // ---- shared ops ----
 
-QSPEC_REGISTER_REF_OP(
-    {.op = "quantize",
-     .convention = "glow.quantize",
-     .fn = [](const Attrs& attrs, const std::vector<Tensor>& inputs) {
-       const Tensor& x = input_named(inputs, "x");
-       if (x.dtype != DType::F32) throw JsonValueError("glow.quantize: input x must be float32");
-       const DType out = dtype_attr(attrs, "out_dtype");
-       require_dtype(out, {DType::I8, DType::U8, DType::I16, DType::I32}, "glow.quantize");
-       const GlowQParams p{attr_f32(attrs, "scale"), Int(attr_int(attrs, "zero_point"))};
-       Tensor y{"y", out, x.shape, {}};
-       for (auto v : x.data) y.data.push_back(static_cast<std::int64_t>(ref::glow_quantize(static_cast<std::uint32_t>(v), p, out)));
-       return std::vector<Tensor>{y};
-     }});
+std::vector<Tensor> glow_quantize(const Attrs& attrs, const std::vector<Tensor>& inputs) {
+  using Op = cat::quantize;
+  const Tensor& x = input(inputs, Op::in::x);
+  if (x.dtype != DType::F32) throw JsonValueError("glow.quantize: input x must be float32");
+  const DType out = attr::get(attrs, Op::attr::out_dtype);
+  require_dtype(out, {DType::I8, DType::U8, DType::I16, DType::I32}, std::string(Op::conv::glow_quantize));
+  const GlowQParams p{attr::get(attrs, Op::attr::scale), Int(attr::get(attrs, Op::attr::zero_point))};
+  Tensor y{std::string(Op::out::y), out, x.shape, {}};
+  for (auto v : x.data) y.data.push_back(static_cast<std::int64_t>(ref::glow_quantize(static_cast<std::uint32_t>(v), p, out)));
+  return {y};
+}
 
-QSPEC_REGISTER_REF_OP({.op = "dequantize",
-                       .convention = "glow.dequantize",
-                       .fn = [](const Attrs& attrs, const std::vector<Tensor>& inputs) {
-                         const Tensor& x = input_named(inputs, "x");
-                         require_dtype(x.dtype, {DType::I8, DType::U8, DType::I16, DType::I32}, "glow.dequantize");
-                         const GlowQParams p{attr_f32(attrs, "scale"), Int(attr_int(attrs, "zero_point"))};
-                         Tensor y{"y", DType::F32, x.shape, {}};
-                         for (auto v : x.data) y.data.push_back(static_cast<std::int64_t>(ref::glow_dequantize(Int(v), p)));
-                         return std::vector<Tensor>{y};
-                       }});
+std::vector<Tensor> glow_dequantize(const Attrs& attrs, const std::vector<Tensor>& inputs) {
+  using Op = cat::dequantize;
+  const Tensor& x = input(inputs, Op::in::x);
+  require_dtype(x.dtype, {DType::I8, DType::U8, DType::I16, DType::I32}, std::string(Op::conv::glow_dequantize));
+  const GlowQParams p{attr::get(attrs, Op::attr::scale), Int(attr::get(attrs, Op::attr::zero_point))};
+  Tensor y{std::string(Op::out::y), DType::F32, x.shape, {}};
+  for (auto v : x.data) y.data.push_back(static_cast<std::int64_t>(ref::glow_dequantize(Int(v), p)));
+  return {y};
+}
 
 OpFn rescale_fn(bool integer) {
+  using Op = cat::requantize;
   return [integer](const Attrs& attrs, const std::vector<Tensor>& inputs) {
-    const Tensor& x = input_named(inputs, "x");
-    require_dtype(x.dtype, {DType::I8, DType::I32}, integer ? "glow.cpu_rescale" : "glow.interpreter_rescale");
-    require_dtype(dtype_attr(attrs, "out_dtype"), {DType::I8}, "glow rescale (int8 output)");
-    const GlowQParams in{attr_f32(attrs, "input_scale"), Int(attr_int(attrs, "input_zero_point"))};
-    const GlowQParams out{attr_f32(attrs, "output_scale"), Int(attr_int(attrs, "output_zero_point"))};
-    Tensor y{"y", DType::I8, x.shape, {}};
+    const Tensor& x = input(inputs, Op::in::x);
+    require_dtype(x.dtype, {DType::I8, DType::I32},
+                  std::string(integer ? Op::conv::glow_cpu_rescale : Op::conv::glow_interpreter_rescale));
+    require_dtype(attr::get(attrs, Op::attr::out_dtype), {DType::I8}, "glow rescale (int8 output)");
+    const GlowQParams in{attr::get(attrs, Op::attr::input_scale), Int(attr::get(attrs, Op::attr::input_zero_point))};
+    const GlowQParams out{attr::get(attrs, Op::attr::output_scale), Int(attr::get(attrs, Op::attr::output_zero_point))};
+    Tensor y{std::string(Op::out::y), DType::I8, x.shape, {}};
     for (auto v : x.data)
       y.data.push_back(static_cast<std::int64_t>(integer ? ref::glow_rescale_integer(Int(v), in, out)
                                                          : ref::glow_rescale_float(Int(v), in, out)));
     return std::vector<Tensor>{y};
   };
 }
-QSPEC_REGISTER_REF_OP({.op = "requantize",
-                       .convention = "glow.cpu_rescale",
-                       .fn = rescale_fn(true)});
-QSPEC_REGISTER_REF_OP({.op = "requantize",
-                       .convention = "glow.interpreter_rescale",
-                       .fn = rescale_fn(false)});
+
+QSPEC_REGISTER_REF_OP(registration<cat::quantize>(cat::quantize::conv::glow_quantize, glow_quantize));
+QSPEC_REGISTER_REF_OP(registration<cat::dequantize>(cat::dequantize::conv::glow_dequantize, glow_dequantize));
+QSPEC_REGISTER_REF_OP(registration<cat::requantize>(cat::requantize::conv::glow_cpu_rescale, rescale_fn(true)));
+QSPEC_REGISTER_REF_OP(
+    registration<cat::requantize>(cat::requantize::conv::glow_interpreter_rescale, rescale_fn(false)));
 
 // ---- Glow's own ops ----
 

@@ -1,11 +1,11 @@
-// Reference-backend registration of TVM's quantized average pooling: op "tvm.qnn.avg_pool2d", convention "tvm".
+// Reference-backend registration of TVM's quantized average pooling (op tvm.qnn.avg_pool2d, convention tvm).
 //
-// Input "data" (int8 or uint8, NCHW or NHWC); attributes input_scale, output_scale (float32
-// bits), input_zero_point, output_zero_point, pool_size, strides, dilation, padding (top, left,
-// bottom, right), count_include_pad (bool, default false), layout ("NCHW" default, or "NHWC").
+// Input data (int8 or uint8, NCHW or NHWC) and the attributes of spec/catalogue/tvm.qnn.avg_pool2d.json,
+// read through the typed keys qspec::cat::tvm_qnn_avg_pool2d::attr.
 #include <string>
+#include <vector>
 
-#include "qspec/core/json_values.h"
+#include "qspec/catalogue/keys.h"
 #include "qspec/ref/ops/tvm_avg_pool.h"
 #include "qspec/refops.h"
 
@@ -14,52 +14,48 @@ namespace {
 
 namespace ro = qspec::ref::ops;
 using ref::Int;
+using K = cat::tvm_qnn_avg_pool2d;
+using Ints = std::vector<std::int64_t>;
 
-std::vector<std::int64_t> ints(const Attrs& a, const char* key, std::vector<std::int64_t> dflt) {
-  if (!a.contains(key)) return dflt;
-  std::vector<std::int64_t> v;
-  for (const auto& e : a.at(key)) v.push_back(json_to_int(e));
-  return v;
-}
-ro::Pair pair(const Attrs& a, const char* key) {
-  const auto v = ints(a, key, {1, 1});
-  if (v.size() != 2) throw ref::ErrorIf(std::string("ERROR_IF: attribute ") + key + " needs two entries");
+ro::Pair pair(const Attrs& a, const attr::IntArray& key) {
+  const auto v = attr::get_or(a, key, Ints{1, 1});
+  if (v.size() != 2) throw ref::ErrorIf("ERROR_IF: attribute " + std::string(key.name) + " needs two entries");
   return {v[0], v[1]};
 }
 
 std::vector<Tensor> avg_pool(const Attrs& a, const std::vector<Tensor>& in) {
-  if (in.size() != 1) throw ref::ErrorIf("ERROR_IF: tvm.qnn.avg_pool2d takes one input");
+  if (in.size() != 1) throw ref::ErrorIf("ERROR_IF: " + std::string(K::op) + " takes one input");
   const Tensor& x = in[0];
-  if (x.dtype != DType::I8 && x.dtype != DType::U8) throw ref::ErrorIf("ERROR_IF: tvm.qnn.avg_pool2d data must be int8 or uint8");
+  if (x.dtype != DType::I8 && x.dtype != DType::U8)
+    throw ref::ErrorIf("ERROR_IF: " + std::string(K::op) + " data must be int8 or uint8");
   ro::TvmAvgPoolAttrs at;
-  at.pool_size = pair(a, "pool_size");
-  at.strides = pair(a, "strides");
-  at.dilation = pair(a, "dilation");
-  const auto pad = ints(a, "padding", {0, 0, 0, 0});
+  at.pool_size = pair(a, K::attr::pool_size);
+  at.strides = pair(a, K::attr::strides);
+  at.dilation = pair(a, K::attr::dilation);
+  const auto pad = attr::get_or(a, K::attr::padding, Ints{0, 0, 0, 0});
   if (pad.size() != 4) throw ref::ErrorIf("ERROR_IF: padding needs four entries (top, left, bottom, right)");
   at.padding = {pad[0], pad[1], pad[2], pad[3]};
-  at.count_include_pad = a.contains("count_include_pad") && a.at("count_include_pad").get<bool>();
-  const std::string layout = a.contains("layout") ? attr_str(a, "layout") : "NCHW";
-  if (layout != "NCHW" && layout != "NHWC") throw ref::ErrorIf("ERROR_IF: layout must be NCHW or NHWC");
-  at.nhwc = layout == "NHWC";
-  if (a.contains("ceil_mode") && a.at("ceil_mode").get<bool>()) throw ref::ErrorIf("ERROR_IF: ceil_mode is not covered");
+  at.count_include_pad = attr::get_or(a, K::attr::count_include_pad, false);
+  using Layout = K::attr::layout_is;
+  const std::string_view layout = attr::get_or(a, K::attr::layout, Layout::NCHW);
+  if (layout != Layout::NCHW && layout != Layout::NHWC) throw ref::ErrorIf("ERROR_IF: layout must be NCHW or NHWC");
+  at.nhwc = layout == Layout::NHWC;
+  if (attr::get_or(a, K::attr::ceil_mode, false)) throw ref::ErrorIf("ERROR_IF: ceil_mode is not covered");
   ro::TvmAvgPoolParams p;
-  p.input_scale = attr_f32(a, "input_scale");
-  p.output_scale = attr_f32(a, "output_scale");
-  p.input_zero_point = Int(attr_int(a, "input_zero_point"));
-  p.output_zero_point = Int(attr_int(a, "output_zero_point"));
+  p.input_scale = attr::get(a, K::attr::input_scale);
+  p.output_scale = attr::get(a, K::attr::output_scale);
+  p.input_zero_point = Int(attr::get(a, K::attr::input_zero_point));
+  p.output_zero_point = Int(attr::get(a, K::attr::output_zero_point));
   p.dtype = static_cast<ref::DType>(static_cast<int>(x.dtype));
   ro::IntArray xa(x.shape);
   for (std::size_t i = 0; i < x.data.size(); ++i) xa.data[i] = Int(x.data[i]);
   const ro::IntArray y = ro::tvm_qnn_avg_pool2d(xa, p, at);
-  Tensor t{"y", x.dtype, y.shape, {}};
+  Tensor t{std::string(K::out::y), x.dtype, y.shape, {}};
   for (const auto& v : y.data) t.data.push_back(static_cast<std::int64_t>(v));
   return {t};
 }
 
-QSPEC_REGISTER_REF_OP({.op = "tvm.qnn.avg_pool2d",
-                       .convention = "tvm",
-                       .fn = avg_pool});
+QSPEC_REGISTER_REF_OP(registration<K>(K::conv::tvm, avg_pool));
 
 }  // namespace
 }  // namespace qspec::refops

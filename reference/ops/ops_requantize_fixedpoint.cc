@@ -1,89 +1,61 @@
 // Reference ops for Q31 fixed-point requantization: gemmlowp, TFLite, TOSA and the exact yardsticks.
 //
-// Vocabulary (spec/tflite_tosa.md "Vector attributes", spec/gemmlowp.md): op "requantize" maps
-// input "x" (int32) to output "y" (out_dtype) with attributes multiplier (Q31, [0, 2^31)),
-// shift (TFLite sign convention: real multiplier = multiplier * 2^(shift - 31)),
-// output_zero_point, out_dtype; "requantize_per_channel" takes multiplier/shift as arrays
-// indexed along attribute "axis". Missing or unreadable attributes throw JsonValueError
-// ("this convention does not apply"); ERROR_IF preconditions throw qspec::ref::ErrorIf.
+// The ops' tensors and attributes (multiplier, shift in TFLite's sign convention, the legacy
+// stage's result_*, ...) are in spec/catalogue/{requantize,requantize_per_channel,srdhm,rdbpot,
+// quantize_multiplier}.json and read through their typed keys, which check the catalogue's domains.
+// Missing or unreadable attributes throw JsonValueError ("this convention does not apply");
+// ERROR_IF preconditions throw qspec::ref::ErrorIf.
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "qspec/catalogue/keys.h"
 #include "qspec/core/json_values.h"
 #include "qspec/ref/gemmlowp.h"
 #include "qspec/ref/tflite_tosa.h"
 #include "qspec/refops.h"
+#include "qspec/refops/tensor_args.h"
 
 namespace qspec::refops {
 namespace {
 
 using qspec::ref::Int;
+using Requantize = cat::requantize;
+using PerChannel = cat::requantize_per_channel;
 
-const Tensor& input_named(const std::vector<Tensor>& inputs, const char* name, std::size_t position) {
-  for (const auto& t : inputs)
-    if (t.name == name) return t;
-  if (position < inputs.size()) return inputs[position];
-  throw JsonValueError(std::string("missing input tensor '") + name + "'");
-}
-
-const Tensor& int32_input(const std::vector<Tensor>& inputs, const char* name, std::size_t position) {
-  const Tensor& t = input_named(inputs, name, position);
-  if (t.dtype != DType::I32) throw JsonValueError(std::string("input '") + name + "' must be int32");
+// The output dtype of every Q31 convention: a narrower dtype is "does not apply", not an ERROR_IF.
+template <class Op>
+DType out_dtype(const Attrs& attrs) {
+  const DType t = attr::get(attrs, Op::attr::out_dtype);
+  if (!(t == DType::I8 || t == DType::U8 || t == DType::I16 || t == DType::I32))
+    throw JsonValueError("attribute '" + std::string(Op::attr::out_dtype.name) +
+                         "': expected int8, uint8, int16 or int32, got \"" + std::string(dtype_name(t)) + "\"");
   return t;
 }
 
-DType out_dtype(const Attrs& attrs) {
-  const std::string name = attr_str(attrs, "out_dtype");
-  const auto t = dtype_from_name(name);
-  if (!t || !(*t == DType::I8 || *t == DType::U8 || *t == DType::I16 || *t == DType::I32))
-    throw JsonValueError("attribute 'out_dtype': expected int8, uint8, int16 or int32, got \"" + name + "\"");
-  return *t;
-}
-
-Int q31_multiplier(std::int64_t m, const char* key) {
-  if (m < 0 || m > 0x7fffffffLL)
-    throw JsonValueError(std::string("attribute '") + key + "': a Q31 multiplier in [0, 2^31), got " + std::to_string(m));
-  return Int(m);
-}
-
-int small_int(std::int64_t v, const char* key) {
-  if (v < -1024 || v > 1024) throw JsonValueError(std::string("attribute '") + key + "': out of range");
-  return static_cast<int>(v);
-}
-
-std::vector<std::int64_t> attr_int_array(const Attrs& attrs, const char* key) {
-  if (!has_attr(attrs, key)) throw JsonValueError(std::string("missing attribute '") + key + "'");
-  const auto& j = attrs.at(key);
-  if (!j.is_array()) throw JsonValueError(std::string("attribute '") + key + "': expected an array of integers");
-  std::vector<std::int64_t> v;
-  for (const auto& e : j) v.push_back(json_to_int(e));
-  return v;
-}
-
-// Applies `f` to every element of x, producing y of dtype `out`.
-Tensor map_elements(const Tensor& x, DType out, const std::function<Int(const Int&, std::size_t)>& f) {
-  Tensor y{"y", out, x.shape, {}};
+// Applies `f` to every element of x, producing the output `name` of dtype `out`.
+Tensor map_elements(std::string_view name, const Tensor& x, DType out,
+                    const std::function<Int(const Int&, std::size_t)>& f) {
+  Tensor y{std::string(name), out, x.shape, {}};
   y.data.reserve(x.data.size());
   for (std::size_t i = 0; i < x.data.size(); ++i) y.data.push_back(static_cast<std::int64_t>(f(Int(x.data[i]), i)));
   return y;
 }
 
-// The channel of flat (row-major) element i along `axis`.
-std::size_t channel_of(const Tensor& x, std::size_t i, std::size_t axis) {
-  std::size_t inner = 1;
-  for (std::size_t d = axis + 1; d < x.shape.size(); ++d) inner *= static_cast<std::size_t>(x.shape[d]);
-  return (i / inner) % static_cast<std::size_t>(x.shape[axis]);
-}
-
+// The channel axis of a per-channel op; not indexing x, or arrays of another length, do not apply.
 std::size_t channel_axis(const Attrs& attrs, const Tensor& x, std::size_t channels) {
-  const std::int64_t axis = attr_int(attrs, "axis");
+  const std::int64_t axis = attr::get(attrs, PerChannel::attr::axis);
   if (axis < 0 || axis >= static_cast<std::int64_t>(x.shape.size()))
-    throw JsonValueError("attribute 'axis': must index a dimension of x");
+    throw JsonValueError("attribute '" + std::string(PerChannel::attr::axis.name) + "': must index a dimension of x");
   if (static_cast<std::size_t>(x.shape[static_cast<std::size_t>(axis)]) != channels)
     throw JsonValueError("per-channel attribute arrays must have shape[axis] entries");
   return static_cast<std::size_t>(axis);
+}
+
+// "attributes 'a' and 'b' must have equal length"
+JsonValueError unequal_lengths(std::string_view a, std::string_view b) {
+  return JsonValueError("attributes '" + std::string(a) + "' and '" + std::string(b) + "' must have equal length");
 }
 
 // ---- op "requantize" ----
@@ -92,31 +64,30 @@ using ScalarRequant = std::function<Int(const Int& x, const Int& m, int shift, c
 
 OpFn requantize_op(ScalarRequant f) {
   return [f](const Attrs& attrs, const std::vector<Tensor>& inputs) {
-    const Tensor& x = int32_input(inputs, "x", 0);
-    const Int m = q31_multiplier(attr_int(attrs, "multiplier"), "multiplier");
-    const int shift = small_int(attr_int(attrs, "shift"), "shift");
-    const Int zp(attr_int(attrs, "output_zero_point"));
-    const DType out = out_dtype(attrs);
+    const Tensor& x = input(inputs, Requantize::in::x, DType::I32);
+    const Int m(attr::get(attrs, Requantize::attr::multiplier));
+    const int shift = static_cast<int>(attr::get(attrs, Requantize::attr::shift));
+    const Int zp(attr::get(attrs, Requantize::attr::output_zero_point));
+    const DType out = out_dtype<Requantize>(attrs);
     const ref::DType rout = out;
-    return std::vector<Tensor>{map_elements(x, out, [&](const Int& v, std::size_t) { return f(v, m, shift, zp, rout); })};
+    return std::vector<Tensor>{
+        map_elements(Requantize::out::y, x, out, [&](const Int& v, std::size_t) { return f(v, m, shift, zp, rout); })};
   };
 }
 
 OpFn requantize_per_channel_op(ScalarRequant f) {
   return [f](const Attrs& attrs, const std::vector<Tensor>& inputs) {
-    const Tensor& x = int32_input(inputs, "x", 0);
-    const auto ms = attr_int_array(attrs, "multiplier");
-    const auto ss = attr_int_array(attrs, "shift");
-    if (ms.size() != ss.size()) throw JsonValueError("attributes 'multiplier' and 'shift' must have equal length");
-    std::vector<Int> m;
-    std::vector<int> s;
-    for (auto v : ms) m.push_back(q31_multiplier(v, "multiplier"));
-    for (auto v : ss) s.push_back(small_int(v, "shift"));
+    const Tensor& x = input(inputs, PerChannel::in::x, DType::I32);
+    const auto ms = attr::get(attrs, PerChannel::attr::multiplier);
+    const auto ss = attr::get(attrs, PerChannel::attr::shift);
+    if (ms.size() != ss.size()) throw unequal_lengths(PerChannel::attr::multiplier.name, PerChannel::attr::shift.name);
+    const std::vector<Int> m(ms.begin(), ms.end());
+    const std::vector<int> s(ss.begin(), ss.end());
     const std::size_t axis = channel_axis(attrs, x, m.size());
-    const Int zp(attr_int(attrs, "output_zero_point"));
-    const DType out = out_dtype(attrs);
+    const Int zp(attr::get(attrs, PerChannel::attr::output_zero_point));
+    const DType out = out_dtype<PerChannel>(attrs);
     const ref::DType rout = out;
-    return std::vector<Tensor>{map_elements(x, out, [&](const Int& v, std::size_t i) {
+    return std::vector<Tensor>{map_elements(PerChannel::out::y, x, out, [&](const Int& v, std::size_t i) {
       const std::size_t c = channel_of(x, i, axis);
       return f(v, m[c], s[c], zp, rout);
     })};
@@ -140,7 +111,9 @@ ScalarRequant tosa(ref::TosaScale mode) {
   return [mode](const Int& x, const Int& m, int shift, const Int& zp, ref::DType out) {
     if (mode == ref::TosaScale::Scale16) {
       if (m % ref::pow2(16) != 0)
-        throw JsonValueError("attribute 'multiplier': tosa.scale16 needs a multiple of 2^16 (an int16 Q15 multiplier)");
+        throw JsonValueError("attribute '" + std::string(Requantize::attr::multiplier.name) +
+                             "': " + std::string(Requantize::conv::tosa_scale16) +
+                             " needs a multiple of 2^16 (an int16 Q15 multiplier)");
       return ref::tosa_rescale(x, m / ref::pow2(16), 15 - shift, zp, out, mode);
     }
     return ref::tosa_rescale(x, m, 31 - shift, zp, out, mode);
@@ -153,67 +126,59 @@ ScalarRequant q31_exact(ref::Rounding mode) {
   };
 }
 
-QSPEC_REGISTER_REF_OP({.op = "requantize",
-                       .convention = "gemmlowp.double_round",
-                       .fn = requantize_op(gemmlowp_double_round)});
-QSPEC_REGISTER_REF_OP({.op = "requantize",
-                       .convention = "tflite.single_round",
-                       .fn = requantize_op(tflite_single_round)});
-QSPEC_REGISTER_REF_OP({.op = "requantize",
-                       .convention = "tosa.single_round",
-                       .fn = requantize_op(tosa(ref::TosaScale::Single32))});
-QSPEC_REGISTER_REF_OP({.op = "requantize",
-                       .convention = "tosa.double_round",
-                       .fn = requantize_op(tosa(ref::TosaScale::Double32))});
-QSPEC_REGISTER_REF_OP({.op = "requantize",
-                       .convention = "tosa.scale16",
-                       .fn = requantize_op(tosa(ref::TosaScale::Scale16))});
+QSPEC_REGISTER_REF_OP(registration<Requantize>(Requantize::conv::gemmlowp_double_round,
+                                               requantize_op(gemmlowp_double_round)));
+QSPEC_REGISTER_REF_OP(registration<Requantize>(Requantize::conv::tflite_single_round,
+                                               requantize_op(tflite_single_round)));
+QSPEC_REGISTER_REF_OP(registration<Requantize>(Requantize::conv::tosa_single_round,
+                                               requantize_op(tosa(ref::TosaScale::Single32))));
+QSPEC_REGISTER_REF_OP(registration<Requantize>(Requantize::conv::tosa_double_round,
+                                               requantize_op(tosa(ref::TosaScale::Double32))));
+QSPEC_REGISTER_REF_OP(registration<Requantize>(Requantize::conv::tosa_scale16,
+                                               requantize_op(tosa(ref::TosaScale::Scale16))));
 
 // The exact rational requantization under each named rounding: diagnostics only.
 struct ExactMode {
-  const char* convention;
+  std::string_view convention;
   ref::Rounding mode;
 };
 const ExactMode kExactModes[] = {
-    {"q31.exact.floor", ref::Rounding::Floor},         {"q31.exact.ceil", ref::Rounding::Ceil},
-    {"q31.exact.trunc", ref::Rounding::Trunc},         {"q31.exact.half_up", ref::Rounding::HalfUp},
-    {"q31.exact.half_down", ref::Rounding::HalfDown},  {"q31.exact.half_away", ref::Rounding::HalfAway},
-    {"q31.exact.half_even", ref::Rounding::HalfEven},
+    {Requantize::conv::q31_exact_floor, ref::Rounding::Floor},
+    {Requantize::conv::q31_exact_ceil, ref::Rounding::Ceil},
+    {Requantize::conv::q31_exact_trunc, ref::Rounding::Trunc},
+    {Requantize::conv::q31_exact_half_up, ref::Rounding::HalfUp},
+    {Requantize::conv::q31_exact_half_down, ref::Rounding::HalfDown},
+    {Requantize::conv::q31_exact_half_away, ref::Rounding::HalfAway},
+    {Requantize::conv::q31_exact_half_even, ref::Rounding::HalfEven},
 };
 [[maybe_unused]] const bool kExactRegistered = [] {
   for (const auto& e : kExactModes)
-    register_op({.op = "requantize",
-                 .convention = e.convention,
-                 .fn = requantize_op(q31_exact(e.mode))});
+    register_op(registration<Requantize>(e.convention, requantize_op(q31_exact(e.mode))));
   return true;
 }();
 
 // ---- op "requantize_per_channel" ----
 
-QSPEC_REGISTER_REF_OP({.op = "requantize_per_channel",
-                       .convention = "gemmlowp.double_round",
-                       .fn = requantize_per_channel_op(gemmlowp_double_round)});
-QSPEC_REGISTER_REF_OP({.op = "requantize_per_channel",
-                       .convention = "tflite.single_round",
-                       .fn = requantize_per_channel_op(tflite_single_round)});
-QSPEC_REGISTER_REF_OP({.op = "requantize_per_channel",
-                       .convention = "tosa.single_round",
-                       .fn = requantize_per_channel_op(tosa(ref::TosaScale::Single32))});
-QSPEC_REGISTER_REF_OP({.op = "requantize_per_channel",
-                       .convention = "tosa.double_round",
-                       .fn = requantize_per_channel_op(tosa(ref::TosaScale::Double32))});
+QSPEC_REGISTER_REF_OP(registration<PerChannel>(PerChannel::conv::gemmlowp_double_round,
+                                               requantize_per_channel_op(gemmlowp_double_round)));
+QSPEC_REGISTER_REF_OP(registration<PerChannel>(PerChannel::conv::tflite_single_round,
+                                               requantize_per_channel_op(tflite_single_round)));
+QSPEC_REGISTER_REF_OP(registration<PerChannel>(PerChannel::conv::tosa_single_round,
+                                               requantize_per_channel_op(tosa(ref::TosaScale::Single32))));
+QSPEC_REGISTER_REF_OP(registration<PerChannel>(PerChannel::conv::tosa_double_round,
+                                               requantize_per_channel_op(tosa(ref::TosaScale::Double32))));
 
 // ---- gemmlowp's legacy stage: its own attributes ----
 
 OpFn legacy_op() {
   return [](const Attrs& attrs, const std::vector<Tensor>& inputs) {
-    const Tensor& x = int32_input(inputs, "x", 0);
-    const Int a(attr_int(attrs, "result_offset"));
-    const Int b(attr_int(attrs, "result_mult_int"));
-    const int r = small_int(attr_int(attrs, "result_shift"), "result_shift");
-    const DType out = out_dtype(attrs);
+    const Tensor& x = input(inputs, Requantize::in::x, DType::I32);
+    const Int a(attr::get(attrs, Requantize::attr::result_offset));
+    const Int b(attr::get(attrs, Requantize::attr::result_mult_int));
+    const int r = static_cast<int>(attr::get(attrs, Requantize::attr::result_shift));
+    const DType out = out_dtype<Requantize>(attrs);
     const ref::DType rout = out;
-    return std::vector<Tensor>{map_elements(x, out, [&](const Int& v, std::size_t) {
+    return std::vector<Tensor>{map_elements(Requantize::out::y, x, out, [&](const Int& v, std::size_t) {
       return ref::saturate(ref::gemmlowp_quantize_down_uint8_scale(v, a, b, r), rout);
     })};
   };
@@ -221,56 +186,54 @@ OpFn legacy_op() {
 
 OpFn legacy_pc_op() {
   return [](const Attrs& attrs, const std::vector<Tensor>& inputs) {
-    const Tensor& x = int32_input(inputs, "x", 0);
+    const Tensor& x = input(inputs, PerChannel::in::x, DType::I32);
     std::vector<Int> a, b;
-    for (auto v : attr_int_array(attrs, "result_offset")) a.emplace_back(v);
-    for (auto v : attr_int_array(attrs, "result_mult_int")) b.emplace_back(v);
-    if (a.size() != b.size()) throw JsonValueError("attributes 'result_offset' and 'result_mult_int' must have equal length");
+    for (auto v : attr::get(attrs, PerChannel::attr::result_offset)) a.emplace_back(v);
+    for (auto v : attr::get(attrs, PerChannel::attr::result_mult_int)) b.emplace_back(v);
+    if (a.size() != b.size())
+      throw unequal_lengths(PerChannel::attr::result_offset.name, PerChannel::attr::result_mult_int.name);
     const std::size_t axis = channel_axis(attrs, x, a.size());
-    const int r = small_int(attr_int(attrs, "result_shift"), "result_shift");
-    const DType out = out_dtype(attrs);
+    const int r = static_cast<int>(attr::get(attrs, PerChannel::attr::result_shift));
+    const DType out = out_dtype<PerChannel>(attrs);
     const ref::DType rout = out;
-    return std::vector<Tensor>{map_elements(x, out, [&](const Int& v, std::size_t i) {
+    return std::vector<Tensor>{map_elements(PerChannel::out::y, x, out, [&](const Int& v, std::size_t i) {
       return ref::saturate(ref::gemmlowp_quantize_down_uint8_scale_pc(v, channel_of(x, i, axis), a, b, r), rout);
     })};
   };
 }
 
-QSPEC_REGISTER_REF_OP({.op = "requantize",
-                       .convention = "gemmlowp.legacy_uint8_scale",
-                       .fn = legacy_op()});
-QSPEC_REGISTER_REF_OP({.op = "requantize_per_channel",
-                       .convention = "gemmlowp.legacy_uint8_scale",
-                       .fn = legacy_pc_op()});
+QSPEC_REGISTER_REF_OP(registration<Requantize>(Requantize::conv::gemmlowp_legacy_uint8_scale, legacy_op()));
+QSPEC_REGISTER_REF_OP(registration<PerChannel>(PerChannel::conv::gemmlowp_legacy_uint8_scale, legacy_pc_op()));
 
 // ---- the fixed-point primitives as ops ----
 
-QSPEC_REGISTER_REF_OP({.op = "srdhm",
-                       .convention = "gemmlowp",
-                       .fn = [](const Attrs&, const std::vector<Tensor>& inputs) {
-                         const Tensor& a = int32_input(inputs, "a", 0);
-                         const Tensor& b = int32_input(inputs, "b", 1);
-                         if (a.shape != b.shape) throw JsonValueError("inputs 'a' and 'b' must have the same shape");
-                         return std::vector<Tensor>{map_elements(a, DType::I32, [&](const Int& v, std::size_t i) {
-                           return ref::gemmlowp_srdhm(v, Int(b.data[i]));
-                         })};
-                       }});
-QSPEC_REGISTER_REF_OP({.op = "rdbpot",
-                       .convention = "gemmlowp",
-                       .fn = [](const Attrs& attrs, const std::vector<Tensor>& inputs) {
-                         const Tensor& x = int32_input(inputs, "x", 0);
-                         const int e = small_int(attr_int(attrs, "exponent"), "exponent");
-                         return std::vector<Tensor>{map_elements(
-                             x, DType::I32, [&](const Int& v, std::size_t) { return ref::gemmlowp_rdbpot(v, e); })};
-                       }});
+std::vector<Tensor> srdhm(const Attrs&, const std::vector<Tensor>& inputs) {
+  const Tensor& a = input(inputs, cat::srdhm::in::a, DType::I32);
+  const Tensor& b = input(inputs, cat::srdhm::in::b, DType::I32);
+  if (a.shape != b.shape) throw JsonValueError("inputs 'a' and 'b' must have the same shape");
+  return {map_elements(cat::srdhm::out::y, a, DType::I32,
+                       [&](const Int& v, std::size_t i) { return ref::gemmlowp_srdhm(v, Int(b.data[i])); })};
+}
+
+std::vector<Tensor> rdbpot(const Attrs& attrs, const std::vector<Tensor>& inputs) {
+  const Tensor& x = input(inputs, cat::rdbpot::in::x, DType::I32);
+  const int e = static_cast<int>(attr::get(attrs, cat::rdbpot::attr::exponent));
+  return {map_elements(cat::rdbpot::out::y, x, DType::I32,
+                       [&](const Int& v, std::size_t) { return ref::gemmlowp_rdbpot(v, e); })};
+}
+
+QSPEC_REGISTER_REF_OP(registration<cat::srdhm>(cat::srdhm::conv::gemmlowp, srdhm));
+QSPEC_REGISTER_REF_OP(registration<cat::rdbpot>(cat::rdbpot::conv::gemmlowp, rdbpot));
 
 // ---- op "quantize_multiplier" ----
 
+using QM = cat::quantize_multiplier;
+
 OpFn quantize_multiplier_op(std::function<ref::QuantizedMultiplier(std::uint64_t bits)> f, DType in) {
   return [f, in](const Attrs&, const std::vector<Tensor>& inputs) {
-    const Tensor& r = input_named(inputs, "real_multiplier", 0);
-    if (r.dtype != in) throw JsonValueError(std::string("input 'real_multiplier' must be ") + std::string(dtype_name(in)));
-    Tensor m{"multiplier", DType::I32, r.shape, {}}, s{"shift", DType::I32, r.shape, {}};
+    const Tensor& r = input(inputs, QM::in::real_multiplier, in);
+    Tensor m{std::string(QM::out::multiplier), DType::I32, r.shape, {}};
+    Tensor s{std::string(QM::out::shift), DType::I32, r.shape, {}};
     for (std::int64_t bits : r.data) {
       const auto q = f(static_cast<std::uint64_t>(bits));
       m.data.push_back(static_cast<std::int64_t>(q.multiplier));
@@ -280,32 +243,24 @@ OpFn quantize_multiplier_op(std::function<ref::QuantizedMultiplier(std::uint64_t
   };
 }
 
-QSPEC_REGISTER_REF_OP({.op = "quantize_multiplier",
-                       .convention = "tflite.quantize_multiplier",
-                       .fn = quantize_multiplier_op(
-                           [](std::uint64_t b) { return ref::tflite_quantize_multiplier(b, ref::TfliteBuild::Default); },
-                           DType::F64)});
-QSPEC_REGISTER_REF_OP({.op = "quantize_multiplier",
-                       .convention = "tflite.quantize_multiplier_single_round",
-                       .fn = quantize_multiplier_op(
-                           [](std::uint64_t b) {
-                             return ref::tflite_quantize_multiplier(b, ref::TfliteBuild::SingleRounding);
-                           },
-                           DType::F64)});
-QSPEC_REGISTER_REF_OP({.op = "quantize_multiplier",
-                       .convention = "tflite.quantize_multiplier_emulate_float",
-                       .fn = quantize_multiplier_op(
-                           [](std::uint64_t b) {
-                             return ref::tflite_quantize_multiplier(b, ref::TfliteBuild::EmulateFloat);
-                           },
-                           DType::F64)});
-QSPEC_REGISTER_REF_OP({.op = "quantize_multiplier",
-                       .convention = "gemmlowp.quantize_multiplier_smaller_than_one",
-                       .fn = quantize_multiplier_op(
-                           [](std::uint64_t b) {
-                             return ref::gemmlowp_quantize_multiplier_smaller_than_one(static_cast<std::uint32_t>(b));
-                           },
-                           DType::F32)});
+Registration tflite_quantize_multiplier(std::string_view conv, ref::TfliteBuild build) {
+  return registration<QM>(
+      conv, quantize_multiplier_op([build](std::uint64_t b) { return ref::tflite_quantize_multiplier(b, build); },
+                                   DType::F64));
+}
+
+QSPEC_REGISTER_REF_OP(tflite_quantize_multiplier(QM::conv::tflite_quantize_multiplier, ref::TfliteBuild::Default));
+QSPEC_REGISTER_REF_OP(tflite_quantize_multiplier(QM::conv::tflite_quantize_multiplier_single_round,
+                                                 ref::TfliteBuild::SingleRounding));
+QSPEC_REGISTER_REF_OP(tflite_quantize_multiplier(QM::conv::tflite_quantize_multiplier_emulate_float,
+                                                 ref::TfliteBuild::EmulateFloat));
+QSPEC_REGISTER_REF_OP(registration<QM>(QM::conv::gemmlowp_quantize_multiplier_smaller_than_one,
+                                       quantize_multiplier_op(
+                                           [](std::uint64_t b) {
+                                             return ref::gemmlowp_quantize_multiplier_smaller_than_one(
+                                                 static_cast<std::uint32_t>(b));
+                                           },
+                                           DType::F32)));
 
 }  // namespace
 }  // namespace qspec::refops

@@ -15,7 +15,7 @@ jobs=${QSPEC_JOBS:-$(nproc)}
 max_len=16384  # covers every seed: make_corpus fails if a vector slice outgrows it
 
 mkdir -p "$build"
-if ! cmake -S tools/fuzz -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build/configure.log" 2>&1; then
+if ! cmake -S tools/fuzz -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQSPEC_WERROR=ON >"$build/configure.log" 2>&1; then
   cat "$build/configure.log" >&2
   exit 2
 fi

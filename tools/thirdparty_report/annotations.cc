@@ -3,6 +3,7 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -30,9 +31,11 @@ std::vector<Annotation> load_annotations(const std::string& path) {
   return out;
 }
 
-const Annotation* find_annotation(const std::vector<Annotation>& a, const std::string& key) {
+const Annotation* find_annotation(const std::vector<Annotation>& a, const std::string& key, const std::string& isa) {
+  const std::string with_isa = key + "|" + (isa.empty() ? "fixed" : isa);
   for (const auto& x : a)
-    if (fnmatch(x.pattern.c_str(), key.c_str(), 0) == 0) {
+    if (fnmatch(x.pattern.c_str(), (std::count(x.pattern.begin(), x.pattern.end(), '|') == 5 ? with_isa : key).c_str(),
+                0) == 0) {
       ++x.uses;
       return &x;
     }

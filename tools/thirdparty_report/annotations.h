@@ -13,7 +13,10 @@
 namespace qspec::thirdparty_report {
 
 struct Annotation {
-  std::string pattern;  // fnmatch glob over DeviationClass::key(): "library|mode|op|convention|kind"
+  // fnmatch glob over a class key, "library|mode|op|convention|kind", or with a sixth field over
+  // "library|mode|op|convention|kind|isa" (isa "fixed" when the library's is fixed at build
+  // time): a finding that holds on some instruction sets only.
+  std::string pattern;
   std::string title;    // heading of the paragraph
   std::string kind;     // "documented", "library bug", "qspec bug", "translation", "not applicable"
   std::string text;     // the paragraph (markdown)
@@ -22,7 +25,8 @@ struct Annotation {
 };
 
 std::vector<Annotation> load_annotations(const std::string& path);
-// First annotation whose pattern matches key, or nullptr.
-const Annotation* find_annotation(const std::vector<Annotation>& a, const std::string& key);
+// First annotation whose pattern matches key (measured at `isa`), or nullptr.
+const Annotation* find_annotation(const std::vector<Annotation>& a, const std::string& key,
+                                  const std::string& isa = "");
 
 }  // namespace qspec::thirdparty_report

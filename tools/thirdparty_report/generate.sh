@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
-# Regenerates docs/third-party.md: runs every third-party adapter on the vectors twice (its own
-# conventions with its --expect file; every convention) and renders the reports.
+# Measures every third-party adapter on this machine and regenerates docs/third-party.md.
 #
-#   tools/thirdparty_report/generate.sh [BUILD_DIR]      (default: build/default)
+#   tools/thirdparty_report/generate.sh [BUILD_DIR]        (default: build/default)
+#       runs each configuration below twice (its own conventions with its --expect file; every
+#       convention), records the results with this machine in tools/thirdparty_report/measurements/
+#       (replacing only the (run, mode, ISA) it measured: other machines' measurements stay), and
+#       renders the page from all recorded measurements
+#   CHECK=1 tools/thirdparty_report/generate.sh [BUILD_DIR]
+#       the CI check (CTest thirdparty_measurements_match): runs the same configurations and
+#       compares them with the record; records nothing
 # Environment: VECTORS (default vectors), OUT (default docs/third-party.md), KEEP=DIR keeps the
-# reports and logs in DIR.
+# reports and logs in DIR, CONFIGS="label ..." measures only those run labels, MEASUREMENTS=DIR
+# another record (default tools/thirdparty_report/measurements).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${1:-build/default}
@@ -12,39 +19,76 @@ QSPEC=$BUILD/harness/qspec
 REPORT=$BUILD/tools/thirdparty_report/qspec_thirdparty_report
 VECTORS=${VECTORS:-vectors}
 OUT=${OUT:-docs/third-party.md}
+MEASUREMENTS=${MEASUREMENTS:-tools/thirdparty_report/measurements}
+ANNOTATIONS=tools/thirdparty_report/annotations.json
 for f in "$QSPEC" "$REPORT"; do
   [ -x "$f" ] || { echo "generate.sh: $f not built (cmake --build $BUILD --target qspec qspec_thirdparty_report)" >&2; exit 2; }
 done
 work=${KEEP:-$(mktemp -d)}
 mkdir -p "$work"
 export OMP_NUM_THREADS=1  # oneDNN: single-threaded, deterministic timing
+# A generous per-test (and library load) timeout: on a loaded machine libtorch takes more than
+# qspec's default 10 s to load, and a TIMEOUT verdict would be recorded as the library's result.
+TIMEOUT=${TIMEOUT:-120}
 runs=()
 backends=$("$QSPEC" backends 2>/dev/null || true)  # captured first: grep -q would SIGPIPE qspec under pipefail
+
 # label:backend[:VAR=value, the run's environment]. libtorch runs twice: its default engine
-# (onednn in Debian's build, which has no fbgemm), as a user gets it, and qnnpack. oneDNN runs
-# twice: on the machine's best ISA, and limited to AVX2 with VNNI, as on an AVX2-only machine.
-for spec in gemmlowp:gemmlowp xnnpack:xnnpack onednn:onednn onednn-avx2_vnni:onednn:ONEDNN_MAX_CPU_ISA=AVX2_VNNI \
-            libtorch:libtorch libtorch-qnnpack:libtorch:QSPEC_LIBTORCH_QENGINE=qnnpack; do
+# (onednn in Debian's build, which has no fbgemm), as a user gets it, and qnnpack. oneDNN and
+# libtorch also run with their dispatch lowered, to measure the ISAs of other machines here; a
+# setting that dispatches to an ISA already measured in this session (the CPU lacks what it asks
+# for, or the environment already lowers it) is skipped. XNNPACK has no such switch.
+CONFIG_LIST="gemmlowp:gemmlowp xnnpack:xnnpack
+  onednn:onednn onednn:onednn:ONEDNN_MAX_CPU_ISA=AVX512_CORE_VNNI onednn:onednn:ONEDNN_MAX_CPU_ISA=AVX512_CORE
+  onednn:onednn:ONEDNN_MAX_CPU_ISA=AVX2_VNNI onednn:onednn:ONEDNN_MAX_CPU_ISA=AVX2 onednn:onednn:ONEDNN_MAX_CPU_ISA=AVX
+  onednn:onednn:ONEDNN_MAX_CPU_ISA=SSE41
+  libtorch:libtorch libtorch:libtorch:ATEN_CPU_CAPABILITY=avx512 libtorch:libtorch:ATEN_CPU_CAPABILITY=default
+  libtorch-qnnpack:libtorch:QSPEC_LIBTORCH_QENGINE=qnnpack"
+declare -A seen=()
+for spec in $CONFIG_LIST; do
   IFS=: read -r label lib setting <<<"$spec"
+  if [ -n "${CONFIGS:-}" ] && ! grep -qw -- "$label" <<<"$CONFIGS"; then continue; fi
   if ! grep -q "^$lib[[:space:]]" <<<"$backends"; then
     echo "generate.sh: backend $lib not built, skipped" >&2
     continue
   fi
+  env_args=()
+  [ -n "$setting" ] && env_args=("$setting")
+  [ "$label" = libtorch-qnnpack ] || [ "$lib" != libtorch ] || env_args+=(QSPEC_LIBTORCH_QENGINE=)
+  # The ISA this setting dispatches to, from the adapter's version string ("isa: X").
+  listing=$(env "${env_args[@]}" "$QSPEC" backends 2>/dev/null || true)  # captured first: awk's exit would SIGPIPE qspec
+  version=$(awk -F'\t' -v b="$lib" '$1 == b {print $2; exit}' <<<"$listing")
+  isa=$(sed -n 's/.*isa: \([A-Za-z0-9_.+-]*\).*/\1/p' <<<"$version")
+  if [ -n "${seen[$label|$isa]:-}" ]; then
+    echo "generate.sh: $label${setting:+ with $setting} dispatches to ${isa:-its fixed ISA}, measured already: skipped" >&2
+    continue
+  fi
+  seen[$label|$isa]=1
+  name=$label.${isa:-fixed}
+  echo "generate.sh: $label${setting:+ with $setting}: isa ${isa:-fixed}" >&2
   # Own conventions, with the known deviations: this is CI's run and must be green.
   rc=0
-  env ${setting:+"$setting"} "$QSPEC" run --backend "$lib" --vectors "$VECTORS" --expect "backends/$lib/expect.txt" \
-    --report-json "$work/$label-native.json" --progress never --max-diagnostics 0 >"$work/$label-native.log" 2>&1 || rc=$?
-  [ $rc -le 1 ] || { cat "$work/$label-native.log" >&2; exit 2; }
-  [ $rc -eq 0 ] || echo "generate.sh: $label on its own conventions has unexpected outcomes (see $work/$label-native.log)" >&2
-  runs+=(--run "$label:native:$work/$label-native.json")
+  env "${env_args[@]}" "$QSPEC" run --backend "$lib" --vectors "$VECTORS" --expect "backends/$lib/expect.txt" \
+    --report-json "$work/$name-native.json" --progress never --max-diagnostics 0 --timeout "$TIMEOUT" >"$work/$name-native.log" 2>&1 || rc=$?
+  [ $rc -le 1 ] || { cat "$work/$name-native.log" >&2; exit 2; }
+  [ $rc -eq 0 ] || echo "generate.sh: $label at isa ${isa:-fixed} on its own conventions has unexpected outcomes (see $work/$name-native.log)" >&2
+  runs+=(--run "$label:native:$work/$name-native.json:$setting")
   # Every convention: failures are expected; the report says what the results match.
   rc=0
-  env ${setting:+"$setting"} "$QSPEC" run --backend "$lib" --all-conventions --vectors "$VECTORS" \
-    --report-json "$work/$label-all.json" --progress never --max-diagnostics 0 --explain-limit 1000000 \
-    >"$work/$label-all.log" 2>&1 || rc=$?
-  [ $rc -le 1 ] || { cat "$work/$label-all.log" >&2; exit 2; }
-  runs+=(--run "$label:all:$work/$label-all.json")
+  env "${env_args[@]}" "$QSPEC" run --backend "$lib" --all-conventions --vectors "$VECTORS" \
+    --report-json "$work/$name-all.json" --progress never --max-diagnostics 0 --explain-limit 1000000 --timeout "$TIMEOUT" \
+    >"$work/$name-all.log" 2>&1 || rc=$?
+  [ $rc -le 1 ] || { cat "$work/$name-all.log" >&2; exit 2; }
+  runs+=(--run "$label:all:$work/$name-all.json:$setting")
 done
-"$REPORT" --out "$OUT" --vectors "$VECTORS" --annotations tools/thirdparty_report/annotations.json \
-  --command "tools/thirdparty_report/generate.sh" "${runs[@]}"
+[ ${#runs[@]} -gt 0 ] || { echo "generate.sh: no third-party adapter is built" >&2; exit 2; }
+rc=0
+if [ -n "${CHECK:-}" ]; then
+  "$REPORT" check --measurements "$MEASUREMENTS" --annotations "$ANNOTATIONS" "${runs[@]}" || rc=$?
+else
+  "$REPORT" record --measurements "$MEASUREMENTS" "${runs[@]}" || rc=$?
+  [ $rc -ne 0 ] || "$REPORT" render --measurements "$MEASUREMENTS" --annotations "$ANNOTATIONS" --vectors "$VECTORS" \
+    --out "$OUT" --command "tools/thirdparty_report/generate.sh" || rc=$?
+fi
 [ -n "${KEEP:-}" ] || rm -rf "$work"
+exit $rc

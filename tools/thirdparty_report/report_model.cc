@@ -111,9 +111,9 @@ std::map<std::pair<std::string, std::string>, Counts> counts_by_op_convention(co
   return m;
 }
 
-std::vector<DeviationClass> deviation_classes(const std::vector<Run>& runs) {
+std::vector<DeviationClass> deviation_classes(const Run& r) {
   std::vector<DeviationClass> out;
-  for (const auto& r : runs) {
+  {
     const auto totals = counts_by_op_convention(r);
     std::map<std::string, DeviationClass> by_key;
     for (const auto& o : r.outcomes) {
@@ -137,6 +137,13 @@ std::vector<DeviationClass> deviation_classes(const std::vector<Run>& runs) {
     }
     for (auto& [k, c] : by_key) out.push_back(c);
   }
+  return out;
+}
+
+std::vector<DeviationClass> deviation_classes(const std::vector<Run>& runs) {
+  std::vector<DeviationClass> out;
+  for (const auto& r : runs)
+    for (auto& c : deviation_classes(r)) out.push_back(std::move(c));
   return out;
 }
 

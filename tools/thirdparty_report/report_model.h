@@ -26,6 +26,7 @@ struct Outcome {
   std::vector<std::string> matching_diagnostic;  // diagnostic-only conventions reproducing it
   std::string closest;                           // when nothing matches
   std::int64_t closest_differing = 0;
+  bool operator==(const Outcome&) const = default;
 };
 
 // A run of one library: mode "native" (its own claims, with its --expect file) or "all"
@@ -46,6 +47,7 @@ struct Counts {
   std::int64_t crash = 0, timeout = 0;  // the adapter's worker died or hung on the test
   std::int64_t total() const { return pass + fail + error + unsupported + crash + timeout; }
   void add(const Outcome& o);
+  bool operator==(const Counts&) const = default;
 };
 
 // The kind of a non-passing outcome, part of a deviation class's key: "differs" (a wrong
@@ -69,6 +71,8 @@ struct DeviationClass {
   std::string top_signatures(std::size_t n) const;
 };
 
+// The classes of one run (their `minimal` points into `r`, which must outlive them), or of several.
+std::vector<DeviationClass> deviation_classes(const Run& r);
 std::vector<DeviationClass> deviation_classes(const std::vector<Run>& runs);
 
 // (op, convention) -> counts for one run, sorted.

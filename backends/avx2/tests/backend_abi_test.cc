@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "qspec/simd/avx2_backend.h"
+#include "qspec/simd/cpu.h"
 
 namespace qspec::simd {
 namespace {
@@ -30,6 +31,23 @@ class BackendAbi : public ::testing::Test {
   qspec_backend b_{};
   char msg_[512] = {};
 };
+
+// QSPEC_SIMD_ISA lowers the path the tests and benchmarks exercise; a value it does not know
+// must be said, never silently run the best path under a lower path's test name.
+TEST(CpuCap, LowersThePathOrNamesTheUnknownValue) {
+  CpuFeatures all;
+  all.avx2 = all.avx512vnni = all.neon = all.dotprod = true;
+  std::string problem;
+  const CpuFeatures avx2 = cap_cpu_features(all, "avx2", &problem);
+  EXPECT_TRUE(avx2.avx2);
+  EXPECT_FALSE(avx2.avx512vnni);
+  EXPECT_EQ(isa_name(cap_cpu_features(all, "scalar", &problem)), "scalar");
+  EXPECT_FALSE(cap_cpu_features(all, "neon", &problem).dotprod);
+  EXPECT_TRUE(problem.empty()) << problem;
+  EXPECT_TRUE(cap_cpu_features(all, "", &problem).avx512vnni);
+  EXPECT_TRUE(cap_cpu_features(all, "AVX2", &problem).avx512vnni);
+  EXPECT_NE(problem.find("QSPEC_SIMD_ISA=AVX2 is not one of scalar, avx2, neon"), std::string::npos) << problem;
+}
 
 TEST_F(BackendAbi, Identity) {
   EXPECT_EQ(b_.abi_version, QSPEC_BACKEND_ABI_VERSION);

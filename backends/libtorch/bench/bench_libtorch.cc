@@ -20,6 +20,7 @@
 #include <ATen/ops/empty.h>
 #include <benchmark/benchmark.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -29,22 +30,18 @@
 #include <vector>
 
 #include "bench_problems.h"
+#include "qspec/catalogue/keys.h"
+#include "qspec/core/attr.h"
 
 namespace qspec::bench {
 namespace {
 
-float attr_f32_bits(const nlohmann::ordered_json& a, const char* key) {
-  const auto bits = static_cast<std::uint32_t>(std::stoul(a.at(key).get<std::string>(), nullptr, 16));
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
 // requantize_from_int per element: the scalar the quantized kernels use (no tensor op exists).
 Runner libtorch_requant(const RequantProblem& p, std::int8_t* y) {
-  if (p.convention != "pytorch.requantize_from_int") return {};
-  const double m = static_cast<double>(attr_f32_bits(p.attrs, "scale"));
-  const std::int64_t zp = p.attrs.at("output_zero_point").get<std::int64_t>();
+  using R = cat::requantize;
+  if (p.convention != R::conv::pytorch_requantize_from_int) return {};
+  const double m = static_cast<double>(std::bit_cast<float>(attr::get(p.attrs, R::attr::scale)));
+  const std::int64_t zp = attr::get(p.attrs, R::attr::output_zero_point);
   return [&p, y, m, zp] {
     for (std::size_t i = 0; i < p.x.size(); ++i) y[i] = at::native::requantize_from_int<c10::qint8>(m, zp, p.x[i]).val_;
   };

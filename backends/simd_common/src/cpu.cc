@@ -1,8 +1,8 @@
 // Run-time CPU feature detection: __builtin_cpu_supports on x86, getauxval(AT_HWCAP) on AArch64.
 #include "qspec/simd/cpu.h"
 
+#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 
 #if defined(__aarch64__) && defined(__linux__)
 #include <asm/hwcap.h>
@@ -27,20 +27,31 @@ CpuFeatures detect_cpu_features() {
   return f;
 }
 
-namespace {
-CpuFeatures capped_features() {
-  CpuFeatures f = detect_cpu_features();
-  const char* cap = std::getenv("QSPEC_SIMD_ISA");
-  if (cap == nullptr || *cap == '\0') return f;
-  if (std::strcmp(cap, "scalar") == 0) return CpuFeatures{};
-  if (std::strcmp(cap, "avx2") == 0) f.avx512vnni = false;
-  if (std::strcmp(cap, "neon") == 0) f.dotprod = false;
+CpuFeatures cap_cpu_features(CpuFeatures f, const std::string& cap, std::string* problem) {
+  if (cap.empty()) return f;
+  if (cap == "scalar") return CpuFeatures{};
+  if (cap == "avx2") {
+    f.avx512vnni = false;
+    return f;
+  }
+  if (cap == "neon") {
+    f.dotprod = false;
+    return f;
+  }
+  if (problem) *problem = "QSPEC_SIMD_ISA=" + cap + " is not one of scalar, avx2, neon: ignored, the best path runs";
   return f;
 }
-}  // namespace
 
 const CpuFeatures& cpu_features() {
-  static const CpuFeatures f = capped_features();
+  static const CpuFeatures f = [] {
+    const char* cap = std::getenv("QSPEC_SIMD_ISA");
+    std::string problem;
+    const CpuFeatures capped = cap_cpu_features(detect_cpu_features(), cap ? cap : "", &problem);
+    // A misspelt cap must not pass silently for a test of the lower path: say so (the backend's
+    // version string names the path that runs, e.g. "0.1.0 (avx2, ...)").
+    if (!problem.empty()) std::fprintf(stderr, "qspec: %s\n", problem.c_str());
+    return capped;
+  }();
   return f;
 }
 

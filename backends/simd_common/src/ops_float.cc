@@ -8,41 +8,35 @@
 #include <vector>
 
 #include "glow_params.h"
-#include "qspec/core/json_values.h"
+#include "qspec/catalogue/keys.h"
+#include "qspec/core/abi_tensor.h"
+#include "qspec/core/attr.h"
 #include "qspec/simd/backend_core.h"
 #include "tvm_requant.h"
 
 namespace qspec::simd {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using Quantize = cat::quantize;
+using Dequantize = cat::dequantize;
+using Requantize = cat::requantize;
 
-float f32_attr(const Json& a, const char* key) {
-  const std::uint32_t b = attr_f32(a, key);
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
 float f32_of(std::uint32_t b) {
   float f;
   std::memcpy(&f, &b, 4);
   return f;
 }
-std::vector<float> f32_array_attr(const Json& a, const char* key) {
-  if (!has_attr(a, key)) throw std::invalid_argument(std::string("missing attribute '") + key + "'");
-  const auto& j = a.at(key);
-  if (!j.is_array()) throw std::invalid_argument(std::string("attribute '") + key + "': expected an array");
+// A float32 attribute (IEEE bits in the vectors) as a float.
+float f32_attr(const OpCall& c, const attr::F32& key) { return f32_of(attr::get(c.attrs, key)); }
+std::vector<float> f32_array_attr(const OpCall& c, const attr::F32Array& key) {
   std::vector<float> v;
-  for (const auto& e : j) v.push_back(f32_of(json_to_f32(e)));
+  for (std::uint32_t b : attr::get(c.attrs, key)) v.push_back(f32_of(b));
   return v;
 }
-std::vector<std::int64_t> int_array_attr(const Json& a, const char* key) {
-  if (!has_attr(a, key)) throw std::invalid_argument(std::string("missing attribute '") + key + "'");
-  const auto& j = a.at(key);
-  if (!j.is_array()) throw std::invalid_argument(std::string("attribute '") + key + "': expected an array");
-  std::vector<std::int64_t> v;
-  for (const auto& e : j) v.push_back(json_to_int(e));
-  return v;
+// The out_dtype attribute of op `Op` in the ABI's enumeration.
+template <class Op>
+qspec_dtype out_dtype(const OpCall& c) {
+  return to_abi_dtype(attr::get(c.attrs, Op::attr::out_dtype));
 }
 
 bool is_one_of(qspec_dtype d, std::initializer_list<qspec_dtype> set) {
@@ -96,21 +90,25 @@ const std::int32_t* int32_view(const qspec_tensor& x, std::vector<std::int32_t>&
 }
 
 // The output type named by out_dtype (read before any output is touched: an invalid test has none).
+template <class Op>
 OutType out_attr(const OpCall& c) {
-  const qspec_dtype d = dtype_attr(c.attrs, "out_dtype");
+  const qspec_dtype d = out_dtype<Op>(c);
   switch (d) {
     case QSPEC_DTYPE_INT8: return OutType::I8;
     case QSPEC_DTYPE_UINT8: return OutType::U8;
     case QSPEC_DTYPE_INT16: return OutType::I16;
     case QSPEC_DTYPE_UINT16: return OutType::U16;
     case QSPEC_DTYPE_INT32: return OutType::I32;
-    default: throw std::invalid_argument("attribute 'out_dtype': not an 8/16/32-bit integer type");
+    default:
+      throw std::invalid_argument("attribute '" + std::string(Op::attr::out_dtype.name) +
+                                  "': not an 8/16/32-bit integer type");
   }
 }
 
 // Output "y" after validation: x's shape and the type `out`.
+template <class Op>
 qspec_tensor& output_y(const OpCall& c, const qspec_tensor& x, OutType out) {
-  qspec_tensor& y = c.output("y", 0);
+  qspec_tensor& y = c.output(Op::out::y, 0);
   expect_same_shape(x, y, "output 'y' and input 'x'");
   if (out_type_of(y) != out) throw std::invalid_argument("output 'y' dtype differs from 'out_dtype'");
   return y;
@@ -165,26 +163,27 @@ void check_float_out(FloatRequant conv, OutType out) {
 
 template <FloatRequant kConv>
 void requantize_float(OpCall& c) {
-  const qspec_tensor& x = c.input("x", 0);
-  const OutType out = out_attr(c);
+  const qspec_tensor& x = c.input(Requantize::in::x, 0);
+  const OutType out = out_attr<Requantize>(c);
   check_float_out(kConv, out);
-  const RequantParams p =
-      float_requant_params(kConv, f32_attr(c.attrs, "scale"), attr_int(c.attrs, "output_zero_point"), out);
-  qspec_tensor& y = output_y(c, x, out);
+  const RequantParams p = float_requant_params(kConv, f32_attr(c, Requantize::attr::scale),
+                                               attr::get(c.attrs, Requantize::attr::output_zero_point), out);
+  qspec_tensor& y = output_y<Requantize>(c, x, out);
   std::vector<std::int32_t> buf;
   c.k.requant(p, static_cast<std::size_t>(numel(x)), int32_view(x, buf), y.data);
 }
 
 void requantize_per_channel_xnnpack(OpCall& c) {
-  const qspec_tensor& x = c.input("x", 0);
-  const OutType out = out_attr(c);
+  using Op = cat::requantize_per_channel;
+  const qspec_tensor& x = c.input(Op::in::x, 0);
+  const OutType out = out_attr<Op>(c);
   check_float_out(FloatRequant::kXnnpack, out);
-  const auto scales = f32_array_attr(c.attrs, "scales");
-  const Runs r = runs_along(x, attr_int(c.attrs, "axis"), scales.size(), false, true);
-  const std::int64_t zp = attr_int(c.attrs, "output_zero_point");
+  const auto scales = f32_array_attr(c, Op::attr::scales);
+  const Runs r = runs_along(x, attr::get(c.attrs, Op::attr::axis), scales.size(), false, true);
+  const std::int64_t zp = attr::get(c.attrs, Op::attr::output_zero_point);
   std::vector<RequantParams> ps;
   for (float s : scales) ps.push_back(float_requant_params(FloatRequant::kXnnpack, s, zp, out));  // all checked first
-  qspec_tensor& y = output_y(c, x, out);
+  qspec_tensor& y = output_y<Op>(c, x, out);
   std::vector<std::int32_t> buf;
   const std::int32_t* xs = int32_view(x, buf);
   auto* ys = static_cast<unsigned char*>(y.data);
@@ -209,7 +208,7 @@ QuantizeParams quantize_params(QConv conv, float scale, std::int64_t zp, OutType
   auto need = [&](std::initializer_list<qspec_dtype> set) {
     if (!is_one_of(out_dtype, set)) throw std::invalid_argument("this convention does not apply to the output dtype");
   };
-  auto zp_in_range = [&](const char* what) {
+  auto zp_in_range = [&](std::string_view what) {
     if (!fits(zp, out)) throw Rejected(std::string(what) + ": zero_point outside the output type (ERROR_IF)");
   };
   if (zp < INT32_MIN || zp > INT32_MAX) throw Unsupported("zero points beyond int32 are not implemented");
@@ -217,14 +216,14 @@ QuantizeParams quantize_params(QConv conv, float scale, std::int64_t zp, OutType
   switch (conv) {
     case QConv::kOnnx:  // sat(half_even(fl32(x / s)) + zp)
       need({QSPEC_DTYPE_INT8, QSPEC_DTYPE_UINT8, QSPEC_DTYPE_INT16, QSPEC_DTYPE_UINT16, QSPEC_DTYPE_INT32});
-      zp_in_range("onnx.quantize_linear");
+      zp_in_range(Quantize::conv::onnx_quantize_linear);
       p.divide = true, p.s = scale, p.post = QuantizeParams::Post::kInt, p.post_zp = zp;
       break;
     case QConv::kXnnpack:  // sat(half_even(fl32(x * fl32(1/s))) + zp)
       need({QSPEC_DTYPE_INT8, QSPEC_DTYPE_UINT8});
       if (!positive_normal(scale))
         throw Rejected("xnnpack.convert: scale must be finite, normalized, positive (ERROR_IF)");
-      zp_in_range("xnnpack.convert");
+      zp_in_range(Quantize::conv::xnnpack_convert);
       p.divide = false, p.s = 1.0f / scale, p.post = QuantizeParams::Post::kInt, p.post_zp = zp;
       break;
     case QConv::kOnednn:  // sat(half_even(fl32(fl32(x * fl32(1/s)) + fl32(zp))))
@@ -233,7 +232,7 @@ QuantizeParams quantize_params(QConv conv, float scale, std::int64_t zp, OutType
       break;
     case QConv::kPytorch:  // clamp(fl32(fl32(zp) + nearbyint(fl32(x * fl32(1/s)))))
       need({QSPEC_DTYPE_INT8, QSPEC_DTYPE_UINT8, QSPEC_DTYPE_INT32});
-      zp_in_range("pytorch.quantize_per_tensor");
+      zp_in_range(Quantize::conv::pytorch_quantize_per_tensor);
       p.divide = false, p.s = 1.0f / scale, p.post = QuantizeParams::Post::kFloat, p.post_zpf = zpf;
       break;
     case QConv::kTvm:  // clip(fl32(half_away(fl32(x / s)) + fl32(zp)))
@@ -258,35 +257,37 @@ QuantizeParams quantize_params(QConv conv, float scale, std::int64_t zp, OutType
 
 template <QConv kConv>
 void quantize_op(OpCall& c) {
-  const qspec_tensor& x = c.input("x", 0);
+  const qspec_tensor& x = c.input(Quantize::in::x, 0);
   expect_dtype(x, QSPEC_DTYPE_FLOAT32, "input 'x'");
-  const qspec_dtype od = kConv == QConv::kGemmlowp ? QSPEC_DTYPE_UINT8 : dtype_attr(c.attrs, "out_dtype");
+  const qspec_dtype od = kConv == QConv::kGemmlowp ? QSPEC_DTYPE_UINT8 : out_dtype<Quantize>(c);
   if (kConv == QConv::kTvm &&
       !is_one_of(od, {QSPEC_DTYPE_INT8, QSPEC_DTYPE_UINT8, QSPEC_DTYPE_INT16, QSPEC_DTYPE_UINT16, QSPEC_DTYPE_INT32}))
     throw Rejected("tvm.quantize: out_dtype must be int8, uint8, int16, uint16 or int32 (ERROR_IF)");
-  const OutType out = kConv == QConv::kGemmlowp ? OutType::U8 : out_attr(c);
-  const QuantizeParams p = quantize_params(kConv, f32_attr(c.attrs, "scale"), attr_int(c.attrs, "zero_point"), out, od);
-  qspec_tensor& y = output_y(c, x, out);
+  const OutType out = kConv == QConv::kGemmlowp ? OutType::U8 : out_attr<Quantize>(c);
+  const QuantizeParams p = quantize_params(kConv, f32_attr(c, Quantize::attr::scale),
+                                           attr::get(c.attrs, Quantize::attr::zero_point), out, od);
+  qspec_tensor& y = output_y<Quantize>(c, x, out);
   c.k.quantize(p, static_cast<std::size_t>(numel(x)), static_cast<const float*>(x.data), y.data);
 }
 
 template <QConv kConv>
 void quantize_per_channel_op(OpCall& c) {
-  const qspec_tensor& x = c.input("x", 0);
+  using Op = cat::quantize_per_channel;
+  const qspec_tensor& x = c.input(Op::in::x, 0);
   expect_dtype(x, QSPEC_DTYPE_FLOAT32, "input 'x'");
-  const qspec_dtype od = dtype_attr(c.attrs, "out_dtype");
-  const auto scales = f32_array_attr(c.attrs, "scales");
-  const auto zps = int_array_attr(c.attrs, "zero_points");
+  const qspec_dtype od = out_dtype<Op>(c);
+  const auto scales = f32_array_attr(c, Op::attr::scales);
+  const auto zps = attr::get(c.attrs, Op::attr::zero_points);
   const bool tvm = kConv == QConv::kTvm;
   if (scales.size() != zps.size()) throw Rejected("scales and zero_points must have the same length (ERROR_IF)");
   if (tvm &&
       !is_one_of(od, {QSPEC_DTYPE_INT8, QSPEC_DTYPE_UINT8, QSPEC_DTYPE_INT16, QSPEC_DTYPE_UINT16, QSPEC_DTYPE_INT32}))
     throw Rejected("tvm.quantize: out_dtype must be int8, uint8, int16, uint16 or int32 (ERROR_IF)");
-  const OutType out = out_attr(c);
-  const Runs r = runs_along(x, attr_int(c.attrs, "axis"), scales.size(), tvm, true);
+  const OutType out = out_attr<Op>(c);
+  const Runs r = runs_along(x, attr::get(c.attrs, Op::attr::axis), scales.size(), tvm, true);
   std::vector<QuantizeParams> ps;
   for (std::size_t i = 0; i < scales.size(); ++i) ps.push_back(quantize_params(kConv, scales[i], zps[i], out, od));
-  qspec_tensor& y = output_y(c, x, out);
+  qspec_tensor& y = output_y<Op>(c, x, out);
   const auto* xs = static_cast<const float*>(x.data);
   auto* ys = static_cast<unsigned char*>(y.data);
   const std::size_t es = static_cast<std::size_t>(out_size(out));
@@ -304,9 +305,9 @@ enum class DConv { kOnnx, kXnnpack, kPytorch, kTvm, kGlow, kGemmlowp };
 
 template <DConv kConv>
 void dequantize_op(OpCall& c) {
-  const qspec_tensor& x = c.input("x", 0);
-  const float scale = f32_attr(c.attrs, "scale");
-  const std::int64_t zp = attr_int(c.attrs, "zero_point");
+  const qspec_tensor& x = c.input(Dequantize::in::x, 0);
+  const float scale = f32_attr(c, Dequantize::attr::scale);
+  const std::int64_t zp = attr::get(c.attrs, Dequantize::attr::zero_point);
   auto need = [&](std::initializer_list<qspec_dtype> set) {
     if (!is_one_of(x.dtype, set)) throw std::invalid_argument("this convention does not apply to the input dtype");
   };
@@ -337,7 +338,7 @@ void dequantize_op(OpCall& c) {
     case DConv::kGemmlowp: need({QSPEC_DTYPE_UINT8}); break;
   }
   if (zp < INT32_MIN || zp > INT32_MAX) throw Unsupported("zero points beyond int32 are not implemented");
-  qspec_tensor& y = c.output("y", 0);
+  qspec_tensor& y = c.output(Dequantize::out::y, 0);
   expect_dtype(y, QSPEC_DTYPE_FLOAT32, "output 'y'");
   expect_same_shape(x, y, "output 'y' and input 'x'");
   std::vector<std::int32_t> buf;
@@ -345,58 +346,65 @@ void dequantize_op(OpCall& c) {
                  static_cast<float*>(y.data));
 }
 
+// TVM's ERROR_IFs of requantize and requantize_per_channel (Op): rounding, output scale, out_dtype.
+template <class Op>
 void tvm_checks(const OpCall& c, float out_s) {
-  if (has_attr(c.attrs, "rounding")) {
-    const std::string r = attr_str(c.attrs, "rounding");
-    if (r != "UPWARD" && r != "TONEAREST")
+  using Is = typename Op::attr::rounding_is;
+  if (attr::has(c.attrs, Op::attr::rounding)) {
+    const std::string_view r = attr::get(c.attrs, Op::attr::rounding);
+    if (r != Is::UPWARD && r != Is::TONEAREST)
       throw Rejected("tvm.requantize: rounding must be UPWARD or TONEAREST (ERROR_IF)");
   }
   if (std::isnan(out_s) || out_s == 0.0f) throw Rejected("tvm.requantize: output scale can not be 0 (ERROR_IF)");
-  const qspec_dtype od = dtype_attr(c.attrs, "out_dtype");
+  const qspec_dtype od = out_dtype<Op>(c);
   if (!is_one_of(od, {QSPEC_DTYPE_INT8, QSPEC_DTYPE_UINT8, QSPEC_DTYPE_INT16, QSPEC_DTYPE_INT32}))
     throw Rejected("tvm.requantize: out_dtype must be int8, uint8, int16 or int32 (ERROR_IF)");
 }
 
+template <class Op>
 void tvm_rounding_applies(const OpCall& c, bool to_nearest) {
-  if (has_attr(c.attrs, "rounding") && (attr_str(c.attrs, "rounding") == "TONEAREST") != to_nearest)
+  if (attr::has(c.attrs, Op::attr::rounding) &&
+      (attr::get(c.attrs, Op::attr::rounding) == Op::attr::rounding_is::TONEAREST) != to_nearest)
     throw std::invalid_argument("the rounding attribute selects the other convention");
 }
 
 template <bool kToNearest>
 void tvm_requantize(OpCall& c) {
-  const qspec_tensor& x = c.input("x", 0);
-  const float in_s = f32_attr(c.attrs, "input_scale"), out_s = f32_attr(c.attrs, "output_scale");
-  tvm_checks(c, out_s);
-  tvm_rounding_applies(c, kToNearest);
-  const OutType out = out_attr(c);
+  using Op = Requantize;
+  const qspec_tensor& x = c.input(Op::in::x, 0);
+  const float in_s = f32_attr(c, Op::attr::input_scale), out_s = f32_attr(c, Op::attr::output_scale);
+  tvm_checks<Op>(c, out_s);
+  tvm_rounding_applies<Op>(c, kToNearest);
+  const OutType out = out_attr<Op>(c);
   // Bitwise-equal scales skip the multiplication (x' itself): M = 2^30, e = 1 is that identity.
-  const RequantParams p = tvm::per_tensor(in_s, out_s, kToNearest, attr_int(c.attrs, "input_zero_point"),
-                                          attr_int(c.attrs, "output_zero_point"), out);
-  qspec_tensor& y = output_y(c, x, out);
+  const RequantParams p = tvm::per_tensor(in_s, out_s, kToNearest, attr::get(c.attrs, Op::attr::input_zero_point),
+                                          attr::get(c.attrs, Op::attr::output_zero_point), out);
+  qspec_tensor& y = output_y<Op>(c, x, out);
   std::vector<std::int32_t> buf;
   c.k.requant(p, static_cast<std::size_t>(numel(x)), int32_view(x, buf), y.data);
 }
 
 template <bool kToNearest>
 void tvm_requantize_per_channel(OpCall& c) {
-  const qspec_tensor& x = c.input("x", 0);
-  const float out_s = f32_attr(c.attrs, "output_scale");
-  tvm_checks(c, out_s);
-  tvm_rounding_applies(c, kToNearest);
-  const OutType out = out_attr(c);
-  const auto in_scales = f32_array_attr(c.attrs, "input_scales");
+  using Op = cat::requantize_per_channel;
+  const qspec_tensor& x = c.input(Op::in::x, 0);
+  const float out_s = f32_attr(c, Op::attr::output_scale);
+  tvm_checks<Op>(c, out_s);
+  tvm_rounding_applies<Op>(c, kToNearest);
+  const OutType out = out_attr<Op>(c);
+  const auto in_scales = f32_array_attr(c, Op::attr::input_scales);
   std::vector<std::int64_t> izps =
-      has_attr(c.attrs, "input_zero_points")
-          ? int_array_attr(c.attrs, "input_zero_points")
-          : std::vector<std::int64_t>(in_scales.size(), attr_int(c.attrs, "input_zero_point"));
+      attr::has(c.attrs, Op::attr::input_zero_points)
+          ? attr::get(c.attrs, Op::attr::input_zero_points)
+          : std::vector<std::int64_t>(in_scales.size(), attr::get(c.attrs, Op::attr::input_zero_point));
   if (izps.size() != in_scales.size())
     throw Rejected("tvm.requantize: input scale and zero point counts differ (ERROR_IF)");
-  const Runs r = runs_along(x, attr_int(c.attrs, "axis"), in_scales.size(), true, true);
-  const std::int64_t ozp = attr_int(c.attrs, "output_zero_point");
+  const Runs r = runs_along(x, attr::get(c.attrs, Op::attr::axis), in_scales.size(), true, true);
+  const std::int64_t ozp = attr::get(c.attrs, Op::attr::output_zero_point);
   std::vector<RequantParams> ps;
   for (std::size_t i = 0; i < in_scales.size(); ++i)
     ps.push_back(tvm::params(tvm::multiplier(in_scales[i], out_s), kToNearest, izps[i], ozp, out));
-  qspec_tensor& y = output_y(c, x, out);
+  qspec_tensor& y = output_y<Op>(c, x, out);
   std::vector<std::int32_t> buf;
   const std::int32_t* xs = int32_view(x, buf);
   auto* ys = static_cast<unsigned char*>(y.data);
@@ -411,12 +419,13 @@ void tvm_requantize_per_channel(OpCall& c) {
 
 // tir.q_multiply_shift(x, M, 31, shift): half_up(x * M * 2^(shift - 31)), int32 in and out.
 void tvm_fixed_point_multiply(OpCall& c) {
-  const qspec_tensor& x = c.input("x", 0);
+  using Op = cat::fixed_point_multiply;
+  const qspec_tensor& x = c.input(Op::in::x, 0);
   expect_dtype(x, QSPEC_DTYPE_INT32, "input 'x'");
-  qspec_tensor& y = c.output("y", 0);
+  qspec_tensor& y = c.output(Op::out::y, 0);
   expect_dtype(y, QSPEC_DTYPE_INT32, "output 'y'");
   expect_same_shape(x, y, "output 'y' and input 'x'");
-  const std::int64_t m = attr_int(c.attrs, "multiplier"), shift = attr_int(c.attrs, "shift");
+  const std::int64_t m = attr::get(c.attrs, Op::attr::multiplier), shift = attr::get(c.attrs, Op::attr::shift);
   if (m < 0 || m > INT32_MAX || shift < -32 || shift > 62) throw Unsupported("multiplier/shift outside the REQUIREs");
   const RequantParams p =
       tvm::params({static_cast<std::int32_t>(m), static_cast<int>(shift)}, false, 0, 0, OutType::I32);
@@ -427,15 +436,16 @@ void tvm_fixed_point_multiply(OpCall& c) {
 
 template <bool kInteger>
 void glow_rescale(OpCall& c) {
-  const qspec_tensor& x = c.input("x", 0);
+  using Op = Requantize;
+  const qspec_tensor& x = c.input(Op::in::x, 0);
   if (!is_one_of(x.dtype, {QSPEC_DTYPE_INT8, QSPEC_DTYPE_INT32}))
     throw std::invalid_argument("glow rescale: x is int8 or int32");
-  if (out_attr(c) != OutType::I8) throw std::invalid_argument("glow rescale: int8 output only");
-  qspec_tensor& y = output_y(c, x, OutType::I8);
+  if (out_attr<Op>(c) != OutType::I8) throw std::invalid_argument("glow rescale: int8 output only");
+  qspec_tensor& y = output_y<Op>(c, x, OutType::I8);
   std::vector<std::int32_t> buf;
   glow::rescale_run(c.k, kInteger, int32_view(x, buf), static_cast<std::size_t>(numel(x)),
-                    f32_attr(c.attrs, "input_scale"), attr_int(c.attrs, "input_zero_point"),
-                    f32_attr(c.attrs, "output_scale"), attr_int(c.attrs, "output_zero_point"), y.data);
+                    f32_attr(c, Op::attr::input_scale), attr::get(c.attrs, Op::attr::input_zero_point),
+                    f32_attr(c, Op::attr::output_scale), attr::get(c.attrs, Op::attr::output_zero_point), y.data);
 }
 
 }  // namespace
@@ -483,34 +493,40 @@ void rescale_run(const KernelSet& k, bool integer, const std::int32_t* xs, std::
 }  // namespace glow
 
 void add_float_ops(std::vector<OpEntry>& t) {
+  using PerChannel = cat::requantize_per_channel;
+  using QuantizePerChannel = cat::quantize_per_channel;
   const char* vec = "vectorized";
-  t.push_back({"requantize", "xnnpack.fp32", vec, requantize_float<FloatRequant::kXnnpack>});
-  t.push_back({"requantize", "onednn.fp32", vec, requantize_float<FloatRequant::kOnednn>});
-  t.push_back({"requantize", "pytorch.requantize_from_int", vec, requantize_float<FloatRequant::kPytorch>});
-  t.push_back({"requantize_per_channel", "xnnpack.fp32", vec, requantize_per_channel_xnnpack});
-  t.push_back({"requantize", "tvm.upward", vec, tvm_requantize<false>});
-  t.push_back({"requantize", "tvm.tonearest", vec, tvm_requantize<true>});
-  t.push_back({"requantize_per_channel", "tvm.upward", vec, tvm_requantize_per_channel<false>});
-  t.push_back({"requantize_per_channel", "tvm.tonearest", vec, tvm_requantize_per_channel<true>});
-  t.push_back({"fixed_point_multiply", "tvm", vec, tvm_fixed_point_multiply});
-  t.push_back({"requantize", "glow.cpu_rescale", "vectorized when pre = 0", glow_rescale<true>});
-  t.push_back({"requantize", "glow.interpreter_rescale", vec, glow_rescale<false>});
-  t.push_back({"quantize", "onnx.quantize_linear", vec, quantize_op<QConv::kOnnx>});
-  t.push_back({"quantize", "xnnpack.convert", vec, quantize_op<QConv::kXnnpack>});
-  t.push_back({"quantize", "onednn.reorder", vec, quantize_op<QConv::kOnednn>});
-  t.push_back({"quantize", "pytorch.quantize_per_tensor", vec, quantize_op<QConv::kPytorch>});
-  t.push_back({"quantize", "tvm.quantize", vec, quantize_op<QConv::kTvm>});
-  t.push_back({"quantize", "glow.quantize", vec, quantize_op<QConv::kGlow>});
-  t.push_back({"quantize", "gemmlowp.quantize", vec, quantize_op<QConv::kGemmlowp>});
-  t.push_back({"quantize_per_channel", "onnx.quantize_linear", vec, quantize_per_channel_op<QConv::kOnnx>});
-  t.push_back({"quantize_per_channel", "pytorch.quantize_per_channel", vec, quantize_per_channel_op<QConv::kPytorch>});
-  t.push_back({"quantize_per_channel", "tvm.quantize", vec, quantize_per_channel_op<QConv::kTvm>});
-  t.push_back({"dequantize", "onnx.dequantize_linear", vec, dequantize_op<DConv::kOnnx>});
-  t.push_back({"dequantize", "xnnpack.convert", vec, dequantize_op<DConv::kXnnpack>});
-  t.push_back({"dequantize", "pytorch.dequantize", vec, dequantize_op<DConv::kPytorch>});
-  t.push_back({"dequantize", "tvm.dequantize", vec, dequantize_op<DConv::kTvm>});
-  t.push_back({"dequantize", "glow.dequantize", vec, dequantize_op<DConv::kGlow>});
-  t.push_back({"dequantize", "gemmlowp.dequantize", vec, dequantize_op<DConv::kGemmlowp>});
+  t.push_back(entry<Requantize>(Requantize::conv::xnnpack_fp32, vec, requantize_float<FloatRequant::kXnnpack>));
+  t.push_back(entry<Requantize>(Requantize::conv::onednn_fp32, vec, requantize_float<FloatRequant::kOnednn>));
+  t.push_back(
+      entry<Requantize>(Requantize::conv::pytorch_requantize_from_int, vec, requantize_float<FloatRequant::kPytorch>));
+  t.push_back(entry<PerChannel>(PerChannel::conv::xnnpack_fp32, vec, requantize_per_channel_xnnpack));
+  t.push_back(entry<Requantize>(Requantize::conv::tvm_upward, vec, tvm_requantize<false>));
+  t.push_back(entry<Requantize>(Requantize::conv::tvm_tonearest, vec, tvm_requantize<true>));
+  t.push_back(entry<PerChannel>(PerChannel::conv::tvm_upward, vec, tvm_requantize_per_channel<false>));
+  t.push_back(entry<PerChannel>(PerChannel::conv::tvm_tonearest, vec, tvm_requantize_per_channel<true>));
+  t.push_back(entry<cat::fixed_point_multiply>(cat::fixed_point_multiply::conv::tvm, vec, tvm_fixed_point_multiply));
+  t.push_back(entry<Requantize>(Requantize::conv::glow_cpu_rescale, "vectorized when pre = 0", glow_rescale<true>));
+  t.push_back(entry<Requantize>(Requantize::conv::glow_interpreter_rescale, vec, glow_rescale<false>));
+  t.push_back(entry<Quantize>(Quantize::conv::onnx_quantize_linear, vec, quantize_op<QConv::kOnnx>));
+  t.push_back(entry<Quantize>(Quantize::conv::xnnpack_convert, vec, quantize_op<QConv::kXnnpack>));
+  t.push_back(entry<Quantize>(Quantize::conv::onednn_reorder, vec, quantize_op<QConv::kOnednn>));
+  t.push_back(entry<Quantize>(Quantize::conv::pytorch_quantize_per_tensor, vec, quantize_op<QConv::kPytorch>));
+  t.push_back(entry<Quantize>(Quantize::conv::tvm_quantize, vec, quantize_op<QConv::kTvm>));
+  t.push_back(entry<Quantize>(Quantize::conv::glow_quantize, vec, quantize_op<QConv::kGlow>));
+  t.push_back(entry<Quantize>(Quantize::conv::gemmlowp_quantize, vec, quantize_op<QConv::kGemmlowp>));
+  t.push_back(entry<QuantizePerChannel>(QuantizePerChannel::conv::onnx_quantize_linear, vec,
+                                        quantize_per_channel_op<QConv::kOnnx>));
+  t.push_back(entry<QuantizePerChannel>(QuantizePerChannel::conv::pytorch_quantize_per_channel, vec,
+                                        quantize_per_channel_op<QConv::kPytorch>));
+  t.push_back(
+      entry<QuantizePerChannel>(QuantizePerChannel::conv::tvm_quantize, vec, quantize_per_channel_op<QConv::kTvm>));
+  t.push_back(entry<Dequantize>(Dequantize::conv::onnx_dequantize_linear, vec, dequantize_op<DConv::kOnnx>));
+  t.push_back(entry<Dequantize>(Dequantize::conv::xnnpack_convert, vec, dequantize_op<DConv::kXnnpack>));
+  t.push_back(entry<Dequantize>(Dequantize::conv::pytorch_dequantize, vec, dequantize_op<DConv::kPytorch>));
+  t.push_back(entry<Dequantize>(Dequantize::conv::tvm_dequantize, vec, dequantize_op<DConv::kTvm>));
+  t.push_back(entry<Dequantize>(Dequantize::conv::glow_dequantize, vec, dequantize_op<DConv::kGlow>));
+  t.push_back(entry<Dequantize>(Dequantize::conv::gemmlowp_dequantize, vec, dequantize_op<DConv::kGemmlowp>));
 }
 
 }  // namespace qspec::simd

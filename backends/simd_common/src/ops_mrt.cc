@@ -7,9 +7,11 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "qspec/core/json_values.h"
+#include "qspec/catalogue/keys.h"
+#include "qspec/core/attr.h"
 #include "qspec/simd/backend_core.h"
 
 namespace qspec::simd {
@@ -17,15 +19,16 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-double f64_attr(const Json& a, const char* key) {
-  const std::uint64_t b = attr_f64(a, key);
+double f64_attr(const Json& a, const attr::F64& key) {
+  const std::uint64_t b = attr::get(a, key);
   double d;
   std::memcpy(&d, &b, 8);
   return d;
 }
-// An integer attribute, pinned to +-2^20 so that the range checks below decide.
-int int_attr(const Json& a, const char* key) {
-  const std::int64_t v = attr_int(a, key);
+// An integer attribute (the catalogue gives precisions and shifts any integer), pinned to +-2^20
+// so that the range checks below decide.
+int int_attr(const Json& a, const attr::Int& key) {
+  const std::int64_t v = attr::get(a, key);
   constexpr std::int64_t kLimit = std::int64_t{1} << 20;
   return static_cast<int>(v < -kLimit ? -kLimit : (v > kLimit ? kLimit : v));
 }
@@ -71,22 +74,22 @@ RequantParams shift_clip(std::int64_t m, int s, std::int64_t c, std::int64_t lo,
   return p;
 }
 
-const qspec_tensor& int32_input(const OpCall& c, const char* name) {
+const qspec_tensor& int32_input(const OpCall& c, std::string_view name) {
   const qspec_tensor& x = c.input(name, 0);
-  expect_dtype(x, QSPEC_DTYPE_INT32, (std::string("input '") + name + "'").c_str());
+  expect_dtype(x, QSPEC_DTYPE_INT32, ("input '" + std::string(name) + "'").c_str());
   return x;
 }
-qspec_tensor& int32_output(const OpCall& c, const char* name, std::size_t pos, const qspec_tensor& like) {
+qspec_tensor& int32_output(const OpCall& c, std::string_view name, std::size_t pos, const qspec_tensor& like) {
   qspec_tensor& y = c.output(name, pos);
-  expect_dtype(y, QSPEC_DTYPE_INT32, (std::string("output '") + name + "'").c_str());
-  expect_same_shape(like, y, (std::string("output '") + name + "'").c_str());
+  expect_dtype(y, QSPEC_DTYPE_INT32, ("output '" + std::string(name) + "'").c_str());
+  expect_same_shape(like, y, ("output '" + std::string(name) + "'").c_str());
   return y;
 }
 template <class T>
-void write_scalar(const OpCall& c, const char* name, std::size_t pos, qspec_dtype d, T v) {
+void write_scalar(const OpCall& c, std::string_view name, std::size_t pos, qspec_dtype d, T v) {
   qspec_tensor& t = c.output(name, pos);
-  expect_dtype(t, d, (std::string("output '") + name + "'").c_str());
-  if (numel(t) != 1) throw std::invalid_argument(std::string("output '") + name + "' must hold one value");
+  expect_dtype(t, d, ("output '" + std::string(name) + "'").c_str());
+  if (numel(t) != 1) throw std::invalid_argument("output '" + std::string(name) + "' must hold one value");
   std::memcpy(t.data, &v, sizeof(T));
 }
 void run(const OpCall& c, const RequantParams& p, const std::int32_t* x, std::size_t n, void* y) {
@@ -96,19 +99,21 @@ void run(const OpCall& c, const RequantParams& p, const std::int32_t* x, std::si
 // ---- CVM operators ----
 
 void cvm_clip(OpCall& c) {
-  const qspec_tensor& x = int32_input(c, "x");
-  const int p = int_attr(c.attrs, "precision");
+  using K = cat::cvm_clip;
+  const qspec_tensor& x = int32_input(c, K::in::x);
+  const int p = int_attr(c.attrs, K::attr::precision);
   check_prec(p, "cvm.clip: precision");
   const RequantParams rp = shift_clip(1, 0, 0, -alpha(p), alpha(p));
   run(c, rp, static_cast<const std::int32_t*>(x.data), static_cast<std::size_t>(numel(x)),
-      int32_output(c, "y", 0, x).data);
+      int32_output(c, K::out::y, 0, x).data);
 }
 
 // cvm.right_shift (formal): clip_p(floor((x + 2^(b-1)) / 2^b)); cvm.cpu: its four branches.
 template <bool kCpu>
 void cvm_right_shift(OpCall& c) {
-  const qspec_tensor& x = int32_input(c, "x");
-  const int b = int_attr(c.attrs, "shift_bit"), p = int_attr(c.attrs, "precision");
+  using K = cat::cvm_right_shift;
+  const qspec_tensor& x = int32_input(c, K::in::x);
+  const int b = int_attr(c.attrs, K::attr::shift_bit), p = int_attr(c.attrs, K::attr::precision);
   check_prec(p, "cvm.right_shift: precision");
   check_prec(b, "cvm.right_shift: shift_bit");
   RequantParams rp;
@@ -124,20 +129,21 @@ void cvm_right_shift(OpCall& c) {
     rp = shift_clip(1, b, std::int64_t{1} << (b - 1), -alpha(p), alpha(p));
   }
   run(c, rp, static_cast<const std::int32_t*>(x.data), static_cast<std::size_t>(numel(x)),
-      int32_output(c, "y", 0, x).data);
+      int32_output(c, K::out::y, 0, x).data);
 }
 
 void cvm_left_shift(OpCall& c) {
-  const qspec_tensor& x = int32_input(c, "x");
-  const int b = int_attr(c.attrs, "shift_bit"), p = int_attr(c.attrs, "precision"),
-            ip = int_attr(c.attrs, "input_precision");
+  using K = cat::cvm_left_shift;
+  const qspec_tensor& x = int32_input(c, K::in::x);
+  const int b = int_attr(c.attrs, K::attr::shift_bit), p = int_attr(c.attrs, K::attr::precision),
+            ip = int_attr(c.attrs, K::attr::input_precision);
   check_prec(p, "cvm.left_shift: precision");
   check_prec(b, "cvm.left_shift: shift_bit");
   check_prec(ip, "cvm.left_shift: input_precision");
   if (ip + b > 32) throw Rejected("cvm.left_shift: input precision + shift_bit > 32 (ERROR_IF)");
   const RequantParams rp = shift_clip(1, -b, 0, -alpha(p), alpha(p));
   run(c, rp, static_cast<const std::int32_t*>(x.data), static_cast<std::size_t>(numel(x)),
-      int32_output(c, "y", 0, x).data);
+      int32_output(c, K::out::y, 0, x).data);
 }
 
 // ---- realize: optional multiply by frac, then one shift-and-clip ----
@@ -162,14 +168,15 @@ RequantParams realize_params(std::int64_t frac, int exp, int p) {
 }
 
 void mrt_realize(OpCall& c) {
-  const qspec_tensor& x = int32_input(c, "x");
-  const std::int64_t frac = attr_int(c.attrs, "frac");
-  const int exp = int_attr(c.attrs, "exp"), p = int_attr(c.attrs, "precision"),
-            ip = int_attr(c.attrs, "input_precision");
+  using K = cat::mrt_realize;
+  const qspec_tensor& x = int32_input(c, K::in::x);
+  const std::int64_t frac = attr::get(c.attrs, K::attr::frac);
+  const int exp = int_attr(c.attrs, K::attr::exp), p = int_attr(c.attrs, K::attr::precision),
+            ip = int_attr(c.attrs, K::attr::input_precision);
   realize_check(frac, exp, p, ip);
   const RequantParams rp = realize_params(frac, exp, p);
   run(c, rp, static_cast<const std::int32_t*>(x.data), static_cast<std::size_t>(numel(x)),
-      int32_output(c, "y", 0, x).data);
+      int32_output(c, K::out::y, 0, x).data);
 }
 
 // ---- cvm_float, scales ----
@@ -208,14 +215,15 @@ CvmFloat cvm_float(double number, int bits) {
 }
 
 void mrt_cvm_float(OpCall& c) {
-  const qspec_tensor& n = c.input("number", 0);
+  using K = cat::mrt_cvm_float;
+  const qspec_tensor& n = c.input(K::in::number, 0);
   expect_dtype(n, QSPEC_DTYPE_FLOAT64, "input 'number'");
-  const int bits = int_attr(c.attrs, "bits");
+  const int bits = int_attr(c.attrs, K::attr::bits);
   const auto count = static_cast<std::size_t>(numel(n));
   std::vector<CvmFloat> r(count);
   for (std::size_t i = 0; i < count; ++i) r[i] = cvm_float(static_cast<const double*>(n.data)[i], bits);
-  auto* frac = static_cast<std::int32_t*>(int32_output(c, "frac", 0, n).data);
-  auto* exp = static_cast<std::int32_t*>(int32_output(c, "exp", 1, n).data);
+  auto* frac = static_cast<std::int32_t*>(int32_output(c, K::out::frac, 0, n).data);
+  auto* exp = static_cast<std::int32_t*>(int32_output(c, K::out::exp, 1, n).data);
   for (std::size_t i = 0; i < count; ++i) {
     frac[i] = static_cast<std::int32_t>(r[i].frac);
     exp[i] = r[i].exp;
@@ -239,21 +247,22 @@ double simulated_scale(double iscale, const CvmFloat& cf) {
 // ---- parameter quantizers ----
 
 void mrt_sym_quantize(OpCall& c) {
-  const qspec_tensor& w = c.input("w", 0);
+  using K = cat::mrt_sym_quantize;
+  const qspec_tensor& w = c.input(K::in::w, 0);
   expect_dtype(w, QSPEC_DTYPE_FLOAT32, "input 'w'");
-  const int p = int_attr(c.attrs, "prec");
+  const int p = int_attr(c.attrs, K::attr::prec);
   check_prec(p, "mrt.sym_param_quantizer: precision");
   const auto n = static_cast<std::size_t>(numel(w));
   const auto* ws = static_cast<const float*>(w.data);
   double th = 0;
-  if (has_attr(c.attrs, "threshold")) {
-    th = f64_attr(c.attrs, "threshold");
+  if (attr::has(c.attrs, K::attr::threshold)) {
+    th = f64_attr(c.attrs, K::attr::threshold);
   } else {
     for (std::size_t i = 0; i < n; ++i) th = std::fmax(th, std::fabs(static_cast<double>(ws[i])));
   }
   const double sc = mrt_scale(th, p);  // ERROR_IF th < 0
   const bool zero = th == 0;
-  qspec_tensor& q = int32_output(c, "q", 0, w);
+  qspec_tensor& q = int32_output(c, K::out::q, 0, w);
   auto* qs = static_cast<std::int32_t*>(q.data);
   const double a = static_cast<double>(alpha(p));
   for (std::size_t i = 0; i < n; ++i) {
@@ -261,23 +270,26 @@ void mrt_sym_quantize(OpCall& c) {
     const double r = zero ? 0.0 : std::round(static_cast<double>(ws[i]) * sc);
     qs[i] = static_cast<std::int32_t>(std::fmin(std::fmax(r, -a), a));
   }
-  write_scalar(c, "scale", 1, QSPEC_DTYPE_FLOAT64, zero ? 1.0 : sc);
-  write_scalar(c, "out_prec", 2, QSPEC_DTYPE_INT32, std::int32_t{zero ? 1 : p});
+  write_scalar(c, K::out::scale, 1, QSPEC_DTYPE_FLOAT64, zero ? 1.0 : sc);
+  write_scalar(c, K::out::out_prec, 2, QSPEC_DTYPE_INT32, std::int32_t{zero ? 1 : p});
 }
 
 void mrt_affine_quantize(OpCall& c) {
-  const qspec_tensor& w = c.input("w", 0);
+  using K = cat::mrt_affine_quantize;
+  using A = K::attr;
+  const qspec_tensor& w = c.input(K::in::w, 0);
   expect_dtype(w, QSPEC_DTYPE_FLOAT32, "input 'w'");
-  const int p = int_attr(c.attrs, "prec");
-  if (has_attr(c.attrs, "min") != has_attr(c.attrs, "max"))
-    throw std::invalid_argument("attributes 'min' and 'max' must be given together");
+  const int p = int_attr(c.attrs, A::prec);
+  if (attr::has(c.attrs, A::min) != attr::has(c.attrs, A::max))
+    throw std::invalid_argument("attributes '" + std::string(A::min.name) + "' and '" + std::string(A::max.name) +
+                                "' must be given together");
   const auto n = static_cast<std::size_t>(numel(w));
   const auto* ws = static_cast<const float*>(w.data);
   check_prec(p, "mrt.affine_param_quantizer: precision");
   double mn = 0, mx = 0;
-  if (has_attr(c.attrs, "min")) {
-    mn = f64_attr(c.attrs, "min");
-    mx = f64_attr(c.attrs, "max");
+  if (attr::has(c.attrs, A::min)) {
+    mn = f64_attr(c.attrs, A::min);
+    mx = f64_attr(c.attrs, A::max);
   } else {
     if (n == 0) throw Unsupported("empty weights without a range (REQUIRE)");
     float lo = ws[0], hi = ws[0];
@@ -292,7 +304,7 @@ void mrt_affine_quantize(OpCall& c) {
   const double sc = static_cast<double>((std::int64_t{1} << p) - 1) / (mx - mn);
   const float zp32 = static_cast<float>(mn), sc32 = static_cast<float>(sc);
   const double qmax = static_cast<double>((std::int64_t{1} << p) - 1);
-  qspec_tensor& q = c.output("q", 0);
+  qspec_tensor& q = c.output(K::out::q, 0);
   expect_dtype(q, QSPEC_DTYPE_INT64, "output 'q'");
   expect_same_shape(w, q, "output 'q'");
   auto* qs = static_cast<std::int64_t*>(q.data);
@@ -301,38 +313,42 @@ void mrt_affine_quantize(OpCall& c) {
     const double v = std::fmax(0.0, static_cast<double>(prod));
     qs[i] = static_cast<std::int64_t>(std::fmin(std::round(v), qmax));
   }
-  write_scalar(c, "scale", 1, QSPEC_DTYPE_FLOAT64, sc);
-  write_scalar(c, "zero_point", 2, QSPEC_DTYPE_FLOAT64, mn);
+  write_scalar(c, K::out::scale, 1, QSPEC_DTYPE_FLOAT64, sc);
+  write_scalar(c, K::out::zero_point, 2, QSPEC_DTYPE_FLOAT64, mn);
 }
 
 // ---- input quantizers and requant_operator ----
 
 void mrt_sym_input_quantize(OpCall& c) {
-  const qspec_tensor& x = int32_input(c, "x");
-  const double iscale = f64_attr(c.attrs, "iscale"), th = f64_attr(c.attrs, "threshold");
-  const int iprec = int_attr(c.attrs, "iprec"), p = int_attr(c.attrs, "prec");
+  using K = cat::mrt_sym_input_quantize;
+  using A = K::attr;
+  const qspec_tensor& x = int32_input(c, K::in::x);
+  const double iscale = f64_attr(c.attrs, A::iscale), th = f64_attr(c.attrs, A::threshold);
+  const int iprec = int_attr(c.attrs, A::iprec), p = int_attr(c.attrs, A::prec);
   check_prec(p, "mrt.sym_input_quantizer: precision");
   check_prec(iprec, "mrt.sym_input_quantizer: input precision");
   const auto n = static_cast<std::size_t>(numel(x));
   const auto* xs = static_cast<const std::int32_t*>(x.data);
   if (th == 0) {  // MRT returns the node unchanged, scale 1
-    qspec_tensor& y = int32_output(c, "y", 0, x);
+    qspec_tensor& y = int32_output(c, K::out::y, 0, x);
     std::memcpy(y.data, xs, n * 4);
-    write_scalar(c, "scale", 1, QSPEC_DTYPE_FLOAT64, 1.0);
+    write_scalar(c, K::out::scale, 1, QSPEC_DTYPE_FLOAT64, 1.0);
     return;
   }
   const double ratio = mrt_scale(th, p) / iscale;
   const CvmFloat cf = cvm_float(ratio, 32 - iprec);
   realize_check(cf.frac, cf.exp, p, iprec);
   const RequantParams rp = realize_params(cf.frac, cf.exp, p);
-  run(c, rp, xs, n, int32_output(c, "y", 0, x).data);
-  write_scalar(c, "scale", 1, QSPEC_DTYPE_FLOAT64, simulated_scale(iscale, cf));
+  run(c, rp, xs, n, int32_output(c, K::out::y, 0, x).data);
+  write_scalar(c, K::out::scale, 1, QSPEC_DTYPE_FLOAT64, simulated_scale(iscale, cf));
 }
 
 void mrt_affine_input_quantize(OpCall& c) {
-  const qspec_tensor& x = int32_input(c, "x");
-  const double iscale = f64_attr(c.attrs, "iscale"), mn = f64_attr(c.attrs, "min"), mx = f64_attr(c.attrs, "max");
-  const int iprec = int_attr(c.attrs, "iprec"), p = int_attr(c.attrs, "prec");
+  using K = cat::mrt_affine_input_quantize;
+  using A = K::attr;
+  const qspec_tensor& x = int32_input(c, K::in::x);
+  const double iscale = f64_attr(c.attrs, A::iscale), mn = f64_attr(c.attrs, A::min), mx = f64_attr(c.attrs, A::max);
+  const int iprec = int_attr(c.attrs, A::iprec), p = int_attr(c.attrs, A::prec);
   if (p < 1 || p > 31) throw Rejected("mrt.affine_input_quantizer: precision must be in [1, 31] (ERROR_IF)");
   check_prec(iprec, "mrt.affine_input_quantizer: input precision");
   if (mn == mx) throw Rejected("mrt.affine_input_quantizer: max == min (ERROR_IF)");
@@ -351,29 +367,31 @@ void mrt_affine_input_quantize(OpCall& c) {
   rp.qmin = 0;
   if (!finalize(rp)) throw Unsupported("realize parameters outside the kernels' domain");
   run(c, rp, static_cast<const std::int32_t*>(x.data), static_cast<std::size_t>(numel(x)),
-      int32_output(c, "y", 0, x).data);
-  write_scalar(c, "scale", 1, QSPEC_DTYPE_FLOAT64, simulated_scale(iscale, cf));
-  write_scalar(c, "zero_point", 2, QSPEC_DTYPE_INT64, zp);
+      int32_output(c, K::out::y, 0, x).data);
+  write_scalar(c, K::out::scale, 1, QSPEC_DTYPE_FLOAT64, simulated_scale(iscale, cf));
+  write_scalar(c, K::out::zero_point, 2, QSPEC_DTYPE_INT64, zp);
 }
 
 void mrt_requant_operator(OpCall& c) {
-  const qspec_tensor& x = int32_input(c, "x");
-  const double iscale0 = f64_attr(c.attrs, "iscale"), th = f64_attr(c.attrs, "threshold");
-  const int iprec = int_attr(c.attrs, "iprec"), oprec = int_attr(c.attrs, "oprec");
-  const int shift_bits = has_attr(c.attrs, "shift_bits") ? int_attr(c.attrs, "shift_bits") : 5;
+  using K = cat::mrt_requant_operator;
+  using A = K::attr;
+  const qspec_tensor& x = int32_input(c, K::in::x);
+  const double iscale0 = f64_attr(c.attrs, A::iscale), th = f64_attr(c.attrs, A::threshold);
+  const int iprec = int_attr(c.attrs, A::iprec), oprec = int_attr(c.attrs, A::oprec);
+  const int shift_bits = attr::has(c.attrs, A::shift_bits) ? int_attr(c.attrs, A::shift_bits) : 5;
   check_prec(oprec, "mrt.requant_operator: output precision");
   check_prec(iprec, "mrt.requant_operator: input precision");
-  const bool exactly = has_attr(c.attrs, "oscale");
+  const bool exactly = attr::has(c.attrs, A::oscale);
   const auto n = static_cast<std::size_t>(numel(x));
   const auto* xs = static_cast<const std::int32_t*>(x.data);
   if (th == 0) {
-    qspec_tensor& y = int32_output(c, "y", 0, x);
+    qspec_tensor& y = int32_output(c, K::out::y, 0, x);
     std::memcpy(y.data, xs, n * 4);
-    write_scalar(c, "prec", 1, QSPEC_DTYPE_INT32, std::int32_t{1});
-    write_scalar(c, "scale", 2, QSPEC_DTYPE_FLOAT64, exactly ? f64_attr(c.attrs, "oscale") : 1.0);
+    write_scalar(c, K::out::prec, 1, QSPEC_DTYPE_INT32, std::int32_t{1});
+    write_scalar(c, K::out::scale, 2, QSPEC_DTYPE_FLOAT64, exactly ? f64_attr(c.attrs, A::oscale) : 1.0);
     return;
   }
-  const double oscale = exactly ? f64_attr(c.attrs, "oscale") : mrt_scale(th, oprec);
+  const double oscale = exactly ? f64_attr(c.attrs, A::oscale) : mrt_scale(th, oprec);
   int ip = iprec;
   double iscale = iscale0;
   const int sb = mrt_get_bit(th * iscale0) - oprec;
@@ -390,7 +408,7 @@ void mrt_requant_operator(OpCall& c) {
     cf = cvm_float(oscale / iscale, 32 - ip);
     realize_check(cf.frac, cf.exp, oprec, ip);
   }
-  qspec_tensor& y = int32_output(c, "y", 0, x);
+  qspec_tensor& y = int32_output(c, K::out::y, 0, x);
   auto* ys = static_cast<std::int32_t*>(y.data);
   const std::int32_t* src = xs;
   if (preshift) {
@@ -402,25 +420,27 @@ void mrt_requant_operator(OpCall& c) {
   } else if (!preshift) {
     std::memcpy(ys, xs, n * 4);
   }
-  write_scalar(c, "prec", 1, QSPEC_DTYPE_INT32, std::int32_t{oprec});
-  write_scalar(c, "scale", 2, QSPEC_DTYPE_FLOAT64, requant ? simulated_scale(iscale, cf) : iscale);
+  write_scalar(c, K::out::prec, 1, QSPEC_DTYPE_INT32, std::int32_t{oprec});
+  write_scalar(c, K::out::scale, 2, QSPEC_DTYPE_FLOAT64, requant ? simulated_scale(iscale, cf) : iscale);
 }
 
 }  // namespace
 
 void add_mrt_ops(std::vector<OpEntry>& t) {
   const char* vec = "vectorized shift-and-clip";
-  t.push_back({"cvm.clip", "cvm.formal", vec, cvm_clip});
-  t.push_back({"cvm.right_shift", "cvm.formal", vec, cvm_right_shift<false>});
-  t.push_back({"cvm.right_shift", "cvm.cpu", vec, cvm_right_shift<true>});
-  t.push_back({"cvm.left_shift", "cvm.formal", vec, cvm_left_shift});
-  t.push_back({"mrt.realize", "mrt", vec, mrt_realize});
-  t.push_back({"mrt.cvm_float", "mrt", "scalar binary64", mrt_cvm_float});
-  t.push_back({"mrt.sym_quantize", "mrt", "scalar binary64", mrt_sym_quantize});
-  t.push_back({"mrt.affine_quantize", "mrt", "scalar binary32/64", mrt_affine_quantize});
-  t.push_back({"mrt.sym_input_quantize", "mrt", vec, mrt_sym_input_quantize});
-  t.push_back({"mrt.affine_input_quantize", "mrt", vec, mrt_affine_input_quantize});
-  t.push_back({"mrt.requant_operator", "mrt", vec, mrt_requant_operator});
+  t.push_back(entry<cat::cvm_clip>(cat::cvm_clip::conv::cvm_formal, vec, cvm_clip));
+  t.push_back(entry<cat::cvm_right_shift>(cat::cvm_right_shift::conv::cvm_formal, vec, cvm_right_shift<false>));
+  t.push_back(entry<cat::cvm_right_shift>(cat::cvm_right_shift::conv::cvm_cpu, vec, cvm_right_shift<true>));
+  t.push_back(entry<cat::cvm_left_shift>(cat::cvm_left_shift::conv::cvm_formal, vec, cvm_left_shift));
+  t.push_back(entry<cat::mrt_realize>(cat::mrt_realize::conv::mrt, vec, mrt_realize));
+  t.push_back(entry<cat::mrt_cvm_float>(cat::mrt_cvm_float::conv::mrt, "scalar binary64", mrt_cvm_float));
+  t.push_back(entry<cat::mrt_sym_quantize>(cat::mrt_sym_quantize::conv::mrt, "scalar binary64", mrt_sym_quantize));
+  t.push_back(
+      entry<cat::mrt_affine_quantize>(cat::mrt_affine_quantize::conv::mrt, "scalar binary32/64", mrt_affine_quantize));
+  t.push_back(entry<cat::mrt_sym_input_quantize>(cat::mrt_sym_input_quantize::conv::mrt, vec, mrt_sym_input_quantize));
+  t.push_back(
+      entry<cat::mrt_affine_input_quantize>(cat::mrt_affine_input_quantize::conv::mrt, vec, mrt_affine_input_quantize));
+  t.push_back(entry<cat::mrt_requant_operator>(cat::mrt_requant_operator::conv::mrt, vec, mrt_requant_operator));
 }
 
 }  // namespace qspec::simd

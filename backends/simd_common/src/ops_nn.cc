@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "nn_common.h"
-#include "qspec/core/json_values.h"
+#include "qspec/catalogue/keys.h"
 #include "qspec/simd/backend_core.h"
 #include "qspec/simd/conv.h"
 #include "qspec/simd/int_tensor.h"
@@ -20,19 +20,12 @@ namespace qspec::simd::nn {
 
 using i128 = __int128;
 
-void need_inputs(const OpCall& c, std::size_t n, const char* op) {
+void need_inputs(const OpCall& c, std::size_t n, std::string_view op) {
   if (c.n_inputs != n) throw Rejected(std::string(op) + " takes " + std::to_string(n) + " inputs (ERROR_IF)");
 }
-std::vector<std::int64_t> ints(const Json& a, const char* key, std::vector<std::int64_t> dflt) {
-  if (!a.contains(key)) return dflt;
-  std::vector<std::int64_t> v;
-  for (const auto& e : a.at(key)) v.push_back(json_to_int(e));
-  return v;
-}
-std::int64_t int_or(const Json& a, const char* key, std::int64_t d) { return a.contains(key) ? attr_int(a, key) : d; }
-std::array<std::int64_t, 2> pair(const Json& a, const char* key, std::array<std::int64_t, 2> d) {
-  const auto v = ints(a, key, {d[0], d[1]});
-  if (v.size() != 2) throw Rejected(std::string("attribute ") + key + " needs two entries (ERROR_IF)");
+std::array<std::int64_t, 2> pair(const Json& a, const attr::IntArray& key, std::array<std::int64_t, 2> d) {
+  const auto v = attr::get_or(a, key, Ints{d[0], d[1]});
+  if (v.size() != 2) throw Rejected("attribute " + std::string(key.name) + " needs two entries (ERROR_IF)");
   return {v[0], v[1]};
 }
 void reject_if(bool cond, const std::string& why) {
@@ -59,10 +52,10 @@ std::vector<std::uint8_t> to_bytes(const std::vector<std::int64_t>& v) {
 
 // ---- conv2d (NCHW, OIHW) ----
 
-ConvGeom conv_geom(const OpCall& c, const IntArray& x, const IntArray& w) {
-  const auto st = pair(c.attrs, "strides", {1, 1}), pd = pair(c.attrs, "padding", {0, 0}),
-             dl = pair(c.attrs, "dilation", {1, 1});
-  const std::int64_t groups = int_or(c.attrs, "groups", 1);
+ConvGeom conv_geom(const OpCall& c, const ConvKeys& keys, const IntArray& x, const IntArray& w) {
+  const auto st = pair(c.attrs, keys.strides, {1, 1}), pd = pair(c.attrs, keys.padding, {0, 0}),
+             dl = pair(c.attrs, keys.dilation, {1, 1});
+  const std::int64_t groups = attr::get_or(c.attrs, keys.groups, 1);
   reject_if(x.shape.size() != 4, "conv2d: input must have rank 4");
   reject_if(w.shape.size() != 4, "conv2d: weight must have rank 4");
   positive_dims(x, "conv2d: input");
@@ -132,11 +125,12 @@ std::vector<std::int64_t> conv2d_exact(const KernelSet& k, const IntArray& x, co
 }
 
 void mrt_conv2d(OpCall& c) {
-  need_inputs(c, 2, "conv2d");
+  using K = cat::conv2d;
+  need_inputs(c, 2, K::op);
   const IntArray x = read_int(c.inputs[0]), w = read_int(c.inputs[1]);
-  const ConvGeom g = conv_geom(c, x, w);
-  const auto y = conv2d_exact(c.k, x, w, g, 0, 0, int_or(c.attrs, "pad_value", 0));
-  write_int(c.output("y", 0), {g.n, g.o, g.oh(), g.ow()}, y);
+  const ConvGeom g = conv_geom(c, conv_keys<K>, x, w);
+  const auto y = conv2d_exact(c.k, x, w, g, 0, 0, attr::get_or(c.attrs, K::attr::pad_value, 0));
+  write_int(c.output(K::out::y, 0), {g.n, g.o, g.oh(), g.ow()}, y);
 }
 
 // ---- fully_connected: Y = X W^T ----
@@ -168,44 +162,47 @@ std::vector<std::int64_t> fc_exact(const KernelSet& k, const IntArray& x, const 
 }
 
 void mrt_fully_connected(OpCall& c) {
-  need_inputs(c, 2, "fully_connected");
+  using K = cat::fully_connected;
+  need_inputs(c, 2, K::op);
   const IntArray x = read_int(c.inputs[0]), w = read_int(c.inputs[1]);
   const auto y = fc_exact(c.k, x, w, 0, 0);
-  write_int(c.output("y", 0), {x.dim(0), w.dim(0)}, y);
+  write_int(c.output(K::out::y, 0), {x.dim(0), w.dim(0)}, y);
 }
 
 // ---- data movement and elementwise ops ----
 
 void mrt_pad(OpCall& c) {
-  need_inputs(c, 1, "pad");
+  using K = cat::pad;
+  need_inputs(c, 1, K::op);
   const IntArray x = read_int(c.inputs[0]);
-  const auto pw = ints(c.attrs, "pad_width", {});
+  const auto pw = attr::get_or(c.attrs, K::attr::pad_width, Ints{});
   reject_if(pw.size() != 8, "pad: pad_width must have 8 entries");
   reject_if(pw[0] || pw[1] || pw[2] || pw[3], "pad: only H and W may be padded");
   for (auto v : pw) reject_if(v < 0, "pad: pad_width entries must be >= 0");
   reject_if(x.shape.size() != 4, "pad: input must have rank 4");
-  const std::int64_t value = int_or(c.attrs, "constant_value", 0);
+  const std::int64_t value = attr::get_or(c.attrs, K::attr::constant_value, 0);
   const std::int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
   const std::int64_t OH = H + pw[4] + pw[5], OW = W + pw[6] + pw[7];
   std::vector<std::int64_t> y(static_cast<std::size_t>(N * C * OH * OW), value);
   for (std::int64_t nc = 0; nc < N * C; ++nc)
     for (std::int64_t h = 0; h < H; ++h)
       std::copy_n(x.data.begin() + (nc * H + h) * W, W, y.begin() + (nc * OH + h + pw[4]) * OW + pw[6]);
-  write_int(c.output("y", 0), {N, C, OH, OW}, y);
+  write_int(c.output(K::out::y, 0), {N, C, OH, OW}, y);
 }
 
 void mrt_relu(OpCall& c) {
-  need_inputs(c, 1, "relu");
+  using K = cat::relu;
+  need_inputs(c, 1, K::op);
   IntArray x = read_int(c.inputs[0]);
   for (auto& v : x.data) v = std::max<std::int64_t>(v, 0);
-  write_int(c.output("y", 0), x.shape, x.data);
+  write_int(c.output(K::out::y, 0), x.shape, x.data);
 }
 
-void mrt_max_pool2d(OpCall& c) {
-  need_inputs(c, 1, "max_pool2d");
+void max_pool2d(OpCall& c, std::string_view op, const PoolKeys& keys, std::string_view y_name) {
+  need_inputs(c, 1, op);
   const IntArray x = read_int(c.inputs[0]);
-  const auto k = pair(c.attrs, "kernel", {1, 1}), st = pair(c.attrs, "strides", {1, 1}),
-             pd = pair(c.attrs, "padding", {0, 0});
+  const auto k = pair(c.attrs, keys.kernel, {1, 1}), st = pair(c.attrs, keys.strides, {1, 1}),
+             pd = pair(c.attrs, keys.padding, {0, 0});
   reject_if(x.shape.size() != 4, "max_pool2d: input must have rank 4");
   positive_dims(x, "max_pool2d: input");
   for (int i = 0; i < 2; ++i) {
@@ -229,7 +226,7 @@ void mrt_max_pool2d(OpCall& c) {
             best = std::max(best, x.data[static_cast<std::size_t>((nc * H + h) * W + v)]);
         y[static_cast<std::size_t>((nc * OH + p) * OW + q)] = best;
       }
-  write_int(c.output("y", 0), {N, C, OH, OW}, y);
+  write_int(c.output(y_name, 0), {N, C, OH, OW}, y);
 }
 
 std::vector<std::int64_t> broadcast_shape(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b) {
@@ -250,7 +247,8 @@ i128 checked_sum(i128 s) {
 }
 
 void mrt_broadcast_add(OpCall& c) {
-  need_inputs(c, 2, "broadcast_add");
+  using K = cat::broadcast_add;
+  need_inputs(c, 2, K::op);
   const IntArray a = read_int(c.inputs[0]), b = read_int(c.inputs[1]);
   const auto shape = broadcast_shape(a.shape, b.shape);
   const std::size_t r = shape.size();
@@ -271,10 +269,11 @@ void mrt_broadcast_add(OpCall& c) {
     };
     y[static_cast<std::size_t>(off)] = static_cast<std::int64_t>(checked_sum(i128{at(a)} + at(b)));
   }
-  write_int(c.output("y", 0), shape, y);
+  write_int(c.output(K::out::y, 0), shape, y);
 }
 
-void add_all(OpCall& c, std::size_t first_required) {
+// The sum of every input (elemwise_add, add_n), written to output `y`.
+void add_all(OpCall& c, std::size_t first_required, std::string_view y_name) {
   reject_if(c.n_inputs < first_required, "add: needs inputs");
   std::vector<IntArray> xs;
   for (std::size_t i = 0; i < c.n_inputs; ++i) xs.push_back(read_int(c.inputs[i]));
@@ -285,13 +284,13 @@ void add_all(OpCall& c, std::size_t first_required) {
     for (const auto& x : xs) s += x.data[i];
     y[i] = static_cast<std::int64_t>(checked_sum(s));
   }
-  write_int(c.output("y", 0), xs[0].shape, y);
+  write_int(c.output(y_name, 0), xs[0].shape, y);
 }
 void mrt_elemwise_add(OpCall& c) {
-  need_inputs(c, 2, "elemwise_add");
-  add_all(c, 2);
+  need_inputs(c, 2, cat::elemwise_add::op);
+  add_all(c, 2, cat::elemwise_add::out::y);
 }
-void mrt_add_n(OpCall& c) { add_all(c, 1); }
+void mrt_add_n(OpCall& c) { add_all(c, 1, cat::add_n::out::y); }
 
 IntArray concat_exact(const std::vector<IntArray>& xs, std::int64_t axis) {
   reject_if(xs.empty(), "concat: needs at least one input");
@@ -324,25 +323,27 @@ IntArray concat_exact(const std::vector<IntArray>& xs, std::int64_t axis) {
 void mrt_concat(OpCall& c) {
   std::vector<IntArray> xs;
   for (std::size_t i = 0; i < c.n_inputs; ++i) xs.push_back(read_int(c.inputs[i]));
-  const IntArray y = concat_exact(xs, int_or(c.attrs, "axis", 1));
-  write_int(c.output("y", 0), y.shape, y.data);
+  const IntArray y = concat_exact(xs, attr::get_or(c.attrs, cat::concat::attr::axis, 1));
+  write_int(c.output(cat::concat::out::y, 0), y.shape, y.data);
 }
 
 void mrt_flatten(OpCall& c) {
-  need_inputs(c, 1, "flatten");
+  using K = cat::flatten;
+  need_inputs(c, 1, K::op);
   const IntArray x = read_int(c.inputs[0]);
   reject_if(x.shape.empty(), "flatten: input must have rank >= 1");
   std::int64_t rest = 1;
   for (std::size_t j = 1; j < x.shape.size(); ++j) rest *= x.shape[j];
-  write_int(c.output("y", 0), {x.shape[0], rest}, x.data);
+  write_int(c.output(K::out::y, 0), {x.shape[0], rest}, x.data);
 }
 
 void mrt_slice(OpCall& c) {
-  need_inputs(c, 1, "slice");
+  using K = cat::slice;
+  need_inputs(c, 1, K::op);
   const IntArray x = read_int(c.inputs[0]);
-  const auto& b = c.attrs.at("begin");
-  const auto& e = c.attrs.at("end");
-  const auto steps = ints(c.attrs, "step", std::vector<std::int64_t>(b.size(), 1));
+  const auto b = attr::get(c.attrs, K::attr::begin);
+  const auto e = attr::get(c.attrs, K::attr::end);
+  const auto steps = attr::get_or(c.attrs, K::attr::step, Ints(b.size(), 1));
   reject_if(e.size() != b.size() || steps.size() != b.size(), "slice: begin/end/step lengths differ");
   reject_if(b.size() > x.shape.size(), "slice: more axes than the rank");
   const std::size_t r = x.shape.size();
@@ -352,8 +353,8 @@ void mrt_slice(OpCall& c) {
     std::optional<std::int64_t> bj, ej;
     std::int64_t sj = 1;
     if (j < b.size()) {
-      if (!b[j].is_null()) bj = json_to_int(b[j]);
-      if (!e[j].is_null()) ej = json_to_int(e[j]);
+      bj = b[j];
+      ej = e[j];
       sj = steps[j];
     }
     reject_if(sj == 0, "slice: step must not be 0");
@@ -388,7 +389,7 @@ void mrt_slice(OpCall& c) {
     for (std::size_t j = 0; j < r; ++j) src = src * x.shape[j] + start[j] + idx[j] * step[j];
     y[static_cast<std::size_t>(off)] = x.data[static_cast<std::size_t>(src)];
   }
-  write_int(c.output("y", 0), count, y);
+  write_int(c.output(K::out::y, 0), count, y);
 }
 
 }  // namespace qspec::simd::nn
@@ -397,20 +398,20 @@ namespace qspec::simd {
 using namespace nn;
 
 void add_nn_ops(std::vector<OpEntry>& t) {
-  t.push_back({"conv2d", "mrt",
-               "8-bit operands: im2col + VNNI/AVX2 GEMM (depthwise: direct kernel); else exact int128 loops",
-               mrt_conv2d});
-  t.push_back(
-      {"fully_connected", "mrt", "8-bit operands: VNNI/AVX2 GEMM; else exact int128 loops", mrt_fully_connected});
-  t.push_back({"pad", "mrt", "copy", mrt_pad});
-  t.push_back({"relu", "mrt", "scalar", mrt_relu});
-  t.push_back({"max_pool2d", "mrt", "scalar", mrt_max_pool2d});
-  t.push_back({"broadcast_add", "mrt", "scalar, exact", mrt_broadcast_add});
-  t.push_back({"elemwise_add", "mrt", "scalar, exact", mrt_elemwise_add});
-  t.push_back({"add_n", "mrt", "scalar, exact", mrt_add_n});
-  t.push_back({"concat", "mrt", "copy", mrt_concat});
-  t.push_back({"flatten", "mrt", "copy", mrt_flatten});
-  t.push_back({"slice", "mrt", "copy", mrt_slice});
+  t.push_back(entry<cat::conv2d>(
+      cat::conv2d::conv::mrt,
+      "8-bit operands: im2col + VNNI/AVX2 GEMM (depthwise: direct kernel); else exact int128 loops", mrt_conv2d));
+  t.push_back(entry<cat::fully_connected>(
+      cat::fully_connected::conv::mrt, "8-bit operands: VNNI/AVX2 GEMM; else exact int128 loops", mrt_fully_connected));
+  t.push_back(entry<cat::pad>(cat::pad::conv::mrt, "copy", mrt_pad));
+  t.push_back(entry<cat::relu>(cat::relu::conv::mrt, "scalar", mrt_relu));
+  t.push_back(entry<cat::max_pool2d>(cat::max_pool2d::conv::mrt, "scalar", max_pool2d<cat::max_pool2d>));
+  t.push_back(entry<cat::broadcast_add>(cat::broadcast_add::conv::mrt, "scalar, exact", mrt_broadcast_add));
+  t.push_back(entry<cat::elemwise_add>(cat::elemwise_add::conv::mrt, "scalar, exact", mrt_elemwise_add));
+  t.push_back(entry<cat::add_n>(cat::add_n::conv::mrt, "scalar, exact", mrt_add_n));
+  t.push_back(entry<cat::concat>(cat::concat::conv::mrt, "copy", mrt_concat));
+  t.push_back(entry<cat::flatten>(cat::flatten::conv::mrt, "copy", mrt_flatten));
+  t.push_back(entry<cat::slice>(cat::slice::conv::mrt, "copy", mrt_slice));
 }
 
 }  // namespace qspec::simd

@@ -9,7 +9,8 @@
 #include <vector>
 
 #include "nn_common.h"
-#include "qspec/core/json_values.h"
+#include "qspec/catalogue/keys.h"
+#include "qspec/core/abi_tensor.h"
 #include "qspec/simd/backend_core.h"
 #include "tvm_requant.h"
 
@@ -23,15 +24,17 @@ float f32_of(std::uint32_t b) {
   std::memcpy(&f, &b, 4);
   return f;
 }
-float f32_or(const Json& a, const char* key, float d) { return a.contains(key) ? f32_of(attr_f32(a, key)) : d; }
+float f32_or(const Json& a, const attr::F32& key, float d) { return attr::has(a, key) ? f32_of(attr::get(a, key)) : d; }
 
-qspec_dtype dtype_or(const Json& a, const char* key, qspec_dtype d) { return a.contains(key) ? dtype_attr(a, key) : d; }
+qspec_dtype dtype_or(const Json& a, const attr::DTypeKey& key, qspec_dtype d) {
+  return attr::has(a, key) ? to_abi_dtype(attr::get(a, key)) : d;
+}
 
+// tvm.requantize's rounding of Op: TONEAREST, or UPWARD (the default; the key's domain holds only these two).
+template <class Op>
 bool to_nearest(const Json& a) {
-  if (!a.contains("rounding")) return false;
-  const std::string r = attr_str(a, "rounding");
-  reject_if(r != "UPWARD" && r != "TONEAREST", "tvm: rounding must be UPWARD or TONEAREST");
-  return r == "TONEAREST";
+  using Is = typename Op::attr::rounding_is;
+  return attr::get_or(a, Op::attr::rounding, Is::UPWARD) == Is::TONEAREST;
 }
 
 OutType out_type(qspec_dtype d) {
@@ -73,16 +76,19 @@ struct QnnParams {
   qspec_dtype od = QSPEC_DTYPE_INT32;
   bool nearest = false;
 };
+// The parameters of Op (tvm.qnn.conv2d, tvm.qnn.dense).
+template <class Op>
 QnnParams qnn_params(const Json& a) {
+  using A = typename Op::attr;
   QnnParams p;
-  p.zin = int_or(a, "input_zero_point", 0);
-  p.zk = int_or(a, "kernel_zero_point", 0);
-  p.zout = int_or(a, "output_zero_point", 0);
-  p.s_in = f32_or(a, "input_scale", 1.0f);
-  p.s_k = f32_or(a, "kernel_scale", 1.0f);
-  p.s_out = f32_or(a, "output_scale", 1.0f);
-  p.od = dtype_or(a, "out_dtype", QSPEC_DTYPE_INT32);
-  p.nearest = to_nearest(a);
+  p.zin = attr::get_or(a, A::input_zero_point, 0);
+  p.zk = attr::get_or(a, A::kernel_zero_point, 0);
+  p.zout = attr::get_or(a, A::output_zero_point, 0);
+  p.s_in = f32_or(a, A::input_scale, 1.0f);
+  p.s_k = f32_or(a, A::kernel_scale, 1.0f);
+  p.s_out = f32_or(a, A::output_scale, 1.0f);
+  p.od = dtype_or(a, A::out_dtype, QSPEC_DTYPE_INT32);
+  p.nearest = to_nearest<Op>(a);
   reject_if(p.od != QSPEC_DTYPE_INT8 && p.od != QSPEC_DTYPE_UINT8 && p.od != QSPEC_DTYPE_INT32,
             "tvm.qnn: out_dtype must be int8, uint8 or int32");
   return p;
@@ -123,37 +129,41 @@ IntArray transpose4(const IntArray& a, const std::array<int, 4>& perm) {
 }
 
 void qnn_conv2d(OpCall& c) {
-  need_inputs(c, 2, "tvm.qnn.conv2d");
-  const QnnParams p = qnn_params(c.attrs);
+  using K = cat::tvm_qnn_conv2d;
+  using Layout = K::attr::data_layout_is;
+  need_inputs(c, 2, K::op);
+  const QnnParams p = qnn_params<K>(c.attrs);
   IntArray x = read_int(c.inputs[0]), w = read_int(c.inputs[1]);
   reject_if(x.shape.size() != 4 || w.shape.size() != 4, "tvm.qnn.conv2d: rank-4 data and kernel");
-  const bool nhwc = c.attrs.contains("data_layout") && attr_str(c.attrs, "data_layout") == "NHWC";
+  const bool nhwc = attr::get_or(c.attrs, K::attr::data_layout, Layout::NCHW) == Layout::NHWC;
   if (nhwc) {
     x = transpose4(x, {0, 3, 1, 2});  // NHWC -> NCHW
     w = transpose4(w, {3, 2, 0, 1});  // HWIO -> OIHW
   }
-  const ConvGeom g = conv_geom(c, x, w);
+  const ConvGeom g = conv_geom(c, conv_keys<K>, x, w);
   // The pad holds the input zero point (real 0).
   const std::vector<std::int64_t> acc = conv2d_exact(c.k, x, w, g, p.zin, p.zk, p.zin);
   IntArray y{{g.n, g.o, g.oh(), g.ow()}, qnn_output(c.k, acc, p)};
   if (nhwc) y = transpose4(y, {0, 2, 3, 1});
-  write_int(c.output("y", 0), y.shape, y.data);
+  write_int(c.output(K::out::y, 0), y.shape, y.data);
 }
 
 void qnn_dense(OpCall& c) {
-  need_inputs(c, 2, "tvm.qnn.dense");
-  const QnnParams p = qnn_params(c.attrs);
+  using K = cat::tvm_qnn_dense;
+  need_inputs(c, 2, K::op);
+  const QnnParams p = qnn_params<K>(c.attrs);
   const IntArray x = read_int(c.inputs[0]), w = read_int(c.inputs[1]);
   const std::vector<std::int64_t> acc = fc_exact(c.k, x, w, p.zin, p.zk);
-  write_int(c.output("y", 0), {x.dim(0), w.dim(0)}, qnn_output(c.k, acc, p));
+  write_int(c.output(K::out::y, 0), {x.dim(0), w.dim(0)}, qnn_output(c.k, acc, p));
 }
 
 void qnn_relu(OpCall& c) {
-  need_inputs(c, 1, "tvm.qnn.relu");
+  using K = cat::tvm_qnn_relu;
+  need_inputs(c, 1, K::op);
   IntArray x = read_int(c.inputs[0]);
-  const std::int64_t zp = int_or(c.attrs, "zero_point", 0);
+  const std::int64_t zp = attr::get_or(c.attrs, K::attr::zero_point, 0);
   for (auto& v : x.data) v = std::max(v, zp);
-  write_int(c.output("y", 0), x.shape, x.data);
+  write_int(c.output(K::out::y, 0), x.shape, x.data);
 }
 
 // Per-tensor TVM requantize of every element of x (int32 inputs; checks only if x has elements).
@@ -165,14 +175,14 @@ std::vector<std::int64_t> requant_tensor(const KernelSet& k, const IntArray& x, 
 }
 
 void qnn_concatenate(OpCall& c) {
-  std::vector<std::uint32_t> sc;
-  if (c.attrs.contains("input_scales"))
-    for (const auto& s : c.attrs.at("input_scales")) sc.push_back(json_to_f32(s));
-  const auto zp = ints(c.attrs, "input_zero_points", {});
-  const qspec_dtype od = dtype_or(c.attrs, "out_dtype", QSPEC_DTYPE_INT8);
-  const bool nearest = to_nearest(c.attrs);
-  const std::uint32_t s_out = attr_f32(c.attrs, "output_scale");
-  const std::int64_t z_out = int_or(c.attrs, "output_zero_point", 0);
+  using K = cat::tvm_qnn_concatenate;
+  using A = K::attr;
+  const auto sc = attr::get_or(c.attrs, A::input_scales, std::vector<std::uint32_t>{});
+  const auto zp = attr::get_or(c.attrs, A::input_zero_points, Ints{});
+  const qspec_dtype od = dtype_or(c.attrs, A::out_dtype, QSPEC_DTYPE_INT8);
+  const bool nearest = to_nearest<K>(c.attrs);
+  const std::uint32_t s_out = attr::get(c.attrs, A::output_scale);
+  const std::int64_t z_out = attr::get_or(c.attrs, A::output_zero_point, 0);
   reject_if(sc.size() != c.n_inputs || zp.size() != c.n_inputs,
             "tvm.qnn.concatenate: one scale and zero point per input");
   std::vector<IntArray> xs;
@@ -182,22 +192,24 @@ void qnn_concatenate(OpCall& c) {
       x.data = requant_tensor(c.k, x, f32_of(sc[i]), zp[i], f32_of(s_out), z_out, nearest, od);
     xs.push_back(std::move(x));
   }
-  const IntArray y = concat_exact(xs, int_or(c.attrs, "axis", 0));
-  write_int(c.output("y", 0), y.shape, y.data);
+  const IntArray y = concat_exact(xs, attr::get_or(c.attrs, A::axis, 0));
+  write_int(c.output(K::out::y, 0), y.shape, y.data);
 }
 
 void qnn_add(OpCall& c) {
-  need_inputs(c, 2, "tvm.qnn.add");
-  const qspec_dtype od = dtype_or(c.attrs, "out_dtype", QSPEC_DTYPE_INT8);
-  const bool nearest = to_nearest(c.attrs);
-  const float s_out = f32_of(attr_f32(c.attrs, "output_scale"));
-  const std::int64_t z_out = int_or(c.attrs, "output_zero_point", 0);
+  using K = cat::tvm_qnn_add;
+  using A = K::attr;
+  need_inputs(c, 2, K::op);
+  const qspec_dtype od = dtype_or(c.attrs, A::out_dtype, QSPEC_DTYPE_INT8);
+  const bool nearest = to_nearest<K>(c.attrs);
+  const float s_out = f32_of(attr::get(c.attrs, A::output_scale));
+  const std::int64_t z_out = attr::get_or(c.attrs, A::output_zero_point, 0);
   IntArray a = read_int(c.inputs[0]), b = read_int(c.inputs[1]);
   // requant32(x) = requantize(x, s_x, zp_x, s_out, zp_out, int32): no clip.
-  a.data = requant_tensor(c.k, a, f32_or(c.attrs, "lhs_scale", 1.0f), int_or(c.attrs, "lhs_zero_point", 0), s_out,
-                          z_out, nearest, QSPEC_DTYPE_INT32);
-  b.data = requant_tensor(c.k, b, f32_or(c.attrs, "rhs_scale", 1.0f), int_or(c.attrs, "rhs_zero_point", 0), s_out,
-                          z_out, nearest, QSPEC_DTYPE_INT32);
+  a.data = requant_tensor(c.k, a, f32_or(c.attrs, A::lhs_scale, 1.0f), attr::get_or(c.attrs, A::lhs_zero_point, 0),
+                          s_out, z_out, nearest, QSPEC_DTYPE_INT32);
+  b.data = requant_tensor(c.k, b, f32_or(c.attrs, A::rhs_scale, 1.0f), attr::get_or(c.attrs, A::rhs_zero_point, 0),
+                          s_out, z_out, nearest, QSPEC_DTYPE_INT32);
   const auto shape = broadcast_shape(a.shape, b.shape);
   const std::size_t r = shape.size();
   std::int64_t total = 1;
@@ -228,26 +240,28 @@ void qnn_add(OpCall& c) {
     const std::int64_t v = at(a) + at(b) - z_out;  // |.| < 2^33: exact in int64
     y[static_cast<std::size_t>(off)] = std::clamp(v, lo, hi);
   }
-  write_int(c.output("y", 0), shape, y);
+  write_int(c.output(K::out::y, 0), shape, y);
 }
 
 // qnn.avg_pool2d: requantize (or upcast) to int32 output codes, window sums over the input (the
 // padding is the integer 0), truncating division by the tap count, clip to the data type.
 void qnn_avg_pool2d(OpCall& c) {
+  using K = cat::tvm_qnn_avg_pool2d;
+  using A = K::attr;
+  using Layout = A::layout_is;
   reject_if(c.n_inputs != 1, "tvm.qnn.avg_pool2d takes one input");
   const qspec_tensor& xt = c.inputs[0];
   reject_if(xt.dtype != QSPEC_DTYPE_INT8 && xt.dtype != QSPEC_DTYPE_UINT8,
             "tvm.qnn.avg_pool2d: data must be int8 or uint8");
-  const auto k = pair(c.attrs, "pool_size", {1, 1}), st = pair(c.attrs, "strides", {1, 1}),
-             dl = pair(c.attrs, "dilation", {1, 1});
-  const auto pad = ints(c.attrs, "padding", {0, 0, 0, 0});
+  const auto k = pair(c.attrs, A::pool_size, {1, 1}), st = pair(c.attrs, A::strides, {1, 1}),
+             dl = pair(c.attrs, A::dilation, {1, 1});
+  const auto pad = attr::get_or(c.attrs, A::padding, Ints{0, 0, 0, 0});
   reject_if(pad.size() != 4, "tvm.qnn.avg_pool2d: padding needs four entries");
-  const bool include_pad = c.attrs.contains("count_include_pad") && c.attrs.at("count_include_pad").get<bool>();
-  const std::string layout = c.attrs.contains("layout") ? attr_str(c.attrs, "layout") : "NCHW";
-  reject_if(layout != "NCHW" && layout != "NHWC", "tvm.qnn.avg_pool2d: layout must be NCHW or NHWC");
-  reject_if(c.attrs.contains("ceil_mode") && c.attrs.at("ceil_mode").get<bool>(),
-            "tvm.qnn.avg_pool2d: ceil_mode is not covered");
-  const bool nhwc = layout == "NHWC";
+  const bool include_pad = attr::get_or(c.attrs, A::count_include_pad, false);
+  const std::string_view layout = attr::get_or(c.attrs, A::layout, Layout::NCHW);
+  reject_if(layout != Layout::NCHW && layout != Layout::NHWC, "tvm.qnn.avg_pool2d: layout must be NCHW or NHWC");
+  reject_if(attr::get_or(c.attrs, A::ceil_mode, false), "tvm.qnn.avg_pool2d: ceil_mode is not covered");
+  const bool nhwc = layout == Layout::NHWC;
   IntArray x = read_int(xt);
   reject_if(x.shape.size() != 4, "tvm.qnn.avg_pool2d: input must have rank 4");
   positive_dims(x, "tvm.qnn.avg_pool2d: input");
@@ -263,8 +277,8 @@ void qnn_avg_pool2d(OpCall& c) {
   std::vector<std::int64_t> shape = x.shape;
   shape[ha] = (ph - eh) / st[0] + 1;
   shape[wa] = (pw - ew) / st[1] + 1;
-  const std::uint32_t in_b = attr_f32(c.attrs, "input_scale"), out_b = attr_f32(c.attrs, "output_scale");
-  const std::int64_t izp = attr_int(c.attrs, "input_zero_point"), ozp = attr_int(c.attrs, "output_zero_point");
+  const std::uint32_t in_b = attr::get(c.attrs, A::input_scale), out_b = attr::get(c.attrs, A::output_scale);
+  const std::int64_t izp = attr::get(c.attrs, A::input_zero_point), ozp = attr::get(c.attrs, A::output_zero_point);
   if (!(in_b == out_b && izp == ozp))
     x.data = requant_tensor(c.k, x, f32_of(in_b), izp, f32_of(out_b), ozp, false, QSPEC_DTYPE_INT32);
   const std::int64_t lo = xt.dtype == QSPEC_DTYPE_INT8 ? -128 : 0, hi = xt.dtype == QSPEC_DTYPE_INT8 ? 127 : 255;
@@ -302,15 +316,17 @@ void qnn_avg_pool2d(OpCall& c) {
     const std::int64_t n = include_pad ? k[0] * k[1] : std::max<std::int64_t>(1, inside);
     y[static_cast<std::size_t>(off)] = std::clamp(sum / n, lo, hi);  // C++ division truncates toward zero
   }
-  write_int(c.output("y", 0), shape, y);
+  write_int(c.output(K::out::y, 0), shape, y);
 }
 
 // gemmlowp: uint8 lhs (M,K) x rhs (K,N) with offsets, then RDBPOT(SRDHM(acc, M), shift) + zp, sat uint8.
 void gemmlowp_matmul(OpCall& c) {
-  need_inputs(c, 2, "gemmlowp.matmul");
-  const std::int64_t zl = int_or(c.attrs, "lhs_zero_point", 0), zr = int_or(c.attrs, "rhs_zero_point", 0);
-  const std::int64_t zres = int_or(c.attrs, "result_zero_point", 0);
-  const std::int64_t mult = attr_int(c.attrs, "multiplier"), shift = attr_int(c.attrs, "shift");
+  using Op = cat::gemmlowp_matmul;
+  using A = Op::attr;
+  need_inputs(c, 2, Op::op);
+  const std::int64_t zl = attr::get_or(c.attrs, A::lhs_zero_point, 0), zr = attr::get_or(c.attrs, A::rhs_zero_point, 0);
+  const std::int64_t zres = attr::get_or(c.attrs, A::result_zero_point, 0);
+  const std::int64_t mult = attr::get(c.attrs, A::multiplier), shift = attr::get(c.attrs, A::shift);
   reject_if(zres < 0 || zres > 255, "gemmlowp.matmul: result zero point is uint8");
   const IntArray lhs = read_int(c.inputs[0]), rhs = read_int(c.inputs[1]);
   reject_if(lhs.shape.size() != 2 || rhs.shape.size() != 2 || lhs.dim(1) != rhs.dim(0),
@@ -342,21 +358,24 @@ void gemmlowp_matmul(OpCall& c) {
     x[i] = static_cast<std::int32_t>(acc[i]);
   }
   c.k.requant(p, x.size(), x.data(), y.data());
-  write_int(c.output("y", 0), {M, N}, std::vector<std::int64_t>(y.begin(), y.end()));
+  write_int(c.output(Op::out::y, 0), {M, N}, std::vector<std::int64_t>(y.begin(), y.end()));
 }
 
 }  // namespace
 
 void add_qnn_ops(std::vector<OpEntry>& t) {
   const char* gemm = "8-bit operands: VNNI/AVX2 GEMM with zero points, then the vectorized requantization";
-  t.push_back({"tvm.qnn.conv2d", "tvm", gemm, qnn_conv2d});
-  t.push_back({"tvm.qnn.dense", "tvm", gemm, qnn_dense});
-  t.push_back({"tvm.qnn.relu", "tvm", "scalar", qnn_relu});
-  t.push_back({"tvm.qnn.max_pool2d", "tvm", "scalar", nn::mrt_max_pool2d});
-  t.push_back({"tvm.qnn.concatenate", "tvm", "vectorized requantization", qnn_concatenate});
-  t.push_back({"tvm.qnn.add", "tvm", "vectorized requantization", qnn_add});
-  t.push_back({"tvm.qnn.avg_pool2d", "tvm", "vectorized requantization, scalar window sums", qnn_avg_pool2d});
-  t.push_back({"gemmlowp.matmul", "gemmlowp", gemm, gemmlowp_matmul});
+  t.push_back(entry<cat::tvm_qnn_conv2d>(cat::tvm_qnn_conv2d::conv::tvm, gemm, qnn_conv2d));
+  t.push_back(entry<cat::tvm_qnn_dense>(cat::tvm_qnn_dense::conv::tvm, gemm, qnn_dense));
+  t.push_back(entry<cat::tvm_qnn_relu>(cat::tvm_qnn_relu::conv::tvm, "scalar", qnn_relu));
+  t.push_back(entry<cat::tvm_qnn_max_pool2d>(cat::tvm_qnn_max_pool2d::conv::tvm, "scalar",
+                                             nn::max_pool2d<cat::tvm_qnn_max_pool2d>));
+  t.push_back(entry<cat::tvm_qnn_concatenate>(cat::tvm_qnn_concatenate::conv::tvm, "vectorized requantization",
+                                              qnn_concatenate));
+  t.push_back(entry<cat::tvm_qnn_add>(cat::tvm_qnn_add::conv::tvm, "vectorized requantization", qnn_add));
+  t.push_back(entry<cat::tvm_qnn_avg_pool2d>(cat::tvm_qnn_avg_pool2d::conv::tvm,
+                                             "vectorized requantization, scalar window sums", qnn_avg_pool2d));
+  t.push_back(entry<cat::gemmlowp_matmul>(cat::gemmlowp_matmul::conv::gemmlowp, gemm, gemmlowp_matmul));
 }
 
 }  // namespace qspec::simd

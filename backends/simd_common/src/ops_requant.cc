@@ -14,50 +14,46 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "qspec/core/json_values.h"
+#include "qspec/catalogue/keys.h"
+#include "qspec/core/attr.h"
 #include "qspec/simd/backend_core.h"
 
 namespace qspec::simd {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using Requantize = cat::requantize;
+using PerChannel = cat::requantize_per_channel;
 
-std::int32_t int32_attr(const Json& a, const char* key) {
-  const std::int64_t v = attr_int(a, key);
-  if (v < INT32_MIN || v > INT32_MAX) throw Unsupported(std::string("attribute '") + key + "' does not fit int32");
+// The output zero point as the kernels' int32 (wider ones are valid attributes, not implemented).
+template <class Op>
+std::int32_t output_zero_point(const OpCall& c) {
+  const std::int64_t v = attr::get(c.attrs, Op::attr::output_zero_point);
+  if (v < INT32_MIN || v > INT32_MAX)
+    throw Unsupported("attribute '" + std::string(Op::attr::output_zero_point.name) + "' does not fit int32");
   return static_cast<std::int32_t>(v);
 }
 
-std::vector<std::int64_t> int_array_attr(const Json& a, const char* key) {
-  if (!has_attr(a, key)) throw std::invalid_argument(std::string("missing attribute '") + key + "'");
-  const auto& j = a.at(key);
-  if (!j.is_array()) throw std::invalid_argument(std::string("attribute '") + key + "': expected an array");
-  std::vector<std::int64_t> v;
-  for (const auto& e : j) v.push_back(json_to_int(e));
-  return v;
-}
-
-std::int32_t q31_multiplier(std::int64_t m) {
-  if (m < 0 || m > INT32_MAX) throw std::invalid_argument("attribute 'multiplier': a Q31 multiplier in [0, 2^31)");
-  return static_cast<std::int32_t>(m);
-}
-
 // The out_dtype attribute (read first: an invalid test has no output tensors).
+template <class Op>
 OutType out_attr(const OpCall& c) {
-  switch (dtype_attr(c.attrs, "out_dtype")) {
-    case QSPEC_DTYPE_INT8: return OutType::I8;
-    case QSPEC_DTYPE_UINT8: return OutType::U8;
-    case QSPEC_DTYPE_INT16: return OutType::I16;
-    case QSPEC_DTYPE_INT32: return OutType::I32;
-    default: throw std::invalid_argument("attribute 'out_dtype': expected int8, uint8, int16 or int32");
+  switch (attr::get(c.attrs, Op::attr::out_dtype)) {
+    case DType::I8: return OutType::I8;
+    case DType::U8: return OutType::U8;
+    case DType::I16: return OutType::I16;
+    case DType::I32: return OutType::I32;
+    default:
+      throw std::invalid_argument("attribute '" + std::string(Op::attr::out_dtype.name) +
+                                  "': expected int8, uint8, int16 or int32");
   }
 }
 
 // Output "y", fetched after every check: x's shape, dtype `out`.
+template <class Op>
 qspec_tensor& output_y(const OpCall& c, const qspec_tensor& x, OutType out) {
-  qspec_tensor& y = c.output("y", 0);
+  qspec_tensor& y = c.output(Op::out::y, 0);
   expect_same_shape(x, y, "output 'y' and input 'x'");
   if (out_type_of(y) != out) throw std::invalid_argument("output 'y' dtype differs from attribute 'out_dtype'");
   return y;
@@ -79,10 +75,10 @@ RequantParams half_up(std::int32_t m, int s) {
 
 enum class Conv { GemmlowpDouble, TfliteSingle, TosaSingle, TosaDouble, TosaScale16 };
 
-// Parameters for one (multiplier, shift) of a Q31 convention. zp and out are set by the caller.
+// Parameters for one (multiplier, shift) of a Q31 convention, read through the catalogue's keys
+// (multiplier in [0, 2^31), shift in [-1024, 1024]). zp and out are set by the caller.
 RequantParams q31_params(Conv conv, std::int64_t multiplier, std::int64_t shift) {
-  const std::int32_t m = q31_multiplier(multiplier);
-  if (shift < -1024 || shift > 1024) throw std::invalid_argument("attribute 'shift': out of range");
+  const auto m = static_cast<std::int32_t>(multiplier);
   const int sh = static_cast<int>(shift);
   switch (conv) {
     case Conv::GemmlowpDouble: {
@@ -128,19 +124,20 @@ void tosa_checks(OutType out, std::int64_t zp) {
 
 template <Conv kConv>
 void requantize(OpCall& c) {
-  const qspec_tensor& x = c.input("x", 0);
+  const qspec_tensor& x = c.input(Requantize::in::x, 0);
   expect_dtype(x, QSPEC_DTYPE_INT32, "input 'x'");
-  const OutType out = out_attr(c);
-  const std::int64_t zp = attr_int(c.attrs, "output_zero_point");
+  const OutType out = out_attr<Requantize>(c);
+  const std::int64_t zp = attr::get(c.attrs, Requantize::attr::output_zero_point);
   if constexpr (kConv == Conv::TosaSingle || kConv == Conv::TosaDouble || kConv == Conv::TosaScale16)
     tosa_checks(out, zp);
-  RequantParams p = q31_params(kConv, attr_int(c.attrs, "multiplier"), attr_int(c.attrs, "shift"));
+  RequantParams p =
+      q31_params(kConv, attr::get(c.attrs, Requantize::attr::multiplier), attr::get(c.attrs, Requantize::attr::shift));
   p.out = out;
   p.qmin = out_min(out);
   p.qmax = out_max(out);
-  p.zp = int32_attr(c.attrs, "output_zero_point");
+  p.zp = output_zero_point<Requantize>(c);
   finalize_or_throw(p);
-  qspec_tensor& y = output_y(c, x, out);
+  qspec_tensor& y = output_y<Requantize>(c, x, out);
   c.k.requant(p, static_cast<std::size_t>(numel(x)), static_cast<const std::int32_t*>(x.data), y.data);
 }
 
@@ -148,9 +145,11 @@ void requantize(OpCall& c) {
 struct ChannelRuns {
   std::int64_t outer = 1, channels = 1, inner = 1;
 };
-ChannelRuns channel_runs(const qspec_tensor& x, const Json& attrs, std::size_t n_params) {
-  const std::int64_t axis = attr_int(attrs, "axis");
-  if (axis < 0 || axis >= x.rank) throw std::invalid_argument("attribute 'axis': must index a dimension of x");
+ChannelRuns channel_runs(const qspec_tensor& x, const nlohmann::ordered_json& attrs, std::size_t n_params) {
+  const std::int64_t axis = attr::get(attrs, PerChannel::attr::axis);
+  if (axis < 0 || axis >= x.rank)
+    throw std::invalid_argument("attribute '" + std::string(PerChannel::attr::axis.name) +
+                                "': must index a dimension of x");
   ChannelRuns r;
   for (std::int32_t d = 0; d < x.rank; ++d) {
     if (d < axis) r.outer *= x.shape[d];
@@ -175,16 +174,25 @@ void run_per_channel(OpCall& c, const qspec_tensor& x, qspec_tensor& y, const Ch
     }
 }
 
+// Two per-channel integer arrays of equal length (multiplier / shift, result_offset / result_mult_int).
+std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> paired_arrays(const OpCall& c, const attr::IntArray& a,
+                                                                              const attr::IntArray& b) {
+  auto va = attr::get(c.attrs, a);
+  auto vb = attr::get(c.attrs, b);
+  if (va.size() != vb.size())
+    throw std::invalid_argument("attributes '" + std::string(a.name) + "' and '" + std::string(b.name) +
+                                "' must have equal length");
+  return {std::move(va), std::move(vb)};
+}
+
 template <Conv kConv>
 void requantize_per_channel(OpCall& c) {
-  const qspec_tensor& x = c.input("x", 0);
+  const qspec_tensor& x = c.input(PerChannel::in::x, 0);
   expect_dtype(x, QSPEC_DTYPE_INT32, "input 'x'");
-  const OutType out = out_attr(c);
-  const auto ms = int_array_attr(c.attrs, "multiplier");
-  const auto ss = int_array_attr(c.attrs, "shift");
-  if (ms.size() != ss.size()) throw std::invalid_argument("attributes 'multiplier' and 'shift' must have equal length");
+  const OutType out = out_attr<PerChannel>(c);
+  const auto [ms, ss] = paired_arrays(c, PerChannel::attr::multiplier, PerChannel::attr::shift);
   const ChannelRuns runs = channel_runs(x, c.attrs, ms.size());
-  const std::int64_t zp = attr_int(c.attrs, "output_zero_point");
+  const std::int64_t zp = attr::get(c.attrs, PerChannel::attr::output_zero_point);
   if constexpr (kConv == Conv::TosaSingle || kConv == Conv::TosaDouble) tosa_checks(out, zp);
   std::vector<RequantParams> params;
   for (std::size_t i = 0; i < ms.size(); ++i) {
@@ -192,11 +200,11 @@ void requantize_per_channel(OpCall& c) {
     p.out = out;
     p.qmin = out_min(out);
     p.qmax = out_max(out);
-    p.zp = int32_attr(c.attrs, "output_zero_point");
+    p.zp = output_zero_point<PerChannel>(c);
     finalize_or_throw(p);
     params.push_back(p);
   }
-  qspec_tensor& y = output_y(c, x, out);
+  qspec_tensor& y = output_y<PerChannel>(c, x, out);
   run_per_channel(c, x, y, runs, params);
 }
 
@@ -222,40 +230,38 @@ RequantParams legacy_params(std::int64_t a, std::int64_t b, std::int64_t r, OutT
 }
 
 void legacy(OpCall& c) {
-  const qspec_tensor& x = c.input("x", 0);
+  const qspec_tensor& x = c.input(Requantize::in::x, 0);
   expect_dtype(x, QSPEC_DTYPE_INT32, "input 'x'");
-  const OutType out = out_attr(c);
-  const RequantParams p = legacy_params(attr_int(c.attrs, "result_offset"), attr_int(c.attrs, "result_mult_int"),
-                                        attr_int(c.attrs, "result_shift"), out);
-  qspec_tensor& y = output_y(c, x, out);
+  const OutType out = out_attr<Requantize>(c);
+  const RequantParams p = legacy_params(attr::get(c.attrs, Requantize::attr::result_offset),
+                                        attr::get(c.attrs, Requantize::attr::result_mult_int),
+                                        attr::get(c.attrs, Requantize::attr::result_shift), out);
+  qspec_tensor& y = output_y<Requantize>(c, x, out);
   c.k.requant(p, static_cast<std::size_t>(numel(x)), static_cast<const std::int32_t*>(x.data), y.data);
 }
 
 void legacy_per_channel(OpCall& c) {
-  const qspec_tensor& x = c.input("x", 0);
+  const qspec_tensor& x = c.input(PerChannel::in::x, 0);
   expect_dtype(x, QSPEC_DTYPE_INT32, "input 'x'");
-  const OutType out = out_attr(c);
-  const auto as = int_array_attr(c.attrs, "result_offset");
-  const auto bs = int_array_attr(c.attrs, "result_mult_int");
-  if (as.size() != bs.size())
-    throw std::invalid_argument("attributes 'result_offset' and 'result_mult_int' must have equal length");
+  const OutType out = out_attr<PerChannel>(c);
+  const auto [as, bs] = paired_arrays(c, PerChannel::attr::result_offset, PerChannel::attr::result_mult_int);
   const ChannelRuns runs = channel_runs(x, c.attrs, as.size());
-  const std::int64_t r = attr_int(c.attrs, "result_shift");
+  const std::int64_t r = attr::get(c.attrs, PerChannel::attr::result_shift);
   std::vector<RequantParams> params;
   for (std::size_t i = 0; i < as.size(); ++i) params.push_back(legacy_params(as[i], bs[i], r, out));
-  qspec_tensor& y = output_y(c, x, out);
+  qspec_tensor& y = output_y<PerChannel>(c, x, out);
   run_per_channel(c, x, y, runs, params);
 }
 
 // ---- the primitives as ops ----
 
 void srdhm_op(OpCall& c) {
-  const qspec_tensor& a = c.input("a", 0);
-  const qspec_tensor& b = c.input("b", 1);
+  const qspec_tensor& a = c.input(cat::srdhm::in::a, 0);
+  const qspec_tensor& b = c.input(cat::srdhm::in::b, 1);
   expect_dtype(a, QSPEC_DTYPE_INT32, "input 'a'");
   expect_dtype(b, QSPEC_DTYPE_INT32, "input 'b'");
   expect_same_shape(a, b, "inputs 'a' and 'b'");
-  qspec_tensor& y = c.output("y", 0);
+  qspec_tensor& y = c.output(cat::srdhm::out::y, 0);
   expect_dtype(y, QSPEC_DTYPE_INT32, "output 'y'");
   expect_same_shape(a, y, "output 'y'");
   const auto* av = static_cast<const std::int32_t*>(a.data);
@@ -265,12 +271,12 @@ void srdhm_op(OpCall& c) {
 }
 
 void rdbpot_op(OpCall& c) {
-  const qspec_tensor& x = c.input("x", 0);
+  const qspec_tensor& x = c.input(cat::rdbpot::in::x, 0);
   expect_dtype(x, QSPEC_DTYPE_INT32, "input 'x'");
-  qspec_tensor& y = c.output("y", 0);
+  qspec_tensor& y = c.output(cat::rdbpot::out::y, 0);
   expect_dtype(y, QSPEC_DTYPE_INT32, "output 'y'");
   expect_same_shape(x, y, "output 'y'");
-  const std::int64_t e = attr_int(c.attrs, "exponent");
+  const std::int64_t e = attr::get(c.attrs, cat::rdbpot::attr::exponent);
   if (e < 0 || e > 31) throw Unsupported("exponent outside [0, 31] (REQUIRE)");
   // RDBPOT(x, e) is the kShiftRound kind with M = 1 and the ties-away constants.
   RequantParams p;
@@ -290,19 +296,21 @@ void rdbpot_op(OpCall& c) {
 
 void add_requant_ops(std::vector<OpEntry>& t) {
   const char* vec = "vectorized (8 lanes AVX2 / 4 lanes NEON), exact 64-bit products";
-  t.push_back({"requantize", "gemmlowp.double_round", vec, requantize<Conv::GemmlowpDouble>});
-  t.push_back({"requantize", "tflite.single_round", vec, requantize<Conv::TfliteSingle>});
-  t.push_back({"requantize", "tosa.single_round", vec, requantize<Conv::TosaSingle>});
-  t.push_back({"requantize", "tosa.double_round", vec, requantize<Conv::TosaDouble>});
-  t.push_back({"requantize", "tosa.scale16", vec, requantize<Conv::TosaScale16>});
-  t.push_back({"requantize", "gemmlowp.legacy_uint8_scale", vec, legacy});
-  t.push_back({"requantize_per_channel", "gemmlowp.double_round", vec, requantize_per_channel<Conv::GemmlowpDouble>});
-  t.push_back({"requantize_per_channel", "tflite.single_round", vec, requantize_per_channel<Conv::TfliteSingle>});
-  t.push_back({"requantize_per_channel", "tosa.single_round", vec, requantize_per_channel<Conv::TosaSingle>});
-  t.push_back({"requantize_per_channel", "tosa.double_round", vec, requantize_per_channel<Conv::TosaDouble>});
-  t.push_back({"requantize_per_channel", "gemmlowp.legacy_uint8_scale", vec, legacy_per_channel});
-  t.push_back({"srdhm", "gemmlowp", "scalar", srdhm_op});
-  t.push_back({"rdbpot", "gemmlowp", vec, rdbpot_op});
+  t.push_back(entry<Requantize>(Requantize::conv::gemmlowp_double_round, vec, requantize<Conv::GemmlowpDouble>));
+  t.push_back(entry<Requantize>(Requantize::conv::tflite_single_round, vec, requantize<Conv::TfliteSingle>));
+  t.push_back(entry<Requantize>(Requantize::conv::tosa_single_round, vec, requantize<Conv::TosaSingle>));
+  t.push_back(entry<Requantize>(Requantize::conv::tosa_double_round, vec, requantize<Conv::TosaDouble>));
+  t.push_back(entry<Requantize>(Requantize::conv::tosa_scale16, vec, requantize<Conv::TosaScale16>));
+  t.push_back(entry<Requantize>(Requantize::conv::gemmlowp_legacy_uint8_scale, vec, legacy));
+  t.push_back(
+      entry<PerChannel>(PerChannel::conv::gemmlowp_double_round, vec, requantize_per_channel<Conv::GemmlowpDouble>));
+  t.push_back(
+      entry<PerChannel>(PerChannel::conv::tflite_single_round, vec, requantize_per_channel<Conv::TfliteSingle>));
+  t.push_back(entry<PerChannel>(PerChannel::conv::tosa_single_round, vec, requantize_per_channel<Conv::TosaSingle>));
+  t.push_back(entry<PerChannel>(PerChannel::conv::tosa_double_round, vec, requantize_per_channel<Conv::TosaDouble>));
+  t.push_back(entry<PerChannel>(PerChannel::conv::gemmlowp_legacy_uint8_scale, vec, legacy_per_channel));
+  t.push_back(entry<cat::srdhm>(cat::srdhm::conv::gemmlowp, "scalar", srdhm_op));
+  t.push_back(entry<cat::rdbpot>(cat::rdbpot::conv::gemmlowp, vec, rdbpot_op));
 }
 
 }  // namespace qspec::simd

@@ -1,7 +1,6 @@
 // TVM qnn.requantize as a kShiftRound kernel: the float64 multiplier, its Q31 form, the rounding constants.
 #include "tvm_requant.h"
 
-#include <cmath>
 #include <cstring>
 
 #include "qspec/simd/backend_core.h"
@@ -9,16 +8,7 @@
 namespace qspec::simd::tvm {
 
 Multiplier multiplier(float in_s, float out_s) {
-  const double d = static_cast<double>(in_s) / static_cast<double>(out_s);  // one binary64 division
-  if (d == 0.0) return {};
-  int e = 0;
-  const double f = std::frexp(d, &e);
-  double m = std::round(std::ldexp(f, 31));  // exact product, rounded half away
-  if (m == 2147483648.0) {
-    m /= 2;
-    ++e;
-  }
-  return {static_cast<std::int32_t>(m), e};
+  return q31::frexp_q31(static_cast<double>(in_s) / static_cast<double>(out_s));  // one binary64 division
 }
 
 // For e > 0, TVM computes floor((x' * 2^e * M + c) / 2^31) = floor((x' * M + floor(c / 2^e)) / 2^(31 - e))
@@ -29,8 +19,8 @@ RequantParams params(const Multiplier& fm, bool to_nearest, std::int64_t izp, st
     throw Unsupported("zero points beyond int32 (REQUIRE)");
   RequantParams p;
   p.kind = RequantKind::kShiftRound;
-  p.multiplier = fm.m;
-  p.shift = 31 - fm.e;
+  p.multiplier = fm.multiplier;
+  p.shift = 31 - fm.shift;
   p.input_offset = static_cast<std::int32_t>(-izp);
   if (p.shift > 0) {
     p.round_pos = std::int64_t{1} << (p.shift - 1);

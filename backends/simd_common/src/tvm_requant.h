@@ -4,16 +4,15 @@
 
 #include <cstdint>
 
+#include "qspec/backend_common/q31.h"
 #include "qspec/simd/requant.h"
 
 namespace qspec::simd::tvm {
 
-struct Multiplier {
-  std::int32_t m = 0;
-  int e = 0;  // the real multiplier is m * 2^(e - 31)
-};
+// The real multiplier multiplier * 2^(shift - 31) (qspec/backend_common/q31.h).
+using Multiplier = q31::Q31;
 
-// GetFixedPointMultiplierShift(double(in) / double(out)): frexp, std::round (ties away), carry.
+// GetFixedPointMultiplierShift(double(in) / double(out)): q31::frexp_q31 (frexp, std::round, carry).
 Multiplier multiplier(float in_s, float out_s);
 
 // x' = x - izp; one rounding (UPWARD: half up, TONEAREST: half away) of x' * M * 2^(e - 31); + ozp;

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "qspec/core/abi_tensor.h"
+#include "qspec/core/catalogue.h"
 #include "qspec/core/json_values.h"
 #include "qspec/thirdparty/all_conventions.h"
 #include "qspec/thirdparty/tensor_io.h"
@@ -19,9 +21,9 @@ bool all_conventions_mode() {
 
 namespace {
 
-const qspec_tensor* find_named(std::span<const qspec_tensor> ts, const char* name) {
+const qspec_tensor* find_named(std::span<const qspec_tensor> ts, std::string_view name) {
   for (const auto& t : ts)
-    if (t.name != nullptr && std::strcmp(t.name, name) == 0) return &t;
+    if (t.name != nullptr && name == t.name) return &t;
   return nullptr;
 }
 
@@ -82,12 +84,8 @@ qspec_status run(void* self, const char* op, const char* convention, const char*
     call.attrs = nlohmann::ordered_json::parse(attrs_json && attrs_json[0] ? attrs_json : "{}");
     call.inputs = std::span<const qspec_tensor>(inputs, n_inputs);
     call.outputs = std::span<qspec_tensor>(outputs, n_outputs);
-    if (n_outputs == 0) {
-      if (call.attrs.is_object() && call.attrs.contains("out_dtype") && call.attrs["out_dtype"].is_string())
-        call.sink_dtype = dtype_from_name(call.attrs["out_dtype"].get<std::string>());
-      else if (!s->adapter->output_dtype_hint(call, call.sink_dtype) && n_inputs > 0)
-        call.sink_dtype = inputs[0].dtype;
-    }
+    if (n_outputs == 0 && !s->adapter->output_dtype_hint(call, call.sink_dtype) && n_inputs > 0)
+      call.sink_dtype = inputs[0].dtype;
     s->adapter->run(call);
     return QSPEC_STATUS_OK;
   } catch (const Unsupported& e) {
@@ -109,16 +107,16 @@ void destroy(void* self) { delete static_cast<State*>(self); }
 
 }  // namespace
 
-const qspec_tensor& Call::input(const char* name) const {
+const qspec_tensor& Call::input(std::string_view name) const {
   if (const auto* t = find_named(inputs, name)) return *t;
-  throw std::invalid_argument(std::string("missing input tensor '") + name + "'");
+  throw std::invalid_argument("missing input tensor '" + std::string(name) + "'");
 }
 
-qspec_tensor& Call::output(const char* name) const {
+qspec_tensor& Call::output(std::string_view name) const {
   if (outputs.empty()) return first_output();
   for (auto& t : outputs)
-    if (t.name != nullptr && std::strcmp(t.name, name) == 0) return t;
-  throw std::invalid_argument(std::string("missing output tensor '") + name + "'");
+    if (t.name != nullptr && name == t.name) return t;
+  throw std::invalid_argument("missing output tensor '" + std::string(name) + "'");
 }
 
 qspec_tensor& Call::first_output() const {
@@ -132,7 +130,28 @@ void Call::refuse(const std::string& why) const {
   throw Rejected(why);
 }
 
-bool Call::has_input(const char* name) const { return find_named(inputs, name) != nullptr; }
+bool Call::has_input(std::string_view name) const { return find_named(inputs, name) != nullptr; }
+
+bool Adapter::output_dtype_hint(const Call& call, qspec_dtype& out) const {
+  const catalogue::OpSpec* op = catalogue::get().op(call.op);
+  if (op == nullptr || op->outputs.empty()) return false;
+  const catalogue::TensorSpec& y = op->outputs.front();
+  if (!y.dtype_from_attribute.empty() && call.attrs.is_object()) {
+    const auto it = call.attrs.find(y.dtype_from_attribute);
+    if (it != call.attrs.end() && it->is_string())
+      if (const auto t = qspec::dtype_from_name(it->get<std::string>())) {
+        out = to_abi_dtype(*t);
+        return true;
+      }
+  }
+  if (!y.dtype_same_as.empty() && call.has_input(y.dtype_same_as)) {
+    out = call.input(y.dtype_same_as).dtype;
+    return true;
+  }
+  if (y.dtypes.size() != 1) return false;
+  out = to_abi_dtype(y.dtypes.front());
+  return true;
+}
 
 int make_backend(std::unique_ptr<Adapter> adapter, std::uint32_t host_abi_version, qspec_backend* out) {
   if (host_abi_version != QSPEC_BACKEND_ABI_VERSION || out == nullptr || adapter == nullptr) return 1;

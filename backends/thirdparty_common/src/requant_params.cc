@@ -5,11 +5,17 @@
 #include <cstring>
 #include <string>
 
+#include "qspec/catalogue/keys.h"
+#include "qspec/core/abi_tensor.h"
+#include "qspec/core/attr.h"
 #include "qspec/core/json_values.h"
 #include "qspec/thirdparty/adapter.h"
 #include "qspec/thirdparty/tensor_io.h"
 
 namespace qspec::thirdparty {
+namespace {
+using Requantize = cat::requantize;
+}  // namespace
 
 float f32_from_bits(std::uint32_t bits) {
   float f;
@@ -28,7 +34,8 @@ double RequantParams::real_multiplier() const {
     case Form::FixedPoint: return std::ldexp(static_cast<double>(fp.multiplier), fp.shift - 31);
     case Form::Scale: return static_cast<double>(f32_from_bits(scale_bits));
     case Form::Ratio:
-      return static_cast<double>(f32_from_bits(input_scale_bits)) / static_cast<double>(f32_from_bits(output_scale_bits));
+      return static_cast<double>(f32_from_bits(input_scale_bits)) /
+             static_cast<double>(f32_from_bits(output_scale_bits));
     case Form::Legacy: return std::ldexp(static_cast<double>(legacy_mult), -static_cast<int>(legacy_shift));
   }
   return 0;
@@ -58,68 +65,55 @@ std::vector<std::int32_t> RequantParams::accumulators(const std::vector<std::int
   return out;
 }
 
-FixedPointMultiplier quantize_multiplier(double m) {
-  FixedPointMultiplier r;
-  if (m == 0.0) return r;
-  int shift = 0;
-  const double q = std::frexp(m, &shift);  // m = q * 2^shift, q in [0.5, 1)
-  auto q_fixed = static_cast<std::int64_t>(std::round(q * 2147483648.0));
-  if (q_fixed == (std::int64_t{1} << 31)) {
-    q_fixed /= 2;
-    ++shift;
-  }
-  if (shift < -31) {
-    shift = 0;
-    q_fixed = 0;
-  }
-  r.multiplier = static_cast<std::int32_t>(q_fixed);
-  r.shift = shift;
-  return r;
-}
-
 FixedPointMultiplier RequantParams::as_fixed_point() const {
   if (fixed_point) return fp;
-  return quantize_multiplier(real_multiplier());
+  return q31::tflite_quantize_multiplier(real_multiplier());
 }
 
 RequantParams read_requant_params(const nlohmann::ordered_json& attrs) {
+  using A = Requantize::attr;
   RequantParams p;
-  if (has_attr(attrs, "multiplier") && has_attr(attrs, "shift")) {
+  if (attr::has(attrs, A::multiplier) && attr::has(attrs, A::shift)) {
     p.form = RequantParams::Form::FixedPoint;
     p.fixed_point = true;
-    const std::int64_t m = attr_int(attrs, "multiplier"), s = attr_int(attrs, "shift");
-    if (m < INT32_MIN || m > INT32_MAX) throw Unsupported("multiplier " + std::to_string(m) + " is not an int32");
+    const std::int64_t m = parameter(attrs, A::multiplier), s = parameter(attrs, A::shift);
     if (s < -200 || s > 200) throw Unsupported("shift " + std::to_string(s) + " is out of any library's range");
-    p.fp.multiplier = static_cast<std::int32_t>(m);
+    p.fp.multiplier = static_cast<std::int32_t>(m);  // the key's domain: [0, 2^31)
     p.fp.shift = static_cast<int>(s);
-  } else if (has_attr(attrs, "scale")) {
+  } else if (attr::has(attrs, A::scale)) {
     p.form = RequantParams::Form::Scale;
-    p.scale_bits = attr_f32(attrs, "scale");
-  } else if (has_attr(attrs, "input_scale") && has_attr(attrs, "output_scale")) {
+    p.scale_bits = attr::get(attrs, A::scale);
+  } else if (attr::has(attrs, A::input_scale) && attr::has(attrs, A::output_scale)) {
     p.form = RequantParams::Form::Ratio;
-    p.input_scale_bits = attr_f32(attrs, "input_scale");
-    p.output_scale_bits = attr_f32(attrs, "output_scale");
-    p.input_zero_point = has_attr(attrs, "input_zero_point") ? attr_int(attrs, "input_zero_point") : 0;
-  } else if (has_attr(attrs, "result_mult_int") && has_attr(attrs, "result_shift") && !attrs["result_mult_int"].is_array()) {
+    p.input_scale_bits = attr::get(attrs, A::input_scale);
+    p.output_scale_bits = attr::get(attrs, A::output_scale);
+    p.input_zero_point = attr::get_or(attrs, A::input_zero_point, std::int64_t{0});
+  } else if (attr::has(attrs, A::result_mult_int) && attr::has(attrs, A::result_shift) &&
+             !attrs[std::string(A::result_mult_int.name)].is_array()) {
     // gemmlowp's legacy stage RDBPOT((x + a) * b, r): an input offset and the multiplier b / 2^r.
     p.form = RequantParams::Form::Legacy;
-    p.input_zero_point = has_attr(attrs, "result_offset") ? -attr_int(attrs, "result_offset") : 0;
-    p.legacy_mult = attr_int(attrs, "result_mult_int");
-    p.legacy_shift = attr_int(attrs, "result_shift");
+    p.input_zero_point = -attr::get_or(attrs, A::result_offset, std::int64_t{0});
+    p.legacy_mult = attr::get(attrs, A::result_mult_int);
+    p.legacy_shift = parameter(attrs, A::result_shift);
     if (p.legacy_shift < 0 || p.legacy_shift > 62) throw Unsupported("result_shift out of range");
   } else {
-    throw Unsupported("the attributes carry no (multiplier, shift), float32 scale, input/output scale pair or legacy "
-                      "(result_mult_int, result_shift)");
+    throw Unsupported(
+        "the attributes carry no (multiplier, shift), float32 scale, input/output scale pair or legacy "
+        "(result_mult_int, result_shift)");
   }
-  p.output_zero_point = has_attr(attrs, "output_zero_point") ? attr_int(attrs, "output_zero_point") : 0;
-  p.out_dtype = dtype_from_name(attr_str(attrs, "out_dtype"));
+  p.output_zero_point = attr::get_or(attrs, A::output_zero_point, std::int64_t{0});
+  p.out_dtype = to_abi_dtype(attr::get(attrs, A::out_dtype));
   return p;
 }
 
 std::vector<RequantParams> read_per_channel_params(const Call& call, std::int64_t channels) {
+  using PerChannel = cat::requantize_per_channel;
   const nlohmann::ordered_json& attrs = call.attrs;
-  static const std::pair<const char*, const char*> kPlural[] = {
-      {"scales", "scale"}, {"input_scales", "input_scale"}, {"input_zero_points", "input_zero_point"}};
+  // The per-channel arrays with a plural name and their per-tensor attribute.
+  static const std::pair<std::string_view, std::string_view> kPlural[] = {
+      {PerChannel::attr::scales.name, Requantize::attr::scale.name},
+      {PerChannel::attr::input_scales.name, Requantize::attr::input_scale.name},
+      {PerChannel::attr::input_zero_points.name, Requantize::attr::input_zero_point.name}};
   std::vector<RequantParams> out;
   for (std::int64_t c = 0; c < channels; ++c) {
     nlohmann::ordered_json one = nlohmann::ordered_json::object();
@@ -143,10 +137,11 @@ std::vector<RequantParams> read_per_channel_params(const Call& call, std::int64_
 float QuantizeParams::scale() const { return f32_from_bits(scale_bits); }
 
 QuantizeParams read_quantize_params(const nlohmann::ordered_json& attrs, qspec_dtype fallback_out) {
+  using A = cat::quantize::attr;
   QuantizeParams p;
-  p.scale_bits = attr_f32(attrs, "scale");
-  p.zero_point = has_attr(attrs, "zero_point") ? attr_int(attrs, "zero_point") : 0;
-  p.out_dtype = has_attr(attrs, "out_dtype") ? dtype_from_name(attr_str(attrs, "out_dtype")) : fallback_out;
+  p.scale_bits = attr::get(attrs, A::scale);
+  p.zero_point = attr::get_or(attrs, A::zero_point, std::int64_t{0});
+  p.out_dtype = attr::has(attrs, A::out_dtype) ? to_abi_dtype(attr::get(attrs, A::out_dtype)) : fallback_out;
   return p;
 }
 
@@ -155,7 +150,8 @@ std::vector<std::int32_t> read_accumulator_input(const qspec_tensor& t) {
     throw std::invalid_argument("requantize input must be an integer tensor");
   std::vector<std::int32_t> out;
   for (std::int64_t v : read_ints(t)) {
-    if (v < INT32_MIN || v > INT32_MAX) throw Unsupported("the library takes int32 accumulators; " + std::to_string(v) + " does not fit");
+    if (v < INT32_MIN || v > INT32_MAX)
+      throw Unsupported("the library takes int32 accumulators; " + std::to_string(v) + " does not fit");
     out.push_back(static_cast<std::int32_t>(v));
   }
   return out;

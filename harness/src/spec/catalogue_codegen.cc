@@ -207,9 +207,14 @@ Json tensor_names_schema(const std::vector<TensorSpec>& tensors) {
     else
       props[t.name] = dt;
   }
+  // Beside patternProperties, "no other member" is written {"not": {}}: rapidjson 1.1.0 validates
+  // a pattern-only member wrongly under `false` (harness/src/schema_validation.cc).
   Json s = {{"type", "object"}, {"additionalProperties", false}};
   if (!props.empty()) s["properties"] = props;
-  if (!patterns.empty()) s["patternProperties"] = patterns;
+  if (!patterns.empty()) {
+    s["patternProperties"] = patterns;
+    s["additionalProperties"] = {{"not", Json::object()}};
+  }
   return s;
 }
 

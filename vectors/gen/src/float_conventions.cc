@@ -6,6 +6,8 @@
 // registered here next to XNNPACK's, oneDNN's, ONNX's and PyTorch's: the same inputs exercise
 // every rounding order. Expected outputs come from the reference ops; the reference is consulted
 // here only to keep inputs inside the REQUIREs and to set descriptive flags.
+#include "qspec/ref/float_conventions.h"
+
 #include <cstdint>
 #include <functional>
 #include <set>
@@ -13,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "qspec/core/json_values.h"
-#include "qspec/ref/float_conventions.h"
+#include "qspec/catalogue/keys.h"
+#include "qspec/core/attr.h"
 #include "qspec/ref/glow.h"
 #include "qspec/refops.h"
 #include "qspec/vecgen.h"
@@ -26,10 +28,12 @@ namespace {
 using nlohmann::ordered_json;
 using ref::Int;
 using ref::Rat;
+using Quantize = cat::quantize;
+using Dequantize = cat::dequantize;
+using Requantize = cat::requantize;
 
 std::int64_t lo_of(DType t) { return dtype_min(t); }
 std::int64_t hi_of(DType t) { return dtype_max(t); }
-
 
 std::uint32_t f32(float f) {
   std::uint32_t b;
@@ -47,8 +51,8 @@ std::uint32_t near(const Rat& v, int ulps) {
 bool is_half_integer(const Rat& v) { return v - Rat(ref::round_floor(v)) == Rat(1, 2); }
 
 // A family's notes: the shared list without the flags this convention never produces.
-std::vector<std::pair<std::string, std::string>> notes_without(const std::vector<std::pair<std::string, std::string>>& all,
-                                                                const std::set<std::string>& unused) {
+std::vector<std::pair<std::string, std::string>> notes_without(
+    const std::vector<std::pair<std::string, std::string>>& all, const std::set<std::string>& unused) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& n : all)
     if (!unused.count(n.first)) out.push_back(n);
@@ -69,6 +73,23 @@ std::uint32_t random_scale(Rng& rng, int emin, int emax) {
   const std::uint32_t m = rng.coin() ? static_cast<std::uint32_t>(rng.uniform(0, (1 << 23) - 1))
                                      : static_cast<std::uint32_t>(rng.uniform(0, 7)) << 20;
   return (static_cast<std::uint32_t>(e + 127) << 23) | m;
+}
+
+// The attributes (scale, zero_point) of quantize or dequantize; (scale, output_zero_point) of requantize.
+template <class Op>
+ordered_json scale_zero_point(std::uint32_t s, std::int64_t zp) {
+  ordered_json a;
+  attr::set(a, Op::attr::scale, s);
+  attr::set(a, Op::attr::zero_point, zp);
+  return a;
+}
+ordered_json sz(std::uint32_t s, std::int64_t zp) { return scale_zero_point<Quantize>(s, zp); }
+ordered_json dz(std::uint32_t s, std::int64_t zp) { return scale_zero_point<Dequantize>(s, zp); }
+ordered_json sozp(std::uint32_t s, std::int64_t zp) {
+  ordered_json a;
+  attr::set(a, Requantize::attr::scale, s);
+  attr::set(a, Requantize::attr::output_zero_point, zp);
+  return a;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -99,7 +120,7 @@ struct InvalidCase {
 };
 
 struct QuantizeConv {
-  std::string convention;
+  std::string_view convention;
   std::vector<DType> outs;
   bool zp_any_int32;  // zero points outside the output type are valid inputs
   PreFn pre;
@@ -139,20 +160,20 @@ const std::vector<std::pair<std::string, std::string>> kQuantizeNotes = {
 
 class QuantizeBuilder {
  public:
-  QuantizeBuilder(std::string op, const QuantizeConv& c) : op_(std::move(op)), c_(c) {}
+  explicit QuantizeBuilder(const QuantizeConv& c) : c_(c) {}
 
   // Adds a test with the elements of xs that the convention accepts (inside its REQUIREs).
   void add(Group& g, std::uint32_t s, std::int64_t zp, const std::vector<std::uint32_t>& xs,
            std::vector<std::string> flags, const std::string& comment) {
-    ordered_json attrs;
-    attrs["scale"] = f32_to_json(s);
-    attrs["zero_point"] = int_to_json(zp);
+    const ordered_json attrs = scale_zero_point<Quantize>(s, zp);
     const ordered_json all = merge_attributes(g.attributes, attrs);
-    const DType out = *dtype_from_name(all["out_dtype"].get<std::string>());
+    const DType out = attr::get(all, Quantize::attr::out_dtype);
     std::vector<std::int64_t> kept;
     for (std::uint32_t x : xs) {
       std::vector<Tensor> y;
-      if (classify(op_, c_.convention, all, scalar_vector("x", DType::F32, {x}), &y) != Verdict::Valid) continue;
+      if (classify(Quantize::op, c_.convention, all, scalar_vector(std::string(Quantize::in::x), DType::F32, {x}),
+                   &y) != Verdict::Valid)
+        continue;
       kept.push_back(x);
       element_flags(x, s, Int(zp), out, Int(y[0].data[0]), flags);
     }
@@ -165,7 +186,7 @@ class QuantizeBuilder {
     Test t;
     t.comment = comment;
     t.flags = dedup(flags);
-    t.inputs = {scalar_vector("x", DType::F32, kept)};
+    t.inputs = {scalar_vector(std::string(Quantize::in::x), DType::F32, kept)};
     t.attributes = attrs;
     g.tests.push_back(std::move(t));
   }
@@ -174,7 +195,7 @@ class QuantizeBuilder {
     Test t;
     t.comment = ic.comment;
     t.flags = {ic.flag};
-    t.inputs = {scalar_vector("x", DType::F32, {f32(1.0f), f32(-2.5f)})};
+    t.inputs = {scalar_vector(std::string(Quantize::in::x), DType::F32, {f32(1.0f), f32(-2.5f)})};
     t.attributes = ic.attrs;
     t.invalid = true;
     g.tests.push_back(std::move(t));
@@ -187,7 +208,10 @@ class QuantizeBuilder {
     if ((x & 0x7fffffffu) == 0) flags.push_back("zero");
     if (is_half_integer(q)) {
       const Rat a = ref::abs(q);
-      flags.push_back(a == Rat(1, 2) ? "tie_0_5" : a == Rat(3, 2) ? "tie_1_5" : a == Rat(5, 2) ? "tie_2_5" : "tie_other");
+      flags.push_back(a == Rat(1, 2)   ? "tie_0_5"
+                      : a == Rat(3, 2) ? "tie_1_5"
+                      : a == Rat(5, 2) ? "tie_2_5"
+                                       : "tie_other");
       if (zp % 2 != 0) flags.push_back("tie_odd_zero_point");
     } else {
       for (int d : {-2, -1, 1, 2}) {
@@ -212,7 +236,6 @@ class QuantizeBuilder {
     if (y != ref::exact_quantize(x, s, zp, out, ref::Rounding::HalfEven)) flags.push_back("differs_from_exact_rne");
   }
 
-  std::string op_;
   QuantizeConv c_;
 };
 
@@ -224,14 +247,15 @@ std::vector<std::int64_t> zero_points_for(DType t) {
 }
 
 std::vector<Group> generate_quantize(const QuantizeConv& c, Rng& rng) {
-  QuantizeBuilder b("quantize", c);
+  QuantizeBuilder b(c);
   std::vector<Group> groups;
   // Scales: exact reciprocals (0.5, 0.25, 2^-10), inexact ones (0.1, 1.75, 3).
-  const std::vector<std::uint32_t> tie_scales = {f32(0.5f), f32(0.25f), f32(0.1f), f32(1.75f), f32(3.0f), f32(0x1p-10f)};
+  const std::vector<std::uint32_t> tie_scales = {f32(0.5f),  f32(0.25f), f32(0.1f),
+                                                 f32(1.75f), f32(3.0f),  f32(0x1p-10f)};
   const std::vector<Rat> ties = {Rat(1, 2), Rat(-1, 2), Rat(3, 2), Rat(-3, 2), Rat(5, 2), Rat(-5, 2)};
   for (DType out : c.outs) {
     Group g;
-    g.attributes["out_dtype"] = std::string(dtype_name(out));
+    attr::set(g.attributes, Quantize::attr::out_dtype, out);
     const bool primary = out == DType::I8 || out == DType::U8;
     const auto zps = zero_points_for(out);
     // Ties at +-0.5, +-1.5, +-2.5 output steps, each with its float32 neighbours.
@@ -265,7 +289,8 @@ std::vector<Group> generate_quantize(const QuantizeConv& c, Rng& rng) {
     }
     b.add(g, f32(0x1p-126f), zps[0], {f32(3e38f), f32(-3e38f), f32(1.0f), f32(-1.0f)}, {},
           "x / 2^-126 overflows float32");
-    b.add(g, f32(0.37f), zps[1], {0x00000000u, 0x80000000u, 0x00000001u, 0x80000001u}, {}, "signed zeros and subnormals");
+    b.add(g, f32(0.37f), zps[1], {0x00000000u, 0x80000000u, 0x00000001u, 0x80000001u}, {},
+          "signed zeros and subnormals");
     // Random cases.
     const int n_random = primary ? 90 : 30;
     for (int i = 0; i < n_random; ++i) {
@@ -288,38 +313,33 @@ std::vector<Group> generate_quantize(const QuantizeConv& c, Rng& rng) {
   return groups;
 }
 
-ordered_json sz(std::uint32_t s, std::int64_t zp) {
-  ordered_json a;
-  a["scale"] = f32_to_json(s);
-  a["zero_point"] = int_to_json(zp);
-  return a;
-}
-ordered_json with(ordered_json a, const char* k, const ordered_json& v) {
-  a[k] = v;
+// An invalid test's attributes with out_dtype `t`.
+ordered_json with_out_dtype(ordered_json a, DType t) {
+  attr::set(a, Quantize::attr::out_dtype, t);
   return a;
 }
 
 const std::vector<QuantizeConv>& quantize_conventions() {
   static const std::vector<QuantizeConv> v = {
-      {"tvm.quantize",
+      {Quantize::conv::tvm_quantize,
        {DType::I8, DType::U8, DType::I16, DType::U16, DType::I32},
        true,
        pre_divide,
-       {{with(sz(f32(0.5f), 0), "out_dtype", "int64"), "invalid_out_dtype", "out_dtype int64: QuantizeRel rejects it"}},
+       {{with_out_dtype(sz(f32(0.5f), 0), DType::I64), "invalid_out_dtype", "out_dtype int64: QuantizeRel rejects it"}},
        {"float_off_tie", "invalid_scale", "invalid_zero_point"}},
-      {"glow.quantize",
+      {Quantize::conv::glow_quantize,
        {DType::I8, DType::U8, DType::I16, DType::I32},
        true,
        pre_divide_plus_zp,
        {},
        {"invalid_out_dtype", "invalid_scale", "invalid_zero_point", "overflow_inf"}},
-      {"onnx.quantize_linear",
+      {Quantize::conv::onnx_quantize_linear,
        {DType::I8, DType::U8, DType::I16, DType::U16, DType::I32},
        false,
        pre_divide,
        {{sz(f32(0.5f), 1000), "invalid_zero_point", "y_zero_point 1000 does not have the output type"}},
        {"float_off_tie", "invalid_out_dtype", "invalid_scale", "zp_outside_type"}},
-      {"xnnpack.convert",
+      {Quantize::conv::xnnpack_convert,
        {DType::I8, DType::U8},
        false,
        pre_reciprocal,
@@ -330,13 +350,13 @@ const std::vector<QuantizeConv>& quantize_conventions() {
         {sz(0x7fc00000u, 0), "invalid_scale", "NaN scale"},
         {sz(f32(0.5f), 300), "invalid_zero_point", "zero point 300"}},
        {"invalid_out_dtype", "zp_outside_type"}},
-      {"onednn.reorder",
+      {Quantize::conv::onednn_reorder,
        {DType::I8, DType::U8},
        true,
        pre_reciprocal_plus_zp,
        {},
        {"invalid_out_dtype", "invalid_scale", "invalid_zero_point"}},
-      {"pytorch.quantize_per_tensor",
+      {Quantize::conv::pytorch_quantize_per_tensor,
        {DType::I8, DType::U8, DType::I32},
        false,
        pre_reciprocal,
@@ -349,11 +369,8 @@ const std::vector<QuantizeConv>& quantize_conventions() {
 const bool kQuantizeFamilies = [] {
   std::uint64_t seed = 8101;
   for (const auto& c : quantize_conventions())
-    register_family({.op = "quantize",
-                     .convention = c.convention,
-                     .notes = notes_without(kQuantizeNotes, c.unused),
-                     .seed = seed++,
-                     .generate = [c](Rng& rng) { return generate_quantize(c, rng); }});
+    register_family(family<Quantize>(c.convention, notes_without(kQuantizeNotes, c.unused), seed++,
+                                     [c](Rng& rng) { return generate_quantize(c, rng); }));
   return true;
 }();
 
@@ -362,8 +379,7 @@ const bool kQuantizeFamilies = [] {
 // ---------------------------------------------------------------------------------------------
 
 struct DequantizeConv {
-  std::string convention;
-  std::vector<std::string> clauses;
+  std::string_view convention;
   std::vector<DType> ins;
   std::vector<std::pair<ordered_json, std::pair<DType, std::string>>> invalid;  // attrs, (input dtype, flag)
   std::set<std::string> unused;
@@ -390,12 +406,11 @@ std::vector<Group> generate_dequantize(const DequantizeConv& c, Rng& rng) {
   Group g;
   auto add = [&](DType in, std::uint32_t s, std::int64_t zp, const std::vector<std::int64_t>& qs,
                  std::vector<std::string> flags, const std::string& comment) {
-    ordered_json attrs;
-    attrs["scale"] = f32_to_json(s);
-    attrs["zero_point"] = int_to_json(zp);
+    const ordered_json attrs = scale_zero_point<Dequantize>(s, zp);
     std::vector<std::int64_t> kept;
     for (auto q : qs)
-      if (classify("dequantize", c.convention, attrs, scalar_vector("x", in, {q})) == Verdict::Valid) {
+      if (classify(Dequantize::op, c.convention, attrs, scalar_vector(std::string(Dequantize::in::x), in, {q})) ==
+          Verdict::Valid) {
         kept.push_back(q);
         if (q == INT32_MIN || q == INT32_MAX) flags.push_back("int32_extremes");
         if (Int(q) - zp > ref::pow2(24) || Int(q) - zp < -ref::pow2(24)) flags.push_back("large_difference");
@@ -407,22 +422,22 @@ std::vector<Group> generate_dequantize(const DequantizeConv& c, Rng& rng) {
     Test t;
     t.comment = comment;
     t.flags = dedup(flags);
-    t.inputs = {scalar_vector("x", in, kept)};
+    t.inputs = {scalar_vector(std::string(Dequantize::in::x), in, kept)};
     t.attributes = attrs;
     g.tests.push_back(std::move(t));
   };
   const std::vector<std::pair<std::uint32_t, const char*>> scales = {
-      {f32(0.5f), nullptr}, {f32(0.1f), "scale_inexact"}, {f32(1.75f), nullptr},
-      {f32(0x1p-10f), nullptr}, {f32(1e-37f), "scale_tiny"}, {f32(3e36f), "scale_huge"}};
+      {f32(0.5f), nullptr},     {f32(0.1f), "scale_inexact"}, {f32(1.75f), nullptr},
+      {f32(0x1p-10f), nullptr}, {f32(1e-37f), "scale_tiny"},  {f32(3e36f), "scale_huge"}};
   for (DType in : c.ins) {
     const bool eight = in == DType::I8 || in == DType::U8;
     std::vector<std::int64_t> codes;
     if (eight)
       for (std::int64_t q = lo_of(in); q <= hi_of(in); ++q) codes.push_back(q);
     else
-      for (std::int64_t q : {lo_of(in), lo_of(in) + 1, std::int64_t{-1}, std::int64_t{0}, std::int64_t{1},
-                             std::int64_t{2}, std::int64_t{255}, std::int64_t{32767}, std::int64_t{16777217},
-                             hi_of(in) - 1, hi_of(in)})
+      for (std::int64_t q :
+           {lo_of(in), lo_of(in) + 1, std::int64_t{-1}, std::int64_t{0}, std::int64_t{1}, std::int64_t{2},
+            std::int64_t{255}, std::int64_t{32767}, std::int64_t{16777217}, hi_of(in) - 1, hi_of(in)})
         if (q >= lo_of(in) && q <= hi_of(in)) codes.push_back(q);
     for (std::int64_t zp : zero_points_for(in == DType::I32 ? DType::I32 : in)) {
       for (const auto& [s, flag] : scales) {
@@ -432,7 +447,8 @@ std::vector<Group> generate_dequantize(const DequantizeConv& c, Rng& rng) {
         add(in, s, zp, codes, f, std::string(dtype_name(in)) + " codes");
       }
     }
-    if (in == DType::I32) add(in, f32(1.0f), 0, {INT32_MIN, INT32_MAX, 16777217, -16777219}, {}, "rounding conversions");
+    if (in == DType::I32)
+      add(in, f32(1.0f), 0, {INT32_MIN, INT32_MAX, 16777217, -16777219}, {}, "rounding conversions");
     for (int i = 0; i < (eight ? 130 : 60); ++i) {
       const std::uint32_t s = random_scale(rng, -30, 20);
       const std::int64_t zp = rng.uniform(lo_of(in), hi_of(in));
@@ -446,7 +462,7 @@ std::vector<Group> generate_dequantize(const DequantizeConv& c, Rng& rng) {
     t.comment = what.second + " (" + std::string(dtype_name(what.first)) + ")";
     t.flags = {what.second};
     const std::int64_t q = what.first == DType::I64 ? 5 : std::min<std::int64_t>(5, hi_of(what.first));
-    t.inputs = {scalar_vector("x", what.first, {q, 0})};
+    t.inputs = {scalar_vector(std::string(Dequantize::in::x), what.first, {q, 0})};
     t.attributes = attrs;
     t.invalid = true;
     g.tests.push_back(std::move(t));
@@ -457,42 +473,35 @@ std::vector<Group> generate_dequantize(const DequantizeConv& c, Rng& rng) {
 
 const bool kDequantizeFamilies = [] {
   const std::vector<DequantizeConv> convs = {
-      {"tvm.dequantize",
-       {"tvm.dequantize", "float.dequantize"},
+      {Dequantize::conv::tvm_dequantize,
        {DType::I8, DType::U8, DType::I16, DType::U16, DType::I32},
-       {{sz(f32(0.5f), 0), {DType::I64, "invalid_input_dtype"}}},
+       {{dz(f32(0.5f), 0), {DType::I64, "invalid_input_dtype"}}},
        {"invalid_scale", "invalid_zero_point"}},
-      {"glow.dequantize",
-       {"glow.dequantize", "float.dequantize"},
+      {Dequantize::conv::glow_dequantize,
        {DType::I8, DType::U8, DType::I16, DType::I32},
        {},
        {"invalid_input_dtype", "invalid_scale", "invalid_zero_point"}},
-      {"onnx.dequantize_linear",
-       {"float.dequantize"},
+      {Dequantize::conv::onnx_dequantize_linear,
        {DType::I8, DType::U8, DType::I32},
-       {{sz(f32(0.5f), 200), {DType::I8, "invalid_zero_point"}}, {sz(f32(0.5f), 3), {DType::I32, "invalid_zero_point"}}},
+       {{dz(f32(0.5f), 200), {DType::I8, "invalid_zero_point"}},
+        {dz(f32(0.5f), 3), {DType::I32, "invalid_zero_point"}}},
        {"invalid_input_dtype", "invalid_scale"}},
-      {"xnnpack.convert",
-       {"float.dequantize"},
+      {Dequantize::conv::xnnpack_convert,
        {DType::I8, DType::U8},
-       {{sz(f32(0.0f), 0), {DType::I8, "invalid_scale"}},
-        {sz(0x00400000u, 0), {DType::U8, "invalid_scale"}},
-        {sz(f32(-1.0f), 0), {DType::I8, "invalid_scale"}},
-        {sz(f32(0.5f), -1), {DType::U8, "invalid_zero_point"}}},
+       {{dz(f32(0.0f), 0), {DType::I8, "invalid_scale"}},
+        {dz(0x00400000u, 0), {DType::U8, "invalid_scale"}},
+        {dz(f32(-1.0f), 0), {DType::I8, "invalid_scale"}},
+        {dz(f32(0.5f), -1), {DType::U8, "invalid_zero_point"}}},
        {"int32_extremes", "invalid_input_dtype", "large_difference"}},
-      {"pytorch.dequantize",
-       {"float.dequantize"},
+      {Dequantize::conv::pytorch_dequantize,
        {DType::I8, DType::U8, DType::I32},
-       {{sz(f32(0.5f), 256), {DType::U8, "invalid_zero_point"}}},
+       {{dz(f32(0.5f), 256), {DType::U8, "invalid_zero_point"}}},
        {"invalid_input_dtype", "invalid_scale"}},
   };
   std::uint64_t seed = 8201;
   for (const auto& c : convs)
-    register_family({.op = "dequantize",
-                     .convention = c.convention,
-                     .notes = notes_without(kDequantizeNotes, c.unused),
-                     .seed = seed++,
-                     .generate = [c](Rng& rng) { return generate_dequantize(c, rng); }});
+    register_family(family<Dequantize>(c.convention, notes_without(kDequantizeNotes, c.unused), seed++,
+                                       [c](Rng& rng) { return generate_dequantize(c, rng); }));
   return true;
 }();
 
@@ -528,8 +537,7 @@ const std::vector<std::pair<std::string, std::string>> kRequantizeNotes = {
 };
 
 struct RequantizeConv {
-  std::string convention;
-  std::vector<std::string> clauses;
+  std::string_view convention;
   std::vector<DType> outs;
   bool zp_inside;  // oneDNN adds the zero point before rounding
   std::vector<std::pair<ordered_json, std::string>> invalid;
@@ -540,23 +548,26 @@ std::vector<Group> generate_requantize(const RequantizeConv& c, Rng& rng) {
   std::vector<Group> groups;
   for (DType out : c.outs) {
     Group g;
-    g.attributes["out_dtype"] = std::string(dtype_name(out));
-    auto add = [&](std::uint32_t s, std::int64_t zp, const std::vector<std::int64_t>& xs, std::vector<std::string> flags,
-                   const std::string& comment) {
-      ordered_json attrs;
-      attrs["scale"] = f32_to_json(s);
-      attrs["output_zero_point"] = int_to_json(zp);
+    attr::set(g.attributes, Requantize::attr::out_dtype, out);
+    auto add = [&](std::uint32_t s, std::int64_t zp, const std::vector<std::int64_t>& xs,
+                   std::vector<std::string> flags, const std::string& comment) {
+      const ordered_json attrs = sozp(s, zp);
       const ordered_json all = merge_attributes(g.attributes, attrs);
       std::vector<std::int64_t> kept;
       for (auto x : xs) {
         if (x < INT32_MIN || x > INT32_MAX) continue;  // the accumulator is an int32 tensor
         std::vector<Tensor> y;
-        if (classify("requantize", c.convention, all, scalar_vector("x", DType::I32, {x}), &y) != Verdict::Valid) continue;
+        if (classify(Requantize::op, c.convention, all, scalar_vector(std::string(Requantize::in::x), DType::I32, {x}),
+                     &y) != Verdict::Valid)
+          continue;
         kept.push_back(x);
         const Rat v = Rat(x) * ref::f32_value(s);
         if (is_half_integer(v)) {
           const Rat a = ref::abs(v);
-          flags.push_back(a == Rat(1, 2) ? "tie_0_5" : a == Rat(3, 2) ? "tie_1_5" : a == Rat(5, 2) ? "tie_2_5" : "tie_other");
+          flags.push_back(a == Rat(1, 2)   ? "tie_0_5"
+                          : a == Rat(3, 2) ? "tie_1_5"
+                          : a == Rat(5, 2) ? "tie_2_5"
+                                           : "tie_other");
           if (zp % 2 != 0) flags.push_back("tie_odd_zero_point");
         }
         std::uint32_t p = ref::f32_mul(ref::f32_from_int(Int(x)), s);
@@ -584,7 +595,7 @@ std::vector<Group> generate_requantize(const RequantizeConv& c, Rng& rng) {
       Test t;
       t.comment = comment;
       t.flags = dedup(flags);
-      t.inputs = {scalar_vector("x", DType::I32, kept)};
+      t.inputs = {scalar_vector(std::string(Requantize::in::x), DType::I32, kept)};
       t.attributes = attrs;
       g.tests.push_back(std::move(t));
     };
@@ -596,14 +607,16 @@ std::vector<Group> generate_requantize(const RequantizeConv& c, Rng& rng) {
         std::vector<std::int64_t> xs;
         for (std::int64_t t2 : {1, -1, 3, -3, 5, -5})  // 2t
           for (int d : {-1, 0, 1}) xs.push_back(t2 * (std::int64_t{1} << (k - 1)) + d);
-        add((static_cast<std::uint32_t>(127 - k) << 23), zp, xs, {}, "x * 2^-" + std::to_string(k) + " near +-0.5, 1.5, 2.5");
+        add((static_cast<std::uint32_t>(127 - k) << 23), zp, xs, {},
+            "x * 2^-" + std::to_string(k) + " near +-0.5, 1.5, 2.5");
       }
     // Inexact scales: accumulators near the ties, where fl32(x) * s may round onto or off a tie.
     for (std::uint32_t s : {f32(0.1f), f32(0.3f), f32(1.75f), f32(0.0123f)})
       for (std::int64_t zp : {zps[0], zps[1]}) {
         std::vector<std::int64_t> xs;
         for (std::int64_t t2 : {1, -1, 3, -3, 5, -5, 201, -201})
-          for (int d : {-1, 0, 1}) xs.push_back(static_cast<std::int64_t>(ref::round_half_even(Rat(t2, 2) / ref::f32_value(s))) + d);
+          for (int d : {-1, 0, 1})
+            xs.push_back(static_cast<std::int64_t>(ref::round_half_even(Rat(t2, 2) / ref::f32_value(s))) + d);
         add(s, zp, xs, {}, "x near ties for an inexact scale");
       }
     // INT32 extremes with several scales.
@@ -629,7 +642,8 @@ std::vector<Group> generate_requantize(const RequantizeConv& c, Rng& rng) {
       const std::int64_t zp = wide ? rng.uniform(-1000, 1000) : rng.uniform(lo_of(out), hi_of(out));
       std::vector<std::int64_t> xs;
       for (int k = 0; k < 4; ++k) {
-        const std::int64_t target = wide ? rng.uniform(-1000000, 1000000) : rng.uniform(lo_of(out) - zp - 2, hi_of(out) - zp + 2);
+        const std::int64_t target =
+            wide ? rng.uniform(-1000000, 1000000) : rng.uniform(lo_of(out) - zp - 2, hi_of(out) - zp + 2);
         const Int x = ref::round_half_even((Rat(target) + Rat(Int(rng.uniform(0, 15)), Int(16))) / ref::f32_value(s));
         xs.push_back(static_cast<std::int64_t>(ref::saturate(x, ref::DType::I32)));
       }
@@ -639,7 +653,7 @@ std::vector<Group> generate_requantize(const RequantizeConv& c, Rng& rng) {
       Test t;
       t.comment = flag + ": " + attrs.dump();
       t.flags = {flag};
-      t.inputs = {scalar_vector("x", DType::I32, {7, -7})};
+      t.inputs = {scalar_vector(std::string(Requantize::in::x), DType::I32, {7, -7})};
       t.attributes = attrs;
       t.invalid = true;
       if (!(flag == "invalid_zero_point" && out == DType::I32)) g.tests.push_back(std::move(t));
@@ -649,17 +663,9 @@ std::vector<Group> generate_requantize(const RequantizeConv& c, Rng& rng) {
   return groups;
 }
 
-ordered_json sozp(std::uint32_t s, std::int64_t zp) {
-  ordered_json a;
-  a["scale"] = f32_to_json(s);
-  a["output_zero_point"] = int_to_json(zp);
-  return a;
-}
-
 const bool kRequantizeFamilies = [] {
   const std::vector<RequantizeConv> convs = {
-      {"xnnpack.fp32",
-       {"float.xnnpack_fp32"},
+      {Requantize::conv::xnnpack_fp32,
        {DType::I8, DType::U8},
        false,
        {{sozp(f32(256.0f), 0), "invalid_scale"},
@@ -670,9 +676,8 @@ const bool kRequantizeFamilies = [] {
         {sozp(0x7f800000u, 0), "invalid_scale"},
         {sozp(f32(0.5f), 300), "invalid_zero_point"}},
        {}},
-      {"onednn.fp32", {"float.onednn_fp32"}, {DType::I8, DType::U8}, true, {}, {"invalid_scale", "invalid_zero_point"}},
-      {"pytorch.requantize_from_int",
-       {"float.pytorch_requantize_from_int"},
+      {Requantize::conv::onednn_fp32, {DType::I8, DType::U8}, true, {}, {"invalid_scale", "invalid_zero_point"}},
+      {Requantize::conv::pytorch_requantize_from_int,
        {DType::I8, DType::U8, DType::I32},
        false,
        {},
@@ -680,11 +685,8 @@ const bool kRequantizeFamilies = [] {
   };
   std::uint64_t seed = 8301;
   for (const auto& c : convs)
-    register_family({.op = "requantize",
-                     .convention = c.convention,
-                     .notes = notes_without(kRequantizeNotes, c.unused),
-                     .seed = seed++,
-                     .generate = [c](Rng& rng) { return generate_requantize(c, rng); }});
+    register_family(family<Requantize>(c.convention, notes_without(kRequantizeNotes, c.unused), seed++,
+                                       [c](Rng& rng) { return generate_requantize(c, rng); }));
   return true;
 }();
 
@@ -706,22 +708,14 @@ const std::vector<std::pair<std::string, std::string>> kPerChannelNotes = {
     {"invalid_scale", "ERROR_IF: a channel scale is rejected (XNNPACK: not in (0, 256))"},
 };
 
-ordered_json f32_array(const std::vector<std::uint32_t>& v) {
-  ordered_json a = ordered_json::array();
-  for (auto b : v) a.push_back(f32_to_json(b));
-  return a;
-}
-ordered_json int_array(const std::vector<std::int64_t>& v) {
-  ordered_json a = ordered_json::array();
-  for (auto b : v) a.push_back(int_to_json(b));
-  return a;
-}
-
 // x for channels `scales` along `axis` of shape [C, n] (axis 0) or [n, C] (axis 1): each
 // channel's values are (t_j + 1/2) * scale_c, exact where the product is a float.
 Tensor per_channel_input(const std::vector<std::uint32_t>& scales, int axis, const std::vector<Rat>& ts) {
   const auto C = static_cast<std::int64_t>(scales.size()), n = static_cast<std::int64_t>(ts.size());
-  Tensor x{"x", DType::F32, axis == 0 ? std::vector<std::int64_t>{C, n} : std::vector<std::int64_t>{n, C}, {}};
+  Tensor x{std::string(cat::quantize_per_channel::in::x),
+           DType::F32,
+           axis == 0 ? std::vector<std::int64_t>{C, n} : std::vector<std::int64_t>{n, C},
+           {}};
   x.data.resize(static_cast<std::size_t>(C * n));
   for (std::int64_t c = 0; c < C; ++c)
     for (std::int64_t j = 0; j < n; ++j) {
@@ -732,20 +726,21 @@ Tensor per_channel_input(const std::vector<std::uint32_t>& scales, int axis, con
   return x;
 }
 
-std::vector<Group> generate_quantize_per_channel(const std::string& conv, const std::vector<DType>& outs, Rng& rng) {
+std::vector<Group> generate_quantize_per_channel(std::string_view conv, const std::vector<DType>& outs, Rng& rng) {
+  using Op = cat::quantize_per_channel;
   std::vector<Group> groups;
   for (DType out : outs) {
     Group g;
-    g.attributes["out_dtype"] = std::string(dtype_name(out));
+    attr::set(g.attributes, Op::attr::out_dtype, out);
     auto add = [&](int axis, const std::vector<std::uint32_t>& scales, const std::vector<std::int64_t>& zps,
                    const std::vector<Rat>& ts, std::vector<std::string> flags, bool invalid = false,
                    std::int64_t axis_attr = -100) {
       ordered_json attrs;
-      attrs["axis"] = axis_attr == -100 ? axis : axis_attr;
-      attrs["scales"] = f32_array(scales);
-      attrs["zero_points"] = int_array(zps);
+      attr::set(attrs, Op::attr::axis, axis_attr == -100 ? axis : axis_attr);
+      attr::set(attrs, Op::attr::scales, scales);
+      attr::set(attrs, Op::attr::zero_points, zps);
       const Tensor x = per_channel_input(scales, axis, ts);
-      const Verdict v = classify("quantize_per_channel", conv, merge_attributes(g.attributes, attrs), x);
+      const Verdict v = classify(Op::op, conv, merge_attributes(g.attributes, attrs), x);
       if (v == Verdict::OutsideRequire || (v == Verdict::Invalid) != invalid) return;
       flags.push_back(axis == 0 ? "axis_0" : "axis_1");
       Test t;
@@ -756,7 +751,8 @@ std::vector<Group> generate_quantize_per_channel(const std::string& conv, const 
       t.invalid = invalid;
       g.tests.push_back(std::move(t));
     };
-    const std::vector<Rat> tie_ts = {Rat(1, 2), Rat(-1, 2), Rat(3, 2), Rat(-3, 2), Rat(5, 2), Rat(-5, 2), Rat(0), Rat(7)};
+    const std::vector<Rat> tie_ts = {Rat(1, 2), Rat(-1, 2), Rat(3, 2), Rat(-3, 2),
+                                     Rat(5, 2), Rat(-5, 2), Rat(0),    Rat(7)};
     const std::int64_t lo = lo_of(out), hi = hi_of(out);
     const std::int64_t mid = out == DType::U8 ? 128 : 0;
     for (int axis : {0, 1}) {
@@ -783,9 +779,9 @@ std::vector<Group> generate_quantize_per_channel(const std::string& conv, const 
     add(0, {f32(0.5f), f32(0.5f)}, {0, 0}, tie_ts, {"invalid_axis"}, true, -5);
     {  // three scales for a two-channel axis
       ordered_json attrs;
-      attrs["axis"] = 0;
-      attrs["scales"] = f32_array({f32(0.5f), f32(0.5f), f32(0.5f)});
-      attrs["zero_points"] = int_array({0, 0, 0});
+      attr::set(attrs, Op::attr::axis, 0);
+      attr::set(attrs, Op::attr::scales, {f32(0.5f), f32(0.5f), f32(0.5f)});
+      attr::set(attrs, Op::attr::zero_points, {0, 0, 0});
       Test t;
       t.comment = "3 scales for 2 channels";
       t.flags = {"invalid_channel_count"};
@@ -794,7 +790,7 @@ std::vector<Group> generate_quantize_per_channel(const std::string& conv, const 
       t.invalid = true;
       g.tests.push_back(std::move(t));
     }
-    if (conv != "tvm.quantize" && out != DType::I32)
+    if (conv != Op::conv::tvm_quantize && out != DType::I32)
       add(0, {f32(0.5f), f32(0.5f)}, {0, hi + 1}, tie_ts, {"invalid_zero_point"}, true);
     groups.push_back(std::move(g));
   }
@@ -802,47 +798,42 @@ std::vector<Group> generate_quantize_per_channel(const std::string& conv, const 
 }
 
 const bool kPerChannelFamilies = [] {
-  const struct {
-    std::string conv;
-    std::vector<std::string> clauses;
-    std::vector<DType> outs;
-  } convs[] = {
-      {"tvm.quantize", {"tvm.quantize"}, {DType::I8, DType::U8, DType::I32}},
-      {"onnx.quantize_linear", {"float.onnx_quantize_linear"}, {DType::I8, DType::U8, DType::I32}},
-      {"pytorch.quantize_per_channel", {"float.pytorch_quantize_per_tensor"}, {DType::I8, DType::U8, DType::I32}},
-  };
+  using Op = cat::quantize_per_channel;
+  const std::vector<DType> outs = {DType::I8, DType::U8, DType::I32};
   std::uint64_t seed = 8401;
-  for (const auto& c : convs)
-    register_family({.op = "quantize_per_channel",
-                     .convention = c.conv,
-                     .notes = notes_without(kPerChannelNotes, c.conv == "tvm.quantize"
-                                                                  ? std::set<std::string>{"invalid_scale", "zero_scale_channel",
-                                                                                          "invalid_zero_point"}
-                                                                  : std::set<std::string>{"invalid_scale", "zero_scale_channel"}),
-                     .seed = seed++,
-                     .generate = [conv = c.conv, outs = c.outs](Rng& rng) {
-                       return generate_quantize_per_channel(conv, outs, rng);
-                     }});
+  for (std::string_view conv :
+       {Op::conv::tvm_quantize, Op::conv::onnx_quantize_linear, Op::conv::pytorch_quantize_per_channel})
+    register_family(family<Op>(
+        conv,
+        notes_without(kPerChannelNotes,
+                      conv == Op::conv::tvm_quantize
+                          ? std::set<std::string>{"invalid_scale", "zero_scale_channel", "invalid_zero_point"}
+                          : std::set<std::string>{"invalid_scale", "zero_scale_channel"}),
+        seed++, [conv, outs](Rng& rng) { return generate_quantize_per_channel(conv, outs, rng); }));
   return true;
 }();
 
 // XNNPACK qc8: one float32 scale per output channel, x int32 [C, n] or [n, C].
 std::vector<Group> generate_xnnpack_qc8(Rng& rng) {
+  using Op = cat::requantize_per_channel;
   std::vector<Group> groups;
   for (DType out : {DType::I8, DType::U8}) {
     Group g;
-    g.attributes["out_dtype"] = std::string(dtype_name(out));
+    attr::set(g.attributes, Op::attr::out_dtype, out);
     const std::int64_t mid = out == DType::U8 ? 128 : 0;
-    auto add = [&](int axis, const std::vector<std::uint32_t>& scales, std::int64_t zp, const std::vector<std::int64_t>& xs,
-                   std::vector<std::string> flags, bool invalid = false) {
+    auto add = [&](int axis, const std::vector<std::uint32_t>& scales, std::int64_t zp,
+                   const std::vector<std::int64_t>& xs, std::vector<std::string> flags, bool invalid = false) {
       const auto C = static_cast<std::int64_t>(scales.size()), n = static_cast<std::int64_t>(xs.size());
-      Tensor x{"x", DType::I32, axis == 0 ? std::vector<std::int64_t>{C, n} : std::vector<std::int64_t>{n, C}, {}};
+      Tensor x{std::string(Op::in::x),
+               DType::I32,
+               axis == 0 ? std::vector<std::int64_t>{C, n} : std::vector<std::int64_t>{n, C},
+               {}};
       for (std::int64_t i = 0; i < C * n; ++i) x.data.push_back(xs[static_cast<std::size_t>(i % n)] * (1 + i % 3));
       ordered_json attrs;
-      attrs["axis"] = axis;
-      attrs["scales"] = f32_array(scales);
-      attrs["output_zero_point"] = zp;
-      const Verdict v = classify("requantize_per_channel", "xnnpack.fp32", merge_attributes(g.attributes, attrs), x);
+      attr::set(attrs, Op::attr::axis, axis);
+      attr::set(attrs, Op::attr::scales, scales);
+      attr::set(attrs, Op::attr::output_zero_point, zp);
+      const Verdict v = classify(Op::op, Op::conv::xnnpack_fp32, merge_attributes(g.attributes, attrs), x);
       if (v == Verdict::OutsideRequire || (v == Verdict::Invalid) != invalid) return;
       flags.push_back(axis == 0 ? "axis_0" : "axis_1");
       Test t;
@@ -864,10 +855,10 @@ std::vector<Group> generate_xnnpack_qc8(Rng& rng) {
     }
     {  // structural ERROR_IFs: axis 2 of a rank-2 tensor; 3 scales for 2 channels; zero point 300
       ordered_json attrs;
-      attrs["axis"] = 2;
-      attrs["scales"] = f32_array({f32(0.5f), f32(0.5f)});
-      attrs["output_zero_point"] = mid;
-      Tensor x{"x", DType::I32, {2, 3}, {1, 2, 3, 4, 5, 6}};
+      attr::set(attrs, Op::attr::axis, 2);
+      attr::set(attrs, Op::attr::scales, {f32(0.5f), f32(0.5f)});
+      attr::set(attrs, Op::attr::output_zero_point, mid);
+      Tensor x{std::string(Op::in::x), DType::I32, {2, 3}, {1, 2, 3, 4, 5, 6}};
       auto invalid = [&](ordered_json a, const char* flag, const std::string& comment) {
         Test t;
         t.comment = comment;
@@ -878,11 +869,11 @@ std::vector<Group> generate_xnnpack_qc8(Rng& rng) {
         g.tests.push_back(std::move(t));
       };
       invalid(attrs, "invalid_axis", "axis 2 of a rank-2 tensor");
-      attrs["axis"] = 0;
-      attrs["scales"] = f32_array({f32(0.5f), f32(0.5f), f32(0.5f)});
+      attr::set(attrs, Op::attr::axis, 0);
+      attr::set(attrs, Op::attr::scales, {f32(0.5f), f32(0.5f), f32(0.5f)});
       invalid(attrs, "invalid_channel_count", "3 scales for 2 channels");
-      attrs["scales"] = f32_array({f32(0.5f), f32(0.5f)});
-      attrs["output_zero_point"] = 300;
+      attr::set(attrs, Op::attr::scales, {f32(0.5f), f32(0.5f)});
+      attr::set(attrs, Op::attr::output_zero_point, 300);
       invalid(attrs, "invalid_zero_point", "output zero point 300");
     }
     for (int i = 0; i < 140; ++i) {
@@ -898,11 +889,8 @@ std::vector<Group> generate_xnnpack_qc8(Rng& rng) {
   return groups;
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize_per_channel",
-                              .convention = "xnnpack.fp32",
-                              .notes = kPerChannelNotes,
-                              .seed = 8501,
-                              .generate = generate_xnnpack_qc8});
+QSPEC_REGISTER_VECTOR_FAMILY(family<cat::requantize_per_channel>(cat::requantize_per_channel::conv::xnnpack_fp32,
+                                                                 kPerChannelNotes, 8501, generate_xnnpack_qc8));
 
 }  // namespace
 }  // namespace qspec::vecgen

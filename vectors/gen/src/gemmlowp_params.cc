@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "qspec/catalogue/keys.h"
+#include "qspec/core/attr.h"
 #include "qspec/vecgen.h"
 
 namespace qspec::vecgen {
@@ -16,13 +18,13 @@ constexpr std::int64_t kF_Half = 0x3f000000;
 constexpr std::int64_t kF_2 = 0x40000000, kF_M2 = 0xc0000000;
 constexpr std::int64_t kF_M3 = 0xc0400000;
 constexpr std::int64_t kF_6 = 0x40c00000;
-constexpr std::int64_t kF_M0_1 = 0xbdcccccd;           // -0.1f
+constexpr std::int64_t kF_M0_1 = 0xbdcccccd;  // -0.1f
 constexpr std::int64_t kF_10 = 0x41200000, kF_M10 = 0xc1200000;
-constexpr std::int64_t kF_MinSub = 0x00000001;         // 2^-149
+constexpr std::int64_t kF_MinSub = 0x00000001;  // 2^-149
 constexpr std::int64_t kF_NegMinSub = 0x80000001;
 constexpr std::int64_t kF_3e38 = 0x7f61b1e6, kF_M3e38 = 0xff61b1e6;  // +-3e38f
-constexpr std::int64_t kF_ZpTieMin = 0xbec90000;      // -0.392578125 = -100.5/256
-constexpr std::int64_t kF_ZpTieMax = 0x3f1a8000;      // 0.603515625 = 154.5/256
+constexpr std::int64_t kF_ZpTieMin = 0xbec90000;                     // -0.392578125 = -100.5/256
+constexpr std::int64_t kF_ZpTieMax = 0x3f1a8000;                     // 0.603515625 = 154.5/256
 
 std::vector<Group> generate_choose_params(Rng& rng) {
   Group g;
@@ -31,7 +33,7 @@ std::vector<Group> generate_choose_params(Rng& rng) {
     Test t;
     t.comment = comment;
     t.flags = std::move(flags);
-    t.inputs = {scalar_vector("range", DType::F32, {lo, hi})};
+    t.inputs = {scalar_vector(std::string(cat::choose_quant_params::in::range), DType::F32, {lo, hi})};
     t.invalid = invalid;
     g.tests.push_back(std::move(t));
   };
@@ -59,45 +61,40 @@ std::vector<Group> generate_choose_params(Rng& rng) {
   return {g};
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "choose_quant_params",
-                              .convention = "gemmlowp.choose_params",
-                              .notes = {{"symmetric", "a range symmetric around 0"},
-                                        {"all_positive", "min > 0 or min = 0: the range is extended down to 0"},
-                                        {"all_negative", "max < 0: the range is extended up to 0"},
-                                        {"min_eq_max_nonzero", "min == max != 0"},
-                                        {"min_eq_max_zero", "min == max == 0: scale 0, ERROR_IF"},
-                                        {"typical", "a typical activation range"},
-                                        {"zero_point_tie", "-min/scale is exactly k + 1/2: std::round rounds away"},
-                                        {"signed_zero", "a negative zero bound"},
-                                        {"scale_underflow", "(max - min) / 255 underflows to 0 in float32: ERROR_IF"},
-                                        {"scale_overflow", "max - min overflows float32: ERROR_IF"},
-                                        {"random", "random ranges"}},
-                              .seed = 3051,
-                              .generate = generate_choose_params});
+QSPEC_REGISTER_VECTOR_FAMILY(
+    family<cat::choose_quant_params>(cat::choose_quant_params::conv::gemmlowp_choose_params,
+                                     {{"symmetric", "a range symmetric around 0"},
+                                      {"all_positive", "min > 0 or min = 0: the range is extended down to 0"},
+                                      {"all_negative", "max < 0: the range is extended up to 0"},
+                                      {"min_eq_max_nonzero", "min == max != 0"},
+                                      {"min_eq_max_zero", "min == max == 0: scale 0, ERROR_IF"},
+                                      {"typical", "a typical activation range"},
+                                      {"zero_point_tie", "-min/scale is exactly k + 1/2: std::round rounds away"},
+                                      {"signed_zero", "a negative zero bound"},
+                                      {"scale_underflow", "(max - min) / 255 underflows to 0 in float32: ERROR_IF"},
+                                      {"scale_overflow", "max - min overflows float32: ERROR_IF"},
+                                      {"random", "random ranges"}},
+                                     3051, generate_choose_params));
 
 std::vector<Group> generate_quantize(Rng& rng) {
   std::vector<Group> groups;
   struct Params {
-    std::int64_t scale_bits;
+    std::uint32_t scale_bits;
     std::int64_t zp;
   };
-  const Params params[] = {{0x3e800000, 3},    // 0.25, zp 3 (research/third-party-libraries.md tie example)
-                           {0x3c008081, 127},  // fl32(2/255), zp 127 (ChooseQuantizationParams(-1, 1))
-                           {0x3b808081, 0},    // fl32(1/255), zp 0
+  const Params params[] = {{0x3e800000, 3},     // 0.25, zp 3 (research/third-party-libraries.md tie example)
+                           {0x3c008081, 127},   // fl32(2/255), zp 127 (ChooseQuantizationParams(-1, 1))
+                           {0x3b808081, 0},     // fl32(1/255), zp 0
                            {0x3d000000, 255}};  // 1/32, zp 255
   for (const auto& p : params) {
     Group g;
-    g.attributes["scale"] = "0x" + [&] {
-      char buf[9];
-      std::snprintf(buf, sizeof buf, "%08llx", static_cast<unsigned long long>(p.scale_bits));
-      return std::string(buf);
-    }();
-    g.attributes["zero_point"] = p.zp;
+    attr::set(g.attributes, cat::quantize::attr::scale, p.scale_bits);
+    attr::set(g.attributes, cat::quantize::attr::zero_point, p.zp);
     auto add = [&](std::vector<std::int64_t> xs, std::vector<std::string> flags, const std::string& comment) {
       Test t;
       t.comment = comment;
       t.flags = std::move(flags);
-      t.inputs = {scalar_vector("x", DType::F32, xs)};
+      t.inputs = {scalar_vector(std::string(cat::quantize::in::x), DType::F32, xs)};
       g.tests.push_back(std::move(t));
     };
     if (p.scale_bits == 0x3e800000) {
@@ -122,40 +119,39 @@ std::vector<Group> generate_quantize(Rng& rng) {
   return groups;
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "quantize",
-                              .convention = "gemmlowp.quantize",
-                              .notes = {{"tie", "zero_point + x/scale is exactly k + 1/2: std::round rounds away"},
-                                        {"saturate_high", "values above 255 after scaling"},
-                                        {"saturate_low", "values below 0 after scaling"},
-                                        {"overflow", "x / scale overflows float32 to an infinity before the clamp"},
-                                        {"zero", "signed zeros and the smallest subnormals"},
-                                        {"zp_min", "zero point 0"},
-                                        {"zp_max", "zero point 255"},
-                                        {"random", "random float32 values"}},
-                              .seed = 3052,
-                              .generate = generate_quantize});
+QSPEC_REGISTER_VECTOR_FAMILY(
+    family<cat::quantize>(cat::quantize::conv::gemmlowp_quantize,
+                          {{"tie", "zero_point + x/scale is exactly k + 1/2: std::round rounds away"},
+                           {"saturate_high", "values above 255 after scaling"},
+                           {"saturate_low", "values below 0 after scaling"},
+                           {"overflow", "x / scale overflows float32 to an infinity before the clamp"},
+                           {"zero", "signed zeros and the smallest subnormals"},
+                           {"zp_min", "zero point 0"},
+                           {"zp_max", "zero point 255"},
+                           {"random", "random float32 values"}},
+                          3052, generate_quantize));
 
 std::vector<Group> generate_dequantize(Rng& rng) {
   std::vector<Group> groups;
   struct Params {
-    const char* scale;
+    std::uint32_t scale_bits;
     std::int64_t zp;
     const char* flag;
   };
-  const Params params[] = {{"0x3c008081", 127, "typical"},  // fl32(2/255)
-                           {"0x3dcccccd", 0, "zp_min"},     // 0.1f
-                           {"0x3f7fffff", 255, "zp_max"},   // 1 - 2^-24: products round
-                           {"0xbe800000", 3, "negative_scale"}};
+  const Params params[] = {{0x3c008081, 127, "typical"},  // fl32(2/255)
+                           {0x3dcccccd, 0, "zp_min"},     // 0.1f
+                           {0x3f7fffff, 255, "zp_max"},   // 1 - 2^-24: products round
+                           {0xbe800000, 3, "negative_scale"}};
   for (const auto& p : params) {
     Group g;
-    g.attributes["scale"] = p.scale;
-    g.attributes["zero_point"] = p.zp;
+    attr::set(g.attributes, cat::dequantize::attr::scale, p.scale_bits);
+    attr::set(g.attributes, cat::dequantize::attr::zero_point, p.zp);
     std::vector<std::int64_t> all(256);
     for (int q = 0; q < 256; ++q) all[static_cast<std::size_t>(q)] = q;
     Test t;
     t.comment = "every uint8 value";
     t.flags = {p.flag, "all_values"};
-    t.inputs = {tensor("x", DType::U8, {16, 16}, all)};
+    t.inputs = {tensor(std::string(cat::dequantize::in::x), DType::U8, {16, 16}, all)};
     g.tests.push_back(std::move(t));
     for (int i = 0; i < 4; ++i) {
       Test r;
@@ -163,7 +159,7 @@ std::vector<Group> generate_dequantize(Rng& rng) {
       r.flags = {"random"};
       std::vector<std::int64_t> xs;
       for (int k = 0; k < 8; ++k) xs.push_back(rng.uniform(0, 255));
-      r.inputs = {scalar_vector("x", DType::U8, xs)};
+      r.inputs = {scalar_vector(std::string(cat::dequantize::in::x), DType::U8, xs)};
       g.tests.push_back(std::move(r));
     }
     groups.push_back(std::move(g));
@@ -171,16 +167,15 @@ std::vector<Group> generate_dequantize(Rng& rng) {
   return groups;
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "dequantize",
-                              .convention = "gemmlowp.dequantize",
-                              .notes = {{"typical", "the scale and zero point ChooseQuantizationParams(-1, 1) gives"},
-                                        {"zp_min", "zero point 0"},
-                                        {"zp_max", "zero point 255, products that round in float32"},
-                                        {"negative_scale", "a negative scale: signed zeros and negative products"},
-                                        {"all_values", "all 256 quantized values"},
-                                        {"random", "random quantized values"}},
-                              .seed = 3053,
-                              .generate = generate_dequantize});
+QSPEC_REGISTER_VECTOR_FAMILY(
+    family<cat::dequantize>(cat::dequantize::conv::gemmlowp_dequantize,
+                            {{"typical", "the scale and zero point ChooseQuantizationParams(-1, 1) gives"},
+                             {"zp_min", "zero point 0"},
+                             {"zp_max", "zero point 255, products that round in float32"},
+                             {"negative_scale", "a negative scale: signed zeros and negative products"},
+                             {"all_values", "all 256 quantized values"},
+                             {"random", "random quantized values"}},
+                            3053, generate_dequantize));
 
 }  // namespace
 }  // namespace qspec::vecgen

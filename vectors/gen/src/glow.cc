@@ -89,19 +89,21 @@ const std::vector<std::pair<std::string, std::string>> kRescaleNotes = {
     {"random", "random scales, zero points and codes"},
 };
 
+using Requantize = cat::requantize;
+
 ordered_json rescale_attrs(std::uint32_t in_s, std::int64_t in_zp, std::uint32_t out_s, std::int64_t out_zp) {
   ordered_json a;
-  a["input_scale"] = f32_to_json(in_s);
-  a["input_zero_point"] = in_zp;
-  a["output_scale"] = f32_to_json(out_s);
-  a["output_zero_point"] = out_zp;
+  attr::set(a, Requantize::attr::input_scale, in_s);
+  attr::set(a, Requantize::attr::input_zero_point, in_zp);
+  attr::set(a, Requantize::attr::output_scale, out_s);
+  attr::set(a, Requantize::attr::output_zero_point, out_zp);
   return a;
 }
 
-std::vector<Group> generate_rescale(const std::string& conv, Rng& rng) {
+// The family of `conv`; `other` is the other rescale, whose disagreements are flagged.
+std::vector<Group> generate_rescale(std::string_view conv, std::string_view other, Rng& rng) {
   Group g;
-  g.attributes["out_dtype"] = "int8";
-  const std::string other = conv == "glow.cpu_rescale" ? "glow.interpreter_rescale" : "glow.cpu_rescale";
+  attr::set(g.attributes, Requantize::attr::out_dtype, DType::I8);
   auto add = [&](DType in_t, std::uint32_t in_s, std::int64_t in_zp, std::uint32_t out_s, std::int64_t out_zp,
                  const std::vector<std::int64_t>& xs, std::vector<std::string> flags, const std::string& comment) {
     const ordered_json attrs = rescale_attrs(in_s, in_zp, out_s, out_zp);
@@ -110,14 +112,18 @@ std::vector<Group> generate_rescale(const std::string& conv, Rng& rng) {
     bool differ = false;
     for (auto x : xs) {
       std::vector<Tensor> y, y2;
-      if (classify("requantize", conv, all, {scalar_vector("x", in_t, {x})}, &y) != Verdict::Valid) continue;
+      if (classify(Requantize::op, conv, all, {scalar_vector(std::string(Requantize::in::x), in_t, {x})}, &y) !=
+          Verdict::Valid)
+        continue;
       kept.push_back(x);
       const Rat real = Rat(x - in_zp) * ref::f32_value(in_s) / ref::f32_value(out_s) + out_zp;
       const Int yv(y[0].data[0]);
       if (yv == 127 && real >= 128) flags.push_back("saturate_high");
       if (yv == -128 && real <= -129) flags.push_back("saturate_low");
       if (yv != ref::saturate(ref::round_half_even(real), ref::DType::I8)) flags.push_back("differs_from_exact");
-      if (classify("requantize", other, all, {scalar_vector("x", in_t, {x})}, &y2) == Verdict::Valid && y2[0].data != y[0].data)
+      if (classify(Requantize::op, other, all, {scalar_vector(std::string(Requantize::in::x), in_t, {x})}, &y2) ==
+              Verdict::Valid &&
+          y2[0].data != y[0].data)
         differ = true;
     }
     if (kept.empty()) return;
@@ -133,7 +139,7 @@ std::vector<Group> generate_rescale(const std::string& conv, Rng& rng) {
     Test t;
     t.comment = comment;
     t.flags = dedup(flags);
-    t.inputs = {scalar_vector("x", in_t, kept)};
+    t.inputs = {scalar_vector(std::string(Requantize::in::x), in_t, kept)};
     t.attributes = attrs;
     g.tests.push_back(std::move(t));
   };
@@ -163,16 +169,14 @@ std::vector<Group> generate_rescale(const std::string& conv, Rng& rng) {
   return {g};
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize",
-                              .convention = "glow.cpu_rescale",
-                              .notes = kRescaleNotes,
-                              .seed = 8701,
-                              .generate = [](Rng& rng) { return generate_rescale("glow.cpu_rescale", rng); }});
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize",
-                              .convention = "glow.interpreter_rescale",
-                              .notes = kRescaleNotes,
-                              .seed = 8702,
-                              .generate = [](Rng& rng) { return generate_rescale("glow.interpreter_rescale", rng); }});
+QSPEC_REGISTER_VECTOR_FAMILY(family<Requantize>(Requantize::conv::glow_cpu_rescale, kRescaleNotes, 8701, [](Rng& rng) {
+  return generate_rescale(Requantize::conv::glow_cpu_rescale, Requantize::conv::glow_interpreter_rescale, rng);
+}));
+QSPEC_REGISTER_VECTOR_FAMILY(family<Requantize>(Requantize::conv::glow_interpreter_rescale, kRescaleNotes, 8702,
+                                                [](Rng& rng) {
+                                                  return generate_rescale(Requantize::conv::glow_interpreter_rescale,
+                                                                          Requantize::conv::glow_cpu_rescale, rng);
+                                                }));
 
 // ---------------------------------------------------------------------------------------------
 // op glow.choose_params

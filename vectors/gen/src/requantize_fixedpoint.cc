@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "qspec/catalogue/keys.h"
 #include "qspec/ref/gemmlowp.h"
 #include "qspec/ref/tflite_tosa.h"
 #include "qspec/refops.h"
@@ -22,6 +23,8 @@ namespace {
 
 using nlohmann::ordered_json;
 using ref::Int;
+using Requantize = cat::requantize;
+using PerChannel = cat::requantize_per_channel;
 
 constexpr std::int64_t kI32Min = -2147483648LL;
 constexpr std::int64_t kI32Max = 2147483647LL;
@@ -29,25 +32,21 @@ constexpr std::int64_t kOne30 = 1LL << 30;
 // ~2^31/sqrt(2), a multiple of 2^16 so that the 16-bit TOSA convention represents it exactly.
 constexpr std::int64_t kSqrtHalf = 23170LL << 16;
 
-
 struct DtypeInfo {
-  const char* name;
   DType dtype;
   std::int64_t lo, hi;
 };
-const DtypeInfo kOutTypes[] = {{"int8", DType::I8, -128, 127},
-                               {"uint8", DType::U8, 0, 255},
-                               {"int16", DType::I16, -32768, 32767},
-                               {"int32", DType::I32, kI32Min, kI32Max}};
+const DtypeInfo kOutTypes[] = {
+    {DType::I8, -128, 127}, {DType::U8, 0, 255}, {DType::I16, -32768, 32767}, {DType::I32, kI32Min, kI32Max}};
 
 // ---------------------------------------------------------------------------------------------
 // op "requantize" in the shared Q31 vocabulary (multiplier, shift, output_zero_point, out_dtype)
 // ---------------------------------------------------------------------------------------------
 
 struct Q31Convention {
-  std::string name;
-  bool tosa = false;     // TOSA's ERROR_IFs on zero points and unsigned outputs apply
-  bool scale16 = false;  // multipliers must be multiples of 2^16
+  std::string_view name;  // a convention of both requantize and requantize_per_channel
+  bool tosa = false;      // TOSA's ERROR_IFs on zero points and unsigned outputs apply
+  bool scale16 = false;   // multipliers must be multiples of 2^16
 };
 
 const std::vector<std::pair<std::string, std::string>> kQ31Notes = {
@@ -83,12 +82,10 @@ const std::vector<std::pair<std::string, std::string>> kQ31Notes = {
 
 class Q31Builder {
  public:
-  Q31Builder(std::string op, const Q31Convention& c) : op_(std::move(op)), c_(c) {}
+  explicit Q31Builder(const Q31Convention& c) : c_(c) {}
 
   // Multipliers of the scale16 convention must be multiples of 2^16: round down (keeping >= 0).
-  std::int64_t m(std::int64_t multiplier) const {
-    return c_.scale16 ? (multiplier / 65536) * 65536 : multiplier;
-  }
+  std::int64_t m(std::int64_t multiplier) const { return c_.scale16 ? (multiplier / 65536) * 65536 : multiplier; }
 
   // Adds a test with the distinct x values that lie inside the convention's REQUIREs (and are
   // not ERROR_IF). A multiplier the convention cannot represent exactly (scale16) skips the test
@@ -96,43 +93,45 @@ class Q31Builder {
   void add(Group& g, std::int64_t multiplier, int shift, std::int64_t zp, std::vector<std::int64_t> xs,
            std::vector<std::string> flags, const std::string& comment, bool round_multiplier = false) {
     if (!round_multiplier && m(multiplier) != multiplier) return;
-    ordered_json attrs;
-    attrs["multiplier"] = m(multiplier);
-    attrs["shift"] = shift;
-    attrs["output_zero_point"] = zp;
+    const ordered_json attrs = q31_attributes(m(multiplier), shift, zp);
     const ordered_json all = merge_attributes(g.attributes, attrs);
     std::vector<std::int64_t> kept;
     std::set<std::int64_t> seen;
     for (auto x : xs)
       if (seen.insert(x).second &&
-          classify(op_, c_.name, all, {scalar_vector("x", DType::I32, {x})}) == Verdict::Valid)
+          classify(Requantize::op, c_.name, all, {scalar_vector(std::string(Requantize::in::x), DType::I32, {x})}) ==
+              Verdict::Valid)
         kept.push_back(x);
     if (kept.empty()) return;
     add_auto_flags(all, kept, flags);
     Test t;
     t.comment = comment;
     t.flags = dedup(flags);
-    t.inputs = {scalar_vector("x", DType::I32, kept)};
+    t.inputs = {scalar_vector(std::string(Requantize::in::x), DType::I32, kept)};
     t.attributes = attrs;
     g.tests.push_back(std::move(t));
   }
 
   void add_invalid(Group& g, std::int64_t multiplier, int shift, std::int64_t zp, std::vector<std::int64_t> xs,
                    const std::string& flag, const std::string& comment) {
-    ordered_json attrs;
-    attrs["multiplier"] = m(multiplier);
-    attrs["shift"] = shift;
-    attrs["output_zero_point"] = zp;
     Test t;
     t.comment = comment;
     t.flags = {flag};
-    t.inputs = {scalar_vector("x", DType::I32, xs)};
-    t.attributes = attrs;
+    t.inputs = {scalar_vector(std::string(Requantize::in::x), DType::I32, xs)};
+    t.attributes = q31_attributes(m(multiplier), shift, zp);
     t.invalid = true;
     g.tests.push_back(std::move(t));
   }
 
  private:
+  static ordered_json q31_attributes(std::int64_t multiplier, int shift, std::int64_t zp) {
+    ordered_json attrs;
+    attr::set(attrs, Requantize::attr::multiplier, multiplier);
+    attr::set(attrs, Requantize::attr::shift, shift);
+    attr::set(attrs, Requantize::attr::output_zero_point, zp);
+    return attrs;
+  }
+
   static std::vector<std::string> dedup(const std::vector<std::string>& v) {
     std::vector<std::string> out;
     std::set<std::string> seen;
@@ -145,10 +144,10 @@ class Q31Builder {
   // the range so that every convention saturates) and double-rounding differences.
   void add_auto_flags(const ordered_json& attrs, const std::vector<std::int64_t>& xs,
                       std::vector<std::string>& flags) const {
-    const Int M(attrs["multiplier"].get<std::int64_t>());
-    const int shift = attrs["shift"].get<int>();
-    const Int zp(attrs["output_zero_point"].get<std::int64_t>());
-    const auto range = ref::int_range(*ref::dtype_from_name(attrs["out_dtype"].get<std::string>()));
+    const Int M(attr::get(attrs, Requantize::attr::multiplier));
+    const int shift = static_cast<int>(attr::get(attrs, Requantize::attr::shift));
+    const Int zp(attr::get(attrs, Requantize::attr::output_zero_point));
+    const auto range = ref::int_range(attr::get(attrs, Requantize::attr::out_dtype));
     for (auto x : xs) {
       const ref::Rat v = ref::Rat(Int(x) * M) * ref::pow2r(shift - 31) + ref::Rat(zp);
       if (v > ref::Rat(range.hi + 2)) flags.push_back("saturate_high");
@@ -163,7 +162,6 @@ class Q31Builder {
     }
   }
 
-  std::string op_;
   Q31Convention c_;
 };
 
@@ -180,12 +178,12 @@ std::vector<std::int64_t> accumulators_for(const std::vector<std::int64_t>& targ
   return xs;
 }
 
-std::vector<Group> generate_q31(const std::string& op, const Q31Convention& c, Rng& rng) {
-  Q31Builder b(op, c);
+std::vector<Group> generate_q31(const Q31Convention& c, Rng& rng) {
+  Q31Builder b(c);
   std::vector<Group> groups;
   for (const auto& t : kOutTypes) {
     Group g;
-    g.attributes["out_dtype"] = t.name;
+    attr::set(g.attributes, Requantize::attr::out_dtype, t.dtype);
     const bool restricted_zp = c.tosa && (t.dtype == DType::I16 || t.dtype == DType::I32);
     if (c.tosa && t.dtype == DType::U8) {
       // TOSA rejects every unsigned output from an int32 input.
@@ -300,37 +298,27 @@ std::vector<Group> generate_q31(const std::string& op, const Q31Convention& c, R
   return groups;
 }
 
-const Q31Convention kGemmlowp{"gemmlowp.double_round"};
-const Q31Convention kTfliteSingle{"tflite.single_round"};
-const Q31Convention kTosaSingle{"tosa.single_round", true};
-const Q31Convention kTosaDouble{"tosa.double_round", true};
-const Q31Convention kTosa16{"tosa.scale16", true, true};
+const Q31Convention kGemmlowp{Requantize::conv::gemmlowp_double_round};
+const Q31Convention kTfliteSingle{Requantize::conv::tflite_single_round};
+const Q31Convention kTosaSingle{Requantize::conv::tosa_single_round, true};
+const Q31Convention kTosaDouble{Requantize::conv::tosa_double_round, true};
+const Q31Convention kTosa16{Requantize::conv::tosa_scale16, true, true};
+// The per-channel op names the Q31 conventions as the per-tensor one does.
+static_assert(PerChannel::conv::gemmlowp_double_round == Requantize::conv::gemmlowp_double_round &&
+              PerChannel::conv::tflite_single_round == Requantize::conv::tflite_single_round &&
+              PerChannel::conv::tosa_single_round == Requantize::conv::tosa_single_round &&
+              PerChannel::conv::tosa_double_round == Requantize::conv::tosa_double_round);
 
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize",
-                              .convention = "gemmlowp.double_round",
-                              .notes = kQ31Notes,
-                              .seed = 3001,
-                              .generate = [](Rng& r) { return generate_q31("requantize", kGemmlowp, r); }});
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize",
-                              .convention = "tflite.single_round",
-                              .notes = kQ31Notes,
-                              .seed = 3002,
-                              .generate = [](Rng& r) { return generate_q31("requantize", kTfliteSingle, r); }});
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize",
-                              .convention = "tosa.single_round",
-                              .notes = kQ31Notes,
-                              .seed = 3003,
-                              .generate = [](Rng& r) { return generate_q31("requantize", kTosaSingle, r); }});
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize",
-                              .convention = "tosa.double_round",
-                              .notes = kQ31Notes,
-                              .seed = 3004,
-                              .generate = [](Rng& r) { return generate_q31("requantize", kTosaDouble, r); }});
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize",
-                              .convention = "tosa.scale16",
-                              .notes = kQ31Notes,
-                              .seed = 3005,
-                              .generate = [](Rng& r) { return generate_q31("requantize", kTosa16, r); }});
+QSPEC_REGISTER_VECTOR_FAMILY(family<Requantize>(kGemmlowp.name, kQ31Notes, 3001,
+                                                [](Rng& r) { return generate_q31(kGemmlowp, r); }));
+QSPEC_REGISTER_VECTOR_FAMILY(family<Requantize>(kTfliteSingle.name, kQ31Notes, 3002,
+                                                [](Rng& r) { return generate_q31(kTfliteSingle, r); }));
+QSPEC_REGISTER_VECTOR_FAMILY(family<Requantize>(kTosaSingle.name, kQ31Notes, 3003,
+                                                [](Rng& r) { return generate_q31(kTosaSingle, r); }));
+QSPEC_REGISTER_VECTOR_FAMILY(family<Requantize>(kTosaDouble.name, kQ31Notes, 3004,
+                                                [](Rng& r) { return generate_q31(kTosaDouble, r); }));
+QSPEC_REGISTER_VECTOR_FAMILY(family<Requantize>(kTosa16.name, kQ31Notes, 3005,
+                                                [](Rng& r) { return generate_q31(kTosa16, r); }));
 
 // ---------------------------------------------------------------------------------------------
 // op "requantize_per_channel"
@@ -348,11 +336,10 @@ const std::vector<std::pair<std::string, std::string>> kPerChannelNotes = {
 
 std::vector<Group> generate_per_channel(const Q31Convention& c, Rng& rng) {
   std::vector<Group> groups;
-  const std::string op = "requantize_per_channel";
   for (const auto& t : kOutTypes) {
     if (c.tosa && t.dtype == DType::U8) continue;  // ERROR_IF; covered by the per-tensor family
     Group g;
-    g.attributes["out_dtype"] = t.name;
+    attr::set(g.attributes, PerChannel::attr::out_dtype, t.dtype);
     const std::int64_t zp = (c.tosa && t.dtype != DType::I8) ? 0 : (t.dtype == DType::U8 ? 128 : -3);
     auto add = [&](std::vector<std::int64_t> shape, int axis, std::vector<std::int64_t> ms, std::vector<int> ss,
                    std::vector<std::int64_t> xs, std::vector<std::string> flags, const std::string& comment) {
@@ -361,12 +348,13 @@ std::vector<Group> generate_per_channel(const Q31Convention& c, Rng& rng) {
       Test test;
       test.comment = comment;
       test.flags = std::move(flags);
-      test.inputs = {tensor("x", DType::I32, shape, xs)};
-      test.attributes["multiplier"] = ms;
-      test.attributes["shift"] = ss;
-      test.attributes["axis"] = axis;
-      test.attributes["output_zero_point"] = zp;
-      const auto verdict = classify(op, c.name, merge_attributes(g.attributes, test.attributes), test.inputs);
+      test.inputs = {tensor(std::string(PerChannel::in::x), DType::I32, shape, xs)};
+      attr::set(test.attributes, PerChannel::attr::multiplier, ms);
+      attr::set(test.attributes, PerChannel::attr::shift, std::vector<std::int64_t>(ss.begin(), ss.end()));
+      attr::set(test.attributes, PerChannel::attr::axis, axis);
+      attr::set(test.attributes, PerChannel::attr::output_zero_point, zp);
+      const auto verdict =
+          classify(PerChannel::op, c.name, merge_attributes(g.attributes, test.attributes), test.inputs);
       if (verdict == Verdict::Valid) g.tests.push_back(std::move(test));
       return verdict == Verdict::Valid;
     };
@@ -408,26 +396,14 @@ std::vector<Group> generate_per_channel(const Q31Convention& c, Rng& rng) {
   return groups;
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize_per_channel",
-                              .convention = "gemmlowp.double_round",
-                              .notes = kPerChannelNotes,
-                              .seed = 3011,
-                              .generate = [](Rng& r) { return generate_per_channel(kGemmlowp, r); }});
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize_per_channel",
-                              .convention = "tflite.single_round",
-                              .notes = kPerChannelNotes,
-                              .seed = 3012,
-                              .generate = [](Rng& r) { return generate_per_channel(kTfliteSingle, r); }});
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize_per_channel",
-                              .convention = "tosa.single_round",
-                              .notes = kPerChannelNotes,
-                              .seed = 3013,
-                              .generate = [](Rng& r) { return generate_per_channel(kTosaSingle, r); }});
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize_per_channel",
-                              .convention = "tosa.double_round",
-                              .notes = kPerChannelNotes,
-                              .seed = 3014,
-                              .generate = [](Rng& r) { return generate_per_channel(kTosaDouble, r); }});
+QSPEC_REGISTER_VECTOR_FAMILY(family<PerChannel>(kGemmlowp.name, kPerChannelNotes, 3011,
+                                                [](Rng& r) { return generate_per_channel(kGemmlowp, r); }));
+QSPEC_REGISTER_VECTOR_FAMILY(family<PerChannel>(kTfliteSingle.name, kPerChannelNotes, 3012,
+                                                [](Rng& r) { return generate_per_channel(kTfliteSingle, r); }));
+QSPEC_REGISTER_VECTOR_FAMILY(family<PerChannel>(kTosaSingle.name, kPerChannelNotes, 3013,
+                                                [](Rng& r) { return generate_per_channel(kTosaSingle, r); }));
+QSPEC_REGISTER_VECTOR_FAMILY(family<PerChannel>(kTosaDouble.name, kPerChannelNotes, 3014,
+                                                [](Rng& r) { return generate_per_channel(kTosaDouble, r); }));
 
 // ---------------------------------------------------------------------------------------------
 // gemmlowp's legacy stage, per tensor and per channel
@@ -451,25 +427,26 @@ const std::vector<std::pair<std::string, std::string>> kLegacyNotes = {
 
 std::vector<Group> generate_legacy(Rng& rng) {
   std::vector<Group> groups;
-  const std::string op = "requantize", conv = "gemmlowp.legacy_uint8_scale";
   for (const auto& t : kOutTypes) {
     Group g;
-    g.attributes["out_dtype"] = t.name;
+    attr::set(g.attributes, Requantize::attr::out_dtype, t.dtype);
     auto add = [&](std::int64_t a, std::int64_t m, int r, std::vector<std::int64_t> xs, std::vector<std::string> flags,
                    const std::string& comment) {
       ordered_json attrs;
-      attrs["result_offset"] = a;
-      attrs["result_mult_int"] = m;
-      attrs["result_shift"] = r;
+      attr::set(attrs, Requantize::attr::result_offset, a);
+      attr::set(attrs, Requantize::attr::result_mult_int, m);
+      attr::set(attrs, Requantize::attr::result_shift, r);
       std::vector<std::int64_t> kept;
       for (auto x : xs)
-        if (classify(op, conv, merge_attributes(g.attributes, attrs), {scalar_vector("x", DType::I32, {x})}) == Verdict::Valid)
+        if (classify(Requantize::op, Requantize::conv::gemmlowp_legacy_uint8_scale,
+                     merge_attributes(g.attributes, attrs),
+                     {scalar_vector(std::string(Requantize::in::x), DType::I32, {x})}) == Verdict::Valid)
           kept.push_back(x);
       if (kept.empty()) return;
       Test test;
       test.comment = comment;
       test.flags = std::move(flags);
-      test.inputs = {scalar_vector("x", DType::I32, kept)};
+      test.inputs = {scalar_vector(std::string(Requantize::in::x), DType::I32, kept)};
       test.attributes = attrs;
       g.tests.push_back(std::move(test));
     };
@@ -502,19 +479,19 @@ std::vector<Group> generate_legacy_pc(Rng& rng) {
   std::vector<Group> groups;
   for (const auto& t : kOutTypes) {
     Group g;
-    g.attributes["out_dtype"] = t.name;
+    attr::set(g.attributes, PerChannel::attr::out_dtype, t.dtype);
     auto add = [&](std::vector<std::int64_t> shape, int axis, std::vector<std::int64_t> a, std::vector<std::int64_t> m,
                    int r, std::vector<std::int64_t> xs, std::vector<std::string> flags) {
       Test test;
       test.comment = "per-channel legacy stage";
       test.flags = std::move(flags);
-      test.inputs = {tensor("x", DType::I32, shape, xs)};
-      test.attributes["result_offset"] = a;
-      test.attributes["result_mult_int"] = m;
-      test.attributes["result_shift"] = r;
-      test.attributes["axis"] = axis;
-      if (classify("requantize_per_channel", "gemmlowp.legacy_uint8_scale", merge_attributes(g.attributes, test.attributes),
-                   test.inputs) == Verdict::Valid)
+      test.inputs = {tensor(std::string(PerChannel::in::x), DType::I32, shape, xs)};
+      attr::set(test.attributes, PerChannel::attr::result_offset, a);
+      attr::set(test.attributes, PerChannel::attr::result_mult_int, m);
+      attr::set(test.attributes, PerChannel::attr::result_shift, r);
+      attr::set(test.attributes, PerChannel::attr::axis, axis);
+      if (classify(PerChannel::op, PerChannel::conv::gemmlowp_legacy_uint8_scale,
+                   merge_attributes(g.attributes, test.attributes), test.inputs) == Verdict::Valid)
         g.tests.push_back(std::move(test));
     };
     add({2, 3}, 1, {0, 10, -3}, {1, 0, 5}, 1, {-1, 9, 2, 3, -20, 1}, {"per_channel", "mult_zero", "negative_tie"});
@@ -534,16 +511,10 @@ std::vector<Group> generate_legacy_pc(Rng& rng) {
   return groups;
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize",
-                              .convention = "gemmlowp.legacy_uint8_scale",
-                              .notes = kLegacyNotes,
-                              .seed = 3021,
-                              .generate = generate_legacy});
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize_per_channel",
-                              .convention = "gemmlowp.legacy_uint8_scale",
-                              .notes = kLegacyNotes,
-                              .seed = 3022,
-                              .generate = generate_legacy_pc});
+QSPEC_REGISTER_VECTOR_FAMILY(family<Requantize>(Requantize::conv::gemmlowp_legacy_uint8_scale, kLegacyNotes, 3021,
+                                                generate_legacy));
+QSPEC_REGISTER_VECTOR_FAMILY(family<PerChannel>(PerChannel::conv::gemmlowp_legacy_uint8_scale, kLegacyNotes, 3022,
+                                                generate_legacy_pc));
 
 // ---------------------------------------------------------------------------------------------
 // The fixed-point primitives: srdhm and rdbpot
@@ -556,7 +527,8 @@ std::vector<Group> generate_srdhm(Rng& rng) {
     Test t;
     t.comment = comment;
     t.flags = std::move(flags);
-    t.inputs = {scalar_vector("a", DType::I32, a), scalar_vector("b", DType::I32, b)};
+    t.inputs = {scalar_vector(std::string(cat::srdhm::in::a), DType::I32, a),
+                scalar_vector(std::string(cat::srdhm::in::b), DType::I32, b)};
     g.tests.push_back(std::move(t));
   };
   add({kI32Min, kI32Min, kI32Max, kI32Max}, {kI32Min, kI32Max, kI32Min, kI32Max}, {"saturate", "int32_extremes"},
@@ -602,54 +574,54 @@ std::vector<Group> generate_rdbpot(Rng& rng) {
     }
     if (e == 0) t.flags.push_back("exponent_0");
     if (e == 31) t.flags.push_back("exponent_31");
-    t.inputs = {scalar_vector("x", DType::I32, xs)};
-    t.attributes["exponent"] = e;
+    t.inputs = {scalar_vector(std::string(cat::rdbpot::in::x), DType::I32, xs)};
+    attr::set(t.attributes, cat::rdbpot::attr::exponent, e);
     g.tests.push_back(std::move(t));
   }
   return {g};
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "srdhm",
-                              .convention = "gemmlowp",
-                              .notes = {{"saturate", "a == b == INT32_MIN: the only saturating product"},
-                                        {"int32_extremes", "operands at the int32 extremes or zero"},
-                                        {"tie_positive", "a*b/2^31 is an exact positive tie (rounds up)"},
-                                        {"tie_negative", "a*b/2^31 is an exact negative tie (rounds up, toward zero)"},
-                                        {"random", "random operands"}},
-                              .seed = 3031,
-                              .generate = generate_srdhm});
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "rdbpot",
-                              .convention = "gemmlowp",
-                              .notes = {{"int32_extremes", "x = INT32_MIN / INT32_MAX / 0 / +-1"},
-                                        {"tie_positive", "x/2^e is an exact positive tie (rounds away: up)"},
-                                        {"tie_negative", "x/2^e is an exact negative tie (rounds away: down)"},
-                                        {"exponent_0", "exponent 0: the identity"},
-                                        {"exponent_31", "exponent 31, the largest allowed"},
-                                        {"random", "random accumulators"}},
-                              .seed = 3032,
-                              .generate = generate_rdbpot});
+QSPEC_REGISTER_VECTOR_FAMILY(family<cat::srdhm>(cat::srdhm::conv::gemmlowp,
+                                                {{"saturate", "a == b == INT32_MIN: the only saturating product"},
+                                                 {"int32_extremes", "operands at the int32 extremes or zero"},
+                                                 {"tie_positive", "a*b/2^31 is an exact positive tie (rounds up)"},
+                                                 {"tie_negative",
+                                                  "a*b/2^31 is an exact negative tie (rounds up, toward zero)"},
+                                                 {"random", "random operands"}},
+                                                3031, generate_srdhm));
+QSPEC_REGISTER_VECTOR_FAMILY(family<cat::rdbpot>(cat::rdbpot::conv::gemmlowp,
+                                                 {{"int32_extremes", "x = INT32_MIN / INT32_MAX / 0 / +-1"},
+                                                  {"tie_positive", "x/2^e is an exact positive tie (rounds away: up)"},
+                                                  {"tie_negative",
+                                                   "x/2^e is an exact negative tie (rounds away: down)"},
+                                                  {"exponent_0", "exponent 0: the identity"},
+                                                  {"exponent_31", "exponent 31, the largest allowed"},
+                                                  {"random", "random accumulators"}},
+                                                 3032, generate_rdbpot));
 
 // ---------------------------------------------------------------------------------------------
 // op "quantize_multiplier"
 // ---------------------------------------------------------------------------------------------
 
 // float64 bit patterns of the edge multipliers.
+using QM = cat::quantize_multiplier;
+
 constexpr std::uint64_t kD_Zero = 0x0000000000000000ull;
 constexpr std::uint64_t kD_NegZero = 0x8000000000000000ull;
 constexpr std::uint64_t kD_One = 0x3ff0000000000000ull;
 constexpr std::uint64_t kD_Half = 0x3fe0000000000000ull;
-constexpr std::uint64_t kD_BelowOne = 0x3fefffffffffffffull;      // 1 - 2^-53: carries to (2^30, 1)
-constexpr std::uint64_t kD_2m31 = 0x3e00000000000000ull;          // 2^-31
-constexpr std::uint64_t kD_2m32 = 0x3df0000000000000ull;          // 2^-32: kept as (2^30, -31)
-constexpr std::uint64_t kD_2m32_minus_2m64 = 0x3defffffffe00000ull;  // 2^-32 - 2^-64: carries, kept
-constexpr std::uint64_t kD_BelowFlush = 0x3defffffffdfffffull;    // the next double below: flushed
-constexpr std::uint64_t kD_2m33 = 0x3de0000000000000ull;          // 2^-33: flushed
-constexpr std::uint64_t kD_Tie = 0x3fe0000000200000ull;           // 0.5 + 2^-32: q*2^31 = 2^30 + 1/2
-constexpr std::uint64_t kD_2p30 = 0x41d0000000000000ull;          // 2^30: single rounding saturates
+constexpr std::uint64_t kD_BelowOne = 0x3fefffffffffffffull;            // 1 - 2^-53: carries to (2^30, 1)
+constexpr std::uint64_t kD_2m31 = 0x3e00000000000000ull;                // 2^-31
+constexpr std::uint64_t kD_2m32 = 0x3df0000000000000ull;                // 2^-32: kept as (2^30, -31)
+constexpr std::uint64_t kD_2m32_minus_2m64 = 0x3defffffffe00000ull;     // 2^-32 - 2^-64: carries, kept
+constexpr std::uint64_t kD_BelowFlush = 0x3defffffffdfffffull;          // the next double below: flushed
+constexpr std::uint64_t kD_2m33 = 0x3de0000000000000ull;                // 2^-33: flushed
+constexpr std::uint64_t kD_Tie = 0x3fe0000000200000ull;                 // 0.5 + 2^-32: q*2^31 = 2^30 + 1/2
+constexpr std::uint64_t kD_2p30 = 0x41d0000000000000ull;                // 2^30: single rounding saturates
 constexpr std::uint64_t kD_2p30_minus_quarter = 0x41cfffffffe00000ull;  // 2^30 - 1/4: carries to shift 31
-constexpr std::uint64_t kD_Max = 0x7fefffffffffffffull;           // DBL_MAX
-constexpr std::uint64_t kD_MinSub = 0x0000000000000001ull;        // smallest subnormal
-constexpr std::uint64_t kD_Neg = 0xbfe0000000000000ull;           // -0.5
+constexpr std::uint64_t kD_Max = 0x7fefffffffffffffull;                 // DBL_MAX
+constexpr std::uint64_t kD_MinSub = 0x0000000000000001ull;              // smallest subnormal
+constexpr std::uint64_t kD_Neg = 0xbfe0000000000000ull;                 // -0.5
 
 std::int64_t as_stored(std::uint64_t bits) { return static_cast<std::int64_t>(bits); }
 
@@ -662,7 +634,7 @@ std::vector<Group> generate_quantize_multiplier(Rng& rng) {
     Test t;
     t.comment = comment;
     t.flags = std::move(flags);
-    t.inputs = {scalar_vector("real_multiplier", DType::F64, stored)};
+    t.inputs = {scalar_vector(std::string(QM::in::real_multiplier), DType::F64, stored)};
     t.invalid = invalid;
     g.tests.push_back(std::move(t));
   };
@@ -703,21 +675,12 @@ const std::vector<std::pair<std::string, std::string>> kQuantizeMultiplierNotes 
     {"random", "random positive doubles between 2^-40 and 2^12"},
 };
 
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "quantize_multiplier",
-                              .convention = "tflite.quantize_multiplier",
-                              .notes = kQuantizeMultiplierNotes,
-                              .seed = 3041,
-                              .generate = generate_quantize_multiplier});
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "quantize_multiplier",
-                              .convention = "tflite.quantize_multiplier_single_round",
-                              .notes = kQuantizeMultiplierNotes,
-                              .seed = 3042,
-                              .generate = generate_quantize_multiplier});
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "quantize_multiplier",
-                              .convention = "tflite.quantize_multiplier_emulate_float",
-                              .notes = kQuantizeMultiplierNotes,
-                              .seed = 3043,
-                              .generate = generate_quantize_multiplier});
+QSPEC_REGISTER_VECTOR_FAMILY(family<QM>(QM::conv::tflite_quantize_multiplier, kQuantizeMultiplierNotes, 3041,
+                                        generate_quantize_multiplier));
+QSPEC_REGISTER_VECTOR_FAMILY(family<QM>(QM::conv::tflite_quantize_multiplier_single_round, kQuantizeMultiplierNotes,
+                                        3042, generate_quantize_multiplier));
+QSPEC_REGISTER_VECTOR_FAMILY(family<QM>(QM::conv::tflite_quantize_multiplier_emulate_float, kQuantizeMultiplierNotes,
+                                        3043, generate_quantize_multiplier));
 
 std::vector<Group> generate_gemmlowp_quantize_multiplier(Rng& rng) {
   Group g;
@@ -725,7 +688,7 @@ std::vector<Group> generate_gemmlowp_quantize_multiplier(Rng& rng) {
     Test t;
     t.comment = comment;
     t.flags = std::move(flags);
-    t.inputs = {scalar_vector("real_multiplier", DType::F32, bits)};
+    t.inputs = {scalar_vector(std::string(QM::in::real_multiplier), DType::F32, bits)};
     g.tests.push_back(std::move(t));
   };
   add({0x3f000000, 0x3f7fffff, 0x3e800000}, {"edge"}, "0.5, 1 - 2^-24 (the largest float below 1), 0.25");
@@ -742,13 +705,11 @@ std::vector<Group> generate_gemmlowp_quantize_multiplier(Rng& rng) {
   return {g};
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "quantize_multiplier",
-                              .convention = "gemmlowp.quantize_multiplier_smaller_than_one",
-                              .notes = {{"edge", "0.5, the largest float below 1, 0.25"},
-                                        {"tiny", "2^-31, FLT_MIN and subnormals: right shifts beyond 31"},
-                                        {"random", "random floats in [2^-40, 1)"}},
-                              .seed = 3044,
-                              .generate = generate_gemmlowp_quantize_multiplier});
+QSPEC_REGISTER_VECTOR_FAMILY(family<QM>(QM::conv::gemmlowp_quantize_multiplier_smaller_than_one,
+                                        {{"edge", "0.5, the largest float below 1, 0.25"},
+                                         {"tiny", "2^-31, FLT_MIN and subnormals: right shifts beyond 31"},
+                                         {"random", "random floats in [2^-40, 1)"}},
+                                        3044, generate_gemmlowp_quantize_multiplier));
 
 }  // namespace
 }  // namespace qspec::vecgen

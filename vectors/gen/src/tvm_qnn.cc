@@ -3,16 +3,18 @@
 // (TVM's quantize / dequantize families share the float vocabulary's generators in
 // float_conventions.cc.) Expected outputs come from the reference ops; the reference is used here
 // only to keep inputs inside the REQUIREs and to set descriptive flags.
+#include "qspec/ref/tvm_qnn.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "qspec/core/json_values.h"
+#include "qspec/catalogue/keys.h"
+#include "qspec/core/attr.h"
 #include "qspec/ref/ieee.h"
 #include "qspec/ref/rounding.h"
-#include "qspec/ref/tvm_qnn.h"
 #include "qspec/refops.h"
 #include "qspec/vecgen.h"
 #include "qspec/vecgen/classify.h"
@@ -23,6 +25,9 @@ namespace {
 using nlohmann::ordered_json;
 using ref::Int;
 using ref::Rat;
+using Requantize = cat::requantize;
+using PerChannel = cat::requantize_per_channel;
+using Fpm = cat::fixed_point_multiply;
 
 constexpr std::int64_t kI32Min = -2147483648LL;
 constexpr std::int64_t kI32Max = 2147483647LL;
@@ -52,13 +57,12 @@ const char* tie_flag(const Rat& v) {
 }
 
 const struct {
-  const char* name;
   DType dtype;
   std::int64_t lo, hi, mid, odd;
-} kOuts[] = {{"int8", DType::I8, -128, 127, 0, 3},
-             {"uint8", DType::U8, 0, 255, 128, 131},
-             {"int16", DType::I16, -32768, 32767, 0, 3},
-             {"int32", DType::I32, kI32Min, kI32Max, 0, 3}};
+} kOuts[] = {{DType::I8, -128, 127, 0, 3},
+             {DType::U8, 0, 255, 128, 131},
+             {DType::I16, -32768, 32767, 0, 3},
+             {DType::I32, kI32Min, kI32Max, 0, 3}};
 
 // ---------------------------------------------------------------------------------------------
 // op "requantize", conventions tvm.upward / tvm.tonearest
@@ -94,34 +98,37 @@ const std::vector<std::pair<std::string, std::string>> kRequantizeNotes = {
     {"invalid_rounding", "ERROR_IF: rounding is neither UPWARD nor TONEAREST"},
 };
 
+// A TVM convention: the same name in requantize and requantize_per_channel.
 struct TvmConv {
-  std::string name;
+  std::string_view name;
   ref::TvmRounding rounding;
-  const char* rounding_attr;
-  ref::Rounding exact;  // the same tie rule on exact rationals
+  std::string_view rounding_attr;  // the value of the rounding attribute that selects it
+  std::string_view other;          // the convention with the other rounding
+  ref::Rounding exact;             // the same tie rule on exact rationals
 };
+static_assert(PerChannel::conv::tvm_upward == Requantize::conv::tvm_upward &&
+              PerChannel::conv::tvm_tonearest == Requantize::conv::tvm_tonearest);
 
 ordered_json tvm_attrs(std::uint32_t in_s, std::int64_t in_zp, std::uint32_t out_s, std::int64_t out_zp) {
   ordered_json a;
-  a["input_scale"] = f32_to_json(in_s);
-  a["input_zero_point"] = in_zp;
-  a["output_scale"] = f32_to_json(out_s);
-  a["output_zero_point"] = out_zp;
+  attr::set(a, Requantize::attr::input_scale, in_s);
+  attr::set(a, Requantize::attr::input_zero_point, in_zp);
+  attr::set(a, Requantize::attr::output_scale, out_s);
+  attr::set(a, Requantize::attr::output_zero_point, out_zp);
   return a;
 }
 
 std::vector<Group> generate_tvm_requantize(const TvmConv& c, Rng& rng) {
   std::vector<Group> groups;
-  const std::string other = c.rounding == ref::TvmRounding::Upward ? "tvm.tonearest" : "tvm.upward";
   for (const auto& o : kOuts) {
     Group g;
-    g.attributes["out_dtype"] = o.name;
+    attr::set(g.attributes, Requantize::attr::out_dtype, o.dtype);
     auto add = [&](std::uint32_t in_s, std::int64_t in_zp, std::uint32_t out_s, std::int64_t out_zp,
                    const std::vector<std::int64_t>& xs, std::vector<std::string> flags, const std::string& comment,
                    bool explicit_rounding = false) {
       ordered_json attrs = tvm_attrs(in_s, in_zp, out_s, out_zp);
       if (explicit_rounding) {
-        attrs["rounding"] = c.rounding_attr;
+        attr::set(attrs, Requantize::attr::rounding, c.rounding_attr);
         flags.push_back("explicit_rounding");
       }
       const ordered_json all = merge_attributes(g.attributes, attrs);
@@ -133,7 +140,9 @@ std::vector<Group> generate_tvm_requantize(const TvmConv& c, Rng& rng) {
       for (auto x : xs) {
         if (x < kI32Min || x > kI32Max) continue;
         std::vector<Tensor> y, y2;
-        if (classify("requantize", c.name, all, scalar_vector("x", DType::I32, {x}), &y) != Verdict::Valid) continue;
+        if (classify(Requantize::op, c.name, all, scalar_vector(std::string(Requantize::in::x), DType::I32, {x}), &y) !=
+            Verdict::Valid)
+          continue;
         kept.push_back(x);
         const Rat v = equal ? Rat(x - in_zp) : Rat(Int(x - in_zp) * fp.multiplier) * ref::pow2r(fp.shift - 31);
         if (is_half_integer(v)) flags.push_back(tie_flag(v));
@@ -146,11 +155,12 @@ std::vector<Group> generate_tvm_requantize(const TvmConv& c, Rng& rng) {
           if (yv == o.lo && real_v <= o.lo - 1) flags.push_back("saturate_low");
         }
         Int exact = ref::round(real_v - out_zp, c.exact) + out_zp;
-        if (o.dtype != DType::I32) exact = ref::saturate(exact, ref::int_range(*ref::dtype_from_name(o.name)));
+        if (o.dtype != DType::I32) exact = ref::saturate(exact, ref::int_range(o.dtype));
         if (exact != yv) flags.push_back("differs_from_real_multiplier");
         ordered_json other_attrs = all;
-        other_attrs.erase("rounding");
-        if (classify("requantize", other, other_attrs, scalar_vector("x", DType::I32, {x}), &y2) == Verdict::Valid &&
+        other_attrs.erase(std::string(Requantize::attr::rounding.name));
+        if (classify(Requantize::op, c.other, other_attrs,
+                     scalar_vector(std::string(Requantize::in::x), DType::I32, {x}), &y2) == Verdict::Valid &&
             y2[0].data != y[0].data)
           differ_other = true;
       }
@@ -168,7 +178,7 @@ std::vector<Group> generate_tvm_requantize(const TvmConv& c, Rng& rng) {
       Test t;
       t.comment = comment;
       t.flags = dedup(flags);
-      t.inputs = {scalar_vector("x", DType::I32, kept)};
+      t.inputs = {scalar_vector(std::string(Requantize::in::x), DType::I32, kept)};
       t.attributes = attrs;
       g.tests.push_back(std::move(t));
     };
@@ -185,7 +195,8 @@ std::vector<Group> generate_tvm_requantize(const TvmConv& c, Rng& rng) {
           // x - in_zp = t / m for the ties t: m = in / out
           const Rat m = ref::f32_value(in_s) / ref::f32_value(out_s);
           std::vector<std::int64_t> xs;
-          for (const Rat& t : {Rat(1, 2), Rat(-1, 2), Rat(3, 2), Rat(-3, 2), Rat(5, 2), Rat(-5, 2), Rat(9, 2), Rat(-9, 2)}) {
+          for (const Rat& t :
+               {Rat(1, 2), Rat(-1, 2), Rat(3, 2), Rat(-3, 2), Rat(5, 2), Rat(-5, 2), Rat(9, 2), Rat(-9, 2)}) {
             const Rat d = t / m;
             if (ref::denominator(d) != 1) continue;
             for (int e = -1; e <= 1; ++e) xs.push_back(static_cast<std::int64_t>(ref::numerator(d)) + in_zp + e);
@@ -201,7 +212,8 @@ std::vector<Group> generate_tvm_requantize(const TvmConv& c, Rng& rng) {
       add(in_s, 0, out_s, out_zps[0], {kI32Min, kI32Max, kI32Min + 1, kI32Max - 1, 0, -1, 1}, {}, "int32 extremes");
     for (const auto& [in_s, out_s] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{
              {f32(3.0f), f32(1.0f)}, {f32(1.5f), f32(1.0f)}, {f32(300.0f), f32(0.7f)}})
-      add(in_s, 0, out_s, out_zps[0], {-200, -50, -3, -1, 0, 1, 3, 50, 200, 100000, -100000}, {}, "multiplier above one");
+      add(in_s, 0, out_s, out_zps[0], {-200, -50, -3, -1, 0, 1, 3, 50, 200, 100000, -100000}, {},
+          "multiplier above one");
     // A zero input scale (allowed: M = 0).
     add(f32(0.0f), 0, f32(1.0f), out_zps[1], {kI32Min, -5, 0, 5, kI32Max}, {}, "zero input scale");
     // Saturation around both ends (ratio 1/4).
@@ -222,7 +234,8 @@ std::vector<Group> generate_tvm_requantize(const TvmConv& c, Rng& rng) {
       const Rat m = ref::f32_value(in_s) / ref::f32_value(out_s);
       std::vector<std::int64_t> xs;
       for (int k = 0; k < 4; ++k) {
-        const std::int64_t target = wide ? rng.uniform(-1000000, 1000000) : rng.uniform(o.lo - out_zp - 2, o.hi - out_zp + 2);
+        const std::int64_t target =
+            wide ? rng.uniform(-1000000, 1000000) : rng.uniform(o.lo - out_zp - 2, o.hi - out_zp + 2);
         const Int x = ref::round_half_even((Rat(target) + Rat(Int(rng.uniform(0, 15)), Int(16))) / m) + in_zp;
         xs.push_back(static_cast<std::int64_t>(ref::saturate(x, ref::DType::I32)));
       }
@@ -234,7 +247,7 @@ std::vector<Group> generate_tvm_requantize(const TvmConv& c, Rng& rng) {
         Test t;
         t.comment = comment;
         t.flags = {flag};
-        t.inputs = {scalar_vector("x", DType::I32, {10, -10})};
+        t.inputs = {scalar_vector(std::string(Requantize::in::x), DType::I32, {10, -10})};
         t.attributes = std::move(attrs);
         t.invalid = true;
         g.tests.push_back(std::move(t));
@@ -242,12 +255,12 @@ std::vector<Group> generate_tvm_requantize(const TvmConv& c, Rng& rng) {
       invalid(tvm_attrs(f32(1.0f), 0, f32(0.0f), 0), "invalid_output_scale", "output_scale 0");
       invalid(tvm_attrs(f32(0.0f), 0, 0x80000000u, 0), "invalid_output_scale", "output_scale -0");
       auto bad = tvm_attrs(f32(1.0f), 0, f32(2.0f), 0);
-      bad["out_dtype"] = "int64";
+      attr::set(bad, Requantize::attr::out_dtype, DType::I64);
       invalid(bad, "invalid_out_dtype", "out_dtype int64");
-      bad["out_dtype"] = "uint16";
+      attr::set(bad, Requantize::attr::out_dtype, DType::U16);
       invalid(bad, "invalid_out_dtype", "out_dtype uint16");
       bad = tvm_attrs(f32(1.0f), 0, f32(2.0f), 0);
-      bad["rounding"] = "DOWNWARD";
+      attr::set(bad, Requantize::attr::rounding, Requantize::attr::rounding_is::DOWNWARD);
       invalid(bad, "invalid_rounding", "rounding DOWNWARD");
     }
     groups.push_back(std::move(g));
@@ -255,19 +268,16 @@ std::vector<Group> generate_tvm_requantize(const TvmConv& c, Rng& rng) {
   return groups;
 }
 
-const TvmConv kUpward{"tvm.upward", ref::TvmRounding::Upward, "UPWARD", ref::Rounding::HalfUp};
-const TvmConv kToNearest{"tvm.tonearest", ref::TvmRounding::ToNearest, "TONEAREST", ref::Rounding::HalfAway};
+const TvmConv kUpward{Requantize::conv::tvm_upward, ref::TvmRounding::Upward, Requantize::attr::rounding_is::UPWARD,
+                      Requantize::conv::tvm_tonearest, ref::Rounding::HalfUp};
+const TvmConv kToNearest{Requantize::conv::tvm_tonearest, ref::TvmRounding::ToNearest,
+                         Requantize::attr::rounding_is::TONEAREST, Requantize::conv::tvm_upward,
+                         ref::Rounding::HalfAway};
 
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize",
-                              .convention = "tvm.upward",
-                              .notes = kRequantizeNotes,
-                              .seed = 8601,
-                              .generate = [](Rng& rng) { return generate_tvm_requantize(kUpward, rng); }});
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize",
-                              .convention = "tvm.tonearest",
-                              .notes = kRequantizeNotes,
-                              .seed = 8602,
-                              .generate = [](Rng& rng) { return generate_tvm_requantize(kToNearest, rng); }});
+QSPEC_REGISTER_VECTOR_FAMILY(family<Requantize>(Requantize::conv::tvm_upward, kRequantizeNotes, 8601,
+                                                [](Rng& rng) { return generate_tvm_requantize(kUpward, rng); }));
+QSPEC_REGISTER_VECTOR_FAMILY(family<Requantize>(Requantize::conv::tvm_tonearest, kRequantizeNotes, 8602,
+                                                [](Rng& rng) { return generate_tvm_requantize(kToNearest, rng); }));
 
 // ---------------------------------------------------------------------------------------------
 // op "requantize_per_channel", conventions tvm.upward / tvm.tonearest
@@ -292,29 +302,30 @@ std::vector<Group> generate_tvm_per_axis(const TvmConv& c, Rng& rng) {
   for (const auto& o : kOuts) {
     if (o.dtype == DType::I16) continue;
     Group g;
-    g.attributes["out_dtype"] = o.name;
+    attr::set(g.attributes, PerChannel::attr::out_dtype, o.dtype);
     auto add = [&](std::int64_t axis, const std::vector<std::uint32_t>& scales, const std::vector<std::int64_t>& zps,
                    std::uint32_t out_s, std::int64_t out_zp, const std::vector<std::int64_t>& xs,
                    std::vector<std::string> flags, bool invalid = false, std::int64_t channels_override = -1) {
       const auto C = channels_override > 0 ? channels_override : static_cast<std::int64_t>(scales.size());
       const auto n = static_cast<std::int64_t>(xs.size());
-      Tensor x{"x", DType::I32, axis == 0 ? std::vector<std::int64_t>{C, n} : std::vector<std::int64_t>{n, C}, {}};
+      Tensor x{std::string(PerChannel::in::x),
+               DType::I32,
+               axis == 0 ? std::vector<std::int64_t>{C, n} : std::vector<std::int64_t>{n, C},
+               {}};
       for (std::int64_t i = 0; i < C * n; ++i) {
         const std::int64_t c_idx = axis == 0 ? i / n : i % C, j = axis == 0 ? i % n : i / C;
-        const std::int64_t zp = c_idx < static_cast<std::int64_t>(zps.size()) ? zps[static_cast<std::size_t>(c_idx)] : 0;
+        const std::int64_t zp =
+            c_idx < static_cast<std::int64_t>(zps.size()) ? zps[static_cast<std::size_t>(c_idx)] : 0;
         x.data.push_back(std::clamp<std::int64_t>(xs[static_cast<std::size_t>(j)] + zp, kI32Min, kI32Max));
       }
       ordered_json attrs;
-      attrs["axis"] = axis == 0 ? 0 : -1;
-      ordered_json sa = ordered_json::array(), za = ordered_json::array();
-      for (auto s : scales) sa.push_back(f32_to_json(s));
-      for (auto z : zps) za.push_back(z);
-      attrs["input_scales"] = sa;
-      attrs["input_zero_points"] = za;
-      attrs["output_scale"] = f32_to_json(out_s);
-      attrs["output_zero_point"] = out_zp;
-      if (invalid && axis == 5) attrs["axis"] = 5;
-      const Verdict v = classify("requantize_per_channel", c.name, merge_attributes(g.attributes, attrs), x);
+      attr::set(attrs, PerChannel::attr::axis, axis == 0 ? 0 : -1);
+      attr::set(attrs, PerChannel::attr::input_scales, scales);
+      attr::set(attrs, PerChannel::attr::input_zero_points, zps);
+      attr::set(attrs, PerChannel::attr::output_scale, out_s);
+      attr::set(attrs, PerChannel::attr::output_zero_point, out_zp);
+      if (invalid && axis == 5) attr::set(attrs, PerChannel::attr::axis, 5);
+      const Verdict v = classify(PerChannel::op, c.name, merge_attributes(g.attributes, attrs), x);
       if (v == Verdict::OutsideRequire || (v == Verdict::Invalid) != invalid) return;
       flags.push_back(axis == 0 ? "axis_0" : "axis_last");
       bool distinct = false;
@@ -336,7 +347,8 @@ std::vector<Group> generate_tvm_per_axis(const TvmConv& c, Rng& rng) {
       add(axis, {f32(0.5f), f32(0.0f), f32(0.25f)}, {0, 0, 0}, f32(1.0f), out_zp, tie_xs, {"zero_scale_channel"});
       add(axis, {f32(0.7f), f32(1.3f)}, {2, -2}, f32(0.7f), odd, tie_xs, {"unit_channel"});
       if (o.dtype != DType::I32)
-        add(axis, {f32(1.0f), f32(4.0f)}, {0, 0}, f32(1.0f), out_zp, {o.hi * 5, o.lo * 5, o.hi + 1000, o.lo - 1000}, {"saturation"});
+        add(axis, {f32(1.0f), f32(4.0f)}, {0, 0}, f32(1.0f), out_zp, {o.hi * 5, o.lo * 5, o.hi + 1000, o.lo - 1000},
+            {"saturation"});
     }
     for (int i = 0; i < 120; ++i) {
       const auto C = rng.uniform(1, 4);
@@ -361,16 +373,10 @@ std::vector<Group> generate_tvm_per_axis(const TvmConv& c, Rng& rng) {
   return groups;
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize_per_channel",
-                              .convention = "tvm.upward",
-                              .notes = kPerAxisNotes,
-                              .seed = 8611,
-                              .generate = [](Rng& rng) { return generate_tvm_per_axis(kUpward, rng); }});
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "requantize_per_channel",
-                              .convention = "tvm.tonearest",
-                              .notes = kPerAxisNotes,
-                              .seed = 8612,
-                              .generate = [](Rng& rng) { return generate_tvm_per_axis(kToNearest, rng); }});
+QSPEC_REGISTER_VECTOR_FAMILY(family<PerChannel>(PerChannel::conv::tvm_upward, kPerAxisNotes, 8611,
+                                                [](Rng& rng) { return generate_tvm_per_axis(kUpward, rng); }));
+QSPEC_REGISTER_VECTOR_FAMILY(family<PerChannel>(PerChannel::conv::tvm_tonearest, kPerAxisNotes, 8612,
+                                                [](Rng& rng) { return generate_tvm_per_axis(kToNearest, rng); }));
 
 // ---------------------------------------------------------------------------------------------
 // op "fixed_point_multiply", convention tvm
@@ -396,12 +402,14 @@ std::vector<Group> generate_fpm(Rng& rng) {
   auto add = [&](std::int64_t m, int s, const std::vector<std::int64_t>& xs, std::vector<std::string> flags,
                  const std::string& comment) {
     ordered_json attrs;
-    attrs["multiplier"] = m;
-    attrs["shift"] = s;
+    attr::set(attrs, Fpm::attr::multiplier, m);
+    attr::set(attrs, Fpm::attr::shift, s);
     std::vector<std::int64_t> kept;
     for (auto x : xs) {
       if (x < kI32Min || x > kI32Max) continue;
-      if (classify("fixed_point_multiply", "tvm", attrs, scalar_vector("x", DType::I32, {x})) != Verdict::Valid) continue;
+      if (classify(Fpm::op, Fpm::conv::tvm, attrs, scalar_vector(std::string(Fpm::in::x), DType::I32, {x})) !=
+          Verdict::Valid)
+        continue;
       kept.push_back(x);
       const Rat v = Rat(Int(x) * Int(m)) * ref::pow2r(s - 31);
       if (is_half_integer(v)) flags.push_back(tie_flag(v));
@@ -416,7 +424,7 @@ std::vector<Group> generate_fpm(Rng& rng) {
     Test t;
     t.comment = comment;
     t.flags = dedup(flags);
-    t.inputs = {scalar_vector("x", DType::I32, kept)};
+    t.inputs = {scalar_vector(std::string(Fpm::in::x), DType::I32, kept)};
     t.attributes = attrs;
     g.tests.push_back(std::move(t));
   };
@@ -440,17 +448,14 @@ std::vector<Group> generate_fpm(Rng& rng) {
     const std::int64_t m = rng.coin() ? rng.uniform(1LL << 30, (1LL << 31) - 1) : (1LL << 30);
     const int s = static_cast<int>(rng.uniform(-32, 6));
     std::vector<std::int64_t> xs;
-    for (int k = 0; k < 4; ++k) xs.push_back(rng.uniform(-(1LL << (24 - std::max(0, s))), 1LL << (24 - std::max(0, s))));
+    for (int k = 0; k < 4; ++k)
+      xs.push_back(rng.uniform(-(1LL << (24 - std::max(0, s))), 1LL << (24 - std::max(0, s))));
     add(m, s, xs, {"random"}, "random");
   }
   return {g};
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY({.op = "fixed_point_multiply",
-                              .convention = "tvm",
-                              .notes = kFpmNotes,
-                              .seed = 8621,
-                              .generate = generate_fpm});
+QSPEC_REGISTER_VECTOR_FAMILY(family<Fpm>(Fpm::conv::tvm, kFpmNotes, 8621, generate_fpm));
 
 }  // namespace
 }  // namespace qspec::vecgen

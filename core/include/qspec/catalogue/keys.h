@@ -91,6 +91,7 @@ struct conv2d {
   struct attr {
     static constexpr ::qspec::attr::IntArray dilation{"dilation", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::Int groups{"groups", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int pad_value{"pad_value", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::IntArray padding{"padding", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::IntArray strides{"strides", INT64_MIN, INT64_MAX};
   };
@@ -210,7 +211,7 @@ struct fixed_point_multiply {
   };
   struct attr {
     static constexpr ::qspec::attr::Int multiplier{"multiplier", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::attr::Int shift{"shift", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int shift{"shift", -64, 64};
   };
   struct conv {
     static constexpr std::string_view tvm = "tvm";
@@ -261,7 +262,7 @@ struct gemmlowp_matmul {
     static constexpr ::qspec::attr::Int multiplier{"multiplier", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::Int result_zero_point{"result_zero_point", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::Int rhs_zero_point{"rhs_zero_point", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::attr::Int shift{"shift", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int shift{"shift", -2147483648LL, 2147483647};
   };
   struct conv {
     static constexpr std::string_view gemmlowp = "gemmlowp";
@@ -804,11 +805,11 @@ struct mrt_conv2d_recombine {
     static constexpr std::string_view ye = "ye";
   };
   struct attr {
-    static constexpr ::qspec::attr::Int exp1{"exp1", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::attr::Int exp2{"exp2", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int exp1{"exp1", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::Int exp2{"exp2", -2147483648LL, 2147483647};
     static constexpr ::qspec::attr::Int frac1{"frac1", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::Int frac2{"frac2", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::attr::Int oprec{"oprec", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int oprec{"oprec", -2147483648LL, 2147483647};
   };
   struct conv {
     static constexpr std::string_view mrt = "mrt";
@@ -1058,7 +1059,7 @@ struct quantize {
     static constexpr std::string_view y = "y";
   };
   struct attr {
-    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::U16, ::qspec::DType::I32, ::qspec::DType::I64};
+    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::U16, ::qspec::DType::I32, ::qspec::DType::I64, ::qspec::DType::F32, ::qspec::DType::F64};
     static constexpr ::qspec::attr::DTypeKey out_dtype{"out_dtype", out_dtype_dtypes};
     static constexpr ::qspec::attr::F32 scale{"scale"};
     static constexpr ::qspec::attr::Int zero_point{"zero_point", INT64_MIN, INT64_MAX};
@@ -1110,7 +1111,7 @@ struct quantize_per_channel {
   };
   struct attr {
     static constexpr ::qspec::attr::Int axis{"axis", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I32};
+    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::U16, ::qspec::DType::I32, ::qspec::DType::I64, ::qspec::DType::F32, ::qspec::DType::F64};
     static constexpr ::qspec::attr::DTypeKey out_dtype{"out_dtype", out_dtype_dtypes};
     static constexpr ::qspec::attr::F32Array scales{"scales"};
     static constexpr ::qspec::attr::IntArray zero_points{"zero_points", INT64_MIN, INT64_MAX};
@@ -1133,7 +1134,7 @@ struct quantize_scale {
   };
   struct attr {
     static constexpr ::qspec::attr::Int axis{"axis", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::attr::IntArray exps{"exps", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::IntArray exps{"exps", -2147483648LL, 2147483647};
     static constexpr ::qspec::attr::IntArray fracs{"fracs", INT64_MIN, INT64_MAX};
     static constexpr std::string_view op__values[] = {"add_n", "broadcast_add", "concat", "elemwise_add"};
     static constexpr ::qspec::attr::Enum op_{"op", op__values};
@@ -1143,7 +1144,7 @@ struct quantize_scale {
       static constexpr std::string_view concat = "concat";
       static constexpr std::string_view elemwise_add = "elemwise_add";
     };
-    static constexpr ::qspec::attr::Int oprec{"oprec", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int oprec{"oprec", -2147483648LL, 2147483647};
   };
   struct conv {
     static constexpr std::string_view mrt = "mrt";
@@ -1160,7 +1161,7 @@ struct rdbpot {
     static constexpr std::string_view y = "y";
   };
   struct attr {
-    static constexpr ::qspec::attr::Int exponent{"exponent", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int exponent{"exponent", -1024, 1024};
   };
   struct conv {
     static constexpr std::string_view gemmlowp = "gemmlowp";
@@ -1193,14 +1194,14 @@ struct requantize {
   struct attr {
     static constexpr ::qspec::attr::F32 input_scale{"input_scale"};
     static constexpr ::qspec::attr::Int input_zero_point{"input_zero_point", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::attr::Int multiplier{"multiplier", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::U16, ::qspec::DType::I32, ::qspec::DType::I64};
+    static constexpr ::qspec::attr::Int multiplier{"multiplier", 0, 2147483647};
+    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::U16, ::qspec::DType::I32, ::qspec::DType::I64, ::qspec::DType::F32, ::qspec::DType::F64};
     static constexpr ::qspec::attr::DTypeKey out_dtype{"out_dtype", out_dtype_dtypes};
     static constexpr ::qspec::attr::F32 output_scale{"output_scale"};
     static constexpr ::qspec::attr::Int output_zero_point{"output_zero_point", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::Int result_mult_int{"result_mult_int", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::Int result_offset{"result_offset", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::attr::Int result_shift{"result_shift", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int result_shift{"result_shift", -1024, 1024};
     static constexpr std::string_view rounding_values[] = {"DOWNWARD", "TONEAREST", "UPWARD"};
     static constexpr ::qspec::attr::Enum rounding{"rounding", rounding_values};
     struct rounding_is {  // the values, for comparisons with get(attrs, rounding)
@@ -1209,7 +1210,7 @@ struct requantize {
       static constexpr std::string_view UPWARD = "UPWARD";
     };
     static constexpr ::qspec::attr::F32 scale{"scale"};
-    static constexpr ::qspec::attr::Int shift{"shift", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int shift{"shift", -1024, 1024};
   };
   struct conv {
     static constexpr std::string_view gemmlowp_double_round = "gemmlowp.double_round";
@@ -1254,17 +1255,25 @@ struct requantize_per_channel {
   struct attr {
     static constexpr ::qspec::attr::Int axis{"axis", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::F32Array input_scales{"input_scales"};
+    static constexpr ::qspec::attr::Int input_zero_point{"input_zero_point", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::IntArray input_zero_points{"input_zero_points", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::attr::IntArray multiplier{"multiplier", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::I32};
+    static constexpr ::qspec::attr::IntArray multiplier{"multiplier", 0, 2147483647};
+    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::U16, ::qspec::DType::I32, ::qspec::DType::I64, ::qspec::DType::F32, ::qspec::DType::F64};
     static constexpr ::qspec::attr::DTypeKey out_dtype{"out_dtype", out_dtype_dtypes};
     static constexpr ::qspec::attr::F32 output_scale{"output_scale"};
     static constexpr ::qspec::attr::Int output_zero_point{"output_zero_point", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::IntArray result_mult_int{"result_mult_int", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::IntArray result_offset{"result_offset", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::attr::Int result_shift{"result_shift", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int result_shift{"result_shift", -1024, 1024};
+    static constexpr std::string_view rounding_values[] = {"DOWNWARD", "TONEAREST", "UPWARD"};
+    static constexpr ::qspec::attr::Enum rounding{"rounding", rounding_values};
+    struct rounding_is {  // the values, for comparisons with get(attrs, rounding)
+      static constexpr std::string_view DOWNWARD = "DOWNWARD";
+      static constexpr std::string_view TONEAREST = "TONEAREST";
+      static constexpr std::string_view UPWARD = "UPWARD";
+    };
     static constexpr ::qspec::attr::F32Array scales{"scales"};
-    static constexpr ::qspec::attr::IntArray shift{"shift", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::IntArray shift{"shift", -1024, 1024};
   };
   struct conv {
     static constexpr std::string_view gemmlowp_double_round = "gemmlowp.double_round";
@@ -1325,12 +1334,18 @@ struct tvm_qnn_add {
   struct attr {
     static constexpr ::qspec::attr::F32 lhs_scale{"lhs_scale"};
     static constexpr ::qspec::attr::Int lhs_zero_point{"lhs_zero_point", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8};
+    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::U16, ::qspec::DType::I32, ::qspec::DType::I64};
     static constexpr ::qspec::attr::DTypeKey out_dtype{"out_dtype", out_dtype_dtypes};
     static constexpr ::qspec::attr::F32 output_scale{"output_scale"};
     static constexpr ::qspec::attr::Int output_zero_point{"output_zero_point", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::F32 rhs_scale{"rhs_scale"};
     static constexpr ::qspec::attr::Int rhs_zero_point{"rhs_zero_point", INT64_MIN, INT64_MAX};
+    static constexpr std::string_view rounding_values[] = {"TONEAREST", "UPWARD"};
+    static constexpr ::qspec::attr::Enum rounding{"rounding", rounding_values};
+    struct rounding_is {  // the values, for comparisons with get(attrs, rounding)
+      static constexpr std::string_view TONEAREST = "TONEAREST";
+      static constexpr std::string_view UPWARD = "UPWARD";
+    };
   };
   struct conv {
     static constexpr std::string_view tvm = "tvm";
@@ -1347,6 +1362,7 @@ struct tvm_qnn_avg_pool2d {
     static constexpr std::string_view y = "y";
   };
   struct attr {
+    static constexpr ::qspec::attr::Bool ceil_mode{"ceil_mode"};
     static constexpr ::qspec::attr::Bool count_include_pad{"count_include_pad"};
     static constexpr ::qspec::attr::IntArray dilation{"dilation", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::F32 input_scale{"input_scale"};
@@ -1382,10 +1398,16 @@ struct tvm_qnn_concatenate {
     static constexpr ::qspec::attr::Int axis{"axis", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::F32Array input_scales{"input_scales"};
     static constexpr ::qspec::attr::IntArray input_zero_points{"input_zero_points", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8};
+    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::U16, ::qspec::DType::I32, ::qspec::DType::I64};
     static constexpr ::qspec::attr::DTypeKey out_dtype{"out_dtype", out_dtype_dtypes};
     static constexpr ::qspec::attr::F32 output_scale{"output_scale"};
     static constexpr ::qspec::attr::Int output_zero_point{"output_zero_point", INT64_MIN, INT64_MAX};
+    static constexpr std::string_view rounding_values[] = {"TONEAREST", "UPWARD"};
+    static constexpr ::qspec::attr::Enum rounding{"rounding", rounding_values};
+    struct rounding_is {  // the values, for comparisons with get(attrs, rounding)
+      static constexpr std::string_view TONEAREST = "TONEAREST";
+      static constexpr std::string_view UPWARD = "UPWARD";
+    };
   };
   struct conv {
     static constexpr std::string_view tvm = "tvm";
@@ -1403,9 +1425,10 @@ struct tvm_qnn_conv2d {
     static constexpr std::string_view y = "y";
   };
   struct attr {
-    static constexpr std::string_view data_layout_values[] = {"NHWC"};
+    static constexpr std::string_view data_layout_values[] = {"NCHW", "NHWC"};
     static constexpr ::qspec::attr::Enum data_layout{"data_layout", data_layout_values};
     struct data_layout_is {  // the values, for comparisons with get(attrs, data_layout)
+      static constexpr std::string_view NCHW = "NCHW";
       static constexpr std::string_view NHWC = "NHWC";
     };
     static constexpr ::qspec::attr::IntArray dilation{"dilation", INT64_MIN, INT64_MAX};
@@ -1414,7 +1437,7 @@ struct tvm_qnn_conv2d {
     static constexpr ::qspec::attr::Int input_zero_point{"input_zero_point", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::F32 kernel_scale{"kernel_scale"};
     static constexpr ::qspec::attr::Int kernel_zero_point{"kernel_zero_point", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::I16, ::qspec::DType::I32};
+    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::U16, ::qspec::DType::I32, ::qspec::DType::I64, ::qspec::DType::F32, ::qspec::DType::F64};
     static constexpr ::qspec::attr::DTypeKey out_dtype{"out_dtype", out_dtype_dtypes};
     static constexpr ::qspec::attr::F32 output_scale{"output_scale"};
     static constexpr ::qspec::attr::Int output_zero_point{"output_zero_point", INT64_MIN, INT64_MAX};
@@ -1447,10 +1470,16 @@ struct tvm_qnn_dense {
     static constexpr ::qspec::attr::Int input_zero_point{"input_zero_point", INT64_MIN, INT64_MAX};
     static constexpr ::qspec::attr::F32 kernel_scale{"kernel_scale"};
     static constexpr ::qspec::attr::Int kernel_zero_point{"kernel_zero_point", INT64_MIN, INT64_MAX};
-    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::I32};
+    static constexpr ::qspec::DType out_dtype_dtypes[] = {::qspec::DType::I8, ::qspec::DType::U8, ::qspec::DType::I16, ::qspec::DType::U16, ::qspec::DType::I32, ::qspec::DType::I64, ::qspec::DType::F32, ::qspec::DType::F64};
     static constexpr ::qspec::attr::DTypeKey out_dtype{"out_dtype", out_dtype_dtypes};
     static constexpr ::qspec::attr::F32 output_scale{"output_scale"};
     static constexpr ::qspec::attr::Int output_zero_point{"output_zero_point", INT64_MIN, INT64_MAX};
+    static constexpr std::string_view rounding_values[] = {"TONEAREST", "UPWARD"};
+    static constexpr ::qspec::attr::Enum rounding{"rounding", rounding_values};
+    struct rounding_is {  // the values, for comparisons with get(attrs, rounding)
+      static constexpr std::string_view TONEAREST = "TONEAREST";
+      static constexpr std::string_view UPWARD = "UPWARD";
+    };
   };
   struct conv {
     static constexpr std::string_view tvm = "tvm";

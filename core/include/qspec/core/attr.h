@@ -96,6 +96,7 @@ auto get_or(const Attrs& attrs, const Key& key, T fallback) -> decltype(get(attr
 // value for an ERROR_IF test: set_unchecked.
 void set(Attrs& attrs, const Int& key, std::int64_t v);
 void set(Attrs& attrs, const IntArray& key, const std::vector<std::int64_t>& v);
+void set(Attrs& attrs, const OptIntArray& key, const std::vector<std::optional<std::int64_t>>& v);  // nullopt -> null
 void set(Attrs& attrs, const F32& key, std::uint32_t bits);
 void set(Attrs& attrs, const F32Array& key, const std::vector<std::uint32_t>& bits);
 void set(Attrs& attrs, const F64& key, std::uint64_t bits);

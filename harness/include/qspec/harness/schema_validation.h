@@ -1,4 +1,4 @@
-// JSON Schema validation of vector files (valijson): the common schema plus an optional per-op one.
+// JSON Schema (draft 4, rapidjson) validation of vector files: the common schema plus an optional per-op one.
 //
 // vectors/schema/vectors.schema.json applies to every vector file; vectors/schema/<op>.schema.json,
 // when present, refines it for the files whose "op" is <op>. Both must accept a file.
@@ -15,7 +15,9 @@ namespace qspec::harness {
 class SchemaSet {
  public:
   // Loads every *.schema.json in `schema_dir`; throws std::runtime_error naming a schema file
-  // that is not valid JSON or not a schema valijson can read, or if the common schema is missing.
+  // that is not valid JSON or not a draft-4 schema rapidjson fully implements (a keyword it would
+  // ignore, a "$ref" that does not resolve, a pattern it cannot compile), or if the common schema
+  // is missing.
   explicit SchemaSet(const std::filesystem::path& schema_dir);
   ~SchemaSet();
   SchemaSet(const SchemaSet&) = delete;

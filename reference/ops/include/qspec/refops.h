@@ -51,6 +51,13 @@ struct OpImpl {
   const catalogue::ConventionSpec* convention_spec = nullptr;
 };
 
+// The registration of (Op, convention) named through the catalogue's typed names (qspec/catalogue/keys.h):
+// registration<cat::requantize>(cat::requantize::conv::tvm_upward, fn).
+template <class Op>
+Registration registration(std::string_view convention, OpFn fn) {
+  return {.op = std::string(Op::op), .convention = std::string(convention), .fn = std::move(fn)};
+}
+
 // Registers at static-initialization time. The registry is built on the first lookup: a pair the
 // catalogue lacks, or a pair registered twice, then aborts the program with a message naming it.
 bool register_op(Registration r);

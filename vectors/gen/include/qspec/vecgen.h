@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -37,10 +38,10 @@ class Rng {
 
 struct Test {
   std::string comment;
-  std::vector<std::string> flags;        // each must be explained in Family::notes
-  std::vector<Tensor> inputs;            // named, in the op's input order
+  std::vector<std::string> flags;                                        // each must be explained in Family::notes
+  std::vector<Tensor> inputs;                                            // named, in the op's input order
   nlohmann::ordered_json attributes = nlohmann::ordered_json::object();  // merged over the group's
-  bool invalid = false;                  // true: the reference must reject (ERROR_IF) -> "invalid"
+  bool invalid = false;  // true: the reference must reject (ERROR_IF) -> "invalid"
 };
 
 struct Group {
@@ -51,13 +52,13 @@ struct Group {
 // A family as a generator file registers it: (op, convention) names a normative pair of the op
 // catalogue (qspec/core/catalogue.h), which gives the family its vector file and clause IDs.
 struct Family {
-  std::string op;                        // catalogue op
-  std::string convention;                // one of its normative conventions
+  std::string op;                                          // catalogue op
+  std::string convention;                                  // one of its normative conventions
   std::vector<std::pair<std::string, std::string>> notes;  // flag -> what it means
   std::uint64_t seed = 1;
   std::function<std::vector<Group>(Rng&)> generate;
   // Filled from the catalogue when the family is registered (never by the generator file).
-  std::string file = {};             // path under vectors/, e.g. "requantize/gemmlowp.double_round.json"
+  std::string file = {};                  // path under vectors/, e.g. "requantize/gemmlowp.double_round.json"
   std::vector<std::string> clauses = {};  // clause IDs covered
 };
 
@@ -65,6 +66,18 @@ struct Family {
 // a pair the catalogue lacks or calls diagnostic-only, or registered twice, then aborts the program.
 bool register_family(Family f);
 const std::vector<Family>& families();
+
+// The family of (Op, convention) named through the catalogue's typed names (qspec/catalogue/keys.h):
+// family<cat::requantize>(cat::requantize::conv::tvm_upward, notes, seed, generate).
+template <class Op>
+Family family(std::string_view convention, std::vector<std::pair<std::string, std::string>> notes, std::uint64_t seed,
+              std::function<std::vector<Group>(Rng&)> generate) {
+  return {.op = std::string(Op::op),
+          .convention = std::string(convention),
+          .notes = std::move(notes),
+          .seed = seed,
+          .generate = std::move(generate)};
+}
 
 // Tensor construction shorthands for generators.
 Tensor tensor(std::string name, DType t, std::vector<std::int64_t> shape, std::vector<std::int64_t> data);
@@ -74,5 +87,6 @@ Tensor scalar_vector(std::string name, DType t, std::vector<std::int64_t> data);
 
 #define QSPEC_VECGEN_CAT2(a, b) a##b
 #define QSPEC_VECGEN_CAT(a, b) QSPEC_VECGEN_CAT2(a, b)
-#define QSPEC_REGISTER_VECTOR_FAMILY(...) \
-  [[maybe_unused]] static const bool QSPEC_VECGEN_CAT(qspec_vecfam_reg_, __LINE__) = ::qspec::vecgen::register_family(__VA_ARGS__)
+#define QSPEC_REGISTER_VECTOR_FAMILY(...)                                            \
+  [[maybe_unused]] static const bool QSPEC_VECGEN_CAT(qspec_vecfam_reg_, __LINE__) = \
+      ::qspec::vecgen::register_family(__VA_ARGS__)

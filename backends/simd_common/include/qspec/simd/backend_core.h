@@ -69,6 +69,13 @@ struct OpEntry {
   OpHandler fn;
 };
 
+// The entry of (Op, convention) named through the catalogue's typed names (qspec/catalogue/keys.h):
+// entry<cat::requantize>(cat::requantize::conv::tosa_single_round, note, handler).
+template <class Op>
+OpEntry entry(std::string_view convention, std::string note, OpHandler fn) {
+  return {std::string(Op::op), std::string(convention), std::move(note), fn};
+}
+
 // Every op family adds its handlers here (one function per source file).
 void add_requant_ops(std::vector<OpEntry>& table);
 void add_float_ops(std::vector<OpEntry>& table);

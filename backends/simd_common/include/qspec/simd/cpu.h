@@ -20,6 +20,10 @@ const CpuFeatures& cpu_features();
 // The features the process detected, ignoring QSPEC_SIMD_ISA.
 CpuFeatures detect_cpu_features();
 
+// `f` capped by a QSPEC_SIMD_ISA value ("" leaves it); an unknown value leaves it too and sets
+// *problem (cpu_features() prints it on stderr).
+CpuFeatures cap_cpu_features(CpuFeatures f, const std::string& cap, std::string* problem);
+
 // "avx2+avx512vnni", "avx2", "neon+dotprod", "neon" or "scalar".
 std::string isa_name(const CpuFeatures& f);
 

@@ -17,6 +17,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "qspec/backend.h"
@@ -42,12 +43,19 @@ struct Claim {
   bool all_conventions_only = false;
 };
 
+// The claim of (Op, convention) named through the catalogue's typed names (qspec/catalogue/keys.h):
+// claim<cat::requantize>(cat::requantize::conv::xnnpack_fp32, note).
+template <class Op>
+Claim claim(std::string_view convention, std::string note, bool all_conventions_only = false) {
+  return {std::string(Op::op), std::string(convention), std::move(note), all_conventions_only};
+}
+
 // One call of run(): the request as the harness sent it, plus the convention the adapter should
 // actually apply (differs from `requested` only in the all-conventions mode).
 struct Call {
   std::string op;
-  std::string requested;  // convention named by the vector
-  std::string native;     // convention the adapter implements and will compute
+  std::string requested;         // convention named by the vector
+  std::string native;            // convention the adapter implements and will compute
   bool all_conventions = false;  // QSPEC_ADAPTER_ALL_CONVENTIONS is on (see all_conventions.h)
   nlohmann::ordered_json attrs;
   std::span<const qspec_tensor> inputs;
@@ -63,13 +71,14 @@ struct Call {
   [[noreturn]] void refuse(const std::string& why) const;
 
   // Named tensor lookup; throws std::invalid_argument naming the missing tensor.
-  const qspec_tensor& input(const char* name) const;
+  const qspec_tensor& input(std::string_view name) const;
   // The named output, or the first one. An invalid test (the spec's ERROR_IF side) comes with no
   // output buffers: the library must still be driven so that it can refuse, so these then return
-  // a sink (rank -1, no buffer, dtype `sink_dtype`) that tensor_io's writers ignore.
-  qspec_tensor& output(const char* name) const;
+  // a sink (rank -1, no buffer, dtype `sink_dtype`, see Adapter::output_dtype_hint) that
+  // tensor_io's writers ignore.
+  qspec_tensor& output(std::string_view name) const;
   qspec_tensor& first_output() const;
-  bool has_input(const char* name) const;
+  bool has_input(std::string_view name) const;
   bool has_outputs() const { return !outputs.empty(); }
   qspec_dtype sink_dtype = QSPEC_DTYPE_INT32;
   mutable qspec_tensor sink{"(no output: invalid test)", QSPEC_DTYPE_INT32, -1, nullptr, nullptr, 0};
@@ -84,16 +93,11 @@ class Adapter {
   // Computes call.outputs with the library, or throws Unsupported / Rejected / anything else
   // (reported as QSPEC_STATUS_ERROR).
   virtual void run(const Call& call) = 0;
-  // The dtype an op's output would have, for the output sink of an invalid test (see
-  // Call::output): the out_dtype attribute if given, else this, else the first input's dtype.
-  // By default what the ops define: dequantize gives float32, the accumulator ops int32.
-  virtual bool output_dtype_hint(const Call& call, qspec_dtype& out) const {
-    if (call.op == "dequantize") out = QSPEC_DTYPE_FLOAT32;
-    else if (call.op == "fully_connected" || call.op == "conv2d" || call.op == "tvm.qnn.dense" || call.op == "tvm.qnn.conv2d")
-      out = QSPEC_DTYPE_INT32;
-    else return false;
-    return true;
-  }
+  // The dtype an op's first output would have, for the output sink of an invalid test (see
+  // Call::output); false if unknown (the sink then takes the first input's dtype). By default the
+  // catalogue's rule for the output (spec/catalogue/<op>.json): the value of its dtype_from
+  // attribute when the call has it, the dtype of its same_dtype_as input, or its one listed dtype.
+  virtual bool output_dtype_hint(const Call& call, qspec_dtype& out) const;
 };
 
 // Fills *out with a backend that owns `adapter`. Returns 0 on success, nonzero if the host's ABI

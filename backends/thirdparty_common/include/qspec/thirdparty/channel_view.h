@@ -7,7 +7,8 @@
 #include <vector>
 
 #include "qspec/backend.h"
-#include "qspec/core/json_values.h"
+#include "qspec/catalogue/keys.h"
+#include "qspec/core/attr.h"
 #include "qspec/thirdparty/adapter.h"
 
 namespace qspec::thirdparty {
@@ -51,7 +52,8 @@ class ChannelView {
   }
   template <typename T>
   void scatter_position(std::int64_t p, const std::vector<T>& line, std::vector<T>& flat) const {
-    for (std::int64_t c = 0; c < channels_; ++c) flat[index(p / inner_, c, p % inner_)] = line[static_cast<std::size_t>(c)];
+    for (std::int64_t c = 0; c < channels_; ++c)
+      flat[index(p / inner_, c, p % inner_)] = line[static_cast<std::size_t>(c)];
   }
 
  private:
@@ -61,13 +63,15 @@ class ChannelView {
   std::int64_t outer_ = 1, channels_ = 1, inner_ = 1;
 };
 
-// The channel axis of a per-channel call: attribute "axis" in [0, rank) (refused otherwise). A
+// The channel axis of a per-channel call of Op: attribute axis in [0, rank) (refused otherwise). A
 // negative axis counts from the end only for translated conventions (TVM's per-axis ops allow it;
 // the Q31 and float conventions' vectors make it invalid).
-inline std::int64_t channel_axis(const Call& call, const qspec_tensor& t) {
-  std::int64_t axis = attr_int(call.attrs, "axis");
+template <class Op = cat::requantize_per_channel>
+std::int64_t channel_axis(const Call& call, const qspec_tensor& t) {
+  const std::int64_t given = attr::get(call.attrs, Op::attr::axis);
+  std::int64_t axis = given;
   if (axis < 0 && call.translated()) axis += t.rank;
-  if (axis < 0 || axis >= t.rank) call.refuse("axis " + std::to_string(attr_int(call.attrs, "axis")) + " is out of range");
+  if (axis < 0 || axis >= t.rank) call.refuse("axis " + std::to_string(given) + " is out of range");
   return axis;
 }
 

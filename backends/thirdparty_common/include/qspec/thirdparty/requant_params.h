@@ -12,14 +12,26 @@
 #include <vector>
 
 #include "qspec/backend.h"
+#include "qspec/backend_common/q31.h"
+#include "qspec/core/attr.h"
+#include "qspec/core/json_values.h"
+#include "qspec/thirdparty/adapter.h"
 
 namespace qspec::thirdparty {
 
 // m = multiplier * 2^(shift - 31), TFLite's sign convention (shift > 0 shifts left).
-struct FixedPointMultiplier {
-  std::int32_t multiplier = 0;
-  int shift = 0;
-};
+using FixedPointMultiplier = q31::Q31;
+
+// A parameter read through its catalogue key (qspec/core/attr.h): a value outside the key's domain
+// is a parameter no library takes, Unsupported (not an adapter error).
+template <class Key>
+auto parameter(const nlohmann::ordered_json& attrs, const Key& key) -> decltype(attr::get(attrs, key)) {
+  try {
+    return attr::get(attrs, key);
+  } catch (const JsonValueError& e) {
+    throw Unsupported(e.what());
+  }
+}
 
 struct RequantParams {
   // Which parameter form the attributes used:
@@ -30,12 +42,12 @@ struct RequantParams {
   //               offset -result_offset and the multiplier result_mult_int / 2^result_shift.
   enum class Form { FixedPoint, Scale, Ratio, Legacy };
   Form form = Form::Scale;
-  bool fixed_point = false;          // form == FixedPoint
-  FixedPointMultiplier fp;           // valid if fixed_point
-  std::uint32_t scale_bits = 0;      // form == Scale: IEEE binary32 bit pattern
+  bool fixed_point = false;                                   // form == FixedPoint
+  FixedPointMultiplier fp;                                    // valid if fixed_point
+  std::uint32_t scale_bits = 0;                               // form == Scale: IEEE binary32 bit pattern
   std::uint32_t input_scale_bits = 0, output_scale_bits = 0;  // form == Ratio
-  std::int64_t input_zero_point = 0;  // Ratio / Legacy: subtracted from x before scaling
-  std::int64_t legacy_mult = 0, legacy_shift = 0;  // form == Legacy
+  std::int64_t input_zero_point = 0;                          // Ratio / Legacy: subtracted from x before scaling
+  std::int64_t legacy_mult = 0, legacy_shift = 0;             // form == Legacy
   std::int64_t output_zero_point = 0;
   qspec_dtype out_dtype = QSPEC_DTYPE_INT8;
 
@@ -47,28 +59,26 @@ struct RequantParams {
   // float32 quotient input_scale / output_scale for the ratio form.
   float as_f32_scale() const;
   // The (multiplier, shift) a user would pass to a fixed-point library: exact for the
-  // fixed-point form; TFLite's QuantizeMultiplier (frexp, round half away to Q31, carry at
-  // 2^31, flush below 2^-31 * 2^-31 to zero) of real_multiplier() otherwise.
+  // fixed-point form; TFLite's QuantizeMultiplier (q31::tflite_quantize_multiplier: frexp, round
+  // half away to Q31, carry at 2^31, flush below 2^-32) of real_multiplier() otherwise.
   FixedPointMultiplier as_fixed_point() const;
   // x - input_zero_point for every element (x itself outside the ratio form); throws
   // Unsupported if a difference leaves int32 (the libraries take int32 accumulators).
   std::vector<std::int32_t> accumulators(const std::vector<std::int32_t>& x) const;
 };
 
-// Reads {"multiplier","shift"}, {"scale"} or {"input_scale","output_scale"[,"input_zero_point"]},
-// plus "output_zero_point" and "out_dtype". Throws Unsupported when no parameter form is
-// present (a convention whose parameters no library takes, e.g. an MRT (frac, exp) pair).
+// Reads the attributes of op requantize (spec/catalogue/requantize.json) in one of its forms:
+// (multiplier, shift), scale, (input_scale, output_scale[, input_zero_point]) or the legacy
+// (result_mult_int, result_shift[, result_offset]); plus output_zero_point and out_dtype. Throws
+// Unsupported when no parameter form is present, or a parameter lies outside the catalogue's
+// domain (no library takes it).
 RequantParams read_requant_params(const nlohmann::ordered_json& attrs);
 
 // requantize_per_channel: the parameters of each of `channels` channels, read as per tensor from
 // the attributes with every array replaced by its channel's entry (multiplier/shift, scales ->
 // scale, input_scales -> input_scale, input_zero_points -> input_zero_point, result_offset /
 // result_mult_int of the legacy stage). An array of another length is refused (Call::refuse).
-struct Call;
 std::vector<RequantParams> read_per_channel_params(const Call& call, std::int64_t channels);
-
-// TFLite QuantizeMultiplier on a double (tensorflow/lite/kernels/internal/quantization_util.cc).
-FixedPointMultiplier quantize_multiplier(double m);
 
 struct QuantizeParams {
   std::uint32_t scale_bits = 0;  // float32 scale: y = x / scale + zero_point, each library rounding its own way
@@ -76,7 +86,8 @@ struct QuantizeParams {
   qspec_dtype out_dtype = QSPEC_DTYPE_INT8;
   float scale() const;
 };
-// `fallback_out` is used when the attributes carry no out_dtype (gemmlowp.quantize: uint8).
+// The attributes of op quantize (spec/catalogue/quantize.json); `fallback_out` is used when they
+// carry no out_dtype (gemmlowp.quantize: uint8).
 QuantizeParams read_quantize_params(const nlohmann::ordered_json& attrs, qspec_dtype fallback_out);
 
 // The integer input of a requantize as int32 accumulators: int32 as is; narrower integer types

@@ -24,10 +24,16 @@ inline std::int64_t shape_numel(const Shape& s) {
   return n;
 }
 
+// Appends piecewise: GCC 12 at -O3 raises a false -Wrestrict on `const char* + std::string&&`
+// inside std::string (GCC PR 105329).
 inline std::string shape_str(const Shape& s) {
   std::string out = "(";
-  for (std::size_t i = 0; i < s.size(); ++i) out += (i ? "," : "") + std::to_string(s[i]);
-  return out + ")";
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (i) out += ',';
+    out += std::to_string(s[i]);
+  }
+  out += ')';
+  return out;
 }
 
 template <class T>
