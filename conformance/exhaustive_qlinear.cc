@@ -68,7 +68,8 @@ std::vector<Config> configs() {
   // uint8 with S = 3/8 (x 2^-3, w 3 2^-3, y 2^-3): acc S is a tie wherever acc = 4 * odd.
   c.push_back({"u8u8 S=3/8", params(DType::U8, DType::U8, 128, 131, 77, 0x3e000000u, 0x3ec00000u, 0x3e000000u)});
   // uint8 at the ends of the zero points, with a fused clamp [10, 200] (XNNPACK only).
-  Config clamp{"u8u8 clamp [10, 200]", params(DType::U8, DType::U8, 0, 255, 255, 0x3b9a0ee8u, 0x3a83126fu, 0x3a1d4952u)};
+  Config clamp{"u8u8 clamp [10, 200]",
+               params(DType::U8, DType::U8, 0, 255, 255, 0x3b9a0ee8u, 0x3a83126fu, 0x3a1d4952u)};
   clamp.p.y_min = Int(10), clamp.p.y_max = Int(200);
   clamp.onnxruntime = false;
   c.push_back(clamp);
@@ -76,7 +77,8 @@ std::vector<Config> configs() {
   Config pc{"s8s8 per channel", params(DType::I8, DType::I8, 7, 0, -9, 0x3c000000u, 0x3f800000u, 0x3f800000u)};
   pc.p.w_scales.clear();
   for (int o = 0; o < 256; ++o)
-    pc.p.w_scales.push_back(static_cast<std::uint32_t>((126 - o % 8) << 23) | (static_cast<std::uint32_t>(o % 5) << 20));
+    pc.p.w_scales.push_back(static_cast<std::uint32_t>((126 - o % 8) << 23) |
+                            (static_cast<std::uint32_t>(o % 5) << 20));
   c.push_back(pc);
   // ONNX Runtime only: uint8 x int8 with a weight zero point, S >= 256, S < 2^-32.
   Config u8s8{"u8s8", params(DType::U8, DType::I8, 200, -100, 3, 0x3c23d70au, 0x3b03126fu, 0x3c75c28fu)};
@@ -106,7 +108,8 @@ void check(const Config& cfg, QLinearConvention conv) {
     const float s = hw::scale(V(p.x_scale), V(wsc), V(p.y_scale));
     const Rat real_scale = f32_value(p.x_scale) * f32_value(wsc) / f32_value(p.y_scale);
     for (std::size_t n = 0; n < xs.size(); ++n) {
-      const long long acc = (xs[n] - static_cast<long long>(p.x_zero_point)) * (ws[o] - static_cast<long long>(p.w_zero_point));
+      const long long acc =
+          (xs[n] - static_cast<long long>(p.x_zero_point)) * (ws[o] - static_cast<long long>(p.w_zero_point));
       const auto got = static_cast<long long>(y.at2(static_cast<long long>(n), static_cast<long long>(o)));
       const auto a = static_cast<std::int32_t>(acc);
       const auto zp = static_cast<std::int32_t>(static_cast<long long>(p.y_zero_point));
@@ -116,11 +119,12 @@ void check(const Config& cfg, QLinearConvention conv) {
                                  : hw::onnxruntime(a, s, zp, static_cast<std::int32_t>(static_cast<long long>(t.lo)),
                                                    static_cast<std::int32_t>(static_cast<long long>(t.hi)));
       if (got != want && ++mismatches <= 5)
-        ADD_FAILURE() << cfg.name << ": x " << xs[n] << " w " << ws[o] << ": reference " << got << ", hardware " << want;
+        ADD_FAILURE() << cfg.name << ": x " << xs[n] << " w " << ws[o] << ": reference " << got << ", hardware "
+                      << want;
       const Rat r = Rat(acc) * real_scale, target = Rat(p.y_zero_point) + r, margin = Rat(1, 2) + growth * abs(r);
       const bool ok = Int(got) > lo && Int(got) < hi ? abs(Rat(got) - target) <= margin
-                      : Int(got) == lo                ? target <= Rat(got) + margin
-                                                      : target >= Rat(got) - margin;
+                      : Int(got) == lo               ? target <= Rat(got) + margin
+                                                     : target >= Rat(got) - margin;
       if (!ok && ++beyond_bound <= 5)
         ADD_FAILURE() << cfg.name << ": x " << xs[n] << " w " << ws[o] << ": " << got << " is beyond the error bound";
     }

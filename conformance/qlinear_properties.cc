@@ -47,7 +47,9 @@ struct Problem {
 std::uint32_t draw_scale(int emin, int emax) {
   const int e = *rc::gen::inRange(emin, emax + 1);
   const int kind = *rc::gen::inRange(0, 3);
-  const auto m = kind == 0 ? 0u : kind == 1 ? *rc::gen::inRange<std::uint32_t>(0, 16) << 19 : *rc::gen::inRange<std::uint32_t>(0, 1u << 23);
+  const auto m = kind == 0   ? 0u
+                 : kind == 1 ? *rc::gen::inRange<std::uint32_t>(0, 16) << 19
+                             : *rc::gen::inRange<std::uint32_t>(0, 1u << 23);
   return (static_cast<std::uint32_t>(e + 127) << 23) | m;
 }
 int exponent_of(std::uint32_t bits) { return static_cast<int>((bits >> 23) & 0xffu) - 127; }
@@ -122,8 +124,8 @@ Problem draw_problem(Kind kind, QLinearConvention c, bool wide = false) {
   p.w_zero_point = xnn_s8 ? 0 : *rc::gen::inRange(lo_of(p.w_type), hi_of(p.w_type) + 1);
   p.y_zero_point = *rc::gen::inRange(lo_of(p.x_type), hi_of(p.x_type) + 1);
   if (kind != Kind::Matmul && *rc::gen::arbitrary<bool>()) pr.b = draw_array({channels}, -(1 << 16), 1 << 16);
-  const bool per_channel = channels > 1 && *rc::gen::arbitrary<bool>() &&
-                           (c == QLinearConvention::OnnxRuntime || p.x_type == DType::I8);
+  const bool per_channel =
+      channels > 1 && *rc::gen::arbitrary<bool>() && (c == QLinearConvention::OnnxRuntime || p.x_type == DType::I8);
   p.x_scale = draw_scale(-10, 0);
   p.w_scales.clear();
   const int ew = *rc::gen::inRange(-10, 1);
@@ -143,8 +145,14 @@ std::array<long long, 2> out_size(const Problem& pr, QLinearConvention c) {
   std::array<long long, 2> out{};
   for (int a = 0; a < 2; ++a) {
     const auto i = static_cast<std::size_t>(a);
-    const long long span = pr.x.dim(a + 1) + pr.g.pads[i] + pr.g.pads[i + 2] - (pr.g.dilations[i] * (pr.w.dim(a + 1) - 1) + 1);
-    out[i] = (c == QLinearConvention::XnnpackFp32 ? std::max(0LL, span) : span) / pr.g.strides[i] + 1;
+    const long long span =
+        pr.x.dim(a + 1) + pr.g.pads[i] + pr.g.pads[i + 2] - (pr.g.dilations[i] * (pr.w.dim(a + 1) - 1) + 1);
+    // XNNPACK: doz (at least one position); ONNX Runtime: none when the span is negative (C's
+    // division truncates toward 0, so -1 / 2 + 1 would wrongly give one position).
+    if (c == QLinearConvention::XnnpackFp32)
+      out[i] = std::max(0LL, span) / pr.g.strides[i] + 1;
+    else
+      out[i] = span < 0 ? 0 : span / pr.g.strides[i] + 1;
   }
   return out;
 }
@@ -203,7 +211,8 @@ RatArray real_conv(const Problem& pr, long long oh, long long ow) {
           for (long long i = 0; i < KH; ++i)
             for (long long j = 0; j < KW; ++j)
               for (long long c = 0; c < Cg; ++c)
-                sum += xp.at4(n, p * g.strides[0] + i * g.dilations[0], q * g.strides[1] + j * g.dilations[1], grp * Cg + c) *
+                sum += xp.at4(n, p * g.strides[0] + i * g.dilations[0], q * g.strides[1] + j * g.dilations[1],
+                              grp * Cg + c) *
                        (sw * Rat(pr.w.at4(o, i, j, c) - pr.p.w_zero_point));
           y.at4(n, p, q, o) = sum;
         }
@@ -225,12 +234,14 @@ RC_GTEST_PROP(qlinear_acc_conv2d, EqualsTheRealConvolutionOverTheScales, ()) {
 
 IntArray transpose(const IntArray& a, const std::array<int, 4>& perm) {
   Shape s(4);
-  for (int i = 0; i < 4; ++i) s[static_cast<std::size_t>(i)] = a.shape[static_cast<std::size_t>(perm[static_cast<std::size_t>(i)])];
+  for (int i = 0; i < 4; ++i)
+    s[static_cast<std::size_t>(i)] = a.shape[static_cast<std::size_t>(perm[static_cast<std::size_t>(i)])];
   IntArray y(s);
   for (long long off = 0; off < y.numel(); ++off) {
     const Shape idx = unravel(off, s);
     Shape src(4);
-    for (int i = 0; i < 4; ++i) src[static_cast<std::size_t>(perm[static_cast<std::size_t>(i)])] = idx[static_cast<std::size_t>(i)];
+    for (int i = 0; i < 4; ++i)
+      src[static_cast<std::size_t>(perm[static_cast<std::size_t>(i)])] = idx[static_cast<std::size_t>(i)];
     y.data[static_cast<std::size_t>(off)] = a.at(src);
   }
   return y;
@@ -249,13 +260,16 @@ RC_GTEST_PROP(qlinear_acc_conv2d, AgreesWithMrtConv2dAndTvmQnnConv2d, ()) {
   a.dilation = {pr.g.dilations[0], pr.g.dilations[1]};
   a.padding = {pr.g.pads[0], pr.g.pads[1]};
   a.groups = pr.g.groups;
-  const IntArray xs = map_array<Int>(transpose(pr.x, {0, 3, 1, 2}), [&](const Int& v) { return Int(v - pr.p.x_zero_point); });
-  const IntArray ws = map_array<Int>(transpose(pr.w, {0, 3, 1, 2}), [&](const Int& v) { return Int(v - pr.p.w_zero_point); });
+  const IntArray xs =
+      map_array<Int>(transpose(pr.x, {0, 3, 1, 2}), [&](const Int& v) { return Int(v - pr.p.x_zero_point); });
+  const IntArray ws =
+      map_array<Int>(transpose(pr.w, {0, 3, 1, 2}), [&](const Int& v) { return Int(v - pr.p.w_zero_point); });
   RC_ASSERT(transpose(conv2d(xs, ws, a, Int(0)), {0, 2, 3, 1}) == acc);
   // tvm.qnn.conv2d with out_dtype int32 is the accumulator (no bias).
   TvmQnnParams t;
   t.input_zero_point = pr.p.x_zero_point, t.kernel_zero_point = pr.p.w_zero_point, t.out_dtype = DType::I32;
-  const IntArray tv = tvm_qnn_conv2d(transpose(pr.x, {0, 3, 1, 2}), transpose(pr.w, {0, 3, 1, 2}), a, TvmLayout::NCHW_OIHW, t);
+  const IntArray tv =
+      tvm_qnn_conv2d(transpose(pr.x, {0, 3, 1, 2}), transpose(pr.w, {0, 3, 1, 2}), a, TvmLayout::NCHW_OIHW, t);
   RC_ASSERT(transpose(tv, {0, 2, 3, 1}) == acc);
 }
 
@@ -264,8 +278,8 @@ RC_GTEST_PROP(qlinear_acc_fully_connected, AgreesWithConv1x1AndTvmDense, ()) {
   const IntArray* b = pr.b ? &*pr.b : nullptr;
   const IntArray acc = accumulate(pr, QLinearConvention::OnnxRuntime);
   const long long N = pr.x.dim(0), K = pr.x.dim(1), O = pr.w.dim(0);
-  const IntArray conv = qlinear_acc_conv2d(IntArray({N, 1, 1, K}, pr.x.data), IntArray({O, 1, 1, K}, pr.w.data), b, QConvGeometry{},
-                                           pr.p.x_zero_point, pr.p.w_zero_point, 1, 1);
+  const IntArray conv = qlinear_acc_conv2d(IntArray({N, 1, 1, K}, pr.x.data), IntArray({O, 1, 1, K}, pr.w.data), b,
+                                           QConvGeometry{}, pr.p.x_zero_point, pr.p.w_zero_point, 1, 1);
   RC_ASSERT(conv.data == acc.data);
   TvmQnnParams t;
   t.input_zero_point = pr.p.x_zero_point, t.kernel_zero_point = pr.p.w_zero_point, t.out_dtype = DType::I32;
@@ -307,7 +321,8 @@ RC_GTEST_PROP(qlinear_acc_matmul, AgreesWithGemmlowpAndFullyConnectedPerBatch, (
 Int epilogue(const Int& acc, std::uint32_t s, const QLinearParams& p, QLinearConvention c) {
   const Range r = int_range(p.x_type);
   if (c == QLinearConvention::XnnpackFp32)
-    return saturate(xnnpack_fp32_requantize(acc, s, p.y_zero_point, p.x_type), Range{p.y_min.value_or(r.lo), p.y_max.value_or(r.hi)});
+    return saturate(xnnpack_fp32_requantize(acc, s, p.y_zero_point, p.x_type),
+                    Range{p.y_min.value_or(r.lo), p.y_max.value_or(r.hi)});
   return qlinear_onnxruntime_output(acc, s, p);
 }
 
@@ -370,7 +385,8 @@ void check_bound(QLinearConvention c) {
   const Int lo = pr.p.y_min.value_or(t.lo), hi = pr.p.y_max.value_or(t.hi);
   const auto channels = static_cast<std::size_t>(acc.shape.back());
   for (std::size_t i = 0; i < acc.data.size(); ++i) {
-    const Rat r = Rat(acc.data[i]) * f32_value(pr.p.x_scale) * f32_value(w_scale_of(pr.p, i % channels)) / f32_value(pr.p.y_scale);
+    const Rat r = Rat(acc.data[i]) * f32_value(pr.p.x_scale) * f32_value(w_scale_of(pr.p, i % channels)) /
+                  f32_value(pr.p.y_scale);
     const Rat target = Rat(pr.p.y_zero_point) + r;
     const Rat margin = Rat(1, 2) + growth * abs(r);
     const Rat yv(y.data[i]);

@@ -1628,7 +1628,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "inputs": [
     {"name": "x", "dtypes": ["int8", "uint8"], "doc": "activations (N, H, W, C), NHWC; real value x_scale (x - x_zero_point)"},
     {"name": "w", "dtypes": ["int8", "uint8"], "doc": "weights (O, KH, KW, C / groups), OHWI; real value w_scales[o] (w - w_zero_point)"},
-    {"name": "b", "dtypes": ["int32"], "doc": "optional bias (O) at the accumulator's scale x_scale w_scales[o]; absent: 0"}
+    {"name": "b", "dtypes": ["int32"], "optional": true, "doc": "optional bias (O) at the accumulator's scale x_scale w_scales[o]; absent: 0"}
   ],
   "outputs": [
     {"name": "y", "dtypes": ["int8", "uint8"], "same_dtype_as": "x", "doc": "output (N, OH, OW, O); OH, OW by the convention's output-size rule"}
@@ -1688,7 +1688,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   "inputs": [
     {"name": "x", "dtypes": ["int8", "uint8"], "doc": "activations (N, K); real value x_scale (x - x_zero_point)"},
     {"name": "w", "dtypes": ["int8", "uint8"], "doc": "weights (O, K); real value w_scales[o] (w - w_zero_point)"},
-    {"name": "b", "dtypes": ["int32"], "doc": "optional bias (O) at the accumulator's scale x_scale w_scales[o]; absent: 0"}
+    {"name": "b", "dtypes": ["int32"], "optional": true, "doc": "optional bias (O) at the accumulator's scale x_scale w_scales[o]; absent: 0"}
   ],
   "outputs": [
     {"name": "y", "dtypes": ["int8", "uint8"], "same_dtype_as": "x", "doc": "output (N, O)"}

@@ -102,8 +102,8 @@ OpFn conv2d_fn(QLinearConvention c) {
     g.pads = fixed<4>(a, Op::attr::pads, {0, 0, 0, 0});
     g.groups = attr::get_or(a, Op::attr::groups, std::int64_t{1});
     const IntArray bias = b ? to_array(*b) : IntArray();
-    const IntArray y = ro::qlinear_conv2d(to_array(x), to_array(w), b ? &bias : nullptr, g,
-                                          params(a, kXW<Op::attr>, x, w, c), c);
+    const IntArray y =
+        ro::qlinear_conv2d(to_array(x), to_array(w), b ? &bias : nullptr, g, params(a, kXW<Op::attr>, x, w, c), c);
     return Inputs{to_tensor(Op::out::y, y, x.dtype)};
   };
 }

@@ -12,7 +12,8 @@ const Int kInt32Max = pow2(31) - 1;
 
 void require_codes(const IntArray& a, DType t, const std::string& what) {
   const Range r = int_range(t);
-  for (const auto& v : a.data) QSPEC_REQUIRE(v >= r.lo && v <= r.hi, what + " codes lie in " + std::string(dtype_name(t)));
+  for (const auto& v : a.data)
+    QSPEC_REQUIRE(v >= r.lo && v <= r.hi, what + " codes lie in " + std::string(dtype_name(t)));
 }
 
 // Every accumulator in int32 (REQUIRE), then the epilogue with the scale of its channel, the last axis.

@@ -64,7 +64,8 @@ std::vector<std::uint32_t> qlinear_xnnpack_fp32_scales(const QLinearParams& p, s
   QSPEC_ERROR_IF(!qs8 && !qu8, c + ": no operator for " + name(p.x_type) + " activations with " + name(p.w_type) +
                                    " weights (qs8/qc8: int8 x int8, qu8: uint8 x uint8)");
   check_scale_count(p, channels, c);
-  QSPEC_ERROR_IF(qu8 && p.w_scales.size() > 1, c + ": per-channel weight scales need int8 tensors (qc8); qu8 has one scale");
+  QSPEC_ERROR_IF(qu8 && p.w_scales.size() > 1,
+                 c + ": per-channel weight scales need int8 tensors (qc8); qu8 has one scale");
   QSPEC_ERROR_IF(qs8 && p.w_zero_point != 0, c + ": qs8/qc8 weights have no zero point (w_zero_point must be 0)");
   const DType t = p.x_type;
   QSPEC_ERROR_IF(!fits(p.x_zero_point, t), c + ": x_zero_point must fit " + name(t));
@@ -80,8 +81,8 @@ std::vector<std::uint32_t> qlinear_xnnpack_fp32_scales(const QLinearParams& p, s
   QSPEC_ERROR_IF(lo >= hi, c + ": y_min must be below y_max");
   std::vector<std::uint32_t> scales;
   for (std::int64_t o = 0; o < channels; ++o) {
-    const std::uint32_t s = scale_ext(p.x_scale, p.w_scales[p.w_scales.size() == 1 ? 0 : static_cast<std::size_t>(o)],
-                                      p.y_scale);
+    const std::uint32_t s =
+        scale_ext(p.x_scale, p.w_scales[p.w_scales.size() == 1 ? 0 : static_cast<std::size_t>(o)], p.y_scale);
     QSPEC_ERROR_IF(f32_is_inf(s) || f32_value(s) >= 256,
                    c + ": requantization scale is greater or equal to 256.0 (xnn_status_unsupported_parameter)");
     QSPEC_REQUIRE(f32_value(s) >= pow2r(-32), c + ": requantization scale >= 2^-32 (XNNPACK asserts)");
@@ -116,7 +117,8 @@ std::vector<std::uint32_t> qlinear_onnxruntime_scales(const QLinearParams& p, st
   QSPEC_ERROR_IF(!fits(p.x_zero_point, p.x_type), c + ": x_zero_point must have x's type " + name(p.x_type));
   QSPEC_ERROR_IF(!fits(p.w_zero_point, p.w_type), c + ": w_zero_point must have w's type " + name(p.w_type));
   QSPEC_ERROR_IF(!fits(p.y_zero_point, p.x_type), c + ": y_zero_point must have y's type " + name(p.x_type));
-  QSPEC_REQUIRE(finite_positive(p.x_scale) && finite_positive(p.y_scale), c + ": x_scale and y_scale finite and positive");
+  QSPEC_REQUIRE(finite_positive(p.x_scale) && finite_positive(p.y_scale),
+                c + ": x_scale and y_scale finite and positive");
   std::vector<std::uint32_t> scales;
   for (std::int64_t o = 0; o < channels; ++o) {
     const std::uint32_t ws = p.w_scales[p.w_scales.size() == 1 ? 0 : static_cast<std::size_t>(o)];
@@ -141,7 +143,8 @@ Int qlinear_onnxruntime_output(const Int& acc, std::uint32_t scale, const QLinea
 std::int64_t qlinear_onnxruntime_conv_out_dim(std::int64_t in, std::int64_t pad_begin, std::int64_t pad_end,
                                               std::int64_t kernel, std::int64_t dilation, std::int64_t stride) {
   const std::int64_t numerator = in + pad_begin + pad_end - dilation * (kernel - 1) - 1;
-  QSPEC_ERROR_IF(numerator < 0, "onnxruntime: the dilated kernel is larger than the padded input (Invalid input shape)");
+  QSPEC_ERROR_IF(numerator < 0,
+                 "onnxruntime: the dilated kernel is larger than the padded input (Invalid input shape)");
   return numerator / stride + 1;
 }
 

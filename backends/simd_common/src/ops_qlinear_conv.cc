@@ -15,9 +15,9 @@ namespace qspec::simd {
 namespace {
 
 using nn::reject_if;
+using qlinear::Convention;
 using qlinear::named;
 using qlinear::optional_input;
-using qlinear::Convention;
 using Op = cat::qlinear_conv2d;
 
 constexpr qlinear::Keys kKeys{Op::attr::x_scale, Op::attr::x_zero_point, Op::attr::w_scales, Op::attr::w_zero_point,

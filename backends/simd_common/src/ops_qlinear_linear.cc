@@ -13,9 +13,9 @@ namespace qspec::simd {
 namespace {
 
 using nn::reject_if;
+using qlinear::Convention;
 using qlinear::named;
 using qlinear::optional_input;
-using qlinear::Convention;
 using Fc = cat::qlinear_fully_connected;
 using Mm = cat::qlinear_matmul;
 

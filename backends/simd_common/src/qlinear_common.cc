@@ -71,7 +71,8 @@ std::vector<float> scales(const Params& p, std::int64_t channels, Convention con
     reject_if(!fits(p.y_min, p.x_type) || !fits(p.y_max, p.x_type), "xnnpack.fp32: y_min and y_max must fit the dtype");
     reject_if(!positive_normal(p.x_scale) || !positive_normal(p.y_scale),
               "xnnpack.fp32: scales must be finite, normalized, and positive");
-    for (float w : p.w_scales) reject_if(!positive_normal(w), "xnnpack.fp32: scales must be finite, normalized, and positive");
+    for (float w : p.w_scales)
+      reject_if(!positive_normal(w), "xnnpack.fp32: scales must be finite, normalized, and positive");
     reject_if(p.y_min >= p.y_max, "xnnpack.fp32: y_min must be below y_max");
     for (std::int64_t o = 0; o < channels; ++o) {
       const float so = p.x_scale * p.w_scales[static_cast<std::size_t>(n == 1 ? 0 : o)] / p.y_scale;

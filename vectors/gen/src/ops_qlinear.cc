@@ -20,6 +20,7 @@
 #include "qspec/core/attr.h"
 #include "qspec/ref/ieee.h"
 #include "qspec/ref/ops/qlinear.h"
+#include "qspec/refops.h"
 #include "qspec/vecgen.h"
 #include "qspec/vecgen/classify.h"
 #include "qspec/vecgen/ties.h"
@@ -202,6 +203,16 @@ std::vector<std::string> auto_flags(const Problem& pr, QLinearConvention c, cons
 
 // ---- the family builder ----
 
+// Why the reference rejects a test (for a generator bug's message).
+std::string reference_message(const Test& t, std::string_view op, std::string_view conv) {
+  try {
+    refops::find_op(op, conv)->fn(t.attributes, t.inputs);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
 struct Builder {
   std::string op, conv;
   QLinearConvention c;
@@ -212,7 +223,8 @@ struct Builder {
     Test t = to_test(pr, comment);
     std::vector<Tensor> out;
     if (classify(op, conv, t.attributes, t.inputs, &out) != Verdict::Valid)
-      throw std::logic_error("vecgen " + op + " / " + conv + ": hand case '" + comment + "' is not valid");
+      throw std::logic_error("vecgen " + op + " / " + conv + ": hand case '" + comment +
+                             "' is not valid: " + reference_message(t, op, conv));
     finish(pr, t, out, std::move(extra));
   }
   void add_invalid(const Problem& pr, const std::string& comment, std::vector<std::string> flags = {}) {
@@ -243,13 +255,15 @@ struct Builder {
     for (auto& e : extra)
       if (std::find(t.flags.begin(), t.flags.end(), e) == t.flags.end()) t.flags.push_back(std::move(e));
     if (an.ties > 0)
-      t.comment += " (" + std::to_string(an.ties) + " of " + std::to_string(an.acc.data.size()) + " outputs are exact ties)";
+      t.comment +=
+          " (" + std::to_string(an.ties) + " of " + std::to_string(an.acc.data.size()) + " outputs are exact ties)";
     tests.push_back(std::move(t));
   }
 };
 
 const std::vector<std::pair<std::string, std::string>> kNotes = {
-    {"tie", "at least one output's fl32(fl32(acc) * S) is an exact tie k + 1/2 (per-tensor scale): rounded half to even"},
+    {"tie",
+     "at least one output's fl32(fl32(acc) * S) is an exact tie k + 1/2 (per-tensor scale): rounded half to even"},
     {"tie_per_channel", "exact ties under per-channel weight scales"},
     {"saturate_low", "an output is the dtype's minimum"},
     {"saturate_high", "an output is the dtype's maximum"},
@@ -282,7 +296,8 @@ struct TypePair {
 };
 // The (activation, weight) dtypes a convention accepts, and whether per-channel scales go with them.
 TypePair draw_types(Rng& r, QLinearConvention c) {
-  if (c == QLinearConvention::XnnpackFp32) return r.uniform(0, 2) == 0 ? TypePair{DType::U8, DType::U8} : TypePair{DType::I8, DType::I8};
+  if (c == QLinearConvention::XnnpackFp32)
+    return r.uniform(0, 2) == 0 ? TypePair{DType::U8, DType::U8} : TypePair{DType::I8, DType::I8};
   switch (r.uniform(0, 2)) {
     case 0: return {DType::U8, DType::U8};
     case 1: return {DType::U8, DType::I8};
@@ -367,7 +382,8 @@ std::int64_t weight_channel(OpKind k, const Dims& w, std::int64_t i) {
 
 // Zero points of a draw: XNNPACK's int8 weights have none; the others anywhere in the dtype.
 std::int64_t draw_w_zero_point(Rng& r, const TypePair& t, QLinearConvention c, bool near_middle) {
-  if (t.w == DType::I8) return c == QLinearConvention::XnnpackFp32 ? 0 : (near_middle ? r.uniform(-24, 24) : r.uniform(-128, 127));
+  if (t.w == DType::I8)
+    return c == QLinearConvention::XnnpackFp32 ? 0 : (near_middle ? r.uniform(-24, 24) : r.uniform(-128, 127));
   return near_middle ? r.uniform(96, 160) : r.uniform(0, 255);
 }
 
@@ -500,7 +516,8 @@ Problem unit_problem(OpKind kind, DType t, const std::vector<std::int64_t>& accs
 void add_common_hand_cases(Builder& b, OpKind kind) {
   const auto c = b.c;
   // acc = 1, 3, -1, -3, 5 at S = 1/2: 0.5 1.5 -0.5 -1.5 2.5 round half to even: 0 2 -0 -2 2.
-  b.add(unit_problem(kind, DType::I8, {1, 3, -1, -3, 5}, 0), "ties 0.5 1.5 -0.5 -1.5 2.5 at S = 1/2 round to even: 0 2 0 -2 2");
+  b.add(unit_problem(kind, DType::I8, {1, 3, -1, -3, 5}, 0),
+        "ties 0.5 1.5 -0.5 -1.5 2.5 at S = 1/2 round to even: 0 2 0 -2 2");
   b.add(unit_problem(kind, DType::U8, {1, 3, -1, -3, 5}, 128),
         "uint8, zero points 128: ties round to even before the zero point is added: 128 130 128 126 130");
   Problem odd = unit_problem(kind, DType::I8, {1, 3, -1, -3}, 0);
@@ -525,7 +542,8 @@ void add_common_hand_cases(Builder& b, OpKind kind) {
   b.add_invalid(nsc, "two weight scales for one output channel");
   if (c == QLinearConvention::XnnpackFp32) {
     Problem s256 = unit_problem(kind, DType::I8, {1}, 0);
-    s256.p.x_scale = ties::f32_dyadic(1, 4), s256.p.w_scales = {ties::f32_dyadic(1, 4)}, s256.p.y_scale = ties::f32_dyadic(1, 0);
+    s256.p.x_scale = ties::f32_dyadic(1, 4), s256.p.w_scales = {ties::f32_dyadic(1, 4)},
+    s256.p.y_scale = ties::f32_dyadic(1, 0);
     b.add_invalid(s256, "requantization scale 16 * 16 / 1 = 256", {"scale_limit"});
     Problem below = s256;
     below.p.x_scale = 0x417fffffu;  // 15.999999
@@ -534,9 +552,12 @@ void add_common_hand_cases(Builder& b, OpKind kind) {
     pcs.p.w_scales = {0x43800000u};  // 256
     pcs.p.x_scale = 0x40000000u;     // 2 (y_scale is 2)
     b.add_invalid(pcs, "requantization scale 2 * 256 / 2 = 256", {"scale_limit"});
-    for (auto [bits, what] : std::vector<std::pair<std::uint32_t, const char*>>{
-             {0x00000001u, "x_scale subnormal 2^-149"}, {0x00000000u, "x_scale 0"}, {0xbf800000u, "x_scale -1"},
-             {0x7f800000u, "x_scale +inf"}, {0x7fc00000u, "x_scale NaN"}}) {
+    for (auto [bits, what] :
+         std::vector<std::pair<std::uint32_t, const char*>>{{0x00000001u, "x_scale subnormal 2^-149"},
+                                                            {0x00000000u, "x_scale 0"},
+                                                            {0xbf800000u, "x_scale -1"},
+                                                            {0x7f800000u, "x_scale +inf"},
+                                                            {0x7fc00000u, "x_scale NaN"}}) {
       Problem bad = unit_problem(kind, DType::I8, {1}, 0);
       bad.p.x_scale = bits;
       b.add_invalid(bad, what, {"invalid_scale"});
@@ -564,7 +585,8 @@ void add_common_hand_cases(Builder& b, OpKind kind) {
     b.add(narrow, "fused clamp [-10, 1]: 0 1 1 -10 (ties first, then the clamp)");
   } else {
     Problem big = unit_problem(kind, DType::U8, {0, 1, -1, 3}, 100);
-    big.p.x_scale = ties::f32_dyadic(1, 4), big.p.w_scales = {ties::f32_dyadic(3, 3)}, big.p.y_scale = ties::f32_dyadic(1, 0);
+    big.p.x_scale = ties::f32_dyadic(1, 4), big.p.w_scales = {ties::f32_dyadic(3, 3)},
+    big.p.y_scale = ties::f32_dyadic(1, 0);
     b.add(big, "requantization scale 16 * 24 = 384 >= 256: no limit in ONNX Runtime");
     Problem small = unit_problem(kind, DType::I8, {127, -128, 5, 0}, 0);
     small.p.x_scale = ties::f32_dyadic(1, -20), small.p.w_scales = {ties::f32_dyadic(1, -20)};
@@ -592,10 +614,11 @@ void add_large_acc_case(Builder& b, OpKind kind) {
 // ---- the families ----
 
 Builder make_builder(std::string_view op, std::string_view conv) {
-  return Builder{std::string(op), std::string(conv),
-                 conv == cat::qlinear_conv2d::conv::xnnpack_fp32 ? QLinearConvention::XnnpackFp32
-                                                                 : QLinearConvention::OnnxRuntime,
-                 {}};
+  return Builder{
+      std::string(op),
+      std::string(conv),
+      conv == cat::qlinear_conv2d::conv::xnnpack_fp32 ? QLinearConvention::XnnpackFp32 : QLinearConvention::OnnxRuntime,
+      {}};
 }
 
 Family family(std::string_view op, std::string_view conv, std::uint64_t seed, OpKind kind, int tie_rich, int realistic,
@@ -610,9 +633,12 @@ Family family(std::string_view op, std::string_view conv, std::uint64_t seed, Op
     add_common_hand_cases(b, kind);
     if (kind != OpKind::Matmul) add_large_acc_case(b, kind);
     extra(r, b);
-    b.add_random(tie_rich, [&] { return draw_tie_rich(r, kind, b.c); }, "tie-rich draw");
-    b.add_random(realistic, [&] { return draw_realistic(r, kind, b.c, 0); }, "random");
-    b.add_random(saturating, [&] { return draw_realistic(r, kind, b.c, 3); }, "random, saturating");
+    b.add_random(
+        tie_rich, [&] { return draw_tie_rich(r, kind, b.c); }, "tie-rich draw");
+    b.add_random(
+        realistic, [&] { return draw_realistic(r, kind, b.c, 0); }, "random");
+    b.add_random(
+        saturating, [&] { return draw_realistic(r, kind, b.c, 3); }, "random, saturating");
     return std::vector<Group>{Group{OJ::object(), std::move(b.tests)}};
   };
   return f;
@@ -664,6 +690,7 @@ void conv_cases(Rng&, Builder& b) {
   dw.w = array_of({6, 2, 2, 1}, [](std::int64_t i) { return ((i % 3) - 1) << (i / 4 % 3); });
   dw.g.groups = 2;
   dw.g.pads = {0, 1, 1, 0};
+  dw.p.w_scales.clear();
   for (int o = 0; o < 6; ++o) dw.p.w_scales.push_back(ties::channel_w_scale(ties::tie_scale(1, o % 3), 0, 0));
   b.add(dw, "depthwise, multiplier 3, pads (0, 1, 1, 0), per-channel scales 2^-1, 2^-2, 2^-3");
 }
@@ -708,20 +735,24 @@ void matmul_cases(Rng&, Builder& b) {
 }
 
 template <class Op>
-Family qlinear_family(std::string_view conv, std::uint64_t seed, OpKind kind, int tie_rich, int realistic, int saturating,
-                      void (*extra)(Rng&, Builder&)) {
+Family qlinear_family(std::string_view conv, std::uint64_t seed, OpKind kind, int tie_rich, int realistic,
+                      int saturating, void (*extra)(Rng&, Builder&)) {
   return family(Op::op, conv, seed, kind, tie_rich, realistic, saturating, extra);
 }
 
 using Conv = cat::qlinear_conv2d;
 using Fc = cat::qlinear_fully_connected;
 using Mm = cat::qlinear_matmul;
-QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Conv>(Conv::conv::xnnpack_fp32, 1401, OpKind::Conv, 260, 200, 60, conv_cases));
-QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Conv>(Conv::conv::onnxruntime, 1402, OpKind::Conv, 260, 200, 60, conv_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Conv>(Conv::conv::xnnpack_fp32, 1401, OpKind::Conv, 260, 200, 60,
+                                                  conv_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Conv>(Conv::conv::onnxruntime, 1402, OpKind::Conv, 260, 200, 60,
+                                                  conv_cases));
 QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Fc>(Fc::conv::xnnpack_fp32, 1411, OpKind::Fc, 220, 160, 50, fc_cases));
 QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Fc>(Fc::conv::onnxruntime, 1412, OpKind::Fc, 220, 160, 50, fc_cases));
-QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Mm>(Mm::conv::xnnpack_fp32, 1421, OpKind::Matmul, 220, 160, 50, matmul_cases));
-QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Mm>(Mm::conv::onnxruntime, 1422, OpKind::Matmul, 220, 160, 50, matmul_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Mm>(Mm::conv::xnnpack_fp32, 1421, OpKind::Matmul, 220, 160, 50,
+                                                matmul_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Mm>(Mm::conv::onnxruntime, 1422, OpKind::Matmul, 220, 160, 50,
+                                                matmul_cases));
 
 }  // namespace
 }  // namespace qspec::vecgen
