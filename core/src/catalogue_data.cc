@@ -1666,7 +1666,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
     {
       "name": "xnnpack.fp32",
       "clauses": ["qlinear.acc.conv2d", "qlinear.xnnpack_fp32", "float.xnnpack_fp32"],
-      "description": "XNNPACK qs8/qc8/qu8 convolution (x86 fp32): S = fl32(fl32(x_s * w_s) / y_s) < 256, y = clamp(rne(fl32(fl32(acc) * S)) + zp, y_min, y_max); output size with doz",
+      "description": "XNNPACK qs8/qc8/qu8 convolution (x86 fp32): S = fl32(fl32(x_s * w_s) / y_s) < 256, y = clamp(rne(fl32(fl32(acc) * S)) + zp, y_min, y_max)",
       "source": "XNNPACK ae108ef (Debian 0.0~git20220216.ae108ef) src/operators/convolution-nhwc.c xnn_create_convolution2d_nhwc_qs8/qc8/qu8, src/params-init.c xnn_init_qs8_conv_minmax_fp32_*_params",
       "attributes": ["w_scales", "x_scale", "x_zero_point", "y_scale", "y_zero_point"],
       "optional_attributes": ["dilations", "groups", "pads", "strides", "w_zero_point", "y_max", "y_min"],
@@ -1674,7 +1674,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "required_flags": [
         "tie", "tie_per_channel", "saturate_low", "saturate_high", "narrow_clamp",
         "per_channel_exponents", "pad_zero_point", "depthwise_multiplier", "dilation", "groups",
-        "asymmetric_pads", "strides", "uint8", "no_bias", "large_acc", "doz_output", "scale_limit",
+        "asymmetric_pads", "strides", "uint8", "no_bias", "large_acc", "scale_limit",
         "invalid_scale", "random"
       ]
     }

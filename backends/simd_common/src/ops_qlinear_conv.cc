@@ -32,12 +32,14 @@ std::array<std::int64_t, n> fixed(const OpCall& c, const attr::IntArray& key, st
   return out;
 }
 
-// The output size of one spatial axis: XNNPACK's doz rule, or ONNX Runtime's (no position: rejected).
+// The output size of one spatial axis. No position: ONNX Runtime rejects it; XNNPACK's run crashes
+// (a REQUIRE of qlinear.xnnpack_fp32: Unsupported).
 std::int64_t out_dim(std::int64_t in, std::int64_t pb, std::int64_t pe, std::int64_t k, std::int64_t d, std::int64_t s,
                      Convention conv) {
   const std::int64_t span = in + pb + pe - (d * (k - 1) + 1);
   if (conv == Convention::kOnnxRuntime) reject_if(span < 0, "onnxruntime: no output position (Invalid input shape)");
-  return std::max<std::int64_t>(span, 0) / s + 1;
+  if (span < 0) throw Unsupported("xnnpack.fp32: the dilated kernel must fit the padded input (a REQUIRE)");
+  return span / s + 1;
 }
 
 template <Convention conv>
@@ -71,10 +73,7 @@ void qlinear_conv2d(OpCall& c) {
   g.ph = pd[0], g.pw = pd[1];
   const std::int64_t oh = out_dim(g.h, pd[0], pd[2], g.kh, g.dh, g.sh, conv);
   const std::int64_t ow = out_dim(g.w, pd[1], pd[3], g.kw, g.dw, g.sw, conv);
-  // The bottom / right padding that gives exactly (oh, ow) positions: the declared one, or more
-  // where XNNPACK's doz rule lets the kernel overhang the padded input (those taps read the pad).
-  g.ph2 = std::max(pd[2], (oh - 1) * g.sh + g.dh * (g.kh - 1) + 1 - g.h - g.ph);
-  g.pw2 = std::max(pd[3], (ow - 1) * g.sw + g.dw * (g.kw - 1) + 1 - g.w - g.pw);
+  g.ph2 = pd[2], g.pw2 = pd[3];
 
   // OHWI -> OIHW bytes for the packer (the GEMM path reorders to (kh, kw, cg) rows again).
   const std::int64_t taps = g.kh * g.kw, cg = w.dim(3);

@@ -86,7 +86,8 @@ std::vector<std::uint32_t> qlinear_xnnpack_fp32_scales(const QLinearParams& p, s
 Int qlinear_xnnpack_fp32_output(const Int& acc, std::uint32_t scale, const QLinearParams& p);
 
 // spec: qlinear.xnnpack_fp32
-// XNNPACK's output size: floor(doz(in + pad_begin + pad_end, dilation (kernel - 1) + 1) / stride) + 1.
+// XNNPACK's output size: floor((in + pad_begin + pad_end - dilation (kernel - 1) - 1) / stride) + 1;
+// REQUIRE the dilated kernel to fit the padded input (XNNPACK's run reads out of bounds otherwise).
 std::int64_t qlinear_xnnpack_conv_out_dim(std::int64_t in, std::int64_t pad_begin, std::int64_t pad_end,
                                           std::int64_t kernel, std::int64_t dilation, std::int64_t stride);
 
