@@ -11,6 +11,7 @@
 
 #include "qspec/catalogue/keys.h"
 #include "qspec/core/json_values.h"
+#include "qspec/core/qlinear_keys.h"
 #include "qspec/ref/ops/qlinear.h"
 #include "qspec/refops.h"
 #include "qspec/refops/tensor_args.h"
@@ -40,25 +41,7 @@ const Tensor* optional_input(const Inputs& in, std::string_view name) {
   return nullptr;
 }
 
-// The keys of one op's quantization parameters: conv2d and fully_connected name them x_* / w_*,
-// matmul a_* / b_*.
-struct QKeys {
-  attr::F32 x_scale;
-  attr::Int x_zero_point;
-  attr::F32Array w_scales;
-  attr::Int w_zero_point;
-  attr::F32 y_scale;
-  attr::Int y_zero_point;
-  attr::Int y_min, y_max;
-};
-template <class A>
-constexpr QKeys kXW{A::x_scale, A::x_zero_point, A::w_scales, A::w_zero_point,
-                    A::y_scale, A::y_zero_point, A::y_min,    A::y_max};
-using MA = cat::qlinear_matmul::attr;
-constexpr QKeys kAB{MA::a_scale, MA::a_zero_point, MA::b_scales, MA::b_zero_point,
-                    MA::y_scale, MA::y_zero_point, MA::y_min,    MA::y_max};
-
-ro::QLinearParams params(const Attrs& a, const QKeys& k, const Tensor& x, const Tensor& w, QLinearConvention c) {
+ro::QLinearParams params(const Attrs& a, const QLinearKeys& k, const Tensor& x, const Tensor& w, QLinearConvention c) {
   ro::QLinearParams p;
   p.x_type = x.dtype;
   p.w_type = w.dtype;
@@ -102,8 +85,8 @@ OpFn conv2d_fn(QLinearConvention c) {
     g.pads = fixed<4>(a, Op::attr::pads, {0, 0, 0, 0});
     g.groups = attr::get_or(a, Op::attr::groups, std::int64_t{1});
     const IntArray bias = b ? to_array(*b) : IntArray();
-    const IntArray y =
-        ro::qlinear_conv2d(to_array(x), to_array(w), b ? &bias : nullptr, g, params(a, kXW<Op::attr>, x, w, c), c);
+    const IntArray y = ro::qlinear_conv2d(to_array(x), to_array(w), b ? &bias : nullptr, g,
+                                          params(a, qlinear_keys<Op::attr>, x, w, c), c);
     return Inputs{to_tensor(Op::out::y, y, x.dtype)};
   };
 }
@@ -115,7 +98,7 @@ OpFn fully_connected_fn(QLinearConvention c) {
     const Tensor* b = optional_input(in, Op::in::b);
     const IntArray bias = b ? to_array(*b) : IntArray();
     const IntArray y = ro::qlinear_fully_connected(to_array(x), to_array(w), b ? &bias : nullptr,
-                                                   params(a, kXW<Op::attr>, x, w, c), c);
+                                                   params(a, qlinear_keys<Op::attr>, x, w, c), c);
     return Inputs{to_tensor(Op::out::y, y, x.dtype)};
   };
 }
@@ -124,7 +107,7 @@ OpFn matmul_fn(QLinearConvention c) {
   return [c](const Attrs& a, const Inputs& in) {
     using Op = cat::qlinear_matmul;
     const Tensor &x = input(in, Op::in::a), &w = input(in, Op::in::b);
-    const IntArray y = ro::qlinear_matmul(to_array(x), to_array(w), params(a, kAB, x, w, c), c);
+    const IntArray y = ro::qlinear_matmul(to_array(x), to_array(w), params(a, qlinear_matmul_keys, x, w, c), c);
     return Inputs{to_tensor(Op::out::y, y, x.dtype)};
   };
 }

@@ -20,8 +20,7 @@ using qlinear::named;
 using qlinear::optional_input;
 using Op = cat::qlinear_conv2d;
 
-constexpr qlinear::Keys kKeys{Op::attr::x_scale, Op::attr::x_zero_point, Op::attr::w_scales, Op::attr::w_zero_point,
-                              Op::attr::y_scale, Op::attr::y_zero_point, Op::attr::y_min,    Op::attr::y_max};
+constexpr const qlinear::Keys& kKeys = qlinear_keys<Op::attr>;
 
 template <std::size_t n>
 std::array<std::int64_t, n> fixed(const OpCall& c, const attr::IntArray& key, std::array<std::int64_t, n> d) {
@@ -101,12 +100,11 @@ void qlinear_conv2d(OpCall& c) {
 }  // namespace
 
 void add_qlinear_conv_ops(std::vector<OpEntry>& t) {
-  t.push_back({std::string(Op::op), std::string(Op::conv::xnnpack_fp32),
-               "exact NHWC convolution (GEMM / depthwise engines), XNNPACK fp32 epilogue",
-               qlinear_conv2d<Convention::kXnnpackFp32>});
-  t.push_back({std::string(Op::op), std::string(Op::conv::onnxruntime),
-               "exact NHWC convolution (GEMM / depthwise engines), ONNX Runtime MLAS epilogue",
-               qlinear_conv2d<Convention::kOnnxRuntime>});
+  const std::string conv = "exact NHWC convolution (GEMM / depthwise engines), ";
+  t.push_back(
+      entry<Op>(Op::conv::xnnpack_fp32, conv + "XNNPACK fp32 epilogue", qlinear_conv2d<Convention::kXnnpackFp32>));
+  t.push_back(
+      entry<Op>(Op::conv::onnxruntime, conv + "ONNX Runtime MLAS epilogue", qlinear_conv2d<Convention::kOnnxRuntime>));
 }
 
 }  // namespace qspec::simd

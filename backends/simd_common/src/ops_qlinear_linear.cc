@@ -19,10 +19,8 @@ using qlinear::optional_input;
 using Fc = cat::qlinear_fully_connected;
 using Mm = cat::qlinear_matmul;
 
-constexpr qlinear::Keys kFcKeys{Fc::attr::x_scale, Fc::attr::x_zero_point, Fc::attr::w_scales, Fc::attr::w_zero_point,
-                                Fc::attr::y_scale, Fc::attr::y_zero_point, Fc::attr::y_min,    Fc::attr::y_max};
-constexpr qlinear::Keys kMmKeys{Mm::attr::a_scale, Mm::attr::a_zero_point, Mm::attr::b_scales, Mm::attr::b_zero_point,
-                                Mm::attr::y_scale, Mm::attr::y_zero_point, Mm::attr::y_min,    Mm::attr::y_max};
+constexpr const qlinear::Keys& kFcKeys = qlinear_keys<Fc::attr>;
+constexpr const qlinear::Keys& kMmKeys = qlinear_matmul_keys;
 
 template <Convention conv>
 void qlinear_fully_connected(OpCall& c) {
@@ -104,16 +102,12 @@ void qlinear_matmul(OpCall& c) {
 }  // namespace
 
 void add_qlinear_linear_ops(std::vector<OpEntry>& t) {
-  t.push_back({std::string(Fc::op), std::string(Fc::conv::xnnpack_fp32),
-               "exact GEMM with zero points + int32 bias, XNNPACK fp32 epilogue",
-               qlinear_fully_connected<Convention::kXnnpackFp32>});
-  t.push_back({std::string(Fc::op), std::string(Fc::conv::onnxruntime),
-               "exact GEMM with zero points + int32 bias, ONNX Runtime MLAS epilogue",
-               qlinear_fully_connected<Convention::kOnnxRuntime>});
-  t.push_back({std::string(Mm::op), std::string(Mm::conv::xnnpack_fp32),
-               "exact GEMM per broadcast batch, XNNPACK fp32 epilogue", qlinear_matmul<Convention::kXnnpackFp32>});
-  t.push_back({std::string(Mm::op), std::string(Mm::conv::onnxruntime),
-               "exact GEMM per broadcast batch, ONNX Runtime MLAS epilogue", qlinear_matmul<Convention::kOnnxRuntime>});
+  const std::string fc = "exact GEMM with zero points + int32 bias, ", mm = "exact GEMM per broadcast batch, ";
+  const std::string xnn = "XNNPACK fp32 epilogue", ort = "ONNX Runtime MLAS epilogue";
+  t.push_back(entry<Fc>(Fc::conv::xnnpack_fp32, fc + xnn, qlinear_fully_connected<Convention::kXnnpackFp32>));
+  t.push_back(entry<Fc>(Fc::conv::onnxruntime, fc + ort, qlinear_fully_connected<Convention::kOnnxRuntime>));
+  t.push_back(entry<Mm>(Mm::conv::xnnpack_fp32, mm + xnn, qlinear_matmul<Convention::kXnnpackFp32>));
+  t.push_back(entry<Mm>(Mm::conv::onnxruntime, mm + ort, qlinear_matmul<Convention::kOnnxRuntime>));
 }
 
 }  // namespace qspec::simd

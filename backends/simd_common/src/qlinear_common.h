@@ -10,6 +10,7 @@
 
 #include "nn_common.h"
 #include "qspec/core/attr.h"
+#include "qspec/core/qlinear_keys.h"
 #include "qspec/simd/backend_core.h"
 
 namespace qspec::simd::qlinear {
@@ -17,15 +18,7 @@ namespace qspec::simd::qlinear {
 enum class Convention { kXnnpackFp32, kOnnxRuntime };
 
 // The attribute keys of one op's quantization parameters (matmul: a_* / b_*).
-struct Keys {
-  attr::F32 x_scale;
-  attr::Int x_zero_point;
-  attr::F32Array w_scales;
-  attr::Int w_zero_point;
-  attr::F32 y_scale;
-  attr::Int y_zero_point;
-  attr::Int y_min, y_max;
-};
+using Keys = QLinearKeys;
 
 struct Params {
   qspec_dtype x_type = QSPEC_DTYPE_INT8, w_type = QSPEC_DTYPE_INT8;

@@ -18,6 +18,7 @@
 
 #include "qspec/catalogue/keys.h"
 #include "qspec/core/attr.h"
+#include "qspec/core/qlinear_keys.h"
 #include "qspec/ref/ieee.h"
 #include "qspec/ref/ops/qlinear.h"
 #include "qspec/refops.h"
@@ -65,25 +66,10 @@ Tensor tensor_of(std::string_view name, DType t, const IntArray& a) {
 
 // ---- writing a Problem as a Test ----
 
-struct QKeys {
-  attr::F32 x_scale;
-  attr::Int x_zero_point;
-  attr::F32Array w_scales;
-  attr::Int w_zero_point;
-  attr::F32 y_scale;
-  attr::Int y_zero_point;
-  attr::Int y_min, y_max;
-};
-template <class A>
-constexpr QKeys kXW{A::x_scale, A::x_zero_point, A::w_scales, A::w_zero_point,
-                    A::y_scale, A::y_zero_point, A::y_min,    A::y_max};
-using MA = cat::qlinear_matmul::attr;
-constexpr QKeys kAB{MA::a_scale, MA::a_zero_point, MA::b_scales, MA::b_zero_point,
-                    MA::y_scale, MA::y_zero_point, MA::y_min,    MA::y_max};
-
-const QKeys& keys(OpKind k) {
-  static const QKeys conv = kXW<cat::qlinear_conv2d::attr>, fc = kXW<cat::qlinear_fully_connected::attr>;
-  return k == OpKind::Conv ? conv : k == OpKind::Fc ? fc : kAB;
+const QLinearKeys& keys(OpKind k) {
+  return k == OpKind::Conv ? qlinear_keys<cat::qlinear_conv2d::attr>
+         : k == OpKind::Fc ? qlinear_keys<cat::qlinear_fully_connected::attr>
+                           : qlinear_matmul_keys;
 }
 
 // Attributes are written unchecked where a generator deliberately writes a value the clause rejects.
@@ -97,7 +83,7 @@ Test to_test(const Problem& pr, std::string comment, bool invalid = false) {
   t.comment = std::move(comment);
   t.invalid = invalid;
   const auto& p = pr.p;
-  const QKeys& k = keys(pr.kind);
+  const QLinearKeys& k = keys(pr.kind);
   OJ a = OJ::object();
   attr::set(a, k.x_scale, p.x_scale);
   put(a, k.x_zero_point, p.x_zero_point);
