@@ -114,7 +114,7 @@ OpFn matmul_fn(QLinearConvention c) {
 
 template <class Op>
 Registration reg(std::string_view convention, OpFn (*make)(QLinearConvention)) {
-  return {.op = std::string(Op::op), .convention = std::string(convention), .fn = make(convention_of(convention))};
+  return registration<Op>(convention, make(convention_of(convention)));
 }
 
 QSPEC_REGISTER_REF_OP(reg<cat::qlinear_conv2d>(cat::qlinear_conv2d::conv::xnnpack_fp32, conv2d_fn));

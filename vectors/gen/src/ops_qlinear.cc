@@ -599,15 +599,13 @@ Builder make_builder(std::string_view op, std::string_view conv) {
       {}};
 }
 
-Family family(std::string_view op, std::string_view conv, std::uint64_t seed, OpKind kind, int tie_rich, int realistic,
-              int saturating, std::function<void(Rng&, Builder&)> extra) {
-  Family f;
-  f.op = std::string(op);
-  f.convention = std::string(conv);
-  f.seed = seed;
-  f.notes = kNotes;
-  f.generate = [op, conv, kind, tie_rich, realistic, saturating, extra](Rng& r) {
-    Builder b = make_builder(op, conv);
+// One family: the common hand cases, the op's own, then tie-rich, realistic and saturating draws.
+template <class Op>
+Family qlinear_family(std::string_view conv, std::uint64_t seed, OpKind kind, int tie_rich, int realistic,
+                      int saturating, void (*extra)(Rng&, Builder&)) {
+  const std::string op(Op::op), cv(conv);
+  return family<Op>(conv, kNotes, seed, [op, cv, kind, tie_rich, realistic, saturating, extra](Rng& r) {
+    Builder b = make_builder(op, cv);
     add_common_hand_cases(b, kind);
     if (kind != OpKind::Matmul) add_large_acc_case(b, kind);
     extra(r, b);
@@ -618,8 +616,7 @@ Family family(std::string_view op, std::string_view conv, std::uint64_t seed, Op
     b.add_random(
         saturating, [&] { return draw_realistic(r, kind, b.c, 3); }, "random, saturating");
     return std::vector<Group>{Group{OJ::object(), std::move(b.tests)}};
-  };
-  return f;
+  });
 }
 
 // A convolution's hand cases: padding with a non-zero zero point, geometry rejections.
@@ -709,12 +706,6 @@ void matmul_cases(Rng&, Builder& b) {
     u.p.y_zero_point = 200;
     b.add(u, "uint8 x int8, K = 600: accumulators near -1.96e7");
   }
-}
-
-template <class Op>
-Family qlinear_family(std::string_view conv, std::uint64_t seed, OpKind kind, int tie_rich, int realistic,
-                      int saturating, void (*extra)(Rng&, Builder&)) {
-  return family(Op::op, conv, seed, kind, tie_rich, realistic, saturating, extra);
 }
 
 using Conv = cat::qlinear_conv2d;
