@@ -117,4 +117,21 @@ TEST(catalogue_keys, OptionalInputMayBeAbsent) {
   EXPECT_THROW(qspec::catalogue::parse({{"t.json", bad}}), qspec::catalogue::CatalogueError);
 }
 
+// A variadic input's dtypes are checked here, not by the generated schema (whose pattern only
+// admits the names x0, x1, ...: rapidjson 1.1.0 cannot say which subschema of a pattern failed).
+TEST(catalogue_keys, VariadicInputDtypesAreChecked) {
+  const auto* op = qspec::catalogue::get().op(cat::concat::op);
+  ASSERT_NE(op, nullptr);
+  const auto* conv = op->convention(cat::concat::conv::mrt);
+  ASSERT_NE(conv, nullptr);
+  const Attrs a = {{"axis", 0}};
+  EXPECT_TRUE(qspec::catalogue::check_test(*op, *conv, a, {{"x0", qspec::DType::I32}, {"x1", qspec::DType::I32}}, true)
+                  .empty());
+  const auto p =
+      qspec::catalogue::check_test(*op, *conv, a, {{"x0", qspec::DType::I32}, {"x1", qspec::DType::I8}}, true);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].where, "inputs/x1");
+  EXPECT_NE(p[0].what.find("dtype int8 is not allowed"), std::string::npos) << p[0].what;
+}
+
 }  // namespace

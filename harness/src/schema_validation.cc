@@ -333,7 +333,7 @@ struct SchemaSet::Impl {
       // An unknown member is reported at its own path ("/inputs/x2"): describe it at its object.
       const std::size_t depth =
           full.GetTokenCount() - (keyword == "additionalProperties" && full.GetTokenCount() > 0 ? 1 : 0);
-      const rapidjson::Pointer doc_pointer(full.GetTokens(), depth);  // a view of `full`'s tokens
+      const rapidjson::Pointer doc_pointer(full.GetTokens(), depth);                    // a view of `full`'s tokens
       rapidjson::Value* sub = rapidjson::Pointer(schema_pointer.c_str()).Get(relaxed);  // URI fragment form
       const rapidjson::Value* value = doc_pointer.Get(doc);
       if (!sub || !sub->IsObject() || !sub->HasMember(keyword.c_str())) {
