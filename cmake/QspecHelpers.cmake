@@ -6,6 +6,14 @@
 # add_subdirectory never fail on a warning a newer or older compiler invents.
 option(QSPEC_WERROR "Treat warnings in qspec's own code as errors (ON in CMakePresets.json's presets and CI)" OFF)
 set(QSPEC_WARNINGS -Wall -Wextra)
+# GCC 12 at -O3 (a plain Release build) warns -Wrestrict inside libstdc++'s own std::string
+# concatenation (`"[" + s + "]"`: "__builtin_memcpy accessing 9223372036854775810 or more bytes ...
+# may overlap"), a known false positive of GCC 12 (GCC PR 105329 and PR 105651, fixed in GCC 13)
+# that fired at 14 call sites here. It says nothing about qspec's code, so GCC 12 does not run it
+# in the -O3 configuration (the presets' RelWithDebInfo, -O2, never raised it).
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+  list(APPEND QSPEC_WARNINGS $<$<CONFIG:Release>:-Wno-restrict>)
+endif()
 if(QSPEC_WERROR)
   list(APPEND QSPEC_WARNINGS -Werror -Wno-error=deprecated-declarations)
 endif()
