@@ -71,14 +71,15 @@ case "$cmd" in
   test)
     # browser: Debian's chromium for the HTML report test (CTest report_html_in_headless_chromium).
     # torch: libtorch for its adapter (backends/libtorch).
-    tools/install-deps core backends browser torch
+    # exec: python3 and node for the exec protocol's example clients (docs/examples/exec_backend).
+    tools/install-deps core backends exec browser torch
     build default
     exec ctest --preset default "$@"
     ;;
   asan)
     sc=$(scope) || exit 2
     [ "$sc" != simd ] || { echo "QSPEC_TEST_SCOPE=simd is for aarch64; asan runs all or harness" >&2; exit 2; }
-    tools/install-deps core backends browser
+    tools/install-deps core backends exec browser
     build asan "-DQSPEC_BUILD_CONFORMANCE_SUITE=$(suite_flag "$sc")"
     exec ctest --preset asan "$@"
     ;;

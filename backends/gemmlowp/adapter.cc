@@ -1,4 +1,4 @@
-// The gemmlowp adapter: claims, dispatch, and the exported qspec_backend_create of the plugin.
+// The gemmlowp adapter: claims, dispatch, and the exported qspec_backend_create2 of the plugin.
 #include "qspec/thirdparty/adapter.h"
 
 #include <memory>
@@ -68,10 +68,11 @@ class GemmlowpAdapter final : public thirdparty::Adapter {
 }  // namespace
 }  // namespace qspec::gemmlowp_adapter
 
-extern "C" QSPEC_BACKEND_EXPORT int qspec_backend_create(uint32_t host_abi_version, qspec_backend* out) {
+extern "C" QSPEC_BACKEND_EXPORT int qspec_backend_create2(uint32_t host_abi_version,
+                                                          const qspec_backend_options* options, qspec_backend* out) {
   try {
     return qspec::thirdparty::make_backend(std::make_unique<qspec::gemmlowp_adapter::GemmlowpAdapter>(),
-                                           host_abi_version, out);
+                                           host_abi_version, options, out);
   } catch (...) {
     return 1;
   }

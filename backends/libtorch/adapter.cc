@@ -1,4 +1,4 @@
-// The libtorch adapter: claims, dispatch, and the exported qspec_backend_create of the plugin.
+// The libtorch adapter: claims, dispatch, and the exported qspec_backend_create2 of the plugin.
 #include "qspec/thirdparty/adapter.h"
 
 #include <memory>
@@ -81,10 +81,11 @@ class LibtorchAdapter final : public thirdparty::Adapter {
 }  // namespace
 }  // namespace qspec::libtorch_adapter
 
-extern "C" QSPEC_BACKEND_EXPORT int qspec_backend_create(uint32_t host_abi_version, qspec_backend* out) {
+extern "C" QSPEC_BACKEND_EXPORT int qspec_backend_create2(uint32_t host_abi_version,
+                                                          const qspec_backend_options* options, qspec_backend* out) {
   try {
     return qspec::thirdparty::make_backend(std::make_unique<qspec::libtorch_adapter::LibtorchAdapter>(),
-                                           host_abi_version, out);
+                                           host_abi_version, options, out);
   } catch (...) {
     return 1;
   }

@@ -5,11 +5,11 @@
 #include <cstdlib>
 
 namespace {
-int create_libtorch(std::uint32_t host_abi_version, qspec_backend* out) {
+int create_libtorch(std::uint32_t host_abi_version, const qspec_backend_options* options, qspec_backend* out) {
   // libtorch's intra-op pool is OpenMP: conformance runs are single-threaded unless the user says otherwise.
   setenv("OMP_NUM_THREADS", "1", /*overwrite=*/0);
   return qspec::thirdparty::create_from_plugin("qspec_backend_libtorch.so", QSPEC_PLUGIN_BUILD_PATH,
-                                               QSPEC_PLUGIN_INSTALL_PATH, host_abi_version, out);
+                                               QSPEC_PLUGIN_INSTALL_PATH, host_abi_version, options, out);
 }
 }  // namespace
 

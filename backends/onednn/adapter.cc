@@ -1,4 +1,4 @@
-// The oneDNN adapter: claims, dispatch, and the exported qspec_backend_create of the plugin.
+// The oneDNN adapter: claims, dispatch, and the exported qspec_backend_create2 of the plugin.
 #include "qspec/thirdparty/adapter.h"
 
 #include <memory>
@@ -60,10 +60,11 @@ class OnednnAdapter final : public thirdparty::Adapter {
 }  // namespace
 }  // namespace qspec::onednn_adapter
 
-extern "C" QSPEC_BACKEND_EXPORT int qspec_backend_create(uint32_t host_abi_version, qspec_backend* out) {
+extern "C" QSPEC_BACKEND_EXPORT int qspec_backend_create2(uint32_t host_abi_version,
+                                                          const qspec_backend_options* options, qspec_backend* out) {
   try {
     return qspec::thirdparty::make_backend(std::make_unique<qspec::onednn_adapter::OnednnAdapter>(), host_abi_version,
-                                           out);
+                                           options, out);
   } catch (...) {
     return 1;
   }

@@ -35,14 +35,7 @@
 
 #include "qspec/backend.h"
 
-/* The correct arithmetic: the example plugin, its create function renamed (and kept private). */
-#define qspec_backend_create qspec_testing_example_create
-#undef QSPEC_BACKEND_EXPORT
-#define QSPEC_BACKEND_EXPORT static
-#include "example_backend.c"
-#undef qspec_backend_create
-#undef QSPEC_BACKEND_EXPORT
-#define QSPEC_BACKEND_EXPORT __attribute__((visibility("default")))
+#include "example_private.h" /* the example plugin's arithmetic, its entry point private */
 
 #ifdef QSPEC_FAULT_HANG_ALL
 #define QSPEC_FAULT_HANG

@@ -1,4 +1,4 @@
-// The XNNPACK adapter: claims, dispatch, and the exported qspec_backend_create of the plugin.
+// The XNNPACK adapter: claims, dispatch, and the exported qspec_backend_create2 of the plugin.
 #include "qspec/thirdparty/adapter.h"
 
 #include <memory>
@@ -79,10 +79,11 @@ class XnnpackAdapter final : public thirdparty::Adapter {
 }  // namespace
 }  // namespace qspec::xnnpack_adapter
 
-extern "C" QSPEC_BACKEND_EXPORT int qspec_backend_create(uint32_t host_abi_version, qspec_backend* out) {
+extern "C" QSPEC_BACKEND_EXPORT int qspec_backend_create2(uint32_t host_abi_version,
+                                                          const qspec_backend_options* options, qspec_backend* out) {
   try {
     return qspec::thirdparty::make_backend(std::make_unique<qspec::xnnpack_adapter::XnnpackAdapter>(), host_abi_version,
-                                           out);
+                                           options, out);
   } catch (...) {
     return 1;  // xnn_initialize failed: the plugin cannot be created
   }

@@ -3,9 +3,9 @@
 #include "qspec/thirdparty/builtin_loader.h"
 
 namespace {
-int create_xnnpack(std::uint32_t host_abi_version, qspec_backend* out) {
+int create_xnnpack(std::uint32_t host_abi_version, const qspec_backend_options* options, qspec_backend* out) {
   return qspec::thirdparty::create_from_plugin("qspec_backend_xnnpack.so", QSPEC_PLUGIN_BUILD_PATH, QSPEC_PLUGIN_INSTALL_PATH,
-                                               host_abi_version, out);
+                                               host_abi_version, options, out);
 }
 }  // namespace
 

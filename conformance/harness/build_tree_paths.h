@@ -28,4 +28,14 @@ inline std::string testing_plugin(const std::string& name) {
   return "";
 }
 
+// A program of backends/testing (e.g. qspec_testing_exec_bridge): $QSPEC_TESTING_PLUGIN_DIR, else
+// <build>/backends/testing; "" if absent.
+inline std::string testing_program(const std::string& name) {
+  namespace fs = std::filesystem;
+  if (const char* d = std::getenv("QSPEC_TESTING_PLUGIN_DIR")) return (fs::path(d) / name).string();
+  for (const fs::path& dir : {test_exe_dir() / ".." / ".." / "backends" / "testing", test_exe_dir()})
+    if (fs::exists(dir / name)) return fs::canonical(dir / name).string();
+  return "";
+}
+
 }  // namespace qspec::harness_test

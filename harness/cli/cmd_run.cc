@@ -14,9 +14,11 @@
 
 #include "commands.h"
 #include "html_options.h"
+#include "qspec/core/catalogue.h"
 #include "qspec/harness/backend_loader.h"
 #include "qspec/harness/backend_worker.h"
 #include "qspec/harness/diagnostics.h"
+#include "qspec/harness/exec_backend.h"
 #include "qspec/harness/expectations.h"
 #include "qspec/harness/output_paths.h"
 #include "qspec/harness/report_resume.h"
@@ -116,19 +118,22 @@ struct BackendUnderTest {
 };
 
 // By default the backend runs in worker subprocesses (backend_worker.h): a crash or hang costs
-// one test. --no-isolate calls it in this process (debugging).
+// one test. --no-isolate calls it in this process (debugging). An exec backend is a process of
+// its own; its manifest may give the per-test timeout when --timeout does not.
 std::optional<BackendUnderTest> start_backend(const RunCliOptions& o, RunConsole& con) {
-  // The all-conventions request reaches the backend through its environment (docs/backend-abi.md):
-  // set before the backend is loaded, inherited by worker processes.
-  if (o.all_conventions) ::setenv("QSPEC_ADAPTER_ALL_CONVENTIONS", "1", 1);
   BackendUnderTest b;
+  BackendOptions options;  // the run options the backend is created with (backend.h, ABI version 2)
+  options.all_conventions = o.all_conventions;
   try {
     if (o.no_isolate) {
-      b.in_process = Backend::load(o.backend);
+      b.in_process = Backend::load(o.backend, options);
       b.executor = std::make_unique<InProcessExecutor>(*b.in_process);
     } else {
       WorkerOptions wo;
+      wo.backend = options;
       wo.timeout_seconds = o.timeout;
+      if (is_exec_backend(o.backend) && !o.timeout_given)
+        if (const auto manifest = exec_command(o.backend).timeout_seconds) wo.timeout_seconds = *manifest;
       wo.memory_limit_bytes = static_cast<std::uint64_t>(o.worker_memory_mib) << 20;
       wo.leak_limit_bytes = static_cast<std::uint64_t>(o.leak_limit_mib) << 20;
       wo.interrupt = &g_interrupt;
@@ -140,6 +145,11 @@ std::optional<BackendUnderTest> start_backend(const RunCliOptions& o, RunConsole
     con.err("qspec run: " + std::string(e.what()) + "\n");
     return std::nullopt;
   }
+  if (b.workers && b.workers->declared_claims())
+    for (const auto& c : *b.workers->declared_claims())
+      if (!catalogue::get().find(c.op, c.convention))
+        con.err("qspec run: warning: " + b.executor->name() + " claims " + c.op + " / " + c.convention +
+                ", which is not a pair of the op catalogue (spec/catalogue)\n");
   return b;
 }
 
@@ -343,7 +353,9 @@ int run(const Context& ctx, const RunCliOptions& o) {
 void add_run_command(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<RunCliOptions>();
   auto* c = app.add_subcommand("run", "Run a backend against the golden vectors");
-  c->add_option("--backend", o->backend, "Built-in backend name (see `qspec backends`) or path to a plugin .so")
+  c->add_option("--backend", o->backend,
+                "Built-in backend name (see `qspec backends`), path to a plugin .so, exec:'COMMAND ARGS' (a program "
+                "speaking the exec protocol, docs/exec-protocol.md) or its manifest FILE.json")
       ->required();
   c->add_option("--vectors", o->vectors, "Vector files or directories (repeatable; default: <root>/vectors)");
   c->add_option("--filter", o->filters,
@@ -365,8 +377,8 @@ void add_run_command(CLI::App& app, Context& ctx) {
   c->add_option("--explain-limit", o->explain_limit,
                 "Name matching conventions for at most this many failures (default 50)");
   c->add_flag("--all-conventions", o->all_conventions,
-              "Ask the backend to claim every convention of its ops and compute with its native arithmetic "
-              "(QSPEC_ADAPTER_ALL_CONVENTIONS=1): its conformance table against every convention");
+              "Ask the backend to claim every convention of its ops and compute with its native arithmetic (a run "
+              "option of the backend ABI, version 2): its conformance table against every convention");
   c->add_flag("--only-claimed", o->only_claimed,
               "Run only the vector files whose (op, convention) the backend claims; the others are left out of the "
               "selection instead of counting as UNSUPPORTED (a run that checks nothing still fails)");
@@ -383,7 +395,8 @@ void add_run_command(CLI::App& app, Context& ctx) {
               "Call the backend inside qspec (debugging only: a crash or hang of the backend ends the run; no timeout, "
               "guard pages or leak check)");
   c->add_option("--timeout", o->timeout,
-                "Seconds a test may take before it is TIMEOUT and its worker killed (default 10; 0: none)")
+                "Seconds a test may take before it is TIMEOUT and its worker killed (default 10, or an exec "
+                "backend manifest's \"timeout\"; 0: none)")
       ->check(CLI::NonNegativeNumber);
   c->add_option("--worker-memory-limit", o->worker_memory_mib,
                 "MiB the worker's address space may grow beyond qspec's (RLIMIT_AS; default 4096; 0: none)");
@@ -400,7 +413,10 @@ void add_run_command(CLI::App& app, Context& ctx) {
        "--checkpoint-seconds", o->checkpoint_seconds,
        "With --report-json: rewrite the report with the tests done so far at most every S seconds (default 30)")
       ->check(CLI::NonNegativeNumber);
-  c->callback([&ctx, o] { ctx.exit_code = run(ctx, *o); });
+  c->callback([&ctx, o, c] {
+    o->timeout_given = c->count("--timeout") > 0;
+    ctx.exit_code = run(ctx, *o);
+  });
 }
 
 }  // namespace qspec::cli

@@ -28,6 +28,7 @@ struct RunCliOptions {
   std::string color = "auto";
   bool no_isolate = false;               // --no-isolate: the backend runs inside qspec
   double timeout = 10;                   // --timeout SECONDS per test (0: none)
+  bool timeout_given = false;            // --timeout was on the command line (else a manifest's may apply)
   std::size_t worker_memory_mib = 4096;  // --worker-memory-limit MiB (0: none)
   std::size_t leak_limit_mib = 16;       // --leak-limit MiB (0: off)
   std::string resume;                    // --resume REPORT

@@ -7,6 +7,7 @@
 
 #include "qspec/core/abi_tensor.h"
 #include "qspec/builtin_backends.h"
+#include "qspec/harness/exec_backend.h"
 
 namespace qspec::harness {
 namespace {
@@ -23,28 +24,56 @@ std::string status_name(int s) {
   }
 }
 
-// Calls create and validates what it filled in; throws BackendLoadError naming `what`.
-qspec_backend create_checked(qspec_backend_create_fn create, const std::string& what) {
+// A backend's entry points: qspec_backend_create2 (takes run options) and/or qspec_backend_create.
+struct EntryPoints {
+  qspec_backend_create_fn create = nullptr;
+  qspec_backend_create2_fn create2 = nullptr;
+};
+
+// Calls the entry point and validates what it filled in; throws BackendLoadError naming `what`.
+//
+// qspec_backend_create2 is preferred and given the options. qspec_backend_create is called with
+// version 2 and, if the backend refuses it, with version 1: a version-1 backend must refuse
+// every other host version (its header's contract), and its table is a version-2 table.
+qspec_backend create_checked(const EntryPoints& entry, const BackendOptions& options, const std::string& what) {
   qspec_backend b{};
-  int rc;
+  int rc = 0;
+  const char* called = entry.create2 ? "qspec_backend_create2" : "qspec_backend_create";
   try {
-    rc = create(QSPEC_BACKEND_ABI_VERSION, &b);
+    if (entry.create2) {
+      const qspec_backend_options o{sizeof(qspec_backend_options),
+                                    options.all_conventions ? QSPEC_BACKEND_OPTION_ALL_CONVENTIONS : 0u};
+      rc = entry.create2(QSPEC_BACKEND_ABI_VERSION, &o, &b);
+    } else {
+      rc = entry.create(QSPEC_BACKEND_ABI_VERSION, &b);
+      if (rc != 0) {
+        b = qspec_backend{};
+        rc = entry.create(1, &b);
+      }
+    }
   } catch (const std::exception& e) {
-    throw BackendLoadError(what + ": qspec_backend_create threw: " + e.what());
+    throw BackendLoadError(what + ": " + called + " threw: " + e.what());
   }
   if (rc != 0)
-    throw BackendLoadError(what + ": qspec_backend_create returned " + std::to_string(rc) +
+    throw BackendLoadError(what + ": " + called + " returned " + std::to_string(rc) +
                            " (incompatible ABI version or creation failed; the harness speaks ABI version " +
-                           std::to_string(QSPEC_BACKEND_ABI_VERSION) + ")");
+                           std::to_string(QSPEC_BACKEND_ABI_VERSION) +
+                           (entry.create2 ? "" : " and, through qspec_backend_create, version 1") + ")");
   auto fail = [&](const std::string& why) {
     if (b.destroy) b.destroy(b.self);
     throw BackendLoadError(what + ": " + why);
   };
-  if (b.abi_version != QSPEC_BACKEND_ABI_VERSION)
+  if (b.abi_version != QSPEC_BACKEND_ABI_VERSION && (entry.create2 || b.abi_version != 1))
     fail("backend speaks ABI version " + std::to_string(b.abi_version) + ", the harness speaks " +
-         std::to_string(QSPEC_BACKEND_ABI_VERSION));
+         std::to_string(QSPEC_BACKEND_ABI_VERSION) + (entry.create2 ? "" : " (and 1)"));
   if (b.name == nullptr || b.name[0] == '\0') fail("backend has no name");
   if (b.run == nullptr || b.supports == nullptr) fail("backend's function table lacks run or supports");
+  if (options.all_conventions && !entry.create2)
+    fail("cannot be asked for all conventions (--all-conventions): it takes no run options (" +
+         std::string(b.abi_version == 1 ? "it was built for ABI version 1, which has none"
+                                        : "it exports qspec_backend_create, not qspec_backend_create2") +
+         "), so it would claim only its own conventions. Run it without --all-conventions (docs/backend-abi.md, "
+         "\"Run options\")");
   return b;
 }
 
@@ -54,16 +83,22 @@ bool is_backend_path(const std::string& spec) {
   return spec.find('/') != std::string::npos || (spec.size() > 3 && spec.compare(spec.size() - 3, 3, ".so") == 0);
 }
 
-std::unique_ptr<Backend> Backend::load(const std::string& spec) {
+std::unique_ptr<Backend> Backend::load(const std::string& spec, const BackendOptions& options) {
+  if (is_exec_backend(spec))
+    throw BackendLoadError("backend '" + spec +
+                           "' is a program of its own (the exec protocol): it runs only in its own process, never "
+                           "inside qspec (not with --no-isolate)");
   if (!is_backend_path(spec)) {
-    auto create = find_builtin_backend(spec);
-    if (!create) {
+    const BuiltinBackend* builtin = find_builtin_backend(spec);
+    if (!builtin) {
       std::string known;
       for (const auto& n : builtin_backend_names()) known += (known.empty() ? "" : ", ") + n;
       throw BackendLoadError("no built-in backend named '" + spec + "' (built-in: " + (known.empty() ? "none" : known) +
                              "; give a path containing '/' to load a plugin)");
     }
-    return std::make_unique<Backend>(create_checked(create, "built-in backend '" + spec + "'"), nullptr, "built-in");
+    return std::make_unique<Backend>(
+        create_checked({builtin->create, builtin->create2}, options, "built-in backend '" + spec + "'"), nullptr,
+        "built-in");
   }
   dlerror();
   void* handle = dlopen(spec.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -71,13 +106,14 @@ std::unique_ptr<Backend> Backend::load(const std::string& spec) {
     const char* err = dlerror();
     throw BackendLoadError("cannot load backend plugin '" + spec + "': " + (err ? err : "dlopen failed"));
   }
-  auto* create = reinterpret_cast<qspec_backend_create_fn>(dlsym(handle, "qspec_backend_create"));
-  if (!create) {
+  const EntryPoints entry{reinterpret_cast<qspec_backend_create_fn>(dlsym(handle, "qspec_backend_create")),
+                          reinterpret_cast<qspec_backend_create2_fn>(dlsym(handle, "qspec_backend_create2"))};
+  if (!entry.create && !entry.create2) {
     dlclose(handle);
-    throw BackendLoadError("backend plugin '" + spec + "' does not export qspec_backend_create");
+    throw BackendLoadError("backend plugin '" + spec + "' exports neither qspec_backend_create nor qspec_backend_create2");
   }
   try {
-    return std::make_unique<Backend>(create_checked(create, "backend plugin '" + spec + "'"), handle, spec);
+    return std::make_unique<Backend>(create_checked(entry, options, "backend plugin '" + spec + "'"), handle, spec);
   } catch (...) {
     dlclose(handle);
     throw;

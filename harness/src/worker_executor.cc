@@ -1,13 +1,19 @@
 // The worker pool behind `qspec run`: one worker at a time, restarted after faults (backend_worker.h).
+#include "exec_worker.h"
 #include "plugin_worker.h"
 #include "qspec/harness/backend_worker.h"
+#include "qspec/harness/exec_backend.h"
 #include "worker_kind.h"
 
 namespace qspec::harness {
 
 std::unique_ptr<WorkerExecutor> WorkerExecutor::start(const std::string& spec, const WorkerOptions& options) {
-  std::unique_ptr<WorkerExecutor> ex(
-      new WorkerExecutor(std::make_unique<worker::PluginWorkerFactory>(spec, options), options));
+  std::unique_ptr<worker::WorkerFactory> factory;
+  if (is_exec_backend(spec))
+    factory = std::make_unique<worker::ExecWorkerFactory>(exec_command(spec), options);
+  else
+    factory = std::make_unique<worker::PluginWorkerFactory>(spec, options);
+  std::unique_ptr<WorkerExecutor> ex(new WorkerExecutor(std::move(factory), options));
   std::string error;
   if (!ex->start_worker(&error)) throw BackendLoadError(error);
   return ex;
@@ -36,6 +42,7 @@ bool WorkerExecutor::start_worker(std::string* error) {
       name_ = s.id.name;
       version_ = s.id.version;
       source_ = s.id.source;
+      claims_ = s.claims;
     }
     worker_ = std::move(w);
     return true;

@@ -4,16 +4,16 @@
 // a timeout or too much heap growth; a file whose worker cannot start or crashes in supports()
 // fails as a whole; supports() answers cached per (op, convention); the interrupt flag and the
 // per-call timeout. A kind says how to start a worker and how to exchange one request with it:
-// today the forked plugin worker (plugin_worker.h). A worker that is a program of its own
-// (speaking a documented protocol on its stdin/stdout) would be a second kind beside it, started
-// through the same fork_worker_child (worker_child.h) and waited on with the same wait_frame and
-// fault_call (worker_wait.h).
+// the forked plugin worker (plugin_worker.h), and a program of its own speaking the exec protocol
+// on its stdin/stdout (exec_worker.h). Both are started through fork_worker_child
+// (worker_child.h) and waited on with wait_frame and fault_call (worker_wait.h).
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "qspec/harness/backend_executor.h"
 #include "worker_messages.h"
@@ -25,6 +25,9 @@ namespace qspec::harness::worker {
 struct WorkerStart {
   bool ok = false;
   BackendIdentity id;                // ok: the backend's name, version and source
+  // ok, for a kind whose handshake declares the claims (the exec protocol): the (op, convention)
+  // pairs as the backend gave them.
+  std::optional<std::vector<Capability>> claims;
   std::string error;                 // !ok: one line for the user (the loader's message, or the fault)
   std::optional<BackendCall> fault;  // !ok because it crashed, hung or was interrupted while loading
 };

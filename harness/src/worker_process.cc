@@ -50,7 +50,7 @@ void serve_plugin(int sock, const std::string& spec, const WorkerOptions& opt) {
   std::unique_ptr<Backend> backend;
   HeapMeter heap;
   try {
-    backend = Backend::load(spec);
+    backend = Backend::load(spec, opt.backend);
     heap.start();
   } catch (const std::exception& e) {
     send_all(sock, frame(kHelloError, reply_text(e.what())));

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 
 #include "worker_frames.h"
 
@@ -32,29 +33,53 @@ std::string seconds_text(double s) {
   return buf;
 }
 
+void read_plugin_header(const char* header, std::uint32_t& kind, std::uint64_t& payload_size) {
+  const FrameHeader h = read_header(header);
+  kind = h.kind;
+  payload_size = h.size;
+}
+
+std::string plugin_not_a_frame(std::string_view) {
+  return "the worker's reply is not a frame of the worker protocol (something else wrote into qspec's socket to "
+         "the worker)";
+}
+
+std::string plugin_too_large(std::uint64_t announced, std::uint64_t max_payload) {
+  return "the worker sent a reply frame of " + std::to_string(announced) +
+         " bytes, more than the reply can hold (at most " + std::to_string(max_payload) +
+         " bytes; for a test: its outputs, a message and a few fields)";
+}
+
 }  // namespace
 
-Waited wait_frame(ChildProcess& p, Channel& c, const WaitLimits& limits, std::uint64_t max_payload) {
+const FrameFormat kPluginFrames = [] {
+  FrameFormat f{{}, read_plugin_header, plugin_not_a_frame, plugin_too_large};
+  std::memcpy(f.magic, &kMagic, 4);  // as the worker writes it: host byte order (both ends are this program)
+  return f;
+}();
+
+Waited wait_frame(ChildProcess& p, Channel& c, const WaitLimits& limits, std::uint64_t max_payload,
+                  const FrameFormat& format) {
   const auto t0 = Clock::now();
   for (;;) {
-    // A complete frame already buffered?
-    if (c.inbuf.size() >= kHeaderSize) {
-      const FrameHeader h = read_header(c.inbuf.data());
-      if (h.magic != kMagic || h.size > max_payload) {  // something else wrote into our socket
+    // A complete frame already buffered? (Bytes that do not begin with the magic are rejected as
+    // soon as 4 of them came: a peer printing text where frames belong is named at once.)
+    const bool ours = std::memcmp(c.inbuf.data(), format.magic, std::min<std::size_t>(4, c.inbuf.size())) == 0;
+    if (!ours || c.inbuf.size() >= kHeaderSize) {
+      std::uint32_t kind = 0;
+      std::uint64_t size = 0;
+      if (ours) format.read(c.inbuf.data(), kind, size);
+      if (!ours || size > max_payload) {  // not the protocol's bytes, or more than the reply can hold
+        std::string why =
+            ours ? format.too_large(size, max_payload) : format.not_a_frame(std::string_view(c.inbuf).substr(0, 64));
         p.kill_now();
         c.inbuf.clear();
         c.inbuf.shrink_to_fit();
-        return {WaitEnd::Corrupt, 0,
-                h.magic != kMagic
-                    ? "the worker's reply is not a frame of the worker protocol (something else wrote into "
-                      "qspec's socket to the worker)"
-                    : "the worker sent a reply frame of " + std::to_string(h.size) +
-                          " bytes, more than the reply can hold (at most " + std::to_string(max_payload) +
-                          " bytes; for a test: its outputs, a message and a few fields)"};
+        return {WaitEnd::Corrupt, 0, std::move(why)};
       }
-      if (c.inbuf.size() - kHeaderSize >= h.size) {
-        Waited r{WaitEnd::Frame, h.kind, c.inbuf.substr(kHeaderSize, h.size)};
-        c.inbuf.erase(0, kHeaderSize + h.size);
+      if (c.inbuf.size() - kHeaderSize >= size) {
+        Waited r{WaitEnd::Frame, kind, c.inbuf.substr(kHeaderSize, size)};
+        c.inbuf.erase(0, kHeaderSize + size);
         return r;
       }
     }
@@ -130,15 +155,18 @@ BackendCall fault_call(ChildProcess& p, const Waited& w, const std::string& duri
     else
       c.fault_reason = "the worker ended " + during;
   }
-  const auto last = p.tail_lines(3);
-  if (!last.empty()) {
-    std::string joined;
-    for (const auto& l : last) joined += (joined.empty() ? "" : " | ") + l;
-    if (joined.size() > 400) joined = joined.substr(0, 397) + "...";
-    c.fault_reason += "; its last output: " + joined;
-  }
+  c.fault_reason += last_output_text(p);
   c.fault_detail = output_detail(p);
   return c;
+}
+
+std::string last_output_text(const ChildProcess& p) {
+  const auto last = p.tail_lines(3);
+  if (last.empty()) return "";
+  std::string joined;
+  for (const auto& l : last) joined += (joined.empty() ? "" : " | ") + l;
+  if (joined.size() > 400) joined = joined.substr(0, 397) + "...";
+  return "; its last output: " + joined;
 }
 
 std::string output_detail(const ChildProcess& p) {

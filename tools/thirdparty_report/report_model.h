@@ -30,7 +30,7 @@ struct Outcome {
 };
 
 // A run of one library: mode "native" (its own claims, with its --expect file) or "all"
-// (QSPEC_ADAPTER_ALL_CONVENTIONS=1: every convention of its ops).
+// (`qspec run --all-conventions`: every convention of its ops).
 struct Run {
   std::string library;
   std::string mode;

@@ -1,7 +1,8 @@
-/* qspec backend C ABI, version 1: how the harness drives a backend (built in or a plugin .so).
+/* qspec backend C ABI, version 2: how the harness drives a backend (built in or a plugin .so).
  *
  * C only, no qspec C++ types: a third party implements it in a shared library that exports
- * qspec_backend_create. The harness loads the library, checks the ABI version, and for every
+ * qspec_backend_create (or qspec_backend_create2, which also receives the run's options). The
+ * harness loads the library, checks the ABI version, and for every
  * vector test calls run() with the op name, the convention, the test's attributes as a JSON
  * object string (the group's attributes with the test's merged over them; docs/vector-format.md:
  * integers as numbers or decimal strings, floats as "0x..." bit patterns), the input tensors,
@@ -19,6 +20,13 @@
  *  - Versioning: QSPEC_BACKEND_ABI_VERSION changes whenever a struct layout, a signature or the
  *    meaning of a field changes; a backend returns nonzero from qspec_backend_create for a host
  *    version it was not built for, and the harness refuses a backend reporting another version.
+ *  - Version 2 (compatibility note): adds the run options (qspec_backend_options) and the optional
+ *    entry point qspec_backend_create2 that receives them; qspec_backend and qspec_tensor are
+ *    unchanged. A version-1 plugin keeps loading: the harness calls qspec_backend_create with
+ *    version 2, and when the backend refuses it (as a version-1 backend must), again with version
+ *    1, and accepts a backend reporting version 1 or 2. Only a backend exporting
+ *    qspec_backend_create2 can be given options: `qspec run --all-conventions` refuses, with a
+ *    message saying so, a backend that cannot be asked (docs/backend-abi.md, "Run options").
  */
 #ifndef QSPEC_BACKEND_H_
 #define QSPEC_BACKEND_H_
@@ -30,7 +38,7 @@
 extern "C" {
 #endif
 
-#define QSPEC_BACKEND_ABI_VERSION 1u
+#define QSPEC_BACKEND_ABI_VERSION 2u
 
 #if defined(_WIN32)
 #define QSPEC_BACKEND_EXPORT __declspec(dllexport)
@@ -70,7 +78,7 @@ typedef struct qspec_tensor {
 } qspec_tensor;
 
 typedef struct qspec_backend {
-  uint32_t abi_version;    /* must be QSPEC_BACKEND_ABI_VERSION */
+  uint32_t abi_version;    /* QSPEC_BACKEND_ABI_VERSION the backend was built with (1 or 2) */
   const char* name;        /* short identifier, e.g. "avx2" */
   const char* version;     /* free text, e.g. "1.2.0 (AVX2, VNNI)" */
   void* self;              /* backend state passed back to every call */
@@ -93,11 +101,33 @@ typedef struct qspec_backend {
   void (*destroy)(void* self); /* may be NULL */
 } qspec_backend;
 
-/* Every backend library exports this symbol. host_abi_version is the harness's
+/* Every backend library exports qspec_backend_create or qspec_backend_create2 (or both; the
+ * harness prefers qspec_backend_create2). host_abi_version is the harness's
  * QSPEC_BACKEND_ABI_VERSION; return 0 and fill *out on success, nonzero if the versions are
  * incompatible or creation failed. */
 typedef int (*qspec_backend_create_fn)(uint32_t host_abi_version, qspec_backend* out);
 QSPEC_BACKEND_EXPORT int qspec_backend_create(uint32_t host_abi_version, qspec_backend* out);
+
+/* Run options (ABI version 2): what the user asked of this run that changes what the backend
+ * claims or computes. Bits of `flags`: */
+#define QSPEC_BACKEND_OPTION_ALL_CONVENTIONS 1u /* `qspec run --all-conventions`: claim every convention of
+                                                 * the ops the backend implements, and compute each with
+                                                 * its own arithmetic (parameters translated as a user
+                                                 * porting a model would) */
+
+typedef struct qspec_backend_options {
+  uint32_t struct_size; /* sizeof(qspec_backend_options) of the harness: read no field beyond it */
+  uint32_t flags;       /* QSPEC_BACKEND_OPTION_* bits; a backend ignores bits it does not know */
+} qspec_backend_options;
+
+/* The entry point of a backend that takes run options. `options` is never NULL and lives only
+ * during the call (copy what you need). Exporting it is a promise to honour every option the
+ * header the backend was built with defines: a backend without an all-conventions mode exports
+ * only qspec_backend_create, and `--all-conventions` then tells the user it cannot be asked. */
+typedef int (*qspec_backend_create2_fn)(uint32_t host_abi_version, const qspec_backend_options* options,
+                                        qspec_backend* out);
+QSPEC_BACKEND_EXPORT int qspec_backend_create2(uint32_t host_abi_version, const qspec_backend_options* options,
+                                               qspec_backend* out);
 
 #ifdef __cplusplus
 }

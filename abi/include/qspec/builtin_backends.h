@@ -6,6 +6,9 @@
 //   static int create_avx2(uint32_t host_abi, qspec_backend* out) { ... }
 //   QSPEC_REGISTER_BUILTIN_BACKEND("avx2", create_avx2);
 //
+// A backend that takes run options (ABI version 2, backend.h) registers its
+// qspec_backend_create2_fn the same way instead.
+//
 // The registry is header-only (inline functions with one static table per program) on purpose:
 // a backend's object library can register itself without linking qspec_harness, so any test
 // binary that links the backend alone still links. Built-ins and plugins share the C ABI of
@@ -23,25 +26,38 @@
 
 namespace qspec {
 
-inline std::map<std::string, qspec_backend_create_fn, std::less<>>& builtin_backend_table() {
-  static std::map<std::string, qspec_backend_create_fn, std::less<>> table;
+// A built-in backend's entry point: exactly one of the two is set.
+struct BuiltinBackend {
+  qspec_backend_create_fn create = nullptr;    // takes no run options
+  qspec_backend_create2_fn create2 = nullptr;  // takes run options (ABI version 2)
+};
+
+inline std::map<std::string, BuiltinBackend, std::less<>>& builtin_backend_table() {
+  static std::map<std::string, BuiltinBackend, std::less<>> table;
   return table;
 }
 
-// Registers `create` under `name`; a duplicate name aborts the program (two objects claim it).
-inline bool register_builtin_backend(const std::string& name, qspec_backend_create_fn create) {
-  if (name.empty() || create == nullptr || !builtin_backend_table().emplace(name, create).second) {
+// Registers `entry` under `name`; a duplicate name aborts the program (two objects claim it).
+inline bool register_builtin_backend(const std::string& name, BuiltinBackend entry) {
+  if (name.empty() || (entry.create == nullptr && entry.create2 == nullptr) ||
+      !builtin_backend_table().emplace(name, entry).second) {
     std::fprintf(stderr, "qspec: built-in backend registered twice or without a name: '%s'\n", name.c_str());
     std::abort();
   }
   return true;
 }
+inline bool register_builtin_backend(const std::string& name, qspec_backend_create_fn create) {
+  return register_builtin_backend(name, BuiltinBackend{create, nullptr});
+}
+inline bool register_builtin_backend(const std::string& name, qspec_backend_create2_fn create2) {
+  return register_builtin_backend(name, BuiltinBackend{nullptr, create2});
+}
 
 // nullptr if no built-in backend has this name.
-inline qspec_backend_create_fn find_builtin_backend(std::string_view name) {
+inline const BuiltinBackend* find_builtin_backend(std::string_view name) {
   const auto& t = builtin_backend_table();
   auto it = t.find(name);
-  return it == t.end() ? nullptr : it->second;
+  return it == t.end() ? nullptr : &it->second;
 }
 
 // Sorted names of every built-in backend.

@@ -4,16 +4,13 @@
 // then gemmlowp's double rounding (spec/gemmlowp.md): x = 5 -> SRDHM 2.5 -> 3 -> RDBPOT 1.5 -> 2.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-
 #include "plugin_client.h"
 
 namespace {
 using namespace qspec::thirdparty::testing;
 
 const PluginClient& gemmlowp() {
-  static const int kMode = setenv("QSPEC_ADAPTER_ALL_CONVENTIONS", "1", 1);
-  static PluginClient c((static_cast<void>(kMode), QSPEC_PLUGIN_PATH));
+  static PluginClient c(QSPEC_PLUGIN_PATH, kAllConventions);
   return c;
 }
 

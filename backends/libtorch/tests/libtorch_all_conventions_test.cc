@@ -1,7 +1,7 @@
 // The libtorch adapter in the all-conventions mode on the default (onednn) engine: TVM's add,
 // concatenate and dense computed by libtorch's own quantized operators, on hand-derived cases.
 //
-// A separate binary: QSPEC_ADAPTER_ALL_CONVENTIONS is read when the backend is created. Expected
+// A separate binary: the engine is chosen when the backend is created. Expected
 // values follow libtorch's documented arithmetic, NOT read back from the library:
 //   quantized::add   dequantize both inputs to float32, add, quantize the sum once
 //                    (nearbyint(sum * fl32(1 / s)) + zp);
@@ -19,8 +19,7 @@ using namespace qspec::thirdparty::testing;
 const PluginClient& torch_all() {
   static PluginClient* c = [] {
     unsetenv("QSPEC_LIBTORCH_QENGINE");
-    setenv("QSPEC_ADAPTER_ALL_CONVENTIONS", "1", 1);
-    return new PluginClient(QSPEC_PLUGIN_PATH);
+    return new PluginClient(QSPEC_PLUGIN_PATH, kAllConventions);
   }();
   return *c;
 }

@@ -16,8 +16,7 @@ using namespace qspec::thirdparty::testing;
 const PluginClient& qnnpack() {
   static PluginClient* c = [] {
     setenv("QSPEC_LIBTORCH_QENGINE", "qnnpack", 1);
-    setenv("QSPEC_ADAPTER_ALL_CONVENTIONS", "1", 1);
-    return new PluginClient(QSPEC_PLUGIN_PATH);
+    return new PluginClient(QSPEC_PLUGIN_PATH, kAllConventions);
   }();
   return *c;
 }

@@ -1,7 +1,7 @@
 // The C ABI glue shared by every third-party adapter: exceptions -> statuses, claims -> supports().
 #include "qspec/thirdparty/adapter.h"
 
-#include <cstdlib>
+#include <cstddef>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -9,16 +9,9 @@
 #include "qspec/core/abi_tensor.h"
 #include "qspec/core/catalogue.h"
 #include "qspec/core/json_values.h"
-#include "qspec/thirdparty/all_conventions.h"
 #include "qspec/thirdparty/tensor_io.h"
 
 namespace qspec::thirdparty {
-
-bool all_conventions_mode() {
-  const char* v = std::getenv(kAllConventionsEnv);
-  return v != nullptr && v[0] != '\0' && std::strcmp(v, "0") != 0;
-}
-
 namespace {
 
 const qspec_tensor* find_named(std::span<const qspec_tensor> ts, std::string_view name) {
@@ -153,13 +146,17 @@ bool Adapter::output_dtype_hint(const Call& call, qspec_dtype& out) const {
   return true;
 }
 
-int make_backend(std::unique_ptr<Adapter> adapter, std::uint32_t host_abi_version, qspec_backend* out) {
+int make_backend(std::unique_ptr<Adapter> adapter, std::uint32_t host_abi_version,
+                 const qspec_backend_options* options, qspec_backend* out) {
   if (host_abi_version != QSPEC_BACKEND_ABI_VERSION || out == nullptr || adapter == nullptr) return 1;
   auto s = std::make_unique<State>();
   s->name = adapter->name();
   s->version = adapter->version();
   s->claims = adapter->claims();
-  s->all_conventions = all_conventions_mode();
+  // The flags word is read only if the harness's options struct has it.
+  s->all_conventions = options != nullptr &&
+                       options->struct_size >= offsetof(qspec_backend_options, flags) + sizeof options->flags &&
+                       (options->flags & QSPEC_BACKEND_OPTION_ALL_CONVENTIONS) != 0;
   auto caps = nlohmann::ordered_json::array();
   for (const auto& c : s->claims) {
     if (c.all_conventions_only && !s->all_conventions) continue;
@@ -170,9 +167,9 @@ int make_backend(std::unique_ptr<Adapter> adapter, std::uint32_t host_abi_versio
     for (const auto& op : s->claimed_ops)
       caps.push_back({{"op", op},
                       {"convention", "*"},
-                      {"note", std::string("all-conventions mode (") + kAllConventionsEnv +
-                                   "): every convention of this op is computed with the library's native one, "
-                                   "parameters translated as a user porting a model would"}});
+                      {"note", std::string("all-conventions mode (--all-conventions): every convention of this op "
+                                           "is computed with the library's native one, parameters translated as "
+                                           "a user porting a model would")}});
   s->capabilities = caps.dump();
   s->adapter = std::move(adapter);
   *out = qspec_backend{};

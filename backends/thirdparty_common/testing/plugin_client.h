@@ -1,4 +1,4 @@
-// Test-side client of an adapter plugin: dlopen + qspec_backend_create, then typed calls of run().
+// Test-side client of an adapter plugin: dlopen + qspec_backend_create2, then typed calls of run().
 //
 // Tests drive each adapter exactly as the harness or an out-of-tree user does (through the C ABI
 // of a loaded .so), with small hand-made tensors, and compare against hand-derived values.
@@ -52,14 +52,19 @@ struct Result {
   std::vector<std::int64_t> y;  // first output's values (integers)
 };
 
+// Asks the adapter for its all-conventions mode (the run option of `qspec run --all-conventions`).
+inline constexpr bool kAllConventions = true;
+
 class PluginClient {
  public:
-  explicit PluginClient(const char* path) {
+  explicit PluginClient(const char* path, bool all_conventions = false) {
     handle_ = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!handle_) throw std::runtime_error(std::string("dlopen: ") + dlerror());
-    auto create = reinterpret_cast<qspec_backend_create_fn>(dlsym(handle_, "qspec_backend_create"));
-    if (!create) throw std::runtime_error("plugin does not export qspec_backend_create");
-    if (create(QSPEC_BACKEND_ABI_VERSION, &b_) != 0) throw std::runtime_error("qspec_backend_create failed");
+    auto create = reinterpret_cast<qspec_backend_create2_fn>(dlsym(handle_, "qspec_backend_create2"));
+    if (!create) throw std::runtime_error("plugin does not export qspec_backend_create2");
+    const qspec_backend_options options{sizeof(qspec_backend_options),
+                                        all_conventions ? QSPEC_BACKEND_OPTION_ALL_CONVENTIONS : 0u};
+    if (create(QSPEC_BACKEND_ABI_VERSION, &options, &b_) != 0) throw std::runtime_error("qspec_backend_create2 failed");
   }
   ~PluginClient() {
     if (b_.destroy) b_.destroy(b_.self);

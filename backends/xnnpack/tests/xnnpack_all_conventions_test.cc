@@ -1,4 +1,4 @@
-// The all-conventions mode (QSPEC_ADAPTER_ALL_CONVENTIONS=1) of the XNNPACK adapter through its ABI.
+// The all-conventions mode (the run option of --all-conventions) of the XNNPACK adapter through its ABI.
 //
 // In this mode the adapter claims every convention of the ops it implements and computes each
 // with XNNPACK's own arithmetic after translating the parameters; a refusal of a translated
@@ -6,16 +6,13 @@
 // XNNPACK's fp32 epilogue: sat(rne(float(x) * scale) + zp).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-
 #include "plugin_client.h"
 
 namespace {
 using namespace qspec::thirdparty::testing;
 
 const PluginClient& xnnpack() {
-  static const int kMode = setenv("QSPEC_ADAPTER_ALL_CONVENTIONS", "1", 1);
-  static PluginClient c((static_cast<void>(kMode), QSPEC_PLUGIN_PATH));
+  static PluginClient c(QSPEC_PLUGIN_PATH, kAllConventions);
   return c;
 }
 

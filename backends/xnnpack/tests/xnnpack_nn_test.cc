@@ -2,16 +2,13 @@
 // the adapter's ABI, on hand-derived cases.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-
 #include "plugin_client.h"
 
 namespace {
 using namespace qspec::thirdparty::testing;
 
 const PluginClient& xnnpack() {
-  static const int kMode = setenv("QSPEC_ADAPTER_ALL_CONVENTIONS", "1", 1);
-  static PluginClient c((static_cast<void>(kMode), QSPEC_PLUGIN_PATH));
+  static PluginClient c(QSPEC_PLUGIN_PATH, kAllConventions);
   return c;
 }
 

@@ -6,6 +6,7 @@
 // QSPEC_STATUS_ERROR for that one test, so the run goes on.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -38,13 +39,22 @@ struct BackendResult {
   std::vector<Tensor> outputs;  // filled only for QSPEC_STATUS_OK: the buffers after the call
 };
 
+// What the user asked of the run that changes what a backend claims or computes: the run
+// options of ABI version 2 (qspec_backend_options), given to the backend when it is created.
+struct BackendOptions {
+  bool all_conventions = false;  // --all-conventions (QSPEC_BACKEND_OPTION_ALL_CONVENTIONS)
+};
+
 // True if `spec` names a file (contains '/' or ends in ".so"), false for a built-in name.
 bool is_backend_path(const std::string& spec);
 
 class Backend {
  public:
-  // `spec` is a built-in name ("reference") or a path to a plugin shared library.
-  static std::unique_ptr<Backend> load(const std::string& spec);
+  // `spec` is a built-in name ("reference") or a path to a plugin shared library. A backend
+  // exporting qspec_backend_create2 is given `options`; one that exports only
+  // qspec_backend_create cannot be: asking it for all conventions is a BackendLoadError that
+  // says so (its claims would silently be its own conventions only).
+  static std::unique_ptr<Backend> load(const std::string& spec, const BackendOptions& options = {});
   // Wraps an already-created backend (tests); `handle` is a dlopen handle or nullptr.
   Backend(const qspec_backend& b, void* handle, std::string source);
   ~Backend();
@@ -54,6 +64,7 @@ class Backend {
   const std::string& name() const { return name_; }
   const std::string& version() const { return version_; }
   const std::string& source() const { return source_; }  // "built-in" or the plugin path
+  std::uint32_t abi_version() const { return b_.abi_version; }  // 1 or 2
   std::string capabilities_json() const;                   // "[]" when the backend gives none
   // Parsed capabilities; throws BackendLoadError if the JSON is malformed.
   std::vector<Capability> capabilities() const;

@@ -21,10 +21,15 @@
 // backend forked do not outlive qspec. A worker whose heap grew by more
 // than `restart_after_bytes` in total is replaced (quietly) before its next test.
 //
+// A backend named `exec:COMMAND` or by a manifest (exec_backend.h) is not forked but a program of
+// its own, speaking the exec protocol on its stdin/stdout (docs/exec-protocol.md); the pool, the
+// timeouts, the process groups and the CRASH/TIMEOUT reasons are the same.
+//
 // The implementation, one idea per file in harness/src: worker_frames and worker_messages (the
 // protocol), worker_process, worker_test_call, worker_guard and worker_heap_meter (inside the
 // worker), worker_child and worker_wait (starting, waiting on and ending a worker process),
-// plugin_worker (the forked plugin kind), worker_executor (this pool).
+// plugin_worker (the forked plugin kind), exec_frames and exec_worker (the exec kind),
+// worker_executor (this pool).
 #pragma once
 
 #include <csignal>
@@ -34,12 +39,14 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "qspec/harness/backend_executor.h"
 
 namespace qspec::harness {
 
 struct WorkerOptions {
+  BackendOptions backend;                                 // the run options the backend is created with
   double timeout_seconds = 10;                            // per test (and per backend load); 0: none
   std::uint64_t memory_limit_bytes = 4ull << 30;          // RLIMIT_AS growth over the inherited address space; 0: none
   std::uint64_t leak_limit_bytes = 16ull << 20;           // heap growth in one run() call that is an ERROR; 0: off
@@ -58,7 +65,7 @@ class WorkerFactory;
 }  // namespace worker
 
 // The pool of worker processes (one at a time) behind the run loop, for any kind of worker
-// (worker_kind.h; today the forked plugin worker).
+// (worker_kind.h: the forked plugin worker, the exec backend).
 class WorkerExecutor : public BackendExecutor {
  public:
   // Starts the first worker, which loads `spec` and reports the backend's name, version and source.
@@ -75,6 +82,9 @@ class WorkerExecutor : public BackendExecutor {
   BackendCall execute(const VectorFile& f, std::size_t test_index) override;
 
   std::size_t workers_started() const { return started_; }
+  // The claims the first worker declared in its handshake (an exec backend); nullopt for a
+  // plugin, whose claims are its capabilities_json.
+  const std::optional<std::vector<Capability>>& declared_claims() const { return claims_; }
   std::size_t restarts_for_memory() const { return memory_restarts_; }
 
  private:
@@ -94,6 +104,7 @@ class WorkerExecutor : public BackendExecutor {
   std::unique_ptr<worker::WorkerFactory> factory_;
   WorkerOptions opt_;
   std::string name_, version_, source_;
+  std::optional<std::vector<Capability>> claims_;
   std::unique_ptr<worker::Worker> worker_;
   std::map<std::pair<std::string, std::string>, bool> supports_;
   // A worker could not start, or crashed or hung in supports(), for the current file: every

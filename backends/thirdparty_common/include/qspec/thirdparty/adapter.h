@@ -1,14 +1,22 @@
 // A C++ base for third-party adapters: one Adapter subclass per library, exposed through the C ABI.
 //
 // Each adapter (backends/gemmlowp, backends/xnnpack, backends/onednn) is built as a plugin .so
-// exporting qspec_backend_create, exactly as an out-of-tree user would build one. This header
+// exporting qspec_backend_create2, exactly as an out-of-tree user would build one. This header
 // turns the C ABI into a C++ interface so the adapters only write what is library-specific:
 //   - claims():   the (op, convention) pairs the library documents or is known to implement;
 //   - run(call):  drive the real library entry point and write the outputs, or throw
 //                 Unsupported / Rejected with the reason (never a silent pass).
 // The glue (make_backend) catches every exception at the ABI boundary and turns it into a status
-// and a message; it also implements the "all conventions" mode used for the conformance tables
-// (QSPEC_ADAPTER_ALL_CONVENTIONS=1, see conventions.h).
+// and a message; it also implements the "all conventions" mode used for the conformance tables.
+//
+// The all-conventions mode (`qspec run --all-conventions`, given to the backend as the run option
+// QSPEC_BACKEND_OPTION_ALL_CONVENTIONS of ABI version 2): normally an adapter claims only the
+// (op, convention) pairs the library implements. For the conformance tables (docs/third-party.md)
+// we also want to know how far a library is from every OTHER convention: in this mode supports()
+// claims every convention of each op the library implements, and run() computes the library's
+// one native behaviour after translating the requested convention's parameters into the
+// library's own (requant_params.h says how, as a user porting a model would). The harness then
+// reports, per failure, which convention the library's results actually match.
 #pragma once
 
 #include <cstdint>
@@ -56,7 +64,7 @@ struct Call {
   std::string op;
   std::string requested;         // convention named by the vector
   std::string native;            // convention the adapter implements and will compute
-  bool all_conventions = false;  // QSPEC_ADAPTER_ALL_CONVENTIONS is on (see all_conventions.h)
+  bool all_conventions = false;  // the backend was created in the all-conventions mode (see above)
   nlohmann::ordered_json attrs;
   std::span<const qspec_tensor> inputs;
   std::span<qspec_tensor> outputs;
@@ -100,8 +108,10 @@ class Adapter {
   virtual bool output_dtype_hint(const Call& call, qspec_dtype& out) const;
 };
 
-// Fills *out with a backend that owns `adapter`. Returns 0 on success, nonzero if the host's ABI
-// version differs. Used by every adapter's qspec_backend_create.
-int make_backend(std::unique_ptr<Adapter> adapter, std::uint32_t host_abi_version, qspec_backend* out);
+// Fills *out with a backend that owns `adapter`, in the all-conventions mode when `options` ask
+// for it. Returns 0 on success, nonzero if the host's ABI version differs. Used by every
+// adapter's qspec_backend_create2.
+int make_backend(std::unique_ptr<Adapter> adapter, std::uint32_t host_abi_version, const qspec_backend_options* options,
+                 qspec_backend* out);
 
 }  // namespace qspec::thirdparty
