@@ -308,3 +308,54 @@ RC_GTEST_PROP(float_onnx_quantize_linear, DequantizeOfQuantizeWithinHalfAScale, 
     if (x < lo - s) RC_ASSERT(y == r.lo);
   }
 }
+
+namespace {
+
+// ONNX Runtime's GetQuantizationParameter<uint8_t>, run on the machine's IEEE float32 (an
+// independent implementation: the reference works on exact rationals).
+std::pair<float, int> hardware_dynamic_quant_params(float mn, float mx) {
+  mn = std::min(mn, 0.0f);
+  mx = std::max(mx, 0.0f);
+  const float scale = mx == mn ? 1.0f : hdiv(hadd(mx, -mn), 255.0f);
+  const float z0 = 0.0f - hdiv(mn, scale);
+  const float clamped = std::max(0.0f, std::min(255.0f, z0));
+  return {scale, static_cast<int>(clamped - std::remainderf(clamped, 1.0f))};  // RoundHalfToEven
+}
+
+// Ranges built to meet the zero point's rounding: min = -(k + frac) * s with s a power of two
+// (exact), so z0 = k + frac exactly, frac in {0, 1/4, 1/2, 3/4}; plus arbitrary ranges.
+rc::Gen<std::pair<std::uint32_t, std::uint32_t>> gen_dynamic_range() {
+  return rc::gen::oneOf(
+      rc::gen::map(rc::gen::tuple(rc::gen::inRange(-20, 8), rc::gen::inRange(0, 256), rc::gen::inRange(0, 4)),
+                   [](std::tuple<int, int, int> t) {
+                     auto [e, k, q] = t;
+                     const float s = std::ldexp(1.0f, e);
+                     const float mn = -(static_cast<float>(k) + 0.25f * static_cast<float>(q)) * s;
+                     return std::make_pair(F(mn), F(255.0f * s + mn));
+                   }),
+      rc::gen::map(rc::gen::tuple(gen_scale(-20, 7), gen_scale(-20, 7), rc::gen::arbitrary<bool>()),
+                   [](std::tuple<std::uint32_t, std::uint32_t, bool> t) {
+                     auto [a, b, neg] = t;
+                     return std::make_pair(F(neg ? -V(a) : V(a)), b);
+                   }));
+}
+
+}  // namespace
+
+RC_GTEST_PROP(float_onnx_dynamic_quantize_linear_params, MatchesHardware, ()) {
+  const auto [mn, mx] = *gen_dynamic_range();
+  const auto p = onnx_dynamic_quantize_linear_params(mn, mx);
+  const auto [hs, hzp] = hardware_dynamic_quant_params(V(mn), V(mx));
+  RC_ASSERT(p.scale_bits == F(hs));
+  RC_ASSERT(static_cast<int>(p.zero_point) == hzp);
+}
+
+// The zero point is the nearest code to the real zero within the clamp: the real 0 maps to
+// zp with |0/s + z0 - zp| <= 1/2 whenever z0 lies in [0, 255], so quantize(0) == zp exactly (the
+// property gemmlowp's paradigm asks of every scheme, seed 001).
+RC_GTEST_PROP(float_onnx_dynamic_quantize_linear_params, ZeroQuantizesToTheZeroPoint, ()) {
+  const auto [mn, mx] = *gen_dynamic_range();
+  const auto p = onnx_dynamic_quantize_linear_params(mn, mx);
+  RC_PRE(f32_value(p.scale_bits) > 0 && !f32_is_inf(p.scale_bits));
+  RC_ASSERT(onnx_quantize_linear(0u, p.scale_bits, p.zero_point, DType::U8) == p.zero_point);
+}

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "qspec/ref/float_conventions.h"
+#include "qspec/ref/gemmlowp.h"
 
 using namespace qspec::ref;
 
@@ -210,3 +211,32 @@ TEST(float_onednn_reorder, TwoRoundingsNotFusedMultiplyAdd) {
   }
   EXPECT_EQ(differ, 1) << "no input where fusing changes oneDNN's result";
 }
+
+// E-FLOAT-5: ONNX's formula divides by zero on an all-zero input; ONNX Runtime takes scale 1.
+TEST(float_onnx_dynamic_quantize_linear_params, AllZeroRangeGivesScaleOne) {
+  const auto p = onnx_dynamic_quantize_linear_params(0x00000000u, 0x80000000u);  // +0 and -0
+  EXPECT_EQ(p.scale_bits, 0x3f800000u);
+  EXPECT_EQ(p.zero_point, 0);
+}
+
+// engines.md: [-0.15625, 15.78125] gives s = 16 / 256 = 0.0625 and z0 = 2.5 exactly: ONNX Runtime
+// rounds it to 2, gemmlowp's ChooseQuantizationParams to 3.
+TEST(float_onnx_dynamic_quantize_linear_params, ZeroPointTieRoundsToEven) {
+  const std::uint32_t mn = 0xbe200000u, mx = 0x417c8000u;  // -0.15625, 15.78125
+  const auto p = onnx_dynamic_quantize_linear_params(mn, mx);
+  EXPECT_EQ(p.scale_bits, 0x3d800000u);  // 0.0625
+  EXPECT_EQ(p.zero_point, 2);
+  EXPECT_EQ(gemmlowp_choose_params(mn, mx).zero_point, 3);
+}
+
+// The IEEE special values of the statement: an overflowing range and a scale that rounds to 0.
+TEST(float_onnx_dynamic_quantize_linear_params, SpecialValues) {
+  const auto inf = onnx_dynamic_quantize_linear_params(0xff7fffffu, 0x7f7fffffu);  // -max, +max
+  EXPECT_EQ(inf.scale_bits, 0x7f800000u);
+  EXPECT_EQ(inf.zero_point, 0);
+  const auto tiny = onnx_dynamic_quantize_linear_params(0x00000000u, 0x00000001u);  // [0, 2^-149]
+  EXPECT_EQ(tiny.scale_bits, 0x00000000u);
+  EXPECT_EQ(tiny.zero_point, 255);
+  EXPECT_THROW(onnx_dynamic_quantize_linear_params(0x7fc00000u, 0x3f800000u), RequireViolated);  // NaN
+}
+

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "family_cases.h"
 #include "qspec/catalogue/keys.h"
 #include "qspec/core/catalogue.h"
 #include "qspec/core/json_values.h"
@@ -29,6 +30,9 @@ namespace {
 
 using qspec::Tensor;
 using qspec::refops::Attrs;
+using qspec::test::canonical;
+using qspec::test::Case;
+using qspec::test::flatten;
 namespace vecgen = qspec::vecgen;
 namespace refops = qspec::refops;
 
@@ -38,33 +42,6 @@ std::vector<const vecgen::Family*> mrt_families() {
     if (f.file.rfind("mrt/", 0) == 0) v.push_back(&f);
   EXPECT_FALSE(v.empty()) << "no family writes under vectors/mrt/: these checks would check nothing";
   return v;
-}
-
-struct Case {
-  const vecgen::Test* test;
-  Attrs attrs;
-};
-
-std::vector<Case> flatten(const std::vector<vecgen::Group>& groups) {
-  std::vector<Case> out;
-  for (const auto& g : groups)
-    for (const auto& t : g.tests) {
-      Attrs merged = g.attributes;
-      for (const auto& [k, v] : t.attributes.items()) merged[k] = v;
-      out.push_back({&t, merged});
-    }
-  return out;
-}
-
-// A canonical text of a generated test (inputs and merged attributes) for the determinism check.
-std::string canonical(const std::vector<vecgen::Group>& groups) {
-  std::ostringstream os;
-  for (const auto& c : flatten(groups)) {
-    os << c.test->comment << "|" << c.attrs.dump() << "|" << c.test->invalid << "|";
-    for (const auto& in : c.test->inputs) os << in.name << "=" << qspec::tensor_to_json(in).dump() << ";";
-    os << "\n";
-  }
-  return os.str();
 }
 
 // Evaluates a (op, convention) on a case; returns nullopt if the convention refuses (ErrorIf or
@@ -130,26 +107,8 @@ TEST(vectors_mrt, InvalidExactlyWhenReferenceRejects) {
       ++index;
       const std::string where =
           "test " + std::to_string(index) + " \"" + c.test->comment + "\" attrs " + c.attrs.dump();
-      if (c.test->invalid) {
-        ++invalid;
-        EXPECT_THROW(impl->fn(c.attrs, c.test->inputs), qspec::ref::ErrorIf) << where;
-        continue;
-      }
-      ++valid;
-      try {
-        const auto outs = impl->fn(c.attrs, c.test->inputs);
-        ASSERT_FALSE(outs.empty()) << where;
-        for (const auto& o : outs) {
-          ASSERT_EQ(static_cast<std::int64_t>(o.data.size()), o.numel()) << where << " output " << o.name;
-          if (qspec::is_float(o.dtype)) continue;
-          for (auto v : o.data) {
-            EXPECT_GE(v, qspec::dtype_min(o.dtype)) << where << " output " << o.name;
-            EXPECT_LE(v, qspec::dtype_max(o.dtype)) << where << " output " << o.name;
-          }
-        }
-      } catch (const std::exception& e) {
-        ADD_FAILURE() << where << ": the reference threw on a valid test: " << e.what();
-      }
+      ++(c.test->invalid ? invalid : valid);
+      qspec::test::expect_reference_verdict(*impl, c, where);
     }
     EXPECT_GE(valid, 100);
     EXPECT_GE(invalid, 1);

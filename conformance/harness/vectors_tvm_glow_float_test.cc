@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "catalogue_scope.h"
+#include "family_cases.h"
 #include "qspec/catalogue/keys.h"
 #include "qspec/core/catalogue.h"
 #include "qspec/core/json_values.h"
@@ -28,6 +29,9 @@ namespace {
 
 using qspec::Tensor;
 using qspec::refops::Attrs;
+using qspec::test::canonical;
+using qspec::test::Case;
+using qspec::test::flatten;
 namespace vecgen = qspec::vecgen;
 namespace refops = qspec::refops;
 
@@ -45,11 +49,6 @@ const vecgen::Family* family(std::string_view convention) {
   return nullptr;
 }
 
-struct Case {
-  const vecgen::Test* test;
-  Attrs attrs;
-};
-
 // Each family generated once per process (generation evaluates the reference many times).
 const std::vector<vecgen::Group>& groups_of(const vecgen::Family* f) {
   static std::map<const vecgen::Family*, std::vector<vecgen::Group>> cache;
@@ -59,27 +58,6 @@ const std::vector<vecgen::Group>& groups_of(const vecgen::Family* f) {
     it = cache.emplace(f, f->generate(rng)).first;
   }
   return it->second;
-}
-
-std::vector<Case> flatten(const std::vector<vecgen::Group>& groups) {
-  std::vector<Case> out;
-  for (const auto& g : groups)
-    for (const auto& t : g.tests) {
-      Attrs merged = g.attributes;
-      for (const auto& [k, v] : t.attributes.items()) merged[k] = v;
-      out.push_back({&t, merged});
-    }
-  return out;
-}
-
-std::string canonical(const std::vector<vecgen::Group>& groups) {
-  std::ostringstream os;
-  for (const auto& c : flatten(groups)) {
-    os << c.test->comment << "|" << c.attrs.dump() << "|" << c.test->invalid << "|";
-    for (const auto& in : c.test->inputs) os << in.name << "=" << qspec::tensor_to_json(in).dump() << ";";
-    os << "\n";
-  }
-  return os.str();
 }
 
 std::optional<std::vector<Tensor>> eval(const refops::OpImpl* impl, const Case& c) {
@@ -158,25 +136,8 @@ TEST(vectors_tvm_glow_float, InvalidExactlyWhenReferenceRejects) {
             EXPECT_LE(v, qspec::dtype_max(in.dtype)) << where << " input " << in.name;
           }
       }
-      if (c.test->invalid) {
-        EXPECT_THROW(impl->fn(c.attrs, c.test->inputs), qspec::ref::ErrorIf) << where;
-        continue;
-      }
-      ++valid;
-      try {
-        const auto outs = impl->fn(c.attrs, c.test->inputs);
-        ASSERT_FALSE(outs.empty()) << where;
-        for (const auto& o : outs) {
-          ASSERT_EQ(static_cast<std::int64_t>(o.data.size()), o.numel()) << where << " output " << o.name;
-          if (qspec::is_float(o.dtype)) continue;
-          for (auto v : o.data) {
-            EXPECT_GE(v, qspec::dtype_min(o.dtype)) << where << " output " << o.name;
-            EXPECT_LE(v, qspec::dtype_max(o.dtype)) << where << " output " << o.name;
-          }
-        }
-      } catch (const std::exception& e) {
-        ADD_FAILURE() << where << ": the reference threw on a valid test: " << e.what();
-      }
+      if (!c.test->invalid) ++valid;
+      qspec::test::expect_reference_verdict(*impl, c, where);
     }
     EXPECT_GE(valid, 250);
   }

@@ -62,7 +62,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
 )qspec"},
       {"spec/catalogue/choose_quant_params.json", R"qspec({
   "op": "choose_quant_params",
-  "summary": "gemmlowp ChooseQuantizationParams: scale and uint8 zero point from a real range [min, max].",
+  "summary": "Scale and uint8 zero point from a real range [min, max] (gemmlowp ChooseQuantizationParams, ONNX DynamicQuantizeLinear).",
   "spec": "spec/gemmlowp.md",
   "inputs": [
     {
@@ -75,12 +75,12 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
     {
       "name": "scale",
       "dtypes": ["float32"],
-      "doc": "float32 [1]: (max - min) / 255 after extending the range to contain 0"
+      "doc": "float32 [1]: (max - min) / 255 after extending the range to contain 0 (per convention)"
     },
     {
       "name": "zero_point",
       "dtypes": ["uint8"],
-      "doc": "uint8 [1]: the code of the real 0, std::round(-min / scale) clamped to [0, 255]"
+      "doc": "uint8 [1]: the code of the real 0, -min / scale clamped to [0, 255] and rounded (per convention)"
     }
   ],
   "attributes": {},
@@ -96,6 +96,19 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "symmetric", "all_positive", "all_negative", "min_eq_max_nonzero", "typical",
         "zero_point_tie", "signed_zero", "min_eq_max_zero", "scale_underflow", "scale_overflow",
         "random"
+      ]
+    },
+    {
+      "name": "onnx.dynamic_quantize_linear",
+      "clauses": ["float.onnx_dynamic_quantize_linear_params"],
+      "description": "ONNX DynamicQuantizeLinear's parameters (ONNX Runtime GetQuantizationParameter): extend [min, max] to 0, scale fl32((max - min) / 255) or 1 when max == min, zero point clamp(0 - min / scale) rounded half to even",
+      "source": "ONNX Operators.md DynamicQuantizeLinear; onnxruntime core/util/qmath.h GetQuantizationParameter",
+      "attributes": [],
+      "vectors": "choose_quant_params/onnx.dynamic_quantize_linear.json",
+      "required_flags": [
+        "symmetric", "all_positive", "all_negative", "all_zero", "min_eq_max_nonzero", "typical",
+        "zero_point_tie_even", "zero_point_tie_odd", "zero_point_clamp", "signed_zero",
+        "scale_underflow", "scale_overflow", "random"
       ]
     }
   ]
@@ -1589,6 +1602,51 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "diagnostic_only": true,
       "attributes": ["prec"],
       "optional_attributes": ["threshold"]
+    }
+  ]
+}
+)qspec"},
+      {"spec/catalogue/onnx.dynamic_quantize_linear.json", R"qspec({
+  "op": "onnx.dynamic_quantize_linear",
+  "summary": "ONNX DynamicQuantizeLinear: float32 data to uint8 with the scale and zero point chosen from the data's own range.",
+  "spec": "spec/float_conventions.md",
+  "inputs": [
+    {
+      "name": "x",
+      "dtypes": ["float32"],
+      "doc": "the float32 data (IEEE bits), at least one element; its minimum and maximum choose the parameters"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": ["uint8"],
+      "doc": "x's shape: float.onnx_quantize_linear(x, y_scale, y_zero_point) to uint8"
+    },
+    {
+      "name": "y_scale",
+      "dtypes": ["float32"],
+      "doc": "float32 [1]: the scale of float.onnx_dynamic_quantize_linear_params(min(x), max(x)); REQUIRE finite and nonzero (QuantizeLinear's precondition)"
+    },
+    {
+      "name": "y_zero_point",
+      "dtypes": ["uint8"],
+      "doc": "uint8 [1]: the zero point of float.onnx_dynamic_quantize_linear_params(min(x), max(x))"
+    }
+  ],
+  "attributes": {},
+  "conventions": [
+    {
+      "name": "onnx",
+      "clauses": ["float.onnx_dynamic_quantize_linear_params", "float.onnx_quantize_linear"],
+      "description": "ONNX DynamicQuantizeLinear (ONNX Runtime): parameters from [min(x), max(x)] extended to 0, zero point rounded half to even, then QuantizeLinear to uint8",
+      "source": "ONNX Operators.md DynamicQuantizeLinear (opset 11); onnxruntime core/util/qmath.h GetQuantizationParameter, MlasQuantizeLinear",
+      "attributes": [],
+      "vectors": "onnx.dynamic_quantize_linear/onnx.json",
+      "required_flags": [
+        "onnx_node_test", "all_zero", "all_positive", "all_negative", "zero_point_tie_even",
+        "zero_point_tie_odd", "y_tie", "signed_zero", "single_element", "random"
+      ]
     }
   ]
 }

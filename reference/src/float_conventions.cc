@@ -181,6 +181,35 @@ Int onnx_quantize_linear(std::uint32_t x, std::uint32_t scale, const Int& zero_p
   return saturate(round_half_even(f32_value(v)) + zero_point, r);
 }
 
+// spec: float.onnx_dynamic_quantize_linear_params
+// ONNX Runtime core/util/qmath.h GetQuantizationParameter<uint8_t>, line by line:
+//   min = std::min(min, 0.0f); max = std::max(max, 0.0f);
+//   scale = max == min ? 1.0f : (max - min) / float(qmax - qmin);      // qmax - qmin = 255
+//   float initial_zero_point = qmin - min / scale;                      // qmin = 0
+//   zp = RoundHalfToEven(std::max(float(qmin), std::min(float(qmax), initial_zero_point)));
+// The IEEE special values it can meet with finite data are handled where they arise.
+OnnxDynamicQuantParams onnx_dynamic_quantize_linear_params(std::uint32_t min_bits, std::uint32_t max_bits) {
+  const std::string c = "float.onnx_dynamic_quantize_linear_params: ";
+  QSPEC_REQUIRE(float_is_finite(min_bits, kBinary32) && float_is_finite(max_bits, kBinary32), c + "finite min and max");
+  constexpr std::uint32_t kZero = 0x00000000u, k255 = 0x437f0000u, kSign = 0x80000000u;
+  // std::min(a, b) is (b < a) ? b : a and std::max(a, b) is (a < b) ? b : a: a zero of either
+  // sign is kept as given, and the sign of a zero changes nothing below.
+  if (f32_value(kZero) < f32_value(min_bits)) min_bits = kZero;
+  if (f32_value(max_bits) < f32_value(kZero)) max_bits = kZero;
+  if (f32_value(max_bits) == f32_value(min_bits)) return {kF32One, Int(0)};  // all zeros: scale 1, z0 = 0
+  // max - min = max + (-min): the negation of a float is exact. It may overflow to +inf.
+  const std::uint32_t range = f32_add(max_bits, min_bits ^ kSign);
+  if (f32_is_inf(range)) return {kF32PosInf, Int(0)};  // min / +inf = -0 (min finite): z0 = +0
+  const std::uint32_t scale = f32_div(range, k255);
+  // A subnormal range can round to a zero scale: min / 0 is -inf (min < 0) or NaN (min = 0),
+  // z0 = 0 - that is +inf or NaN, and std::min(255.f, v) returns 255.f for both.
+  if (f32_value(scale) == 0) return {scale, Int(255)};
+  const Rat z0 = -f32_value(f32_div(min_bits, scale));  // 0 - v: exact
+  if (z0 >= 255) return {scale, Int(255)};
+  if (z0 <= 0) return {scale, Int(0)};
+  return {scale, round_half_even(z0)};
+}
+
 // spec: float.pytorch_quantize_per_tensor
 // AffineQuantizerBase.cpp quantize_val (no FBGEMM):
 //   float inv_scale = 1.0f / static_cast<float>(scale);

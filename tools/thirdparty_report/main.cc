@@ -20,6 +20,7 @@
 
 #include "expect_file.h"
 #include "markdown.h"
+#include "qspec/core/catalogue.h"
 
 namespace {
 using namespace qspec::thirdparty_report;
@@ -89,7 +90,8 @@ int main(int argc, char** argv) {
       run_specs.push_back(argv[++i]);
     else if (a == "--command")
       in.command = argv[++i];
-    else if (a == "--fail-on-unclassified") fail_on_unclassified = true;
+    else if (a == "--fail-on-unclassified")
+      fail_on_unclassified = true;
     else if (a == "--write-expect") {
       const std::string v = argv[++i];
       const auto eq = v.find('=');
@@ -145,6 +147,13 @@ int main(int argc, char** argv) {
     // render
     if (out.empty()) return usage("render needs --out");
     in.runs = load_measurements(measurements);
+    // The page's rows are the catalogue's pairs the libraries claim: a recorded row of a pair the
+    // catalogue no longer has (renamed or removed) is a stale measurement, not a row to publish.
+    for (const auto& r : in.runs)
+      for (const auto& row : r.claimed_rows())
+        if (!qspec::catalogue::get().find(row.op, row.convention))
+          throw std::runtime_error(measurements + "/" + r.file_name() + ": row " + row.op + " / " + row.convention +
+                                   " names a pair the op catalogue (spec/catalogue/) lacks; measure again");
   } catch (const std::exception& e) {
     std::cerr << "qspec_thirdparty_report: " << e.what() << "\n";
     return 2;

@@ -309,12 +309,19 @@ void save_measurement(const std::string& dir, const RunSummary& s) {
   fs::rename(p.string() + ".tmp", p);
 }
 
+std::vector<Row> RunSummary::claimed_rows() const {
+  std::vector<Row> out;
+  for (const auto& r : rows)
+    if (r.unclaimed != r.counts.total()) out.push_back(r);
+  return out;
+}
+
 std::string RunSummary::difference(const RunSummary& o) const {
   std::ostringstream d;
   if (version != o.version) d << "  version: \"" << version << "\" here, \"" << o.version << "\" recorded\n";
-  std::map<std::pair<std::string, std::string>, const Row*> mine, theirs;
-  for (const auto& r : rows) mine[{r.op, r.convention}] = &r;
-  for (const auto& r : o.rows) theirs[{r.op, r.convention}] = &r;
+  std::map<std::pair<std::string, std::string>, Row> mine, theirs;
+  for (const auto& r : claimed_rows()) mine[{r.op, r.convention}] = r;
+  for (const auto& r : o.claimed_rows()) theirs[{r.op, r.convention}] = r;
   auto counts_text = [](const Row* r) {
     if (!r) return std::string("absent");
     const Counts& c = r->counts;
@@ -326,8 +333,8 @@ std::string RunSummary::difference(const RunSummary& o) const {
   for (const auto& [k, r] : mine) keys.insert(k);
   for (const auto& [k, r] : theirs) keys.insert(k);
   for (const auto& k : keys) {
-    const Row* a = mine.count(k) ? mine[k] : nullptr;
-    const Row* b = theirs.count(k) ? theirs[k] : nullptr;
+    const Row* a = mine.count(k) ? &mine[k] : nullptr;
+    const Row* b = theirs.count(k) ? &theirs[k] : nullptr;
     if (a && b && *a == *b) continue;
     if (a && b && a->counts == b->counts)
       d << "  " << k.first << " / " << k.second << ": same counts, other failure signatures\n";

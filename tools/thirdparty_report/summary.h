@@ -57,10 +57,15 @@ struct RunSummary {
   std::string key() const { return label + "|" + mode + "|" + (isa.empty() ? "-" : isa); }
   // The file name under measurements/: "<label>.<mode>.<isa or fixed>.json".
   std::string file_name() const;
-  // Everything but the machine: what another machine at the same ISA must reproduce.
+  // The rows of pairs the library claimed at least one test of. A pair it claims no test of says
+  // nothing about the library: a vector file added since the record (a new convention or op) must
+  // not make a measurement stale.
+  std::vector<Row> claimed_rows() const;
+  // Everything but the machine and the wholly unclaimed pairs: what another machine at the same ISA
+  // must reproduce.
   bool same_results(const RunSummary& o) const {
-    return label == o.label && mode == o.mode && version == o.version && isa == o.isa && rows == o.rows &&
-           unsupported == o.unsupported && classes == o.classes;
+    return label == o.label && mode == o.mode && version == o.version && isa == o.isa &&
+           claimed_rows() == o.claimed_rows() && unsupported == o.unsupported && classes == o.classes;
   }
   // A few lines naming where two summaries of the same key differ (for the CI check's message).
   std::string difference(const RunSummary& o) const;

@@ -1,10 +1,10 @@
 // The docs/third-party.md generator on hand-made reports: measurements, classes, ISAs, expect files.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 #include "../expect_file.h"
 #include "../markdown.h"
@@ -185,9 +185,35 @@ TEST_F(ThirdpartyReport, MeasurementsRoundTripAndCompareWithoutTheMachine) {
   EXPECT_THROW(load_measurements((dir_ / "m").string()), std::runtime_error);
 }
 
+// A vector file added since the record (a new convention or op the library does not claim) leaves
+// the measurement current: wholly unclaimed pairs are not results. A claimed pair that appears is.
+TEST_F(ThirdpartyReport, PairsTheLibraryDoesNotClaimAreNotResults) {
+  const RunSummary recorded = measured("r.json", "lib 1.0 (isa: avx2)");
+  std::string with_new_pair = report("lib 1.0 (isa: avx2)");
+  const std::string unclaimed_test =
+      R"({"file": "choose_quant_params/new.json", "tcId": 1, "op": "choose_quant_params", "convention": "new",
+      "result": "valid", "verdict": "UNSUPPORTED", "reason": "backend does not implement choose_quant_params / new"},)";
+  with_new_pair.insert(with_new_pair.find("\"tests\": [") + 10, unclaimed_test);
+  Machine m;
+  m.cpu = "CPU A";
+  const RunSummary here = summarize(load_run("lib", "native", write(dir_ / "n.json", with_new_pair).string()), m);
+  ASSERT_EQ(here.rows.size(), recorded.rows.size() + 1);
+  EXPECT_TRUE(here.same_results(recorded)) << here.difference(recorded);
+  EXPECT_EQ(here.difference(recorded), "");
+  std::string claimed_new_pair = with_new_pair;
+  const std::string reason = "backend does not implement choose_quant_params / new";
+  claimed_new_pair.replace(claimed_new_pair.find(reason), reason.size(), "the range is too wide");
+  const RunSummary claimed = summarize(load_run("lib", "native", write(dir_ / "c.json", claimed_new_pair).string()), m);
+  EXPECT_FALSE(claimed.same_results(recorded));
+  EXPECT_NE(claimed.difference(recorded).find("choose_quant_params / new: 0 PASS, 0 FAIL, 1 UNSUPPORTED"),
+            std::string::npos)
+      << claimed.difference(recorded);
+}
+
 // A worker that died or hung is neither a pass nor UNSUPPORTED: counted, tabulated, classified.
 TEST_F(ThirdpartyReport, CrashesAndTimeoutsAreTheirOwnClasses) {
-  const fs::path p = write(dir_ / "c.json", R"json({"schema": "qspec-report/1", "backend": {"name": "lib", "version": "lib 1.0"},
+  const fs::path p =
+      write(dir_ / "c.json", R"json({"schema": "qspec-report/1", "backend": {"name": "lib", "version": "lib 1.0"},
   "tests": [
     {"file": "requantize/a.json", "tcId": 1, "op": "requantize", "convention": "a", "result": "valid", "verdict": "CRASH",
      "reason": "worker killed by signal 11 (SIGSEGV)"},

@@ -21,6 +21,7 @@
 #include "qspec/refops.h"
 #include "qspec/vecgen.h"
 #include "qspec/vecgen/classify.h"
+#include "qspec/vecgen/float_helpers.h"
 
 namespace qspec::vecgen {
 namespace {
@@ -35,12 +36,6 @@ using Requantize = cat::requantize;
 std::int64_t lo_of(DType t) { return dtype_min(t); }
 std::int64_t hi_of(DType t) { return dtype_max(t); }
 
-std::uint32_t f32(float f) {
-  std::uint32_t b;
-  static_assert(sizeof b == sizeof f);
-  __builtin_memcpy(&b, &f, sizeof b);
-  return b;
-}
 // The float32 nearest to a rational, moved by `ulps` units in the last place (same sign).
 std::uint32_t near(const Rat& v, int ulps) {
   std::uint32_t b = ref::f32_round(v);
@@ -48,7 +43,6 @@ std::uint32_t near(const Rat& v, int ulps) {
   if ((b & 0x7fffffffu) != 0 && ref::float_is_finite(moved, ref::kBinary32) && (moved >> 31) == (b >> 31)) b = moved;
   return b;
 }
-bool is_half_integer(const Rat& v) { return v - Rat(ref::round_floor(v)) == Rat(1, 2); }
 
 // A family's notes: the shared list without the flags this convention never produces.
 std::vector<std::pair<std::string, std::string>> notes_without(
@@ -57,22 +51,6 @@ std::vector<std::pair<std::string, std::string>> notes_without(
   for (const auto& n : all)
     if (!unused.count(n.first)) out.push_back(n);
   return out;
-}
-
-std::vector<std::string> dedup(std::vector<std::string> v) {
-  std::vector<std::string> out;
-  std::set<std::string> seen;
-  for (auto& s : v)
-    if (seen.insert(s).second) out.push_back(std::move(s));
-  return out;
-}
-
-// A float32 scale 2^e * (1 + m/2^23), e in [emin, emax].
-std::uint32_t random_scale(Rng& rng, int emin, int emax) {
-  const auto e = rng.uniform(emin, emax);
-  const std::uint32_t m = rng.coin() ? static_cast<std::uint32_t>(rng.uniform(0, (1 << 23) - 1))
-                                     : static_cast<std::uint32_t>(rng.uniform(0, 7)) << 20;
-  return (static_cast<std::uint32_t>(e + 127) << 23) | m;
 }
 
 // The attributes (scale, zero_point) of quantize or dequantize; (scale, output_zero_point) of requantize.

@@ -19,6 +19,7 @@
 #include "qspec/refops.h"
 #include "qspec/vecgen.h"
 #include "qspec/vecgen/classify.h"
+#include "qspec/vecgen/float_helpers.h"
 
 namespace qspec::vecgen {
 namespace {
@@ -27,24 +28,6 @@ using nlohmann::ordered_json;
 using ref::Int;
 using ref::Rat;
 
-std::uint32_t f32(float f) {
-  std::uint32_t b;
-  __builtin_memcpy(&b, &f, sizeof b);
-  return b;
-}
-std::vector<std::string> dedup(std::vector<std::string> v) {
-  std::vector<std::string> out;
-  std::set<std::string> seen;
-  for (auto& s : v)
-    if (seen.insert(s).second) out.push_back(std::move(s));
-  return out;
-}
-std::uint32_t random_scale(Rng& rng, int emin, int emax) {
-  const auto e = rng.uniform(emin, emax);
-  const std::uint32_t m = rng.coin() ? static_cast<std::uint32_t>(rng.uniform(0, (1 << 23) - 1))
-                                     : static_cast<std::uint32_t>(rng.uniform(0, 7)) << 20;
-  return (static_cast<std::uint32_t>(e + 127) << 23) | m;
-}
 float fval(std::uint32_t b) {
   float f;
   __builtin_memcpy(&f, &b, sizeof f);
@@ -146,8 +129,8 @@ std::vector<Group> generate_rescale(std::string_view conv, std::string_view othe
   std::vector<std::int64_t> codes;
   for (std::int64_t q = -128; q <= 127; ++q) codes.push_back(q);
   const std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs = {
-      {f32(0.41f), f32(1.0f)}, {f32(1.0f), f32(4.0f)},   {f32(4.0f), f32(1.0f)},   {f32(0.3f), f32(0.3f)},
-      {f32(0.1f), f32(0.3f)},  {f32(0.5f), f32(0.17f)},  {f32(0.02f), f32(0.05f)}, {f32(1.0f), f32(1.5f)}};
+      {f32(0.41f), f32(1.0f)}, {f32(1.0f), f32(4.0f)},  {f32(4.0f), f32(1.0f)},   {f32(0.3f), f32(0.3f)},
+      {f32(0.1f), f32(0.3f)},  {f32(0.5f), f32(0.17f)}, {f32(0.02f), f32(0.05f)}, {f32(1.0f), f32(1.5f)}};
   for (const auto& [in_s, out_s] : pairs)
     for (std::int64_t in_zp : {0, -3, 127})
       for (std::int64_t out_zp : {0, 5, -128, 127})
@@ -157,7 +140,8 @@ std::vector<Group> generate_rescale(std::string_view conv, std::string_view othe
            {f32(1e-4f), f32(0.05f)}, {f32(1e-5f), f32(0.01f)}, {f32(0.001f), f32(1.0f)}, {f32(0x1p-12f), f32(1.0f)}})
     for (std::int64_t out_zp : {0, 3}) {
       std::vector<std::int64_t> xs;
-      for (std::int64_t k : {-300000, -60000, -1001, -1, 0, 1, 999, 65535, 300000, 1 << 20, -(1 << 20)}) xs.push_back(k);
+      for (std::int64_t k : {-300000, -60000, -1001, -1, 0, 1, 999, 65535, 300000, 1 << 20, -(1 << 20)})
+        xs.push_back(k);
       add(DType::I32, in_s, 0, out_s, out_zp, xs, {}, "int32 accumulators, small ratio");
     }
   for (int i = 0; i < 210; ++i) {

@@ -18,6 +18,7 @@
 #include "qspec/refops.h"
 #include "qspec/vecgen.h"
 #include "qspec/vecgen/classify.h"
+#include "qspec/vecgen/float_helpers.h"
 
 namespace qspec::vecgen {
 namespace {
@@ -32,25 +33,6 @@ using Fpm = cat::fixed_point_multiply;
 constexpr std::int64_t kI32Min = -2147483648LL;
 constexpr std::int64_t kI32Max = 2147483647LL;
 
-std::uint32_t f32(float f) {
-  std::uint32_t b;
-  __builtin_memcpy(&b, &f, sizeof b);
-  return b;
-}
-bool is_half_integer(const Rat& v) { return v - Rat(ref::round_floor(v)) == Rat(1, 2); }
-std::vector<std::string> dedup(std::vector<std::string> v) {
-  std::vector<std::string> out;
-  std::set<std::string> seen;
-  for (auto& s : v)
-    if (seen.insert(s).second) out.push_back(std::move(s));
-  return out;
-}
-std::uint32_t random_scale(Rng& rng, int emin, int emax) {
-  const auto e = rng.uniform(emin, emax);
-  const std::uint32_t m = rng.coin() ? static_cast<std::uint32_t>(rng.uniform(0, (1 << 23) - 1))
-                                     : static_cast<std::uint32_t>(rng.uniform(0, 7)) << 20;
-  return (static_cast<std::uint32_t>(e + 127) << 23) | m;
-}
 const char* tie_flag(const Rat& v) {
   const Rat a = ref::abs(v);
   return a == Rat(1, 2) ? "tie_0_5" : a == Rat(3, 2) ? "tie_1_5" : a == Rat(5, 2) ? "tie_2_5" : "tie_other";

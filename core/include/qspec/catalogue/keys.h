@@ -46,7 +46,7 @@ struct broadcast_add {
   };
 };
 
-// choose_quant_params: gemmlowp ChooseQuantizationParams: scale and uint8 zero point from a real range [min, max]. (spec/gemmlowp.md)
+// choose_quant_params: Scale and uint8 zero point from a real range [min, max] (gemmlowp ChooseQuantizationParams, ONNX DynamicQuantizeLinear). (spec/gemmlowp.md)
 struct choose_quant_params {
   static constexpr std::string_view op = "choose_quant_params";
   struct in {
@@ -58,6 +58,7 @@ struct choose_quant_params {
   };
   struct conv {
     static constexpr std::string_view gemmlowp_choose_params = "gemmlowp.choose_params";
+    static constexpr std::string_view onnx_dynamic_quantize_linear = "onnx.dynamic_quantize_linear";
   };
 };
 
@@ -944,6 +945,22 @@ struct mrt_sym_quantize {
     static constexpr std::string_view mrt = "mrt";
     static constexpr std::string_view mrt_ideal = "mrt.ideal";  // diagnostic only
     static constexpr std::string_view mrt_v2 = "mrt.v2";  // diagnostic only
+  };
+};
+
+// onnx.dynamic_quantize_linear: ONNX DynamicQuantizeLinear: float32 data to uint8 with the scale and zero point chosen from the data's own range. (spec/float_conventions.md)
+struct onnx_dynamic_quantize_linear {
+  static constexpr std::string_view op = "onnx.dynamic_quantize_linear";
+  struct in {
+    static constexpr std::string_view x = "x";
+  };
+  struct out {
+    static constexpr std::string_view y = "y";
+    static constexpr std::string_view y_scale = "y_scale";
+    static constexpr std::string_view y_zero_point = "y_zero_point";
+  };
+  struct conv {
+    static constexpr std::string_view onnx = "onnx";
   };
 };
 

@@ -82,6 +82,15 @@ Int onednn_reorder_quantize(std::uint32_t x, std::uint32_t scale, const Int& zer
 // finite and > 0, out in {int8, uint8, int16, uint16, int32}.
 Int onnx_quantize_linear(std::uint32_t x, std::uint32_t scale, const Int& zero_point, DType out);
 
+// spec: float.onnx_dynamic_quantize_linear_params
+// ONNX DynamicQuantizeLinear (uint8): the scale and zero point ONNX Runtime derives from the
+// data's minimum and maximum (float32 bit patterns). REQUIRE both finite.
+struct OnnxDynamicQuantParams {
+  std::uint32_t scale_bits = 0;
+  Int zero_point;
+};
+OnnxDynamicQuantParams onnx_dynamic_quantize_linear_params(std::uint32_t min_bits, std::uint32_t max_bits);
+
 // spec: float.pytorch_quantize_per_tensor
 // at::native::quantize_val (builds without FBGEMM, x86): inv = fl32(1.0f / scale);
 // r = nearbyint(fl32(x * inv)); v = fl32(fl32(zero_point) + r); y = clamp_out((int64)v).
