@@ -89,6 +89,34 @@ TEST(catalogue_keys, CheckTestRejectsUnknownAttributesAndInputs) {
       << "an invalid test may stop at its first ERROR_IF";
 }
 
+// An optional input (qlinear.fully_connected's bias) may be absent from a valid test; a required
+// one may not; "optional" on a variadic tensor is a catalogue error.
+TEST(catalogue_keys, OptionalInputMayBeAbsent) {
+  using Fc = cat::qlinear_fully_connected;
+  const auto* op = qspec::catalogue::get().op(Fc::op);
+  ASSERT_NE(op, nullptr);
+  const auto* conv = op->convention(Fc::conv::onnxruntime);
+  ASSERT_NE(conv, nullptr);
+  Attrs a = {{std::string(Fc::attr::x_scale.name), "0x3f800000"},
+             {std::string(Fc::attr::x_zero_point.name), 0},
+             {std::string(Fc::attr::w_scales.name), {"0x3f800000"}},
+             {std::string(Fc::attr::y_scale.name), "0x3f800000"},
+             {std::string(Fc::attr::y_zero_point.name), 0}};
+  const std::string x(Fc::in::x), w(Fc::in::w), b(Fc::in::b);
+  EXPECT_TRUE(
+      qspec::catalogue::check_test(*op, *conv, a, {{x, qspec::DType::I8}, {w, qspec::DType::I8}}, true).empty());
+  EXPECT_TRUE(qspec::catalogue::check_test(*op, *conv, a,
+                                           {{x, qspec::DType::I8}, {w, qspec::DType::I8}, {b, qspec::DType::I32}}, true)
+                  .empty());
+  const auto p = qspec::catalogue::check_test(*op, *conv, a, {{x, qspec::DType::I8}, {b, qspec::DType::I32}}, true);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_NE(p[0].what.find("missing input 'w'"), std::string::npos) << p[0].what;
+  const std::string bad = R"({"op": "t", "summary": "s", "spec": "spec/t.md",
+    "inputs": [{"name": "x", "dtypes": ["int8"], "variadic": {"min": 1, "max": 2}, "optional": true}],
+    "outputs": [{"name": "y", "dtypes": ["int8"]}], "attributes": {}, "conventions": []})";
+  EXPECT_THROW(qspec::catalogue::parse({{"t.json", bad}}), qspec::catalogue::CatalogueError);
+}
+
 // A variadic input's dtypes are checked here, not by the generated schema (whose pattern only
 // admits the names x0, x1, ...: rapidjson 1.1.0 cannot say which subschema of a pattern failed).
 TEST(catalogue_keys, VariadicInputDtypesAreChecked) {

@@ -106,6 +106,11 @@ TensorSpec parse_tensor(const Json& j, const std::string& where, bool output) {
     v.done();
     if (t.min_count < 0 || t.max_count < t.min_count) r.fail("variadic: need 0 <= min <= max");
   }
+  // An optional input (e.g. a bias) may be absent from a valid test: a single tensor of count 0..1.
+  if (!output && r.has("optional")) {
+    if (t.variadic) r.fail("'optional' and 'variadic' exclude each other (variadic: say min 0)");
+    if (r.boolean("optional")) t.min_count = 0;
+  }
   if (output) {
     t.dtype_from_attribute = r.str("dtype_from", false);
     t.dtype_same_as = r.str("same_dtype_as", false);
@@ -372,7 +377,7 @@ std::vector<TestProblem> check_test(const OpSpec& op, const ConventionSpec& conv
   }
   if (valid)
     for (const auto& t : op.inputs)
-      if (!seen.count(t.name) && !(t.variadic && t.min_count == 0))
+      if (!seen.count(t.name) && t.min_count != 0)
         problems.push_back({"inputs", "missing input '" + t.name + (t.variadic ? "0" : "") + "'"});
   return problems;
 }

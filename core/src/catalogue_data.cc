@@ -2112,6 +2112,169 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   ]
 }
 )qspec"},
+      {"spec/catalogue/qlinear.conv2d.json", R"qspec({
+  "op": "qlinear.conv2d",
+  "summary": "An engine's quantized 2-D convolution (NHWC, OHWI): int8/uint8 codes, per-tensor or per-channel weight scales, int32 bias, requantized by the engine's convention.",
+  "spec": "spec/operators_qlinear.md",
+  "inputs": [
+    {"name": "x", "dtypes": ["int8", "uint8"], "doc": "activations (N, H, W, C), NHWC; real value x_scale (x - x_zero_point)"},
+    {"name": "w", "dtypes": ["int8", "uint8"], "doc": "weights (O, KH, KW, C / groups), OHWI; real value w_scales[o] (w - w_zero_point)"},
+    {"name": "b", "dtypes": ["int32"], "optional": true, "doc": "optional bias (O) at the accumulator's scale x_scale w_scales[o]; absent: 0"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int8", "uint8"], "same_dtype_as": "x", "doc": "output (N, OH, OW, O); OH, OW by the convention's output-size rule"}
+  ],
+  "attributes": {
+    "dilations": {"type": "int[]", "doc": "[DH, DW], each >= 1 (ERROR_IF); default [1, 1]"},
+    "groups": {"type": "int", "doc": "G >= 1 dividing C and O (ERROR_IF); depthwise: G = C, O = C * multiplier; default 1"},
+    "pads": {"type": "int[]", "doc": "[top, left, bottom, right] (ONNX pads), each >= 0 (ERROR_IF); the padding holds the code x_zero_point (real 0); default [0, 0, 0, 0]"},
+    "strides": {"type": "int[]", "doc": "[SH, SW], each >= 1 (ERROR_IF); default [1, 1]"},
+    "w_scales": {"type": "float32[]", "doc": "weight scales: 1 entry (per tensor) or O entries (per output channel); ERROR_IF another count"},
+    "w_zero_point": {"type": "int", "min": -2147483648, "max": 2147483647, "doc": "the weights' zero point (ERROR_IF it does not fit w's dtype); default 0"},
+    "x_scale": {"type": "float32", "doc": "the activations' scale"},
+    "x_zero_point": {"type": "int", "min": -2147483648, "max": 2147483647, "doc": "the activations' zero point and the padding code (ERROR_IF it does not fit x's dtype)"},
+    "y_max": {"type": "int", "min": -2147483648, "max": 2147483647, "doc": "fused clamp, upper code (ERROR_IF it does not fit y's dtype or y_min >= y_max); default the dtype's maximum"},
+    "y_min": {"type": "int", "min": -2147483648, "max": 2147483647, "doc": "fused clamp, lower code (ERROR_IF it does not fit y's dtype); default the dtype's minimum"},
+    "y_scale": {"type": "float32", "doc": "the output's scale"},
+    "y_zero_point": {"type": "int", "min": -2147483648, "max": 2147483647, "doc": "the output's zero point (ERROR_IF it does not fit y's dtype)"}
+  },
+  "conventions": [
+    {
+      "name": "onnxruntime",
+      "clauses": ["qlinear.acc.conv2d", "qlinear.onnxruntime"],
+      "description": "ONNX Runtime QLinearConv (MLAS): S = fl32(fl32(x_s * w_s) / y_s), y = rne(clamp(fl32(fl32(acc) * S))) + zp; no scale limits; ERROR_IF no output position",
+      "source": "onnxruntime core/providers/cpu/quantization/qlinearconv.cc (ComputeOutputScale, Im2col with X_zero_point_value), core/mlas/lib/quantize.cpp MlasRequantizeOutput",
+      "attributes": ["w_scales", "x_scale", "x_zero_point", "y_scale", "y_zero_point"],
+      "optional_attributes": ["dilations", "groups", "pads", "strides", "w_zero_point"],
+      "vectors": "ops/qlinear/conv2d/onnxruntime.json",
+      "required_flags": [
+        "tie", "tie_per_channel", "saturate_low", "saturate_high", "per_channel_exponents",
+        "pad_zero_point", "depthwise_multiplier", "dilation", "groups", "asymmetric_pads", "strides",
+        "uint8", "uint8_int8", "no_bias", "large_acc", "large_scale", "small_scale",
+        "no_output_position", "random"
+      ]
+    },
+    {
+      "name": "xnnpack.fp32",
+      "clauses": ["qlinear.acc.conv2d", "qlinear.xnnpack_fp32", "float.xnnpack_fp32"],
+      "description": "XNNPACK qs8/qc8/qu8 convolution (x86 fp32): S = fl32(fl32(x_s * w_s) / y_s) < 256, y = clamp(rne(fl32(fl32(acc) * S)) + zp, y_min, y_max)",
+      "source": "XNNPACK ae108ef (Debian 0.0~git20220216.ae108ef) src/operators/convolution-nhwc.c xnn_create_convolution2d_nhwc_qs8/qc8/qu8, src/params-init.c xnn_init_qs8_conv_minmax_fp32_*_params",
+      "attributes": ["w_scales", "x_scale", "x_zero_point", "y_scale", "y_zero_point"],
+      "optional_attributes": ["dilations", "groups", "pads", "strides", "w_zero_point", "y_max", "y_min"],
+      "vectors": "ops/qlinear/conv2d/xnnpack.fp32.json",
+      "required_flags": [
+        "tie", "tie_per_channel", "saturate_low", "saturate_high", "narrow_clamp",
+        "per_channel_exponents", "pad_zero_point", "depthwise_multiplier", "dilation", "groups",
+        "asymmetric_pads", "strides", "uint8", "no_bias", "large_acc", "scale_limit",
+        "invalid_scale", "random"
+      ]
+    }
+  ]
+}
+)qspec"},
+      {"spec/catalogue/qlinear.fully_connected.json", R"qspec({
+  "op": "qlinear.fully_connected",
+  "summary": "An engine's quantized fully connected layer: y = x w^T + b on int8/uint8 codes, per-tensor or per-output-channel weight scales, requantized by the engine's convention.",
+  "spec": "spec/operators_qlinear.md",
+  "inputs": [
+    {"name": "x", "dtypes": ["int8", "uint8"], "doc": "activations (N, K); real value x_scale (x - x_zero_point)"},
+    {"name": "w", "dtypes": ["int8", "uint8"], "doc": "weights (O, K); real value w_scales[o] (w - w_zero_point)"},
+    {"name": "b", "dtypes": ["int32"], "optional": true, "doc": "optional bias (O) at the accumulator's scale x_scale w_scales[o]; absent: 0"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int8", "uint8"], "same_dtype_as": "x", "doc": "output (N, O)"}
+  ],
+  "attributes": {
+    "w_scales": {"type": "float32[]", "doc": "weight scales: 1 entry (per tensor) or O entries (per output channel); ERROR_IF another count"},
+    "w_zero_point": {"type": "int", "min": -2147483648, "max": 2147483647, "doc": "the weights' zero point (ERROR_IF it does not fit w's dtype); default 0"},
+    "x_scale": {"type": "float32", "doc": "the activations' scale"},
+    "x_zero_point": {"type": "int", "min": -2147483648, "max": 2147483647, "doc": "the activations' zero point (ERROR_IF it does not fit x's dtype)"},
+    "y_max": {"type": "int", "min": -2147483648, "max": 2147483647, "doc": "fused clamp, upper code (ERROR_IF it does not fit y's dtype or y_min >= y_max); default the dtype's maximum"},
+    "y_min": {"type": "int", "min": -2147483648, "max": 2147483647, "doc": "fused clamp, lower code (ERROR_IF it does not fit y's dtype); default the dtype's minimum"},
+    "y_scale": {"type": "float32", "doc": "the output's scale"},
+    "y_zero_point": {"type": "int", "min": -2147483648, "max": 2147483647, "doc": "the output's zero point (ERROR_IF it does not fit y's dtype)"}
+  },
+  "conventions": [
+    {
+      "name": "onnxruntime",
+      "clauses": ["qlinear.acc.fully_connected", "qlinear.onnxruntime"],
+      "description": "ONNX Runtime QLinearConv with a 1x1 kernel (MLAS): S = fl32(fl32(x_s * w_s) / y_s), y = rne(clamp(fl32(fl32(acc) * S))) + zp; no scale limits",
+      "source": "onnxruntime core/providers/cpu/quantization/qlinearconv.cc (ComputeOutputScale), core/mlas/lib/quantize.cpp MlasRequantizeOutput",
+      "attributes": ["w_scales", "x_scale", "x_zero_point", "y_scale", "y_zero_point"],
+      "optional_attributes": ["w_zero_point"],
+      "vectors": "ops/qlinear/fully_connected/onnxruntime.json",
+      "required_flags": [
+        "tie", "tie_per_channel", "saturate_low", "saturate_high", "per_channel_exponents", "uint8",
+        "uint8_int8", "no_bias", "large_acc", "large_scale", "small_scale", "random"
+      ]
+    },
+    {
+      "name": "xnnpack.fp32",
+      "clauses": ["qlinear.acc.fully_connected", "qlinear.xnnpack_fp32", "float.xnnpack_fp32"],
+      "description": "XNNPACK qs8/qu8 fully connected, per-channel as a 1x1 qc8 convolution (x86 fp32): S = fl32(fl32(x_s * w_s) / y_s) < 256, y = clamp(rne(fl32(fl32(acc) * S)) + zp, y_min, y_max)",
+      "source": "XNNPACK ae108ef (Debian 0.0~git20220216.ae108ef) src/operators/fully-connected-nc.c xnn_create_fully_connected_nc_qs8/qu8, src/operators/convolution-nhwc.c xnn_create_convolution2d_nhwc_qc8",
+      "attributes": ["w_scales", "x_scale", "x_zero_point", "y_scale", "y_zero_point"],
+      "optional_attributes": ["w_zero_point", "y_max", "y_min"],
+      "vectors": "ops/qlinear/fully_connected/xnnpack.fp32.json",
+      "required_flags": [
+        "tie", "tie_per_channel", "saturate_low", "saturate_high", "narrow_clamp",
+        "per_channel_exponents", "uint8", "no_bias", "large_acc", "scale_limit", "invalid_scale", "random"
+      ]
+    }
+  ]
+}
+)qspec"},
+      {"spec/catalogue/qlinear.matmul.json", R"qspec({
+  "op": "qlinear.matmul",
+  "summary": "An engine's quantized (batched) matrix product of two quantized operands, per-tensor or per-column scales of b, requantized by the engine's convention.",
+  "spec": "spec/operators_qlinear.md",
+  "inputs": [
+    {"name": "a", "dtypes": ["int8", "uint8"], "doc": "left operand (..., M, K), rank >= 2; real value a_scale (a - a_zero_point)"},
+    {"name": "b", "dtypes": ["int8", "uint8"], "doc": "right operand (..., K, N), rank >= 2, batch dimensions broadcast with a's (NumPy); real value b_scales[n] (b - b_zero_point)"}
+  ],
+  "outputs": [
+    {"name": "y", "dtypes": ["int8", "uint8"], "same_dtype_as": "a", "doc": "output (broadcast batch..., M, N)"}
+  ],
+  "attributes": {
+    "a_scale": {"type": "float32", "doc": "a's scale"},
+    "a_zero_point": {"type": "int", "min": -2147483648, "max": 2147483647, "doc": "a's zero point (ERROR_IF it does not fit a's dtype)"},
+    "b_scales": {"type": "float32[]", "doc": "b's scales: 1 entry (per tensor) or N entries (per column); ERROR_IF another count"},
+    "b_zero_point": {"type": "int", "min": -2147483648, "max": 2147483647, "doc": "b's zero point (ERROR_IF it does not fit b's dtype); default 0"},
+    "y_max": {"type": "int", "min": -2147483648, "max": 2147483647, "doc": "fused clamp, upper code (ERROR_IF it does not fit y's dtype or y_min >= y_max); default the dtype's maximum"},
+    "y_min": {"type": "int", "min": -2147483648, "max": 2147483647, "doc": "fused clamp, lower code (ERROR_IF it does not fit y's dtype); default the dtype's minimum"},
+    "y_scale": {"type": "float32", "doc": "the output's scale"},
+    "y_zero_point": {"type": "int", "min": -2147483648, "max": 2147483647, "doc": "the output's zero point (ERROR_IF it does not fit y's dtype)"}
+  },
+  "conventions": [
+    {
+      "name": "onnxruntime",
+      "clauses": ["qlinear.acc.matmul", "qlinear.onnxruntime"],
+      "description": "ONNX Runtime QLinearMatMul (MLAS): S = fl32(fl32(a_s * b_s) / y_s), y = rne(clamp(fl32(fl32(acc) * S))) + zp; no scale limits",
+      "source": "onnxruntime core/providers/cpu/quantization/quantize_linear_matmul.cc QLinearMatMul::Compute, core/mlas/lib/quantize.cpp MlasRequantizeOutput",
+      "attributes": ["a_scale", "a_zero_point", "b_scales", "y_scale", "y_zero_point"],
+      "optional_attributes": ["b_zero_point"],
+      "vectors": "ops/qlinear/matmul/onnxruntime.json",
+      "required_flags": [
+        "tie", "tie_per_channel", "saturate_low", "saturate_high", "per_channel_exponents", "uint8",
+        "uint8_int8", "broadcast_batch", "large_acc", "large_scale", "small_scale", "random"
+      ]
+    },
+    {
+      "name": "xnnpack.fp32",
+      "clauses": ["qlinear.acc.matmul", "qlinear.xnnpack_fp32", "float.xnnpack_fp32"],
+      "description": "XNNPACK fully connected per batch with weights b^T (qs8/qu8; per-column scales as a 1x1 qc8 convolution), x86 fp32: S < 256, y = clamp(rne(fl32(fl32(acc) * S)) + zp, y_min, y_max)",
+      "source": "XNNPACK ae108ef (Debian 0.0~git20220216.ae108ef) src/operators/fully-connected-nc.c, src/operators/convolution-nhwc.c xnn_create_convolution2d_nhwc_qc8",
+      "attributes": ["a_scale", "a_zero_point", "b_scales", "y_scale", "y_zero_point"],
+      "optional_attributes": ["b_zero_point", "y_max", "y_min"],
+      "vectors": "ops/qlinear/matmul/xnnpack.fp32.json",
+      "required_flags": [
+        "tie", "tie_per_channel", "saturate_low", "saturate_high", "narrow_clamp",
+        "per_channel_exponents", "uint8", "broadcast_batch", "large_acc", "scale_limit", "random"
+      ]
+    }
+  ]
+}
+)qspec"},
       {"spec/catalogue/quantize.json", R"qspec({
   "op": "quantize",
   "summary": "Float32 reals to integer codes: x / scale + zero_point, rounded and saturated as each library does it.",

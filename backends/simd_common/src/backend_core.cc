@@ -92,6 +92,8 @@ const std::vector<OpEntry>& op_table() {
     add_glow_ops(t);
     add_expansion_ops(t);
     add_glow_nn_ops(t);
+    add_qlinear_conv_ops(t);
+    add_qlinear_linear_ops(t);
     return t;
   }();
   return table;

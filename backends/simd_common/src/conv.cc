@@ -98,8 +98,9 @@ void qconv2d_nhwc(const KernelSet& k, const QConvWeights& w, const void* x_nhwc,
   const std::uint8_t flip = x_signed ? 0x80 : 0x00;  // int8 -> u8: + 128
   const std::int64_t za_u = za + (x_signed ? 128 : 0);
   const auto pad_raw = static_cast<std::uint8_t>(pad);  // pad is in x's range (the caller checks)
-  const bool pointwise =
-      g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.groups == 1 && !x_signed;
+  // The input itself is the im2col matrix only without any padding (bottom / right included).
+  const bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.ph2 <= 0 &&
+                         g.pw2 <= 0 && g.groups == 1 && !x_signed;
   constexpr std::int64_t kTile = 64;  // output pixels per im2col tile
   thread_local std::vector<std::uint8_t> col;
   thread_local std::vector<std::int64_t> sums;

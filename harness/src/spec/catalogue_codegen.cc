@@ -294,6 +294,7 @@ std::string tensor_row(const TensorSpec& t) {
   for (DType d : t.dtypes) dt += (dt.empty() ? "" : ", ") + std::string(dtype_name(d));
   if (!t.dtype_from_attribute.empty()) dt += " (= attribute `" + t.dtype_from_attribute + "`)";
   if (!t.dtype_same_as.empty()) dt += " (= dtype of `" + t.dtype_same_as + "`)";
+  if (!t.variadic && t.min_count == 0) name += " (optional)";
   return "| `" + name + "` | " + dt + " | " + md_escape(t.doc) + " |\n";
 }
 

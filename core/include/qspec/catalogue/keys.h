@@ -1156,6 +1156,90 @@ struct pad {
   };
 };
 
+// qlinear.conv2d: An engine's quantized 2-D convolution (NHWC, OHWI): int8/uint8 codes, per-tensor or per-channel weight scales, int32 bias, requantized by the engine's convention. (spec/operators_qlinear.md)
+struct qlinear_conv2d {
+  static constexpr std::string_view op = "qlinear.conv2d";
+  struct in {
+    static constexpr std::string_view x = "x";
+    static constexpr std::string_view w = "w";
+    static constexpr std::string_view b = "b";
+  };
+  struct out {
+    static constexpr std::string_view y = "y";
+  };
+  struct attr {
+    static constexpr ::qspec::attr::IntArray dilations{"dilations", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int groups{"groups", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::IntArray pads{"pads", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::IntArray strides{"strides", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::F32Array w_scales{"w_scales"};
+    static constexpr ::qspec::attr::Int w_zero_point{"w_zero_point", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::F32 x_scale{"x_scale"};
+    static constexpr ::qspec::attr::Int x_zero_point{"x_zero_point", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::Int y_max{"y_max", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::Int y_min{"y_min", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::F32 y_scale{"y_scale"};
+    static constexpr ::qspec::attr::Int y_zero_point{"y_zero_point", -2147483648LL, 2147483647};
+  };
+  struct conv {
+    static constexpr std::string_view onnxruntime = "onnxruntime";
+    static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
+  };
+};
+
+// qlinear.fully_connected: An engine's quantized fully connected layer: y = x w^T + b on int8/uint8 codes, per-tensor or per-output-channel weight scales, requantized by the engine's convention. (spec/operators_qlinear.md)
+struct qlinear_fully_connected {
+  static constexpr std::string_view op = "qlinear.fully_connected";
+  struct in {
+    static constexpr std::string_view x = "x";
+    static constexpr std::string_view w = "w";
+    static constexpr std::string_view b = "b";
+  };
+  struct out {
+    static constexpr std::string_view y = "y";
+  };
+  struct attr {
+    static constexpr ::qspec::attr::F32Array w_scales{"w_scales"};
+    static constexpr ::qspec::attr::Int w_zero_point{"w_zero_point", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::F32 x_scale{"x_scale"};
+    static constexpr ::qspec::attr::Int x_zero_point{"x_zero_point", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::Int y_max{"y_max", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::Int y_min{"y_min", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::F32 y_scale{"y_scale"};
+    static constexpr ::qspec::attr::Int y_zero_point{"y_zero_point", -2147483648LL, 2147483647};
+  };
+  struct conv {
+    static constexpr std::string_view onnxruntime = "onnxruntime";
+    static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
+  };
+};
+
+// qlinear.matmul: An engine's quantized (batched) matrix product of two quantized operands, per-tensor or per-column scales of b, requantized by the engine's convention. (spec/operators_qlinear.md)
+struct qlinear_matmul {
+  static constexpr std::string_view op = "qlinear.matmul";
+  struct in {
+    static constexpr std::string_view a = "a";
+    static constexpr std::string_view b = "b";
+  };
+  struct out {
+    static constexpr std::string_view y = "y";
+  };
+  struct attr {
+    static constexpr ::qspec::attr::F32 a_scale{"a_scale"};
+    static constexpr ::qspec::attr::Int a_zero_point{"a_zero_point", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::F32Array b_scales{"b_scales"};
+    static constexpr ::qspec::attr::Int b_zero_point{"b_zero_point", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::Int y_max{"y_max", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::Int y_min{"y_min", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::F32 y_scale{"y_scale"};
+    static constexpr ::qspec::attr::Int y_zero_point{"y_zero_point", -2147483648LL, 2147483647};
+  };
+  struct conv {
+    static constexpr std::string_view onnxruntime = "onnxruntime";
+    static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
+  };
+};
+
 // quantize: Float32 reals to integer codes: x / scale + zero_point, rounded and saturated as each library does it. (spec/float_conventions.md)
 struct quantize {
   static constexpr std::string_view op = "quantize";

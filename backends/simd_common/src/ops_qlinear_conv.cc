@@ -1,0 +1,110 @@
+// Handler of qlinear.conv2d (spec/operators_qlinear.md) under xnnpack.fp32 and onnxruntime: the
+// exact NHWC convolution of the 8-bit engines (im2col through the GEMM engine, the direct depthwise
+// kernel), padded with the input zero point, plus the int32 bias, then the convention's epilogue.
+#include <algorithm>
+#include <array>
+#include <string>
+#include <vector>
+
+#include "qlinear_common.h"
+#include "qspec/catalogue/keys.h"
+#include "qspec/simd/conv.h"
+#include "qspec/simd/int_tensor.h"
+
+namespace qspec::simd {
+namespace {
+
+using nn::reject_if;
+using qlinear::Convention;
+using qlinear::named;
+using qlinear::optional_input;
+using Op = cat::qlinear_conv2d;
+
+constexpr const qlinear::Keys& kKeys = qlinear_keys<Op::attr>;
+
+template <std::size_t n>
+std::array<std::int64_t, n> fixed(const OpCall& c, const attr::IntArray& key, std::array<std::int64_t, n> d) {
+  const auto v = attr::get_or(c.attrs, key, std::vector<std::int64_t>(d.begin(), d.end()));
+  reject_if(v.size() != n, "attribute " + std::string(key.name) + " needs " + std::to_string(n) + " entries");
+  std::array<std::int64_t, n> out{};
+  std::copy(v.begin(), v.end(), out.begin());
+  return out;
+}
+
+// The output size of one spatial axis. No position: ONNX Runtime rejects it; XNNPACK's run crashes
+// (a REQUIRE of qlinear.xnnpack_fp32: Unsupported).
+std::int64_t out_dim(std::int64_t in, std::int64_t pb, std::int64_t pe, std::int64_t k, std::int64_t d, std::int64_t s,
+                     Convention conv) {
+  const std::int64_t span = in + pb + pe - (d * (k - 1) + 1);
+  if (conv == Convention::kOnnxRuntime) reject_if(span < 0, "onnxruntime: no output position (Invalid input shape)");
+  if (span < 0) throw Unsupported("xnnpack.fp32: the dilated kernel must fit the padded input (a REQUIRE)");
+  return span / s + 1;
+}
+
+template <Convention conv>
+void qlinear_conv2d(OpCall& c) {
+  const qspec_tensor &xt = named(c, Op::in::x), &wt = named(c, Op::in::w);
+  const qspec_tensor* bt = optional_input(c, Op::in::b);
+  const IntArray x = read_int(xt), w = read_int(wt);
+  const auto st = fixed<2>(c, Op::attr::strides, {1, 1}), dl = fixed<2>(c, Op::attr::dilations, {1, 1});
+  const auto pd = fixed<4>(c, Op::attr::pads, {0, 0, 0, 0});
+  const std::int64_t groups = attr::get_or(c.attrs, Op::attr::groups, std::int64_t{1});
+  // qlinear.acc.conv2d's ERROR_IFs.
+  reject_if(x.shape.size() != 4 || w.shape.size() != 4, "qlinear.conv2d: x and w must have rank 4");
+  reject_if(x.dim(0) < 0 || x.dim(1) < 1 || x.dim(2) < 1 || x.dim(3) < 1, "qlinear.conv2d: x has an empty dimension");
+  for (auto d : w.shape) reject_if(d < 1, "qlinear.conv2d: w has an empty dimension");
+  for (int i = 0; i < 2; ++i) reject_if(st[i] < 1 || dl[i] < 1, "qlinear.conv2d: strides and dilations must be >= 1");
+  for (auto p : pd) reject_if(p < 0, "qlinear.conv2d: pads must be >= 0");
+  reject_if(groups < 1, "qlinear.conv2d: groups must be >= 1");
+  const std::int64_t C = x.dim(3), O = w.dim(0);
+  reject_if(C != groups * w.dim(3) || O % groups != 0, "qlinear.conv2d: channels and groups disagree");
+  IntArray b;
+  if (bt) {
+    b = read_int(*bt);
+    reject_if(b.shape != std::vector<std::int64_t>{O}, "qlinear.conv2d: bias b must be (O)");
+  }
+  const qlinear::Params p = qlinear::read_params(c, kKeys, xt, wt, conv);
+  const std::vector<float> scales = qlinear::scales(p, O, conv);
+
+  ConvGeom g;
+  g.n = x.dim(0), g.h = x.dim(1), g.w = x.dim(2), g.c = C, g.o = O, g.kh = w.dim(1), g.kw = w.dim(2);
+  g.sh = st[0], g.sw = st[1], g.dh = dl[0], g.dw = dl[1], g.groups = groups;
+  g.ph = pd[0], g.pw = pd[1];
+  const std::int64_t oh = out_dim(g.h, pd[0], pd[2], g.kh, g.dh, g.sh, conv);
+  const std::int64_t ow = out_dim(g.w, pd[1], pd[3], g.kw, g.dw, g.sw, conv);
+  g.ph2 = pd[2], g.pw2 = pd[3];
+
+  // OHWI -> OIHW bytes for the packer (the GEMM path reorders to (kh, kw, cg) rows again).
+  const std::int64_t taps = g.kh * g.kw, cg = w.dim(3);
+  std::vector<std::uint8_t> w_oihw(w.data.size());
+  for (std::int64_t o = 0; o < O; ++o)
+    for (std::int64_t t = 0; t < taps; ++t)
+      for (std::int64_t ci = 0; ci < cg; ++ci)
+        w_oihw[static_cast<std::size_t>((o * cg + ci) * taps + t)] =
+            static_cast<std::uint8_t>(w.data[static_cast<std::size_t>((o * taps + t) * cg + ci)]);
+  std::vector<std::uint8_t> xb(x.data.size());
+  for (std::size_t i = 0; i < xb.size(); ++i) xb[i] = static_cast<std::uint8_t>(x.data[i]);
+
+  std::vector<std::int64_t> acc(static_cast<std::size_t>(g.n * oh * ow * O));
+  if (!acc.empty()) {
+    const bool x_signed = p.x_type == QSPEC_DTYPE_INT8;
+    const QConvWeights packed = pack_conv_weights(c.k, g, w_oihw.data(), p.w_type == QSPEC_DTYPE_UINT8, p.w_zero_point,
+                                                  p.x_zero_point, p.x_zero_point);
+    qconv2d_nhwc(c.k, packed, xb.data(), x_signed, p.x_zero_point, p.x_zero_point, acc.data());
+    if (bt)
+      for (std::size_t i = 0; i < acc.size(); ++i) acc[i] += b.data[i % static_cast<std::size_t>(O)];
+  }
+  qlinear::requantize(c.k, acc, scales, p, c.output(Op::out::y, 0), {g.n, oh, ow, O});
+}
+
+}  // namespace
+
+void add_qlinear_conv_ops(std::vector<OpEntry>& t) {
+  const std::string conv = "exact NHWC convolution (GEMM / depthwise engines), ";
+  t.push_back(
+      entry<Op>(Op::conv::xnnpack_fp32, conv + "XNNPACK fp32 epilogue", qlinear_conv2d<Convention::kXnnpackFp32>));
+  t.push_back(
+      entry<Op>(Op::conv::onnxruntime, conv + "ONNX Runtime MLAS epilogue", qlinear_conv2d<Convention::kOnnxRuntime>));
+}
+
+}  // namespace qspec::simd

@@ -1,0 +1,113 @@
+// Handlers of qlinear.fully_connected and qlinear.matmul (spec/operators_qlinear.md) under
+// xnnpack.fp32 and onnxruntime: the exact product of the 8-bit GEMM engines with zero points (one
+// GEMM per broadcast batch of a matmul), the int32 bias, then the convention's epilogue.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "qlinear_common.h"
+#include "qspec/catalogue/keys.h"
+#include "qspec/simd/int_tensor.h"
+
+namespace qspec::simd {
+namespace {
+
+using nn::reject_if;
+using qlinear::Convention;
+using qlinear::named;
+using qlinear::optional_input;
+using Fc = cat::qlinear_fully_connected;
+using Mm = cat::qlinear_matmul;
+
+constexpr const qlinear::Keys& kFcKeys = qlinear_keys<Fc::attr>;
+constexpr const qlinear::Keys& kMmKeys = qlinear_matmul_keys;
+
+template <Convention conv>
+void qlinear_fully_connected(OpCall& c) {
+  const qspec_tensor &xt = named(c, Fc::in::x), &wt = named(c, Fc::in::w);
+  const qspec_tensor* bt = optional_input(c, Fc::in::b);
+  const IntArray x = read_int(xt), w = read_int(wt);
+  reject_if(x.shape.size() != 2 || w.shape.size() != 2, "qlinear.fully_connected: x (N,K) and w (O,K)");
+  reject_if(x.dim(1) != w.dim(1) || x.dim(1) < 1 || w.dim(0) < 1 || x.dim(0) < 0,
+            "qlinear.fully_connected: K differs or an empty dimension");
+  const std::int64_t O = w.dim(0);
+  IntArray b;
+  if (bt) {
+    b = read_int(*bt);
+    reject_if(b.shape != std::vector<std::int64_t>{O}, "qlinear.fully_connected: bias b must be (O)");
+  }
+  const qlinear::Params p = qlinear::read_params(c, kFcKeys, xt, wt, conv);
+  const std::vector<float> scales = qlinear::scales(p, O, conv);
+  std::vector<std::int64_t> acc =
+      x.dim(0) == 0 ? std::vector<std::int64_t>{} : nn::fc_exact(c.k, x, w, p.x_zero_point, p.w_zero_point);
+  if (bt)
+    for (std::size_t i = 0; i < acc.size(); ++i) acc[i] += b.data[i % static_cast<std::size_t>(O)];
+  qlinear::requantize(c.k, acc, scales, p, c.output(Fc::out::y, 0), {x.dim(0), O});
+}
+
+template <Convention conv>
+void qlinear_matmul(OpCall& c) {
+  const qspec_tensor &at = named(c, Mm::in::a), &bt = named(c, Mm::in::b);
+  const IntArray a = read_int(at), b = read_int(bt);
+  reject_if(a.shape.size() < 2 || b.shape.size() < 2, "qlinear.matmul: a and b must have rank >= 2");
+  for (auto d : a.shape) reject_if(d < 1, "qlinear.matmul: a has an empty dimension");
+  for (auto d : b.shape) reject_if(d < 1, "qlinear.matmul: b has an empty dimension");
+  const std::size_t ra = a.shape.size() - 2, rb = b.shape.size() - 2, r = std::max(ra, rb);
+  const std::int64_t M = a.shape[ra], K = a.shape[ra + 1], N = b.shape[rb + 1];
+  reject_if(b.shape[rb] != K, "qlinear.matmul: K differs");
+  std::vector<std::int64_t> batch(r);
+  for (std::size_t k = 0; k < r; ++k) {
+    const std::int64_t da = k + ra >= r ? a.shape[k + ra - r] : 1, db = k + rb >= r ? b.shape[k + rb - r] : 1;
+    reject_if(da != db && da != 1 && db != 1, "qlinear.matmul: batch dimensions do not broadcast");
+    batch[k] = da == 1 ? db : da;
+  }
+  const qlinear::Params p = qlinear::read_params(c, kMmKeys, at, bt, conv);
+  const std::vector<float> scales = qlinear::scales(p, N, conv);
+  std::int64_t batches = 1;
+  for (auto d : batch) batches *= d;
+  std::vector<std::int64_t> acc;
+  acc.reserve(static_cast<std::size_t>(batches * M * N));
+  std::vector<std::int64_t> idx(r, 0);
+  IntArray as{{M, K}, std::vector<std::int64_t>(static_cast<std::size_t>(M * K))};
+  IntArray bs{{N, K}, std::vector<std::int64_t>(static_cast<std::size_t>(N * K))};  // b's slice transposed
+  for (std::int64_t bi = 0; bi < batches; ++bi) {
+    // The row-major offsets of this batch in a and b (broadcast dimensions at 0).
+    std::int64_t rem = bi, oa = 0, ob = 0, sa = M * K, sb = K * N;
+    for (std::size_t k = r; k-- > 0;) {
+      const std::int64_t i = rem % batch[k];
+      rem /= batch[k];
+      if (k + ra >= r) {
+        const std::int64_t d = a.shape[k + ra - r];
+        oa += (d == 1 ? 0 : i) * sa;
+        sa *= d;
+      }
+      if (k + rb >= r) {
+        const std::int64_t d = b.shape[k + rb - r];
+        ob += (d == 1 ? 0 : i) * sb;
+        sb *= d;
+      }
+    }
+    std::copy_n(a.data.begin() + oa, M * K, as.data.begin());
+    for (std::int64_t kk = 0; kk < K; ++kk)
+      for (std::int64_t n = 0; n < N; ++n)
+        bs.data[static_cast<std::size_t>(n * K + kk)] = b.data[static_cast<std::size_t>(ob + kk * N + n)];
+    const auto part = nn::fc_exact(c.k, as, bs, p.x_zero_point, p.w_zero_point);
+    acc.insert(acc.end(), part.begin(), part.end());
+  }
+  batch.push_back(M);
+  batch.push_back(N);
+  qlinear::requantize(c.k, acc, scales, p, c.output(Mm::out::y, 0), batch);
+}
+
+}  // namespace
+
+void add_qlinear_linear_ops(std::vector<OpEntry>& t) {
+  const std::string fc = "exact GEMM with zero points + int32 bias, ", mm = "exact GEMM per broadcast batch, ";
+  const std::string xnn = "XNNPACK fp32 epilogue", ort = "ONNX Runtime MLAS epilogue";
+  t.push_back(entry<Fc>(Fc::conv::xnnpack_fp32, fc + xnn, qlinear_fully_connected<Convention::kXnnpackFp32>));
+  t.push_back(entry<Fc>(Fc::conv::onnxruntime, fc + ort, qlinear_fully_connected<Convention::kOnnxRuntime>));
+  t.push_back(entry<Mm>(Mm::conv::xnnpack_fp32, mm + xnn, qlinear_matmul<Convention::kXnnpackFp32>));
+  t.push_back(entry<Mm>(Mm::conv::onnxruntime, mm + ort, qlinear_matmul<Convention::kOnnxRuntime>));
+}
+
+}  // namespace qspec::simd

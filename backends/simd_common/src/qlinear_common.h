@@ -1,0 +1,48 @@
+// Internal to simd_common: the engine conventions of the quantized operators (spec/operators_qlinear.md)
+// shared by the conv2d, fully_connected and matmul handlers: parameters, their ERROR_IFs, the
+// requantization scales and the float epilogue on the requantization kernels.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "nn_common.h"
+#include "qspec/core/attr.h"
+#include "qspec/core/qlinear_keys.h"
+#include "qspec/simd/backend_core.h"
+
+namespace qspec::simd::qlinear {
+
+enum class Convention { kXnnpackFp32, kOnnxRuntime };
+
+// The attribute keys of one op's quantization parameters (matmul: a_* / b_*).
+using Keys = QLinearKeys;
+
+struct Params {
+  qspec_dtype x_type = QSPEC_DTYPE_INT8, w_type = QSPEC_DTYPE_INT8;
+  float x_scale = 1.0f, y_scale = 1.0f;
+  std::vector<float> w_scales;
+  std::int64_t x_zero_point = 0, w_zero_point = 0, y_zero_point = 0;
+  std::int64_t y_min = 0, y_max = 0;  // the fused clamp (XNNPACK), else the dtype's range
+};
+
+// The input called `name`, or null (optional inputs); named() throws std::invalid_argument instead.
+const qspec_tensor* optional_input(const OpCall& c, std::string_view name);
+const qspec_tensor& named(const OpCall& c, std::string_view name);
+
+// Reads the parameters (y_min / y_max only for XNNPACK); x and w are the activation and weight tensors.
+Params read_params(const OpCall& c, const Keys& k, const qspec_tensor& x, const qspec_tensor& w, Convention conv);
+
+// The convention's ERROR_IFs of operator creation for `channels` output channels (throw Rejected),
+// then the requantization scales S_o = (x_scale * w_scale[o]) / y_scale in binary32, one per channel.
+// A REQUIRE the scales violate (XNNPACK: S_o < 2^-32; ONNX Runtime: a non-finite scale) throws Unsupported.
+std::vector<float> scales(const Params& p, std::int64_t channels, Convention conv);
+
+// y = the epilogue of every accumulator (REQUIRE'd in int32, else Unsupported) with the scale of its
+// channel, the last axis; written to `out` with `shape` (its dtype is x's).
+void requantize(const KernelSet& k, const std::vector<std::int64_t>& acc, const std::vector<float>& s, const Params& p,
+                qspec_tensor& out, const std::vector<std::int64_t>& shape);
+
+}  // namespace qspec::simd::qlinear

@@ -1,0 +1,141 @@
+// Engines' quantized operators (spec/operators_qlinear.md): one exact integer accumulation per op
+// shape (qlinear.acc.*), composed with one engine's convention (qlinear.xnnpack_fp32,
+// qlinear.onnxruntime): its parameter derivation, its ERROR_IFs, its output size and its epilogue.
+//
+// The accumulations are pure exact sums over Z (no REQUIRE): the composition REQUIREs the result
+// in int32, as the engines' wrapping int32 accumulators return it only then. Layouts are NHWC
+// activations and OHWI weights; the per-channel axis of the weights' scales is the output's last.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "qspec/ref/ops/ndarray.h"
+#include "qspec/ref/types.h"
+
+namespace qspec::ref::ops {
+
+struct QConvGeometry {
+  std::array<std::int64_t, 2> strides{1, 1};
+  std::array<std::int64_t, 2> dilations{1, 1};
+  std::array<std::int64_t, 4> pads{0, 0, 0, 0};  // top, left, bottom, right
+  std::int64_t groups = 1;
+};
+
+// spec: qlinear.acc.conv2d
+// ERROR_IF the shapes or the geometry are invalid (ranks, empty dimensions, strides/dilations < 1,
+// pads < 0, groups not dividing C and O, bias not (O)); `bias` may be null.
+void qlinear_conv2d_check(const Shape& x, const Shape& w, const Shape* bias, const QConvGeometry& g);
+
+// spec: qlinear.acc.conv2d
+// acc[n,p,q,o] = b[o] + sum_{i,j,c} (X^[n, p SH - pt + i DH, q SW - pl + j DW, g Cg + c] - zx)(W[o,i,j,c] - zw)
+// for p < oh, q < ow, with X^ = zx outside the input (a tap outside contributes 0). Exact.
+IntArray qlinear_acc_conv2d(const IntArray& x, const IntArray& w, const IntArray* bias, const QConvGeometry& g,
+                            const Int& zx, const Int& zw, std::int64_t oh, std::int64_t ow);
+
+// spec: qlinear.acc.fully_connected
+// ERROR_IF x is not (N,K), w not (O,K) with the same K >= 1, O < 1, or bias given and not (O).
+void qlinear_fully_connected_check(const Shape& x, const Shape& w, const Shape* bias);
+
+// spec: qlinear.acc.fully_connected
+// acc[n,o] = b[o] + sum_k (X[n,k] - zx)(W[o,k] - zw). Exact.
+IntArray qlinear_acc_fully_connected(const IntArray& x, const IntArray& w, const IntArray* bias, const Int& zx,
+                                     const Int& zw);
+
+// spec: qlinear.acc.matmul
+// The output shape (broadcast batch..., M, N); ERROR_IF a rank < 2, K differs, an empty
+// dimension, or batch dimensions that do not broadcast.
+Shape qlinear_matmul_output_shape(const Shape& a, const Shape& b);
+
+// spec: qlinear.acc.matmul
+// acc[beta,m,n] = sum_k (A[beta_A,m,k] - za)(B[beta_B,k,n] - zb), NumPy batch broadcasting. Exact.
+IntArray qlinear_acc_matmul(const IntArray& a, const IntArray& b, const Int& za, const Int& zb);
+
+// ---- conventions ----
+
+enum class QLinearConvention { XnnpackFp32, OnnxRuntime };
+
+// One operator's quantization parameters (matmul: x = a, w = b).
+struct QLinearParams {
+  DType x_type = DType::I8, w_type = DType::I8;  // the activations' (and output's) and the weights' dtypes
+  std::uint32_t x_scale = 0x3f800000;            // float32 bit patterns
+  Int x_zero_point{0};
+  std::vector<std::uint32_t> w_scales{0x3f800000};  // 1 (per tensor) or one per output channel
+  Int w_zero_point{0};
+  std::uint32_t y_scale = 0x3f800000;
+  Int y_zero_point{0};
+  std::optional<Int> y_min, y_max;  // fused clamp (XNNPACK); absent: the dtype's range
+};
+
+// spec: qlinear.xnnpack_fp32
+// spec: qlinear.onnxruntime
+// S = fl32(fl32(x_scale * w_scale) / y_scale): the requantization scale both engines derive.
+// REQUIRE y_scale != 0 (a division by zero is outside both clauses).
+std::uint32_t qlinear_fp32_scale(std::uint32_t x_scale, std::uint32_t w_scale, std::uint32_t y_scale);
+
+// spec: qlinear.xnnpack_fp32
+// The ERROR_IFs of XNNPACK's operator creation for `channels` output channels (dtypes, scale count,
+// kernel zero point, zero points and clamp in the dtype, positive normal scales, y_min < y_max,
+// S_o < 256) and the per-channel scales S_o; REQUIRE S_o >= 2^-32.
+std::vector<std::uint32_t> qlinear_xnnpack_fp32_scales(const QLinearParams& p, std::int64_t channels);
+
+// spec: qlinear.xnnpack_fp32
+// y = clamp(float.xnnpack_fp32(acc, S, zy, dtype), y_min, y_max).
+Int qlinear_xnnpack_fp32_output(const Int& acc, std::uint32_t scale, const QLinearParams& p);
+
+// spec: qlinear.xnnpack_fp32
+// XNNPACK's output size: floor((in + pad_begin + pad_end - dilation (kernel - 1) - 1) / stride) + 1;
+// REQUIRE the dilated kernel to fit the padded input (XNNPACK's run reads out of bounds otherwise).
+std::int64_t qlinear_xnnpack_conv_out_dim(std::int64_t in, std::int64_t pad_begin, std::int64_t pad_end,
+                                          std::int64_t kernel, std::int64_t dilation, std::int64_t stride);
+
+// spec: qlinear.onnxruntime
+// The ERROR_IFs of ONNX Runtime's QLinearConv / QLinearMatMul (dtype pairs, scale count, zero
+// points in their dtypes) and the per-channel scales S_o; REQUIRE finite positive scales, S_o finite.
+std::vector<std::uint32_t> qlinear_onnxruntime_scales(const QLinearParams& p, std::int64_t channels);
+
+// spec: qlinear.onnxruntime
+// MlasRequantizeOutput: v = fl32(fl32(acc) * S) (inf on overflow), clamped in float to
+// [qmin - zy, qmax - zy], y = rne(v) + zy.
+Int qlinear_onnxruntime_output(const Int& acc, std::uint32_t scale, const QLinearParams& p);
+
+// spec: qlinear.onnxruntime
+// ONNX Runtime's output size: floor((in + pad_begin + pad_end - dilation (kernel - 1) - 1) / stride) + 1;
+// ERROR_IF it is < 1 ("Invalid input shape").
+std::int64_t qlinear_onnxruntime_conv_out_dim(std::int64_t in, std::int64_t pad_begin, std::int64_t pad_end,
+                                              std::int64_t kernel, std::int64_t dilation, std::int64_t stride);
+
+// ---- the operators: accumulation, then the convention (parameters checked first) ----
+
+// spec: qlinear.acc.conv2d
+// spec: qlinear.xnnpack_fp32
+// spec: qlinear.onnxruntime
+// The convention's output size (OH, OW) of a convolution (shapes already checked).
+std::array<std::int64_t, 2> qlinear_conv2d_out_size(const Shape& x, const Shape& w, const QConvGeometry& g,
+                                                    QLinearConvention c);
+
+// spec: qlinear.acc.conv2d
+// spec: qlinear.xnnpack_fp32
+// spec: qlinear.onnxruntime
+IntArray qlinear_conv2d(const IntArray& x, const IntArray& w, const IntArray* bias, const QConvGeometry& g,
+                        const QLinearParams& p, QLinearConvention c);
+
+// spec: qlinear.acc.fully_connected
+// spec: qlinear.xnnpack_fp32
+// spec: qlinear.onnxruntime
+IntArray qlinear_fully_connected(const IntArray& x, const IntArray& w, const IntArray* bias, const QLinearParams& p,
+                                 QLinearConvention c);
+
+// spec: qlinear.acc.matmul
+// spec: qlinear.xnnpack_fp32
+// spec: qlinear.onnxruntime
+IntArray qlinear_matmul(const IntArray& a, const IntArray& b, const QLinearParams& p, QLinearConvention c);
+
+// The requantization scales S_o and the epilogue of convention c, for `channels` output channels
+// (the ERROR_IFs of its operator creation first).
+std::vector<std::uint32_t> qlinear_scales(const QLinearParams& p, std::int64_t channels, QLinearConvention c);
+Int qlinear_output(const Int& acc, std::uint32_t scale, const QLinearParams& p, QLinearConvention c);
+
+}  // namespace qspec::ref::ops

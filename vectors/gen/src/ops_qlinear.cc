@@ -1,0 +1,726 @@
+// Vector families of the engines' quantized operators (spec/operators_qlinear.md): ops/qlinear/<op>/<convention>.json.
+//
+// Inputs only; expected outputs come from the reference ops (reference/ops/ops_qlinear.cc). Each
+// family mixes hand cases (each named by its comment), tie-rich draws (qspec/vecgen/ties.h: every
+// output channel's weights and bias are multiples of 2^u and its scale is m 2^-(u+1), so about half
+// of the outputs are exact ties k + 1/2), realistic random draws, saturating draws and the
+// parameters each engine rejects (invalid tests). The flags of a valid test are computed from what
+// the reference says about it (its accumulators, scales and outputs), so a flag is never claimed
+// by hand. Ops, tensors and attributes are named through the catalogue's typed keys.
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "qspec/catalogue/keys.h"
+#include "qspec/core/attr.h"
+#include "qspec/core/qlinear_keys.h"
+#include "qspec/ref/ieee.h"
+#include "qspec/ref/ops/qlinear.h"
+#include "qspec/refops.h"
+#include "qspec/vecgen.h"
+#include "qspec/vecgen/classify.h"
+#include "qspec/vecgen/ties.h"
+
+namespace qspec::vecgen {
+namespace {
+
+namespace ro = qspec::ref::ops;
+using OJ = nlohmann::ordered_json;
+using ref::Int;
+using ro::IntArray;
+using ro::QLinearConvention;
+using Dims = std::vector<std::int64_t>;
+
+enum class OpKind { Conv, Fc, Matmul };
+
+// One test as the generator thinks of it: typed tensors and parameters.
+struct Problem {
+  OpKind kind = OpKind::Conv;
+  ro::QLinearParams p;
+  IntArray x, w;
+  std::optional<IntArray> b;
+  ro::QConvGeometry g;
+  bool write_geometry = true;      // conv: write strides/dilations/pads/groups (else: the defaults)
+  bool write_w_zero_point = true;  // w_zero_point is optional (default 0)
+  bool drawn = false;              // a random draw (flag "random")
+};
+
+std::int64_t lo_of(DType t) { return t == DType::I8 ? -128 : 0; }
+std::int64_t hi_of(DType t) { return t == DType::I8 ? 127 : 255; }
+
+IntArray array_of(const Dims& shape, const std::function<std::int64_t(std::int64_t)>& f) {
+  IntArray a(shape);
+  for (std::size_t i = 0; i < a.data.size(); ++i) a.data[i] = Int(f(static_cast<std::int64_t>(i)));
+  return a;
+}
+Tensor tensor_of(std::string_view name, DType t, const IntArray& a) {
+  std::vector<std::int64_t> d;
+  for (const auto& v : a.data) d.push_back(static_cast<std::int64_t>(v));
+  return tensor(std::string(name), t, a.shape, d);
+}
+
+// ---- writing a Problem as a Test ----
+
+const QLinearKeys& keys(OpKind k) {
+  return k == OpKind::Conv ? qlinear_keys<cat::qlinear_conv2d::attr>
+         : k == OpKind::Fc ? qlinear_keys<cat::qlinear_fully_connected::attr>
+                           : qlinear_matmul_keys;
+}
+
+// Attributes are written unchecked where a generator deliberately writes a value the clause rejects.
+template <class Key>
+void put(OJ& a, const Key& key, const Int& v) {
+  attr::set_unchecked(a, key, static_cast<std::int64_t>(v));
+}
+
+Test to_test(const Problem& pr, std::string comment, bool invalid = false) {
+  Test t;
+  t.comment = std::move(comment);
+  t.invalid = invalid;
+  const auto& p = pr.p;
+  const QLinearKeys& k = keys(pr.kind);
+  OJ a = OJ::object();
+  attr::set(a, k.x_scale, p.x_scale);
+  put(a, k.x_zero_point, p.x_zero_point);
+  attr::set(a, k.w_scales, p.w_scales);
+  if (pr.write_w_zero_point || p.w_zero_point != 0) put(a, k.w_zero_point, p.w_zero_point);
+  attr::set(a, k.y_scale, p.y_scale);
+  put(a, k.y_zero_point, p.y_zero_point);
+  if (p.y_min) put(a, k.y_min, *p.y_min);
+  if (p.y_max) put(a, k.y_max, *p.y_max);
+  if (pr.kind == OpKind::Conv && pr.write_geometry) {
+    using A = cat::qlinear_conv2d::attr;
+    attr::set_unchecked(a, A::strides, Dims{pr.g.strides[0], pr.g.strides[1]});
+    attr::set_unchecked(a, A::dilations, Dims{pr.g.dilations[0], pr.g.dilations[1]});
+    attr::set_unchecked(a, A::pads, Dims(pr.g.pads.begin(), pr.g.pads.end()));
+    attr::set_unchecked(a, A::groups, pr.g.groups);
+  }
+  t.attributes = std::move(a);
+  if (pr.kind == OpKind::Matmul) {
+    using In = cat::qlinear_matmul::in;
+    t.inputs = {tensor_of(In::a, p.x_type, pr.x), tensor_of(In::b, p.w_type, pr.w)};
+  } else {
+    using In = cat::qlinear_conv2d::in;  // the same names for fully_connected
+    t.inputs = {tensor_of(In::x, p.x_type, pr.x), tensor_of(In::w, p.w_type, pr.w)};
+    if (pr.b) t.inputs.push_back(tensor_of(In::b, DType::I32, *pr.b));
+  }
+  return t;
+}
+
+// ---- what the reference says about a valid Problem (for its flags) ----
+
+struct Analysis {
+  IntArray acc;
+  std::vector<std::uint32_t> scales;  // S_o per output channel
+  int ties = 0;
+};
+
+Analysis analyse(const Problem& pr, QLinearConvention c) {
+  Analysis an;
+  const auto* bias = pr.b ? &*pr.b : nullptr;
+  if (pr.kind == OpKind::Conv) {
+    const auto [oh, ow] = ro::qlinear_conv2d_out_size(pr.x.shape, pr.w.shape, pr.g, c);
+    an.acc = ro::qlinear_acc_conv2d(pr.x, pr.w, bias, pr.g, pr.p.x_zero_point, pr.p.w_zero_point, oh, ow);
+  } else if (pr.kind == OpKind::Fc) {
+    an.acc = ro::qlinear_acc_fully_connected(pr.x, pr.w, bias, pr.p.x_zero_point, pr.p.w_zero_point);
+  } else {
+    an.acc = ro::qlinear_acc_matmul(pr.x, pr.w, pr.p.x_zero_point, pr.p.w_zero_point);
+  }
+  an.scales = ro::qlinear_scales(pr.p, an.acc.shape.back(), c);
+  const auto channels = static_cast<std::size_t>(an.acc.shape.back());
+  for (std::size_t i = 0; i < an.acc.data.size(); ++i)
+    an.ties += ties::fp32_product_is_tie(an.acc.data[i], an.scales[i % channels]) ? 1 : 0;
+  return an;
+}
+
+int exponent_of(std::uint32_t bits) { return static_cast<int>((bits >> 23) & 0xffu) - 127; }
+
+std::vector<std::string> auto_flags(const Problem& pr, QLinearConvention c, const Analysis& an, const Tensor& y) {
+  std::set<std::string> f;
+  const auto& p = pr.p;
+  if (an.ties > 0) f.insert(p.w_scales.size() > 1 ? "tie_per_channel" : "tie");
+  const std::int64_t tmin = lo_of(p.x_type), tmax = hi_of(p.x_type);
+  const bool narrowed = (p.y_min && *p.y_min > tmin) || (p.y_max && *p.y_max < tmax);
+  for (auto v : y.data) {
+    if (narrowed && ((p.y_min && v == *p.y_min) || (p.y_max && v == *p.y_max))) f.insert("narrow_clamp");
+    if (!narrowed && v == tmin) f.insert("saturate_low");
+    if (!narrowed && v == tmax) f.insert("saturate_high");
+  }
+  std::set<int> exps;
+  for (auto s : p.w_scales) exps.insert(exponent_of(s));
+  if (exps.size() > 1) f.insert("per_channel_exponents");
+  if (p.x_type == DType::U8) f.insert(p.w_type == DType::U8 ? "uint8" : "uint8_int8");
+  if (pr.kind != OpKind::Matmul && !pr.b) f.insert("no_bias");
+  for (const auto& v : an.acc.data)
+    if (v > Int(1 << 24) || v < -Int(1 << 24)) f.insert("large_acc");
+  for (auto s : an.scales) {
+    if (ref::f32_value(s) >= 256) f.insert("large_scale");
+    if (ref::f32_value(s) < ref::pow2r(-32)) f.insert("small_scale");
+  }
+  if (pr.kind == OpKind::Conv) {
+    const auto& g = pr.g;
+    const std::int64_t C = pr.x.dim(3), O = pr.w.dim(0);
+    if (g.groups == C && O > C) f.insert("depthwise_multiplier");
+    if (g.groups > 1 && g.groups < C) f.insert("groups");
+    if (g.dilations[0] > 1 || g.dilations[1] > 1) f.insert("dilation");
+    if (g.strides[0] > 1 || g.strides[1] > 1) f.insert("strides");
+    if (g.pads[0] != g.pads[2] || g.pads[1] != g.pads[3]) f.insert("asymmetric_pads");
+    const bool padded = std::any_of(g.pads.begin(), g.pads.end(), [](std::int64_t v) { return v > 0; });
+    if (padded && p.x_zero_point != 0) f.insert("pad_zero_point");
+  }
+  if (pr.kind == OpKind::Matmul) {
+    const Dims ba(pr.x.shape.begin(), pr.x.shape.end() - 2), bb(pr.w.shape.begin(), pr.w.shape.end() - 2);
+    if (ba != bb) f.insert("broadcast_batch");
+  }
+  if (pr.drawn) f.insert("random");
+  (void)c;
+  return {f.begin(), f.end()};
+}
+
+// ---- the family builder ----
+
+// Why the reference rejects a test (for a generator bug's message).
+std::string reference_message(const Test& t, std::string_view op, std::string_view conv) {
+  try {
+    refops::find_op(op, conv)->fn(t.attributes, t.inputs);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+struct Builder {
+  std::string op, conv;
+  QLinearConvention c;
+  std::vector<Test> tests;
+
+  // A hand case: it must be valid (or, marked invalid, rejected), else the generator is wrong.
+  void add(const Problem& pr, const std::string& comment, std::vector<std::string> extra = {}) {
+    Test t = to_test(pr, comment);
+    std::vector<Tensor> out;
+    if (classify(op, conv, t.attributes, t.inputs, &out) != Verdict::Valid)
+      throw std::logic_error("vecgen " + op + " / " + conv + ": hand case '" + comment +
+                             "' is not valid: " + reference_message(t, op, conv));
+    finish(pr, t, out, std::move(extra));
+  }
+  void add_invalid(const Problem& pr, const std::string& comment, std::vector<std::string> flags = {}) {
+    Test t = to_test(pr, "invalid: " + comment, true);
+    if (classify(op, conv, t.attributes, t.inputs) != Verdict::Invalid)
+      throw std::logic_error("vecgen " + op + " / " + conv + ": '" + comment + "' is not rejected");
+    t.flags = std::move(flags);
+    tests.push_back(std::move(t));
+  }
+  // n valid draws (a draw outside the clause's REQUIREs or rejected is drawn again).
+  void add_random(int n, const std::function<Problem()>& draw, const std::string& what) {
+    for (int i = 0; i < n; ++i)
+      for (int attempt = 0;; ++attempt) {
+        Problem pr = draw();
+        pr.drawn = true;
+        Test t = to_test(pr, what);
+        std::vector<Tensor> out;
+        if (classify(op, conv, t.attributes, t.inputs, &out) == Verdict::Valid) {
+          finish(pr, t, out, {});
+          break;
+        }
+        if (attempt > 200) throw std::logic_error("vecgen " + op + " / " + conv + ": cannot draw a valid " + what);
+      }
+  }
+  void finish(const Problem& pr, Test& t, const std::vector<Tensor>& out, std::vector<std::string> extra) {
+    const Analysis an = analyse(pr, c);
+    t.flags = auto_flags(pr, c, an, out.at(0));
+    for (auto& e : extra)
+      if (std::find(t.flags.begin(), t.flags.end(), e) == t.flags.end()) t.flags.push_back(std::move(e));
+    if (an.ties > 0)
+      t.comment +=
+          " (" + std::to_string(an.ties) + " of " + std::to_string(an.acc.data.size()) + " outputs are exact ties)";
+    tests.push_back(std::move(t));
+  }
+};
+
+const std::vector<std::pair<std::string, std::string>> kNotes = {
+    {"tie",
+     "at least one output's fl32(fl32(acc) * S) is an exact tie k + 1/2 (per-tensor scale): rounded half to even"},
+    {"tie_per_channel", "exact ties under per-channel weight scales"},
+    {"saturate_low", "an output is the dtype's minimum"},
+    {"saturate_high", "an output is the dtype's maximum"},
+    {"narrow_clamp", "an output is at a fused clamp bound y_min / y_max narrower than the dtype"},
+    {"per_channel_exponents", "per-channel weight scales whose binary exponents differ"},
+    {"pad_zero_point", "padding with a non-zero input zero point: padded taps hold x_zero_point and contribute 0"},
+    {"depthwise_multiplier", "depthwise convolution (groups = C) with a channel multiplier O / C > 1"},
+    {"groups", "a grouped convolution with 1 < groups < C"},
+    {"dilation", "a dilation > 1"},
+    {"strides", "a stride > 1"},
+    {"asymmetric_pads", "top != bottom or left != right padding"},
+    {"uint8", "uint8 activations and weights"},
+    {"uint8_int8", "uint8 activations with int8 weights"},
+    {"no_bias", "no bias input (its default 0)"},
+    {"large_acc", "an accumulator beyond 2^24: fl32(acc) rounds before the scaling"},
+    {"large_scale", "a requantization scale >= 256 (ONNX Runtime has no limit)"},
+    {"small_scale", "a requantization scale < 2^-32 (ONNX Runtime has no limit)"},
+    {"no_output_position", "the dilated kernel is larger than the padded input: ONNX Runtime rejects it"},
+    {"scale_limit", "a requantization scale >= 256: XNNPACK returns xnn_status_unsupported_parameter"},
+    {"invalid_scale", "a scale that is not a positive normal float: XNNPACK returns xnn_status_invalid_parameter"},
+    {"broadcast_batch", "matmul batch dimensions that broadcast (a missing or unit dimension)"},
+    {"random", "random draw"},
+};
+
+// ---- drawing problems ----
+
+struct TypePair {
+  DType x, w;
+};
+// The (activation, weight) dtypes a convention accepts, and whether per-channel scales go with them.
+TypePair draw_types(Rng& r, QLinearConvention c) {
+  if (c == QLinearConvention::XnnpackFp32)
+    return r.uniform(0, 2) == 0 ? TypePair{DType::U8, DType::U8} : TypePair{DType::I8, DType::I8};
+  switch (r.uniform(0, 2)) {
+    case 0: return {DType::U8, DType::U8};
+    case 1: return {DType::U8, DType::I8};
+    default: return {DType::I8, DType::I8};
+  }
+}
+bool per_channel_allowed(const TypePair& t, QLinearConvention c) {
+  return c == QLinearConvention::OnnxRuntime || t.x == DType::I8;
+}
+
+// A random positive normal float32 2^e (1 + m / 2^23), mostly with few mantissa bits.
+std::uint32_t random_scale(Rng& r, int e) {
+  const std::uint32_t m = r.coin() ? static_cast<std::uint32_t>(r.uniform(0, (1 << 23) - 1))
+                                   : static_cast<std::uint32_t>(r.uniform(0, 15)) << 19;
+  return (static_cast<std::uint32_t>(e + 127) << 23) | m;
+}
+
+// The shapes of one problem.
+struct Shapes {
+  Dims x, w;
+  std::int64_t channels = 1;  // output channels (the scales' count when per channel)
+  ro::QConvGeometry g;
+};
+
+Shapes draw_conv_shapes(Rng& r) {
+  Shapes s;
+  auto& g = s.g;
+  const auto kind = r.uniform(0, 5);  // 0-2: regular, 3: grouped, 4-5: depthwise
+  std::int64_t C, O;
+  if (kind <= 2) {
+    g.groups = 1, C = r.uniform(1, 4), O = r.uniform(1, 4);
+  } else if (kind == 3) {
+    g.groups = r.uniform(2, 3);
+    C = g.groups * r.uniform(1, 2), O = g.groups * r.uniform(1, 2);
+  } else {
+    C = r.uniform(1, 4), g.groups = C, O = C * r.uniform(1, 3);
+  }
+  const std::int64_t kh = r.uniform(1, 3), kw = r.uniform(1, 3);
+  g.dilations = {r.uniform(0, 3) == 0 ? 2 : 1, r.uniform(0, 3) == 0 ? 2 : 1};
+  g.strides = {r.uniform(0, 2) == 0 ? 2 : 1, r.uniform(0, 2) == 0 ? 2 : 1};
+  for (auto& p : g.pads) p = r.uniform(0, 3) == 0 ? 0 : r.uniform(0, 2);
+  const std::int64_t eh = g.dilations[0] * (kh - 1) + 1, ew = g.dilations[1] * (kw - 1) + 1;
+  const std::int64_t h = std::max<std::int64_t>(1, eh - g.pads[0] - g.pads[2]) + r.uniform(0, 2);
+  const std::int64_t w = std::max<std::int64_t>(1, ew - g.pads[1] - g.pads[3]) + r.uniform(0, 2);
+  s.x = {r.uniform(0, 4) == 0 ? 2 : 1, h, w, C};
+  s.w = {O, kh, kw, C / g.groups};
+  s.channels = O;
+  return s;
+}
+Shapes draw_fc_shapes(Rng& r) {
+  Shapes s;
+  const std::int64_t k = r.uniform(1, 24), o = r.uniform(1, 6);
+  s.x = {r.uniform(1, 3), k};
+  s.w = {o, k};
+  s.channels = o;
+  return s;
+}
+Shapes draw_matmul_shapes(Rng& r) {
+  Shapes s;
+  const std::int64_t m = r.uniform(1, 4), k = r.uniform(1, 12), n = r.uniform(1, 5);
+  switch (r.uniform(0, 4)) {
+    case 0: s.x = {m, k}, s.w = {k, n}; break;
+    case 1: s.x = {2, m, k}, s.w = {k, n}; break;
+    case 2: s.x = {2, m, k}, s.w = {2, k, n}; break;
+    case 3: s.x = {2, 1, m, k}, s.w = {3, k, n}; break;
+    default: s.x = {m, k}, s.w = {2, k, n}; break;
+  }
+  s.channels = n;
+  return s;
+}
+Shapes draw_shapes(Rng& r, OpKind k) {
+  return k == OpKind::Conv ? draw_conv_shapes(r) : k == OpKind::Fc ? draw_fc_shapes(r) : draw_matmul_shapes(r);
+}
+
+// The output channel of weight element i: O is axis 0 of conv / fc weights, N the last axis of b.
+std::int64_t weight_channel(OpKind k, const Dims& w, std::int64_t i) {
+  if (k == OpKind::Matmul) return i % w.back();
+  return i / (ro::shape_numel(w) / w[0]);
+}
+
+// Zero points of a draw: XNNPACK's int8 weights have none; the others anywhere in the dtype.
+std::int64_t draw_w_zero_point(Rng& r, const TypePair& t, QLinearConvention c, bool near_middle) {
+  if (t.w == DType::I8)
+    return c == QLinearConvention::XnnpackFp32 ? 0 : (near_middle ? r.uniform(-24, 24) : r.uniform(-128, 127));
+  return near_middle ? r.uniform(96, 160) : r.uniform(0, 255);
+}
+
+// A tie-rich problem: channel o has weights w_zp + 2^u_o w' and a bias 2^u_o b', and the scale
+// S_o = m_o 2^-(u_o + 1) (m_o odd), split into (x_s, w_s[o], y_s) so that the engine's derivation
+// gives S_o exactly: every accumulator 2^u_o A with A odd is an exact tie.
+Problem draw_tie_rich(Rng& r, OpKind kind, QLinearConvention c) {
+  const Shapes s = draw_shapes(r, kind);
+  const TypePair t = draw_types(r, c);
+  const bool pc = per_channel_allowed(t, c) && s.channels > 1 && r.uniform(0, 2) != 0;
+  Problem pr;
+  pr.kind = kind;
+  pr.g = s.g;
+  auto& p = pr.p;
+  p.x_type = t.x, p.w_type = t.w;
+  const std::int64_t xlo = lo_of(t.x), xhi = hi_of(t.x), wlo = lo_of(t.w), whi = hi_of(t.w);
+  p.x_zero_point = r.uniform(xlo + 8, xhi - 8);
+  const std::int64_t wzp = draw_w_zero_point(r, t, c, true);
+  p.w_zero_point = wzp;
+  const std::int64_t channels = pc ? s.channels : 1;
+  std::vector<int> u(static_cast<std::size_t>(s.channels));
+  std::vector<std::int64_t> m(static_cast<std::size_t>(s.channels));
+  const int u0 = static_cast<int>(r.uniform(0, 3));
+  const std::int64_t m0 = 2 * r.uniform(0, 2) + 1;
+  for (std::size_t o = 0; o < u.size(); ++o) {
+    u[o] = pc ? static_cast<int>(r.uniform(0, 3)) : u0;
+    m[o] = pc ? 2 * r.uniform(0, 2) + 1 : m0;
+  }
+  pr.w = array_of(s.w, [&](std::int64_t i) {
+    const int uo = u[static_cast<std::size_t>(weight_channel(kind, s.w, i))];
+    const std::int64_t lim = std::min<std::int64_t>({3, (whi - wzp) >> uo, (wzp - wlo) >> uo});
+    return wzp + (r.uniform(-lim, lim) << uo);
+  });
+  pr.x = array_of(s.x, [&](std::int64_t) {
+    return std::clamp<std::int64_t>(static_cast<std::int64_t>(p.x_zero_point) + r.uniform(-6, 6), xlo, xhi);
+  });
+  if (kind != OpKind::Matmul && r.uniform(0, 3) != 0)
+    pr.b = array_of({s.channels}, [&](std::int64_t o) { return r.uniform(-16, 16) << u[static_cast<std::size_t>(o)]; });
+  const int ex = static_cast<int>(r.uniform(-9, -3)), ey = static_cast<int>(r.uniform(-6, 0));
+  const std::int64_t cy = 2 * r.uniform(0, 3) + 1;
+  p.x_scale = ties::f32_dyadic(1, ex);
+  p.y_scale = ties::f32_dyadic(cy, ey);
+  p.w_scales.clear();
+  for (std::int64_t o = 0; o < channels; ++o) {
+    const auto oi = static_cast<std::size_t>(o);
+    p.w_scales.push_back(ties::channel_w_scale(ties::tie_scale(m[oi], u[oi]), ex, ey, cy));
+  }
+  p.y_zero_point = r.uniform(xlo + 16, xhi - 16);
+  if (c == QLinearConvention::XnnpackFp32 && r.uniform(0, 4) == 0) {
+    p.y_min = Int(xlo + r.uniform(1, 60));
+    p.y_max = Int(xhi - r.uniform(1, 60));
+  }
+  pr.write_w_zero_point = r.coin();
+  pr.write_geometry = !(s.g.strides == std::array<std::int64_t, 2>{1, 1} && r.coin());
+  return pr;
+}
+
+// The number of products summed into one accumulator (for choosing a realistic scale).
+std::int64_t terms(OpKind kind, const Shapes& s) {
+  if (kind == OpKind::Conv) return s.w[1] * s.w[2] * s.w[3];
+  return kind == OpKind::Fc ? s.x[1] : s.x.back();
+}
+
+// A realistic problem: codes over the whole dtype, scales with random mantissas, and an output
+// scale that maps a typical accumulator to about 2^6 output steps (2^(6 + boost) when saturating).
+Problem draw_realistic(Rng& r, OpKind kind, QLinearConvention c, int boost) {
+  const Shapes s = draw_shapes(r, kind);
+  const TypePair t = draw_types(r, c);
+  const bool pc = per_channel_allowed(t, c) && s.channels > 1 && r.coin();
+  Problem pr;
+  pr.kind = kind;
+  pr.g = s.g;
+  auto& p = pr.p;
+  p.x_type = t.x, p.w_type = t.w;
+  const std::int64_t xlo = lo_of(t.x), xhi = hi_of(t.x), wlo = lo_of(t.w), whi = hi_of(t.w);
+  p.x_zero_point = r.uniform(xlo, xhi);
+  p.w_zero_point = draw_w_zero_point(r, t, c, false);
+  pr.x = array_of(s.x, [&](std::int64_t) { return r.uniform(xlo, xhi); });
+  pr.w = array_of(s.w, [&](std::int64_t) { return r.uniform(wlo, whi); });
+  if (kind != OpKind::Matmul && r.coin())
+    pr.b = array_of({s.channels}, [&](std::int64_t) { return r.uniform(-(1 << 14), 1 << 14); });
+  // log2 of a typical |acc|: about 2^12.4 per sqrt(term) for uniform 8-bit codes.
+  const auto k = static_cast<double>(terms(kind, s));
+  int log_acc = 12;
+  for (double v = 1; v < k; v *= 4) ++log_acc;  // + log2(sqrt(k)), integer arithmetic on a double counter
+  const int ex = static_cast<int>(r.uniform(-10, -4));
+  p.x_scale = random_scale(r, ex);
+  p.w_scales.clear();
+  const int ew0 = static_cast<int>(r.uniform(-10, -4));
+  for (std::int64_t o = 0; o < (pc ? s.channels : 1); ++o)
+    p.w_scales.push_back(random_scale(r, pc ? static_cast<int>(r.uniform(-10, -4)) : ew0));
+  const int es = 6 + boost - log_acc + static_cast<int>(r.uniform(-1, 1));
+  p.y_scale = random_scale(r, ex + ew0 - es);
+  p.y_zero_point = r.uniform(xlo + 32, xhi - 32);
+  if (c == QLinearConvention::XnnpackFp32 && r.uniform(0, 7) == 0) {
+    p.y_min = Int(xlo + r.uniform(1, 100));
+    p.y_max = Int(xhi - r.uniform(1, 100));
+  }
+  pr.write_w_zero_point = r.coin();
+  return pr;
+}
+
+// ---- hand cases shared by the three ops ----
+
+// The smallest problem of `kind` whose accumulators are the given values (one per output row):
+// x = the values + x_zp, w = 1 (+ w_zp), bias absent. Unit scales except S = 1/2 via y_scale = 2.
+Problem unit_problem(OpKind kind, DType t, const std::vector<std::int64_t>& accs, std::int64_t zp) {
+  Problem pr;
+  pr.kind = kind;
+  pr.p.x_type = pr.p.w_type = t;
+  pr.p.x_zero_point = zp;
+  pr.p.y_zero_point = zp;
+  pr.p.w_zero_point = t == DType::U8 ? 128 : 0;
+  const std::int64_t wv = t == DType::U8 ? 129 : 1;
+  const auto n = static_cast<std::int64_t>(accs.size());
+  const auto xs = [&](std::int64_t i) { return accs[static_cast<std::size_t>(i)] + zp; };
+  if (kind == OpKind::Conv) {
+    pr.x = array_of({1, n, 1, 1}, xs);
+    pr.w = array_of({1, 1, 1, 1}, [&](std::int64_t) { return wv; });
+  } else {
+    pr.x = array_of({n, 1}, xs);
+    pr.w = array_of({1, 1}, [&](std::int64_t) { return wv; });
+  }
+  pr.p.x_scale = ties::f32_dyadic(1, 0);
+  pr.p.w_scales = {ties::f32_dyadic(1, 0)};
+  pr.p.y_scale = ties::f32_dyadic(1, 1);  // S = 1/2
+  return pr;
+}
+
+void add_common_hand_cases(Builder& b, OpKind kind) {
+  const auto c = b.c;
+  // acc = 1, 3, -1, -3, 5 at S = 1/2: 0.5 1.5 -0.5 -1.5 2.5 round half to even: 0 2 -0 -2 2.
+  b.add(unit_problem(kind, DType::I8, {1, 3, -1, -3, 5}, 0),
+        "ties 0.5 1.5 -0.5 -1.5 2.5 at S = 1/2 round to even: 0 2 0 -2 2");
+  b.add(unit_problem(kind, DType::U8, {1, 3, -1, -3, 5}, 128),
+        "uint8, zero points 128: ties round to even before the zero point is added: 128 130 128 126 130");
+  Problem odd = unit_problem(kind, DType::I8, {1, 3, -1, -3}, 0);
+  odd.p.y_zero_point = 3;
+  b.add(odd, "odd output zero point 3: rne(k + 1/2) + 3, not rne(k + 1/2 + 3): 3 5 3 1");
+  Problem sat = unit_problem(kind, DType::I8, {127, -128, 100, -100}, 0);
+  sat.p.y_scale = ties::f32_dyadic(1, -2);  // S = 4
+  b.add(sat, "S = 4 saturates at both ends: 127 -128 127 -128");
+  // Invalid at every convention.
+  Problem zx = unit_problem(kind, DType::I8, {1}, 0);
+  zx.p.x_zero_point = 128;
+  zx.x.data[0] = 127;
+  b.add_invalid(zx, "x_zero_point 128 does not fit int8");
+  Problem zy = unit_problem(kind, DType::U8, {1}, 128);
+  zy.p.y_zero_point = 256;
+  b.add_invalid(zy, "y_zero_point 256 does not fit uint8");
+  Problem su = unit_problem(kind, DType::I8, {1}, 0);
+  su.p.x_type = DType::I8, su.p.w_type = DType::U8, su.p.w_zero_point = 128, su.w.data[0] = 129;
+  b.add_invalid(su, "int8 activations with uint8 weights: no such operator or kernel");
+  Problem nsc = unit_problem(kind, DType::I8, {1}, 0);
+  nsc.p.w_scales = {nsc.p.w_scales[0], nsc.p.w_scales[0]};  // 2 scales, 1 output channel
+  b.add_invalid(nsc, "two weight scales for one output channel");
+  if (c == QLinearConvention::XnnpackFp32) {
+    Problem s256 = unit_problem(kind, DType::I8, {1}, 0);
+    s256.p.x_scale = ties::f32_dyadic(1, 4), s256.p.w_scales = {ties::f32_dyadic(1, 4)},
+    s256.p.y_scale = ties::f32_dyadic(1, 0);
+    b.add_invalid(s256, "requantization scale 16 * 16 / 1 = 256", {"scale_limit"});
+    Problem below = s256;
+    below.p.x_scale = 0x417fffffu;  // 15.999999
+    b.add(below, "requantization scale 15.999999 * 16 = 255.99998 < 256 is accepted");
+    Problem pcs = unit_problem(kind, DType::I8, {1}, 0);
+    pcs.p.w_scales = {0x43800000u};  // 256
+    pcs.p.x_scale = 0x40000000u;     // 2 (y_scale is 2)
+    b.add_invalid(pcs, "requantization scale 2 * 256 / 2 = 256", {"scale_limit"});
+    for (auto [bits, what] :
+         std::vector<std::pair<std::uint32_t, const char*>>{{0x00000001u, "x_scale subnormal 2^-149"},
+                                                            {0x00000000u, "x_scale 0"},
+                                                            {0xbf800000u, "x_scale -1"},
+                                                            {0x7f800000u, "x_scale +inf"},
+                                                            {0x7fc00000u, "x_scale NaN"}}) {
+      Problem bad = unit_problem(kind, DType::I8, {1}, 0);
+      bad.p.x_scale = bits;
+      b.add_invalid(bad, what, {"invalid_scale"});
+    }
+    Problem wsub = unit_problem(kind, DType::U8, {1}, 128);
+    wsub.p.w_scales = {0x00400000u};
+    b.add_invalid(wsub, "weight scale subnormal 2^-127", {"invalid_scale"});
+    Problem ysub = unit_problem(kind, DType::I8, {1}, 0);
+    ysub.p.y_scale = 0x807fffffu;
+    b.add_invalid(ysub, "y_scale negative subnormal", {"invalid_scale"});
+    Problem u8s8 = unit_problem(kind, DType::U8, {1}, 128);
+    u8s8.p.w_type = DType::I8, u8s8.p.w_zero_point = 0, u8s8.w.data[0] = 1;
+    b.add_invalid(u8s8, "uint8 activations with int8 weights: XNNPACK has no such operator");
+    Problem wzp = unit_problem(kind, DType::I8, {1}, 0);
+    wzp.p.w_zero_point = 1, wzp.w.data[0] = 2;
+    b.add_invalid(wzp, "int8 weights with w_zero_point 1: qs8 takes no kernel zero point");
+    Problem mm = unit_problem(kind, DType::I8, {1}, 0);
+    mm.p.y_min = Int(5), mm.p.y_max = Int(5);
+    b.add_invalid(mm, "y_min = y_max = 5: range min must be below range max");
+    Problem mr = unit_problem(kind, DType::I8, {1}, 0);
+    mr.p.y_min = Int(-129);
+    b.add_invalid(mr, "y_min -129 does not fit int8");
+    Problem narrow = unit_problem(kind, DType::I8, {1, 3, 40, -40}, 0);
+    narrow.p.y_min = Int(-10), narrow.p.y_max = Int(1);
+    b.add(narrow, "fused clamp [-10, 1]: 0 1 1 -10 (ties first, then the clamp)");
+  } else {
+    Problem big = unit_problem(kind, DType::U8, {0, 1, -1, 3}, 100);
+    big.p.x_scale = ties::f32_dyadic(1, 4), big.p.w_scales = {ties::f32_dyadic(3, 3)},
+    big.p.y_scale = ties::f32_dyadic(1, 0);
+    b.add(big, "requantization scale 16 * 24 = 384 >= 256: no limit in ONNX Runtime");
+    Problem small = unit_problem(kind, DType::I8, {127, -128, 5, 0}, 0);
+    small.p.x_scale = ties::f32_dyadic(1, -20), small.p.w_scales = {ties::f32_dyadic(1, -20)};
+    small.p.y_scale = ties::f32_dyadic(1, -4);
+    b.add(small, "requantization scale 2^-36 < 2^-32: every output is the zero point");
+    Problem sub = unit_problem(kind, DType::U8, {100, -100, 3}, 128);
+    sub.p.x_scale = ties::f32_dyadic(1, -70), sub.p.w_scales = {ties::f32_dyadic(1, -70)};
+    sub.p.y_scale = 0x00000100u;  // 2^-141, subnormal
+    b.add(sub, "x_scale * w_scale = 2^-140 is subnormal, / 2^-141 = 2 exactly: 328 -> 255, -72 -> 0, 134");
+    Problem u8s8 = unit_problem(kind, DType::U8, {1, 3, -1, -3}, 128);
+    u8s8.p.w_type = DType::I8, u8s8.p.w_zero_point = -7, u8s8.w.data[0] = -6;
+    b.add(u8s8, "uint8 activations with int8 weights and w_zero_point -7: ties 128 130 128 126");
+  }
+}
+
+// acc = 42991617 (odd) as a bias: fl32(acc) = 42991616 = 41 * 2^20, times S = 2^-21 is the tie
+// 20.5 -> 20, while the exact value 20.50000048 rounds to 21.
+void add_large_acc_case(Builder& b, OpKind kind) {
+  Problem pr = unit_problem(kind, DType::I8, {0}, 0);
+  pr.b = array_of({1}, [](std::int64_t) { return 42991617; });
+  pr.p.y_scale = ties::f32_dyadic(1, 21);  // S = 2^-21
+  b.add(pr, "acc 42991617 rounds to 42991616 in float32: 20.5 -> 20 where the real value 20.50000048 gives 21");
+}
+
+// ---- the families ----
+
+Builder make_builder(std::string_view op, std::string_view conv) {
+  return Builder{
+      std::string(op),
+      std::string(conv),
+      conv == cat::qlinear_conv2d::conv::xnnpack_fp32 ? QLinearConvention::XnnpackFp32 : QLinearConvention::OnnxRuntime,
+      {}};
+}
+
+// One family: the common hand cases, the op's own, then tie-rich, realistic and saturating draws.
+template <class Op>
+Family qlinear_family(std::string_view conv, std::uint64_t seed, OpKind kind, int tie_rich, int realistic,
+                      int saturating, void (*extra)(Rng&, Builder&)) {
+  const std::string op(Op::op), cv(conv);
+  return family<Op>(conv, kNotes, seed, [op, cv, kind, tie_rich, realistic, saturating, extra](Rng& r) {
+    Builder b = make_builder(op, cv);
+    add_common_hand_cases(b, kind);
+    if (kind != OpKind::Matmul) add_large_acc_case(b, kind);
+    extra(r, b);
+    b.add_random(
+        tie_rich, [&] { return draw_tie_rich(r, kind, b.c); }, "tie-rich draw");
+    b.add_random(
+        realistic, [&] { return draw_realistic(r, kind, b.c, 0); }, "random");
+    b.add_random(
+        saturating, [&] { return draw_realistic(r, kind, b.c, 3); }, "random, saturating");
+    return std::vector<Group>{Group{OJ::object(), std::move(b.tests)}};
+  });
+}
+
+// A convolution's hand cases: padding with a non-zero zero point, geometry rejections.
+void conv_cases(Rng&, Builder& b) {
+  const bool xnn = b.c == QLinearConvention::XnnpackFp32;
+  // 3x3 kernel over a 2x2 input with pads 1: every window overhangs the input; x_zp = 5 fills the padding.
+  Problem pad = unit_problem(OpKind::Conv, DType::I8, {0}, 5);
+  pad.x = array_of({1, 2, 2, 1}, [](std::int64_t i) { return 6 + i; });
+  pad.w = array_of({1, 3, 3, 1}, [](std::int64_t i) { return i - 4; });
+  pad.g.pads = {1, 1, 1, 1};
+  pad.p.y_scale = ties::f32_dyadic(1, 0);
+  b.add(pad, "pads 1 around a 2x2 input with x_zero_point 5: padded taps hold 5 and contribute 0");
+  // A 3x3 kernel over a 1x2 input with no padding: ONNX Runtime rejects it; XNNPACK's run crashes
+  // (outside qlinear.xnnpack_fp32's REQUIREs: no vector).
+  Problem over = unit_problem(OpKind::Conv, DType::U8, {0}, 10);
+  over.x = array_of({1, 1, 2, 1}, [](std::int64_t i) { return 11 + i; });
+  over.w = array_of({1, 3, 3, 1}, [](std::int64_t i) { return 120 + i; });
+  over.p.y_scale = ties::f32_dyadic(1, 0);
+  over.p.y_zero_point = 100;
+  if (!xnn)
+    b.add_invalid(over, "3x3 kernel over a 1x2 input, no padding: no output position (Invalid input shape)",
+                  {"no_output_position"});
+  Problem grp = unit_problem(OpKind::Conv, DType::I8, {0}, 0);
+  grp.x = array_of({1, 1, 1, 3}, [](std::int64_t i) { return i; });
+  grp.w = array_of({2, 1, 1, 1}, [](std::int64_t) { return 1; });
+  grp.g.groups = 2;
+  b.add_invalid(grp, "groups 2 do not divide C = 3");
+  Problem bias = unit_problem(OpKind::Conv, DType::I8, {0}, 0);
+  bias.b = array_of({2}, [](std::int64_t) { return 1; });
+  b.add_invalid(bias, "bias of 2 entries for 1 output channel");
+  Problem st = unit_problem(OpKind::Conv, DType::I8, {0}, 0);
+  st.g.strides = {0, 1};
+  b.add_invalid(st, "stride 0");
+  Problem dl = unit_problem(OpKind::Conv, DType::I8, {0}, 0);
+  dl.g.dilations = {1, 0};
+  b.add_invalid(dl, "dilation 0");
+  Problem np = unit_problem(OpKind::Conv, DType::I8, {0}, 0);
+  np.g.pads = {0, -1, 0, 0};
+  b.add_invalid(np, "a negative pad");
+  // Depthwise with multiplier 3 and per-channel scales of three exponents, all ties.
+  Problem dw;
+  dw.kind = OpKind::Conv;
+  dw.p.x_type = dw.p.w_type = DType::I8;
+  dw.x = array_of({1, 3, 3, 2}, [](std::int64_t i) { return (i % 5) - 2; });
+  dw.w = array_of({6, 2, 2, 1}, [](std::int64_t i) { return ((i % 3) - 1) << (i / 4 % 3); });
+  dw.g.groups = 2;
+  dw.g.pads = {0, 1, 1, 0};
+  dw.p.w_scales.clear();
+  for (int o = 0; o < 6; ++o) dw.p.w_scales.push_back(ties::channel_w_scale(ties::tie_scale(1, o % 3), 0, 0));
+  b.add(dw, "depthwise, multiplier 3, pads (0, 1, 1, 0), per-channel scales 2^-1, 2^-2, 2^-3");
+}
+
+void fc_cases(Rng&, Builder& b) {
+  Problem k = unit_problem(OpKind::Fc, DType::I8, {0}, 0);
+  k.w = array_of({1, 2}, [](std::int64_t) { return 1; });
+  b.add_invalid(k, "x (1, 1) with w (1, 2): K differs");
+  Problem bias = unit_problem(OpKind::Fc, DType::I8, {0}, 0);
+  bias.b = array_of({3}, [](std::int64_t) { return 0; });
+  b.add_invalid(bias, "bias of 3 entries for 1 output channel");
+}
+
+void matmul_cases(Rng&, Builder& b) {
+  const bool xnn = b.c == QLinearConvention::XnnpackFp32;
+  Problem k = unit_problem(OpKind::Matmul, DType::I8, {0}, 0);
+  k.w = array_of({2, 1}, [](std::int64_t) { return 1; });
+  b.add_invalid(k, "a (1, 1) with b (2, 1): K differs");
+  Problem bb;
+  bb.kind = OpKind::Matmul;
+  bb.x = array_of({2, 1, 1}, [](std::int64_t) { return 1; });
+  bb.w = array_of({3, 1, 1}, [](std::int64_t) { return 1; });
+  b.add_invalid(bb, "batch dimensions 2 and 3 do not broadcast");
+  // K = 600 at the extremes: acc = 600 * 255 * 128 = 19584000 > 2^24 (uint8: 600 * 255 * 255 with
+  // zero points 0; int8: (-128 - 127) * -128 with b_zero_point 0).
+  Problem big;
+  big.kind = OpKind::Matmul;
+  big.p.x_type = big.p.w_type = DType::I8;
+  big.p.x_zero_point = 127;
+  big.x = array_of({1, 600}, [](std::int64_t i) { return i == 0 ? -127 : -128; });
+  big.w = array_of({600, 2}, [](std::int64_t i) { return i == 1 ? 127 : -128; });
+  big.p.y_scale = ties::f32_dyadic(1, 18);  // S = 2^-18
+  b.add(big, "K = 600 at the ends of int8: accumulators near 1.96e7 > 2^24 round in float32");
+  if (!xnn) {
+    Problem u = big;
+    u.p.x_type = DType::U8, u.p.w_type = DType::I8;
+    u.p.x_zero_point = 0;
+    u.x = array_of({1, 600}, [](std::int64_t i) { return i == 0 ? 254 : 255; });
+    u.p.y_zero_point = 200;
+    b.add(u, "uint8 x int8, K = 600: accumulators near -1.96e7");
+  }
+}
+
+using Conv = cat::qlinear_conv2d;
+using Fc = cat::qlinear_fully_connected;
+using Mm = cat::qlinear_matmul;
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Conv>(Conv::conv::xnnpack_fp32, 1401, OpKind::Conv, 260, 200, 60,
+                                                  conv_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Conv>(Conv::conv::onnxruntime, 1402, OpKind::Conv, 260, 200, 60,
+                                                  conv_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Fc>(Fc::conv::xnnpack_fp32, 1411, OpKind::Fc, 220, 160, 50, fc_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Fc>(Fc::conv::onnxruntime, 1412, OpKind::Fc, 220, 160, 50, fc_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Mm>(Mm::conv::xnnpack_fp32, 1421, OpKind::Matmul, 220, 160, 50,
+                                                matmul_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Mm>(Mm::conv::onnxruntime, 1422, OpKind::Matmul, 220, 160, 50,
+                                                matmul_cases));
+
+}  // namespace
+}  // namespace qspec::vecgen
