@@ -750,7 +750,12 @@ std::vector<Group> generate_quantize_per_channel(std::string_view conv, const st
       }
       std::vector<Rat> ts;
       const std::int64_t span = out == DType::I32 ? 100000 : (hi - lo);
-      for (int j = 0; j < 3; ++j) ts.push_back(Rat(rng.uniform(-span, span)) + Rat(Int(rng.uniform(0, 15)), Int(16)));
+      for (int j = 0; j < 3; ++j) {
+        // One draw per statement (the operands of + are unsequenced): sixteenths, then the integer
+        // part, the order GCC chose for the committed vectors.
+        const Rat sixteenths(Int(rng.uniform(0, 15)), Int(16));
+        ts.push_back(Rat(rng.uniform(-span, span)) + sixteenths);
+      }
       add(axis, scales, zps, ts, {"random"});
     }
     add(0, {f32(0.5f), f32(0.5f)}, {0, 0}, tie_ts, {"invalid_axis"}, true, 2);

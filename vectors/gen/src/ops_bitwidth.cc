@@ -69,7 +69,10 @@ std::vector<Group> generate(Rng& r) {
   for (int i = 0; i < 80; ++i) {
     const char* f = formulas[r.uniform(0, 7)];
     const std::int64_t x = r.uniform(1, 8), w = r.uniform(1, 8), k = r.uniform(1, 5000);
-    OJ a = conv_fc(f, k, x, w, r.uniform(-300, 300), r.uniform(-300, 300));
+    // One draw per statement, in the order GCC evaluated conv_fc's arguments (right to left).
+    const std::int64_t zw = r.uniform(-300, 300);
+    const std::int64_t zx = r.uniform(-300, 300);
+    OJ a = conv_fc(f, k, x, w, zx, zw);
     a["oprec"] = r.uniform(1, 24);
     a["x_pad"] = r.uniform(-300, 300);
     const std::int64_t m = (std::int64_t{1} << (w - 1)) - 1;

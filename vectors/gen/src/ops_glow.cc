@@ -176,10 +176,15 @@ OJ random_linear_attrs(Rng& r, const LinearDraw& d) {
   if constexpr (with_weights) qp(a, kWeights<Op>, sw, r.uniform(-span, span));
   if (pow2 && with_weights)
     qp(a, kBias<Op>, f32_bits(ep, 0), d.bias == DType::I32 ? 0 : r.uniform(-8, 8));
-  else
-    qp(a, kBias<Op>, random_scale(r, ep - 2, ep + 2), d.bias == DType::I32 ? 0 : r.uniform(-8, 8));
+  else {
+    // One draw per statement, in the order GCC evaluated qp's arguments (right to left), which
+    // the committed vectors hold: an argument list's order is unspecified.
+    const std::int64_t bias_offset = d.bias == DType::I32 ? 0 : r.uniform(-8, 8);
+    qp(a, kBias<Op>, random_scale(r, ep - 2, ep + 2), bias_offset);
+  }
   const int shift = d.elem == DType::I8 ? static_cast<int>(r.uniform(2, 10)) : static_cast<int>(r.uniform(1, 6));
-  qp(a, kOutput<Op>, random_scale(r, ep + shift, ep + shift), r.uniform(d.lo / 2, d.hi / 2));
+  const std::int64_t output_offset = r.uniform(d.lo / 2, d.hi / 2);
+  qp(a, kOutput<Op>, random_scale(r, ep + shift, ep + shift), output_offset);
   return a;
 }
 Tensor rand_bias(Rng& r, std::string_view name, std::int64_t m, DType t) {
@@ -458,8 +463,11 @@ QSPEC_REGISTER_VECTOR_FAMILY(
             // <= 1 and outputs spread over the range.
             int emin = 127;
             for (auto s : sc) emin = std::min(emin, exponent_of(s));
-            qp(a, kBias<Op>, random_scale(r, ex + emin - 2, ex + emin), d.bias == DType::I32 ? 0 : r.uniform(-8, 8));
-            qp(a, kOutput<Op>, random_scale(r, ex + emin + 3, ex + emin + 9), r.uniform(d.lo / 2, d.hi / 2));
+            // One draw per statement, offset before scale (GCC's right-to-left argument order).
+            const std::int64_t bias_offset = d.bias == DType::I32 ? 0 : r.uniform(-8, 8);
+            qp(a, kBias<Op>, random_scale(r, ex + emin - 2, ex + emin), bias_offset);
+            const std::int64_t output_offset = r.uniform(d.lo / 2, d.hi / 2);
+            qp(a, kOutput<Op>, random_scale(r, ex + emin + 3, ex + emin + 9), output_offset);
             Test t = make(
                 "random",
                 {rand_tensor(r, In::x, {n, k}, d.lo, d.hi, d.elem), rand_tensor(r, In::w, {m, k}, d.lo, d.hi, d.elem),
@@ -573,7 +581,8 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam(
         for (std::int64_t i = 0; i < rows; ++i) {
           std::vector<std::int64_t> codes;
           for (std::int64_t c = 0; c < cols; ++c) codes.push_back(r.uniform(0, 255));
-          push_fused_row(data, codes, random_scale(r, -10, 0), random_signed_float(r, -6, 4));
+          const std::uint32_t offset = random_signed_float(r, -6, 4);  // drawn first, as GCC did
+          push_fused_row(data, codes, random_scale(r, -10, 0), offset);
         }
         std::vector<std::int64_t> lengths, indices;
         std::int64_t total = 0;
@@ -628,8 +637,12 @@ std::function<void(Rng&, Builder&)> rescale_family() {
       for (std::int64_t k = 0, rank = r.uniform(1, 4); k < rank; ++k) s.push_back(r.uniform(1, 4));
       const std::uint32_t si = random_scale(r, -10, 0);
       const std::uint32_t so = random_scale(r, exponent_of(si) - 6, exponent_of(si) + 6);
-      return make("random", {rand_tensor(r, In::x, s, -128, 127, DType::I8)},
-                  attrs(si, r.uniform(-128, 127), so, r.uniform(-128, 127)));
+      // One draw per statement, in the order GCC evaluated make's and attrs' arguments (right to
+      // left), which the committed vectors hold.
+      const std::int64_t out_offset = r.uniform(-128, 127);
+      const std::int64_t in_offset = r.uniform(-128, 127);
+      const OJ a = attrs(si, in_offset, so, out_offset);
+      return make("random", {rand_tensor(r, In::x, s, -128, 127, DType::I8)}, a);
     });
   };
 }
@@ -647,8 +660,11 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam(cat::glow_rescale::op, cat::glow_rescale::conv:
 template <class Op>
 OJ keep_attrs(Rng& r) {
   OJ a = OJ::object();
-  qp(a, kInput<Op>, random_scale(r, -8, 2), r.uniform(-128, 127));
-  qp(a, kOutput<Op>, random_scale(r, -8, 2), r.uniform(-128, 127));
+  // One draw per statement, offset before scale (GCC's right-to-left argument order).
+  const std::int64_t in_offset = r.uniform(-128, 127);
+  qp(a, kInput<Op>, random_scale(r, -8, 2), in_offset);
+  const std::int64_t out_offset = r.uniform(-128, 127);
+  qp(a, kOutput<Op>, random_scale(r, -8, 2), out_offset);
   return a;
 }
 // Slice's start and size.

@@ -104,7 +104,8 @@ std::vector<Group> slws(Rng& r) {
     for (std::int64_t k = 0; k < rows * cols; ++k) data.push_back(r.uniform(0, 255));
     for (std::int64_t k = 0; k < rows; ++k) {
       scales.push_back(scale_bits(r, -8, 0));
-      offsets.push_back(static_cast<std::int64_t>(scale_bits(r, -4, 3) | (r.coin() ? 0x80000000u : 0u)));
+      const std::uint32_t magnitude = scale_bits(r, -4, 3);  // one draw per statement: magnitude, sign
+      offsets.push_back(static_cast<std::int64_t>(magnitude | (r.coin() ? 0x80000000u : 0u)));
     }
     for (std::int64_t k = 0; k < n; ++k) {
       weights.push_back(scale_bits(r, -3, 2));

@@ -106,12 +106,16 @@ std::vector<Group> generate(Rng& r) {
     const std::int64_t n = r.uniform(1, 2), c = r.uniform(1, 3);
     const Dims shape = nhwc ? Dims{n, h, w, c} : Dims{n, c, h, w};
     const bool same = r.uniform(0, 2) == 0;
-    const std::uint32_t si =
-        f32_bits(static_cast<int>(r.uniform(-8, 0)), static_cast<std::uint32_t>(r.uniform(0, (1 << 23) - 1)));
+    // Mantissa before exponent: one draw per statement in the order GCC evaluated f32_bits's
+    // arguments (right to left), which the committed vectors hold.
+    const auto si_mantissa = static_cast<std::uint32_t>(r.uniform(0, (1 << 23) - 1));
+    const std::uint32_t si = f32_bits(static_cast<int>(r.uniform(-8, 0)), si_mantissa);
     const std::int64_t zi = r.uniform(dtype_min(dt) / 2, dtype_max(dt) / 2 + 64);
-    const std::uint32_t so =
-        same ? si
-             : f32_bits(static_cast<int>(r.uniform(-8, 0)), static_cast<std::uint32_t>(r.uniform(0, (1 << 23) - 1)));
+    std::uint32_t so = si;
+    if (!same) {
+      const auto so_mantissa = static_cast<std::uint32_t>(r.uniform(0, (1 << 23) - 1));
+      so = f32_bits(static_cast<int>(r.uniform(-8, 0)), so_mantissa);
+    }
     const std::int64_t zo = same ? zi : r.uniform(dtype_min(dt) / 2, dtype_max(dt) / 2 + 64);
     const bool cip = r.coin();
     std::vector<std::string> flags;

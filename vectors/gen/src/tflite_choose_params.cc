@@ -46,8 +46,12 @@ std::vector<Group> generate(Rng& r) {
   t.push_back(make("ERROR_IF: int32 is not a TFLite T here", 1, 1, 0, "int32", false, true));
   for (int i = 0; i < 60; ++i) {
     const char* dt = r.pick(std::vector<const char*>{"uint8", "int8", "int16"});
-    t.push_back(
-        make("random", r.uniform(0, 1 << 20), r.uniform(0, 1 << 20), static_cast<int>(r.uniform(0, 24)), dt, r.coin()));
+    // One draw per statement, in the order GCC evaluated make's arguments (right to left).
+    const bool flag = r.coin();
+    const int e = static_cast<int>(r.uniform(0, 24));
+    const std::int64_t b = r.uniform(0, 1 << 20);
+    const std::int64_t a = r.uniform(0, 1 << 20);
+    t.push_back(make("random", a, b, e, dt, flag));
   }
   return {Group{OJ::object(), std::move(t)}};
 }
