@@ -274,6 +274,10 @@ void serve(const Plugin& p, const json& req, const std::string& data) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A program under test dies of its own signal. In the sanitizer build AddressSanitizer installs
+  // handlers that turn a SIGSEGV into a report and SIGABRT, so the default dispositions come back:
+  // qspec must see, and the tests expect, the signal an uninstrumented program would die of.
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) std::signal(sig, SIG_DFL);
   if (argc < 2) die("usage: qspec_testing_exec_bridge PLUGIN.so [--fault NAME] [--slow-start SECONDS] [--marker FILE]");
   double slow_start = 0;
   for (int i = 2; i + 1 < argc; i += 2) {
