@@ -23,8 +23,6 @@ char32_t decode(std::string_view s, std::size_t i, std::size_t len) {
   }
 }
 
-constexpr const char* kReplacement = "\xef\xbf\xbd";  // U+FFFD
-
 }  // namespace
 
 std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
@@ -49,54 +47,51 @@ std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
   return 0;
 }
 
-std::string terminal_safe(std::string_view s, bool keep_newlines) {
+namespace {
+
+constexpr const char* kReplacement = "\xef\xbf\xbd";  // U+FFFD
+
+// One walk over s for the three rewrites below: `ill_formed(out, byte)` for each byte of an
+// ill-formed sequence, `well_formed(out, code_point, bytes)` for each well-formed one.
+template <class IllFormed, class WellFormed>
+std::string rewrite_utf8(std::string_view s, IllFormed ill_formed, WellFormed well_formed) {
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
     const std::size_t len = utf8_sequence_length(s, i);
-    if (len == 0) {  // one byte of an ill-formed sequence
-      out += hex_byte(static_cast<unsigned char>(s[i]));
+    if (len == 0) {
+      ill_formed(out, static_cast<unsigned char>(s[i]));
       ++i;
       continue;
     }
-    const char32_t cp = decode(s, i, len);
-    const bool kept_whitespace = keep_newlines && (cp == '\n' || cp == '\t');
-    if ((cp < 0x20 && !kept_whitespace) || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f))
-      out += hex_byte(static_cast<unsigned>(cp));
-    else
-      out.append(s.substr(i, len));
+    well_formed(out, decode(s, i, len), s.substr(i, len));
     i += len;
   }
   return out;
 }
 
+void replace_byte(std::string& out, unsigned char) { out += kReplacement; }
+
+}  // namespace
+
+std::string terminal_safe(std::string_view s, bool keep_newlines) {
+  return rewrite_utf8(
+      s, [](std::string& out, unsigned char c) { out += hex_byte(c); },
+      [&](std::string& out, char32_t cp, std::string_view bytes) {
+        const bool kept_whitespace = keep_newlines && (cp == '\n' || cp == '\t');
+        if ((cp < 0x20 && !kept_whitespace) || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f))
+          out += hex_byte(static_cast<unsigned>(cp));
+        else
+          out.append(bytes);
+      });
+}
+
 std::string utf8_repaired(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size();) {
-    const std::size_t len = utf8_sequence_length(s, i);
-    if (len == 0) {
-      out += kReplacement;
-      ++i;
-    } else {
-      out.append(s.substr(i, len));
-      i += len;
-    }
-  }
-  return out;
+  return rewrite_utf8(s, replace_byte, [](std::string& out, char32_t, std::string_view bytes) { out.append(bytes); });
 }
 
 std::string xml_escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size();) {
-    const std::size_t len = utf8_sequence_length(s, i);
-    if (len == 0) {
-      out += kReplacement;
-      ++i;
-      continue;
-    }
-    const char32_t cp = decode(s, i, len);
+  return rewrite_utf8(s, replace_byte, [](std::string& out, char32_t cp, std::string_view bytes) {
     switch (cp) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
@@ -109,11 +104,9 @@ std::string xml_escape(std::string_view s) {
         if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0xfffe || cp == 0xffff)
           out += '?';
         else
-          out.append(s.substr(i, len));
+          out.append(bytes);
     }
-    i += len;
-  }
-  return out;
+  });
 }
 
 }  // namespace qspec::harness
