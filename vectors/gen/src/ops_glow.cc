@@ -302,10 +302,12 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam(
       b.add_random(130, [&r] {
         const auto d = draw_types(r);
         const std::int64_t n = r.uniform(1, 3), k = r.uniform(1, 16), m = r.uniform(1, 4);
+        // Attributes before tensors: GCC evaluated make's arguments right to left (the committed order).
+        OJ a = random_linear_attrs<Op>(r, d);
         Test t = make("random",
                       {rand_tensor(r, In::x, {n, k}, d.lo, d.hi, d.elem),
                        rand_tensor(r, In::w, {k, m}, d.lo, d.hi, d.elem), rand_bias(r, In::bias, m, d.bias)},
-                      random_linear_attrs<Op>(r, d));
+                      std::move(a));
         if (d.elem == DType::I16) t.flags.push_back("int16");
         return t;
       });
@@ -399,10 +401,12 @@ QSPEC_REGISTER_VECTOR_FAMILY(
         const auto d = draw_types(r);
         Dims xs, ws;
         const OJ g = random_conv_geometry(r, xs, ws);
+        // Attributes before tensors: GCC evaluated make's arguments right to left (the committed order).
+        OJ a = merge_attributes(random_linear_attrs<Op>(r, d), g);
         Test t = make("random",
                       {rand_tensor(r, In::x, xs, d.lo, d.hi, d.elem), rand_tensor(r, In::w, ws, d.lo, d.hi, d.elem),
                        rand_bias(r, In::bias, ws[0], d.bias)},
-                      merge_attributes(random_linear_attrs<Op>(r, d), g));
+                      std::move(a));
         if (d.elem == DType::I16) t.flags.push_back("int16");
         return t;
       });
@@ -713,8 +717,11 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam(cat::glow_reshape::op, cat::glow_reshape::conv:
                                        t.back() = d;
                                        t.push_back(last / d);
                                      }
+                                     // Attributes before tensors: GCC evaluated make's arguments right to left (the
+                                     // committed order).
+                                     OJ a = merge_attributes(keep_attrs<Op>(r), one(Op::attr::shape, t));
                                      return make("random", {rand_tensor(r, In::x, s, -128, 127, DType::I8)},
-                                                 merge_attributes(keep_attrs<Op>(r), one(Op::attr::shape, t)));
+                                                 std::move(a));
                                    });
                                  }));
 
@@ -737,8 +744,11 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam(cat::glow_slice::op, cat::glow_slice::conv::glo
                                        start.push_back(r.uniform(0, d - 1));
                                        size.push_back(r.uniform(1, d - start.back()));
                                      }
+                                     // Attributes before tensors: GCC evaluated make's arguments right to left (the
+                                     // committed order).
+                                     OJ a = merge_attributes(keep_attrs<Op>(r), box<Op>(start, size));
                                      return make("random", {rand_tensor(r, In::x, s, -128, 127, DType::I8)},
-                                                 merge_attributes(keep_attrs<Op>(r), box<Op>(start, size)));
+                                                 std::move(a));
                                    });
                                  }));
 
@@ -761,8 +771,9 @@ QSPEC_REGISTER_VECTOR_FAMILY(
         const Dims is = random_shape(r, 0, 2, 3);
         Tensor idx =
             rand_tensor(r, In::indices, is, 0, s[static_cast<std::size_t>(bd)] - 1, r.coin() ? DType::I32 : DType::I64);
-        return make("random", {rand_tensor(r, In::x, s, -128, 127, DType::I8), idx},
-                    merge_attributes(keep_attrs<Op>(r), one(Op::attr::batch_dims, bd)));
+        // Attributes before tensors: GCC evaluated make's arguments right to left (the committed order).
+        OJ a = merge_attributes(keep_attrs<Op>(r), one(Op::attr::batch_dims, bd));
+        return make("random", {rand_tensor(r, In::x, s, -128, 127, DType::I8), idx}, std::move(a));
       });
     }));
 
@@ -785,8 +796,11 @@ QSPEC_REGISTER_VECTOR_FAMILY(
       b.add_random(110, [&r] {
         const Dims s = random_shape(r, 1, 3, 6);
         const bool ties = r.coin();
-        Test t = make("random", {rand_tensor(r, In::x, s, ties ? -3 : -128, ties ? 3 : 127, DType::I8)},
-                      merge_attributes(keep_attrs<Op>(r), one(Op::attr::k, r.uniform(1, s.back()))));
+        // k, then the attributes, then the tensor: GCC's right-to-left order for make's and
+        // merge_attributes' arguments (the committed order).
+        const std::int64_t k = r.uniform(1, s.back());
+        OJ a = merge_attributes(keep_attrs<Op>(r), one(Op::attr::k, k));
+        Test t = make("random", {rand_tensor(r, In::x, s, ties ? -3 : -128, ties ? 3 : 127, DType::I8)}, std::move(a));
         if (ties) t.flags.push_back("ties");
         return t;
       });
@@ -804,10 +818,13 @@ QSPEC_REGISTER_VECTOR_FAMILY(
         attr::set(a, Op::attr::pads, pads);
         return a;
       };
-      b.add(flagged(make("pads larger than the kernel: corner windows give the offset",
-                         {rand_tensor(r, In::x, {1, 2, 2, 1}, -128, -100, DType::I8)},
-                         merge_attributes(keep_attrs<Op>(r), pool(2, 2, 1, 1, {3, 3, 3, 3}))),
-                    "empty_window"));
+      {
+        // Attributes before tensors: GCC evaluated make's arguments right to left (the committed order).
+        OJ a = merge_attributes(keep_attrs<Op>(r), pool(2, 2, 1, 1, {3, 3, 3, 3}));
+        b.add(flagged(make("pads larger than the kernel: corner windows give the offset",
+                           {rand_tensor(r, In::x, {1, 2, 2, 1}, -128, -100, DType::I8)}, std::move(a)),
+                      "empty_window"));
+      }
       b.add(make("all -128", {i8(In::x, {1, 2, 2, 1}, {-128, -128, -128, -128})},
                  merge_attributes(keep_attrs<Op>(r), pool(2, 2, 1, 1, {0, 0, 0, 0}))));
       b.add(make("invalid: kernel larger than the padded input", {i8(In::x, {1, 2, 2, 1}, {1, 2, 3, 4})},
@@ -824,8 +841,9 @@ QSPEC_REGISTER_VECTOR_FAMILY(
         const Dims s{r.uniform(1, 2), std::max<std::int64_t>(1, kh - pads[0] - pads[2]) + r.uniform(0, 3),
                      std::max<std::int64_t>(1, kw - pads[1] - pads[3]) + r.uniform(0, 3), r.uniform(1, 3)};
         const std::int64_t sh = r.uniform(1, 3), sw = r.uniform(1, 3);
-        Test t = make("random", {rand_tensor(r, In::x, s, -128, 127, DType::I8)},
-                      merge_attributes(keep_attrs<Op>(r), pool(kh, kw, sh, sw, pads)));
+        // Attributes before tensors: GCC evaluated make's arguments right to left (the committed order).
+        OJ a = merge_attributes(keep_attrs<Op>(r), pool(kh, kw, sh, sw, pads));
+        Test t = make("random", {rand_tensor(r, In::x, s, -128, 127, DType::I8)}, std::move(a));
         if (has_empty_window(s[1], kh, sh, pads[0], pads[2]) || has_empty_window(s[2], kw, sw, pads[1], pads[3]))
           t.flags.push_back("empty_window");
         return t;

@@ -36,11 +36,14 @@ std::vector<Group> generate(Rng& r) {
     const std::int64_t kh = r.uniform(1, 3), kw = r.uniform(1, 3), ph = r.uniform(0, 2), pw = r.uniform(0, 2);
     const std::int64_t h = std::max<std::int64_t>(1, kh - 2 * ph) + r.uniform(0, 3),
                        w = std::max<std::int64_t>(1, kw - 2 * pw) + r.uniform(0, 3);
-    add("random", {r.uniform(1, 2), r.uniform(1, 3), h, w},
-        OJ{{"kernel", {kh, kw}},
-           {"strides", {r.uniform(1, 2), r.uniform(1, 2)}},
-           {"padding", {ph, pw}},
-           {"weight_prec", r.pick(std::vector<std::int64_t>{8, 16})}});
+    // The attributes are drawn before the shape: the order GCC evaluated add's arguments (right
+    // to left), which the committed vectors hold; an argument list's order is unspecified.
+    OJ attrs{{"kernel", {kh, kw}},
+             {"strides", {r.uniform(1, 2), r.uniform(1, 2)}},
+             {"padding", {ph, pw}},
+             {"weight_prec", r.pick(std::vector<std::int64_t>{8, 16})}};
+    std::vector<std::int64_t> shape{r.uniform(1, 2), r.uniform(1, 3), h, w};
+    add("random", std::move(shape), std::move(attrs));
   }
   return {Group{OJ::object(), std::move(t)}};
 }
