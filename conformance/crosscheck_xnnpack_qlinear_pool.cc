@@ -20,6 +20,7 @@
 
 #include "qspec/ref/exact.h"
 #include "qspec/ref/ieee.h"
+#include "qspec/ref/ops/qlinear_lut.h"
 #include "qspec/ref/ops/qlinear_pool.h"
 
 namespace {
@@ -276,3 +277,65 @@ TEST(crosscheck_xnnpack_qlinear_pool, GlobalAveragePoolingQs8) { sweep(Op::Gap, 
 TEST(crosscheck_xnnpack_qlinear_pool, GlobalAveragePoolingQu8) { sweep(Op::Gap, DType::U8, 1000, 1512, "global qu8"); }
 TEST(crosscheck_xnnpack_qlinear_pool, MaxPoolingS8) { sweep(Op::Max, DType::I8, 1000, 1521, "max_pool2d s8"); }
 TEST(crosscheck_xnnpack_qlinear_pool, MaxPoolingU8) { sweep(Op::Max, DType::U8, 1000, 1522, "max_pool2d u8"); }
+
+// xnn_create_leaky_relu_nc_qu8 on all 256 codes per parameter set: random and dyadic scales and
+// slopes, narrowed clamps, rejected slopes and ratios.
+TEST(crosscheck_xnnpack_qlinear_pool, LeakyReluQu8) {
+  ASSERT_EQ(xnn_initialize(nullptr), xnn_status_success);
+  std::mt19937_64 rng(1531);
+  auto u = [&](long long lo, long long hi) { return std::uniform_int_distribution<long long>(lo, hi)(rng); };
+  long long outputs = 0, rejected = 0, diffs = 0;
+  for (int i = 0; i < 2000; ++i) {
+    QPoolParams p;
+    p.type = DType::U8;
+    p.x_zero_point = Int(u(0, 255));
+    p.y_zero_point = Int(u(0, 255));
+    const int ey = static_cast<int>(u(-12, -1));
+    const bool dyadic = i % 2 == 0;
+    p.y_scale = dyadic ? f32_round(pow2r(ey))
+                       : (static_cast<std::uint32_t>(127 + ey) << 23) | static_cast<std::uint32_t>(rng() & 0x7fffffu);
+    const int ex = ey + static_cast<int>(u(-9, 9));
+    p.x_scale = dyadic ? f32_round(pow2r(ex))
+                       : (static_cast<std::uint32_t>(127 + ex) << 23) | static_cast<std::uint32_t>(rng() & 0x7fffffu);
+    std::uint32_t alpha =
+        dyadic ? f32_round(Rat(2 * u(0, 3) + 1) * pow2r(-static_cast<int>(u(2, 5))))
+               : (static_cast<std::uint32_t>(127 - u(-1, 10)) << 23) | static_cast<std::uint32_t>(rng() & 0x7fffffu);
+    if (u(0, 20) == 0) alpha = 0;
+    if (u(0, 3) == 0) {
+      const long long a = u(0, 254);
+      p.y_min = Int(a);
+      p.y_max = Int(u(a, 255));
+    }
+    std::optional<std::array<Int, 256>> table;
+    try {
+      table = qlinear_leaky_relu_table(alpha, p, QLutConvention::XnnpackFp32);
+    } catch (const ErrorIf&) {
+    }
+    xnn_operator_t op = nullptr;
+    const xnn_status st = xnn_create_leaky_relu_nc_qu8(
+        1, 1, 1, as_float(alpha), static_cast<std::uint8_t>(static_cast<long long>(p.x_zero_point)),
+        as_float(p.x_scale), static_cast<std::uint8_t>(static_cast<long long>(p.y_zero_point)), as_float(p.y_scale),
+        static_cast<std::uint8_t>(static_cast<long long>(p.y_min.value_or(Int(0)))),
+        static_cast<std::uint8_t>(static_cast<long long>(p.y_max.value_or(Int(255)))), 0, &op);
+    if (!table) {
+      ++rejected;
+      EXPECT_NE(st, xnn_status_success) << "the clause rejects it, XNNPACK accepts";
+      xnn_delete_operator(op);
+      continue;
+    }
+    ASSERT_EQ(st, xnn_status_success) << "the clause accepts it, XNNPACK rejects";
+    std::vector<std::uint8_t> x(256), y(256 + 64);
+    for (int c = 0; c < 256; ++c) x[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>(c);
+    ASSERT_EQ(xnn_setup_leaky_relu_nc_qu8(op, 256, x.data(), y.data(), nullptr), xnn_status_success);
+    ASSERT_EQ(xnn_run_operator(op, nullptr), xnn_status_success);
+    xnn_delete_operator(op);
+    for (std::size_t c = 0; c < 256; ++c, ++outputs)
+      if (Int(y[c]) != (*table)[c] && ++diffs <= 5)
+        ADD_FAILURE() << "code " << c << ": XNNPACK " << int(y[c]) << ", clause " << (*table)[c];
+  }
+  std::printf("leaky_relu qu8: %lld outputs, %lld parameter sets rejected by both, %lld differences\n", outputs,
+              rejected, diffs);
+  EXPECT_EQ(diffs, 0);
+  EXPECT_GT(outputs, 100000);
+  EXPECT_GT(rejected, 10);
+}

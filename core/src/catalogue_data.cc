@@ -2551,6 +2551,127 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   ]
 }
 )qspec"},
+      {"spec/catalogue/qlinear.leaky_relu.json", R"qspec({
+  "op": "qlinear.leaky_relu",
+  "summary": "An engine's quantized leaky ReLU built as a 256-entry lookup table: every input code dequantized, f(v) = v >= 0 ? v : alpha v in binary32, requantized.",
+  "spec": "spec/operators_qlinear_pool.md",
+  "inputs": [
+    {
+      "name": "x",
+      "dtypes": [
+        "int8",
+        "uint8"
+      ],
+      "doc": "input, any shape; real value x_scale (x - x_zero_point)"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": [
+        "int8",
+        "uint8"
+      ],
+      "same_dtype_as": "x",
+      "doc": "y = table[x], x's shape"
+    }
+  ],
+  "attributes": {
+    "alpha": {
+      "type": "float32",
+      "doc": "the negative slope (IEEE bits); xnnpack.fp32: ERROR_IF not a positive normal <= 1"
+    },
+    "x_scale": {
+      "type": "float32",
+      "doc": "the input's scale (IEEE bits)"
+    },
+    "x_zero_point": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "the input's zero point (ERROR_IF it does not fit x's dtype)"
+    },
+    "y_max": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "fused clamp, upper code (ERROR_IF it does not fit y's dtype or y_min >= y_max); default the dtype's maximum"
+    },
+    "y_min": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "fused clamp, lower code (ERROR_IF it does not fit y's dtype); default the dtype's minimum"
+    },
+    "y_scale": {
+      "type": "float32",
+      "doc": "the output's scale (IEEE bits)"
+    },
+    "y_zero_point": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "the output's zero point (ERROR_IF it does not fit y's dtype)"
+    }
+  },
+  "conventions": [
+    {
+      "name": "onnxruntime",
+      "clauses": [
+        "qlinear.leaky_relu.onnxruntime"
+      ],
+      "description": "ONNX Runtime com.microsoft QLinearLeakyRelu: table[i] = MlasQuantizeLinear(f(fl32(x_s * (i - x_zp)))) with f(v) = v >= 0 ? v : fl32(alpha v): sat(rne(clamp(fl32(f / y_s))) + zp), a division",
+      "source": "onnxruntime contrib_ops/cpu/quantization/qlinear_activations.cc (QLinearLeakyRelu), qlinear_lookup_table.cc (QlinearBuildLookupTable), core/mlas/lib/quantize.cpp (MlasQuantizeLinear)",
+      "attributes": [
+        "alpha",
+        "x_scale",
+        "x_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [],
+      "vectors": "ops/qlinear/leaky_relu/onnxruntime.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "all_codes",
+        "random"
+      ]
+    },
+    {
+      "name": "xnnpack.fp32",
+      "clauses": [
+        "qlinear.leaky_relu.xnnpack_fp32"
+      ],
+      "description": "XNNPACK qu8 leaky ReLU (lut-elementwise-nc.c): table[i] = clamp(lrintf(fl32(f(fl32(fl32(i - x_zp) x_s)) * fl32(1 / y_s))) + zp, y_min, y_max), a reciprocal multiply",
+      "source": "XNNPACK ae108ef src/operators/lut-elementwise-nc.c xnn_create_leaky_relu_nc_qu8, create_lut_elementwise_nc, calculate_leaky_relu",
+      "attributes": [
+        "alpha",
+        "x_scale",
+        "x_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [
+        "y_max",
+        "y_min"
+      ],
+      "vectors": "ops/qlinear/leaky_relu/xnnpack.fp32.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "narrow_clamp",
+        "all_codes",
+        "scale_limit",
+        "random"
+      ]
+    }
+  ]
+}
+)qspec"},
       {"spec/catalogue/qlinear.matmul.json", R"qspec({
   "op": "qlinear.matmul",
   "summary": "An engine's quantized (batched) matrix product of two quantized operands, per-tensor or per-column scales of b, requantized by the engine's convention.",

@@ -1266,6 +1266,30 @@ struct qlinear_global_avg_pool {
   };
 };
 
+// qlinear.leaky_relu: An engine's quantized leaky ReLU built as a 256-entry lookup table: every input code dequantized, f(v) = v >= 0 ? v : alpha v in binary32, requantized. (spec/operators_qlinear_pool.md)
+struct qlinear_leaky_relu {
+  static constexpr std::string_view op = "qlinear.leaky_relu";
+  struct in {
+    static constexpr std::string_view x = "x";
+  };
+  struct out {
+    static constexpr std::string_view y = "y";
+  };
+  struct attr {
+    static constexpr ::qspec::attr::F32 alpha{"alpha"};
+    static constexpr ::qspec::attr::F32 x_scale{"x_scale"};
+    static constexpr ::qspec::attr::Int x_zero_point{"x_zero_point", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::Int y_max{"y_max", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::Int y_min{"y_min", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::F32 y_scale{"y_scale"};
+    static constexpr ::qspec::attr::Int y_zero_point{"y_zero_point", -2147483648LL, 2147483647};
+  };
+  struct conv {
+    static constexpr std::string_view onnxruntime = "onnxruntime";
+    static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
+  };
+};
+
 // qlinear.matmul: An engine's quantized (batched) matrix product of two quantized operands, per-tensor or per-column scales of b, requantized by the engine's convention. (spec/operators_qlinear.md)
 struct qlinear_matmul {
   static constexpr std::string_view op = "qlinear.matmul";
