@@ -206,6 +206,7 @@ Scan scan_tree(const std::string& root_str) {
       s.vector_file_errors.push_back(name + ": cannot read the clause list and tests: " + e.what());
     }
   }
+  s.inventory = read_seed_inventory(root_str);
   return s;
 }
 
@@ -235,6 +236,7 @@ LintResult lint(const Scan& s, const LintOptions& opt) {
   for (const auto& t : s.ignored_tags) dangling(t, "a // spec: tag");
   for (const auto& t : s.other_tags) dangling(t, "a // spec: tag");
   for (const auto& t : s.vector_clause_refs) dangling(t, "a vector file's clause list");
+  for (auto& e : check_seed_inventory(s.inventory, ids)) r.errors.push_back(std::move(e));
 
   std::set<std::string> with_ref, with_check, with_disabled_only;
   for (const auto& t : s.reference_tags) with_ref.insert(t.id);
