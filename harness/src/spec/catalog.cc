@@ -8,6 +8,8 @@
 #include <regex>
 #include <sstream>
 
+#include "text_trim.h"
+
 namespace fs = std::filesystem;
 
 namespace qspec::spec {
@@ -47,12 +49,6 @@ std::vector<fs::path> files_under(const fs::path& dir, const std::vector<std::st
 }
 
 std::string rel(const fs::path& root, const fs::path& p) { return fs::relative(p, root).generic_string(); }
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-}
 
 // Which lines of a C/C++ file are live code: not inside /* */ and not inside #if 0 ... #endif.
 std::vector<bool> live_lines(const std::vector<std::string>& lines) {

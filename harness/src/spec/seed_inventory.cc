@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "qspec/spec/catalog.h"
+#include "text_trim.h"
 
 namespace fs = std::filesystem;
 
@@ -19,12 +20,6 @@ const std::regex kErratumHeading(R"(^##\s+(E-[A-Z0-9]+(?:-[A-Z0-9]+)*-[0-9]+)\s*
 const std::regex kBackquoted(R"(`([^`]*)`)");
 const std::regex kTotalsEntry(R"((S[0-9]{3}|all):\s*Y\s+([0-9]+),\s*E\s+([0-9]+),\s*N\s+([0-9]+))");
 const std::string kTotalsPrefix = "**Totals.**";
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-}
 
 // The cells of a Markdown table row "| a | b \| c |": split on '|' not escaped by a backslash
 // (a formula's absolute value is written `\|x\|`), the empty text before the first and after the
