@@ -415,7 +415,12 @@ Problem draw_tie_rich(Rng& r, OpKind kind, QLinearConvention c) {
     p.y_max = Int(xhi - r.uniform(1, 60));
   }
   pr.write_w_zero_point = r.coin();
-  pr.write_geometry = !(s.g.strides == std::array<std::int64_t, 2>{1, 1} && r.coin());
+  // The geometry may be left to its defaults only where it is the default one: the flags and the
+  // tie count are computed from pr.g, the expected output from the written test.
+  const ro::QConvGeometry defaults;
+  const bool is_default = s.g.strides == defaults.strides && s.g.dilations == defaults.dilations &&
+                          s.g.pads == defaults.pads && s.g.groups == defaults.groups;
+  pr.write_geometry = !(s.g.strides == std::array<std::int64_t, 2>{1, 1} && r.coin()) || !is_default;
   return pr;
 }
 
