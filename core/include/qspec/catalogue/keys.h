@@ -1184,6 +1184,8 @@ struct qlinear_conv2d {
   struct conv {
     static constexpr std::string_view onnxruntime = "onnxruntime";
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
+    static constexpr std::string_view tflite_double_round = "tflite.double_round";
+    static constexpr std::string_view tflite_single_round = "tflite.single_round";
   };
 };
 
@@ -1211,6 +1213,8 @@ struct qlinear_fully_connected {
   struct conv {
     static constexpr std::string_view onnxruntime = "onnxruntime";
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
+    static constexpr std::string_view tflite_double_round = "tflite.double_round";
+    static constexpr std::string_view tflite_single_round = "tflite.single_round";
   };
 };
 
@@ -1237,6 +1241,8 @@ struct qlinear_matmul {
   struct conv {
     static constexpr std::string_view onnxruntime = "onnxruntime";
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
+    static constexpr std::string_view tflite_double_round = "tflite.double_round";
+    static constexpr std::string_view tflite_single_round = "tflite.single_round";
   };
 };
 
