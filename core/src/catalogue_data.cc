@@ -2194,6 +2194,19 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "tie", "tie_per_channel", "saturate_low", "saturate_high", "narrow_clamp", "per_channel_exponents", "uint8", "pad_zero_point",
         "depthwise_multiplier", "dilation", "strides", "negative_tie", "large_acc", "random"
       ]
+    },
+    {
+      "name": "tosa",
+      "clauses": ["qlinear.acc.conv2d", "qlinear.tosa", "requant.tosa.apply_scale_32", "requant.tosa.rescale"],
+      "description": "TOSA CONV2D / DEPTHWISE_CONV2D (int8 x int8, input_zp and weight_zp) then RESCALE (scale32, double_round, per_channel) with computeMultiplierAndShift of (double(x_s) double(w_s[o])) / double(y_s), then CLAMP [y_min, y_max]",
+      "source": "arm/tosa-specification pseudocode/operators/CONV2D.tosac, DEPTHWISE_CONV2D.tosac, RESCALE.tosac, CLAMP.tosac, library/scale_helpers.tosac; tensorflow compiler/mlir/tosa/transforms/legalize_utils.cc buildRescaleOpConvOutput; llvm mlir/lib/Dialect/Tosa/Utils/QuantUtils.cpp computeMultiplierAndShift",
+      "attributes": ["w_scales", "x_scale", "x_zero_point", "y_scale", "y_zero_point"],
+      "optional_attributes": ["dilations", "groups", "pads", "strides", "w_zero_point", "y_max", "y_min"],
+      "vectors": "ops/qlinear/conv2d/tosa.json",
+      "required_flags": [
+        "tie", "tie_per_channel", "saturate_low", "saturate_high", "narrow_clamp", "per_channel_exponents", "pad_zero_point", "depthwise_multiplier",
+        "dilation", "strides", "w_zero_point", "negative_tie", "large_acc", "random"
+      ]
     }
   ]
 }
@@ -2272,6 +2285,19 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "tie", "tie_per_channel", "saturate_low", "saturate_high", "narrow_clamp", "per_channel_exponents", "uint8", "no_bias",
         "w_zero_point", "negative_tie", "large_acc", "random"
       ]
+    },
+    {
+      "name": "tosa",
+      "clauses": ["qlinear.acc.fully_connected", "qlinear.tosa", "requant.tosa.apply_scale_32", "requant.tosa.rescale"],
+      "description": "TOSA FULLY_CONNECTED (a 1x1 CONV2D in TOSA 1.0; int8 x int8, input_zp and weight_zp) then RESCALE (scale32, double_round, per_channel) with computeMultiplierAndShift of (double(x_s) double(w_s[o])) / double(y_s), then CLAMP [y_min, y_max]",
+      "source": "arm/tosa-specification pseudocode/operators/FULLY_CONNECTED.tosac, CONV2D.tosac, RESCALE.tosac, CLAMP.tosac, library/scale_helpers.tosac; tensorflow compiler/mlir/tosa/transforms/legalize_common.cc convertTFLFullyConnectedOp, legalize_utils.cc buildRescaleOpConvOutput; llvm mlir/lib/Dialect/Tosa/Utils/QuantUtils.cpp computeMultiplierAndShift",
+      "attributes": ["w_scales", "x_scale", "x_zero_point", "y_scale", "y_zero_point"],
+      "optional_attributes": ["w_zero_point", "y_max", "y_min"],
+      "vectors": "ops/qlinear/fully_connected/tosa.json",
+      "required_flags": [
+        "tie", "tie_per_channel", "saturate_low", "saturate_high", "narrow_clamp", "per_channel_exponents", "no_bias", "w_zero_point",
+        "negative_tie", "large_acc", "random"
+      ]
     }
   ]
 }
@@ -2348,6 +2374,19 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "required_flags": [
         "tie", "saturate_low", "saturate_high", "narrow_clamp", "broadcast_batch", "w_zero_point", "negative_tie", "large_acc",
         "random"
+      ]
+    },
+    {
+      "name": "tosa",
+      "clauses": ["qlinear.acc.matmul", "qlinear.tosa", "requant.tosa.apply_scale_32", "requant.tosa.rescale"],
+      "description": "TOSA MATMUL ([N,H,C] x [N,C,W], int8, A_zp and B_zp; equal batch dimensions) then RESCALE (scale32, double_round, per_channel over N) with computeMultiplierAndShift of (double(a_s) double(b_s[n])) / double(y_s), then CLAMP [y_min, y_max]",
+      "source": "arm/tosa-specification pseudocode/operators/MATMUL.tosac, RESCALE.tosac, CLAMP.tosac, library/scale_helpers.tosac; tensorflow compiler/mlir/tosa/transforms/legalize_utils.cc buildRescale; llvm mlir/lib/Dialect/Tosa/Utils/QuantUtils.cpp computeMultiplierAndShift",
+      "attributes": ["a_scale", "a_zero_point", "b_scales", "y_scale", "y_zero_point"],
+      "optional_attributes": ["b_zero_point", "y_max", "y_min"],
+      "vectors": "ops/qlinear/matmul/tosa.json",
+      "required_flags": [
+        "tie", "tie_per_channel", "saturate_low", "saturate_high", "narrow_clamp", "per_channel_exponents", "w_zero_point", "negative_tie",
+        "large_acc", "random"
       ]
     }
   ]

@@ -1,6 +1,6 @@
 // Reference-backend registrations of the engines' quantized operators (spec/operators_qlinear.md):
 // qlinear.conv2d, qlinear.fully_connected, qlinear.matmul under xnnpack.fp32, onnxruntime,
-// tflite.double_round and tflite.single_round.
+// tflite.double_round, tflite.single_round and tosa.
 //
 // Tensors, attributes and conventions are named through the catalogue's typed keys
 // (qspec::cat::qlinear_*; spec/catalogue/qlinear.*.json). Only the conventions that have a fused
@@ -76,6 +76,7 @@ QLinearConvention convention_of(std::string_view name) {
   if (name == Names::xnnpack_fp32) return QLinearConvention::XnnpackFp32;
   if (name == Names::tflite_double_round) return QLinearConvention::TfliteDoubleRound;
   if (name == Names::tflite_single_round) return QLinearConvention::TfliteSingleRound;
+  if (name == Names::tosa) return QLinearConvention::Tosa;
   return QLinearConvention::OnnxRuntime;
 }
 
@@ -138,6 +139,9 @@ QSPEC_REGISTER_REF_OP(reg<cat::qlinear_fully_connected>(cat::qlinear_fully_conne
                                                         fully_connected_fn));
 QSPEC_REGISTER_REF_OP(reg<cat::qlinear_matmul>(cat::qlinear_matmul::conv::tflite_double_round, matmul_fn));
 QSPEC_REGISTER_REF_OP(reg<cat::qlinear_matmul>(cat::qlinear_matmul::conv::tflite_single_round, matmul_fn));
+QSPEC_REGISTER_REF_OP(reg<cat::qlinear_conv2d>(cat::qlinear_conv2d::conv::tosa, conv2d_fn));
+QSPEC_REGISTER_REF_OP(reg<cat::qlinear_fully_connected>(cat::qlinear_fully_connected::conv::tosa, fully_connected_fn));
+QSPEC_REGISTER_REF_OP(reg<cat::qlinear_matmul>(cat::qlinear_matmul::conv::tosa, matmul_fn));
 
 }  // namespace
 }  // namespace qspec::refops

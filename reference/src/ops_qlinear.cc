@@ -36,6 +36,10 @@ QLinearEpilogue qlinear_epilogue(const QLinearParams& p, std::int64_t channels, 
       return qlinear_tflite_output(acc, m[o], p, single);
     };
   }
+  if (c == QLinearConvention::Tosa) {
+    auto m = qlinear_tosa_multipliers(p, channels);
+    return [m = std::move(m), p](const Int& acc, std::size_t o) { return qlinear_tosa_output(acc, m[o], p); };
+  }
   auto s = qlinear_scales(p, channels, c);
   return [s = std::move(s), p, c](const Int& acc, std::size_t o) { return qlinear_output(acc, s[o], p, c); };
 }
@@ -44,6 +48,7 @@ QLinearEpilogue qlinear_epilogue(const QLinearParams& p, std::int64_t channels, 
 // spec: qlinear.xnnpack_fp32
 // spec: qlinear.onnxruntime
 // spec: qlinear.tflite
+// spec: qlinear.tosa
 std::array<std::int64_t, 2> qlinear_conv2d_out_size(const Shape& x, const Shape& w, const QConvGeometry& g,
                                                     QLinearConvention c) {
   auto dim = [&](int axis) {
@@ -51,10 +56,12 @@ std::array<std::int64_t, 2> qlinear_conv2d_out_size(const Shape& x, const Shape&
     const std::int64_t in = x[a + 1], k = w[a + 1], d = g.dilations[a], s = g.strides[a];
     const std::int64_t pb = g.pads[a], pe = g.pads[a + 2];
     if (qlinear_is_tflite(c)) return qlinear_tflite_conv_out_dim(in, pb, pe, k, d, s);
+    if (c == QLinearConvention::Tosa) return qlinear_tosa_conv_out_dim(in, pb, pe, k, d, s);
     return c == QLinearConvention::XnnpackFp32 ? qlinear_xnnpack_conv_out_dim(in, pb, pe, k, d, s)
                                                : qlinear_onnxruntime_conv_out_dim(in, pb, pe, k, d, s);
   };
   if (qlinear_is_tflite(c)) qlinear_tflite_conv_groups_check(x, g);
+  if (c == QLinearConvention::Tosa) qlinear_tosa_conv_groups_check(x, g);
   return {dim(0), dim(1)};
 }
 
@@ -62,6 +69,7 @@ std::array<std::int64_t, 2> qlinear_conv2d_out_size(const Shape& x, const Shape&
 // spec: qlinear.xnnpack_fp32
 // spec: qlinear.onnxruntime
 // spec: qlinear.tflite
+// spec: qlinear.tosa
 IntArray qlinear_conv2d(const IntArray& x, const IntArray& w, const IntArray* bias, const QConvGeometry& g,
                         const QLinearParams& p, QLinearConvention c) {
   qlinear_conv2d_check(x.shape, w.shape, bias ? &bias->shape : nullptr, g);
@@ -78,6 +86,7 @@ IntArray qlinear_conv2d(const IntArray& x, const IntArray& w, const IntArray* bi
 // spec: qlinear.xnnpack_fp32
 // spec: qlinear.onnxruntime
 // spec: qlinear.tflite
+// spec: qlinear.tosa
 IntArray qlinear_fully_connected(const IntArray& x, const IntArray& w, const IntArray* bias, const QLinearParams& p,
                                  QLinearConvention c) {
   qlinear_fully_connected_check(x.shape, w.shape, bias ? &bias->shape : nullptr);
@@ -93,10 +102,12 @@ IntArray qlinear_fully_connected(const IntArray& x, const IntArray& w, const Int
 // spec: qlinear.xnnpack_fp32
 // spec: qlinear.onnxruntime
 // spec: qlinear.tflite
+// spec: qlinear.tosa
 IntArray qlinear_matmul(const IntArray& a, const IntArray& b, const QLinearParams& p, QLinearConvention c) {
   const Shape out = qlinear_matmul_output_shape(a.shape, b.shape);
   QSPEC_ERROR_IF(qlinear_is_tflite(c) && (a.shape.size() > 5 || b.shape.size() > 5),
                  "tflite: BATCH_MATMUL supports ranks 2 to 5");
+  if (c == QLinearConvention::Tosa) qlinear_tosa_matmul_check(a.shape, b.shape);
   const auto epilogue = qlinear_epilogue(p, out.back(), c, QLinearOp::Matmul);
   require_codes(a, p.x_type, "qlinear.matmul: a");
   require_codes(b, p.w_type, "qlinear.matmul: b");

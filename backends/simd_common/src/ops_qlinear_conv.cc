@@ -1,4 +1,4 @@
-// Handler of qlinear.conv2d (spec/operators_qlinear.md) under xnnpack.fp32, onnxruntime and TFLite: the
+// Handler of qlinear.conv2d (spec/operators_qlinear.md) under xnnpack.fp32, onnxruntime, TFLite and TOSA: the
 // exact NHWC convolution of the 8-bit engines (im2col through the GEMM engine, the direct depthwise
 // kernel), padded with the input zero point, plus the int32 bias, then the convention's epilogue.
 #include <algorithm>
@@ -37,6 +37,10 @@ std::array<std::int64_t, n> fixed(const OpCall& c, const attr::IntArray& key, st
 std::int64_t out_dim(std::int64_t in, std::int64_t pb, std::int64_t pe, std::int64_t k, std::int64_t d, std::int64_t s,
                      Convention conv) {
   const std::int64_t span = in + pb + pe - (d * (k - 1) + 1);
+  if (conv == Convention::kTosa) {
+    reject_if(span < 0, "tosa: no output position");
+    if (span % s != 0) throw Unsupported("tosa: idiv_check: the stride must divide the span (a REQUIRE)");
+  }
   if (qlinear::is_tflite(conv) && (pb != 0 || pe != 0)) {
     const std::int64_t out = (in + s - 1) / s, t = std::max<std::int64_t>((out - 1) * s + d * (k - 1) + 1 - in, 0);
     reject_if(pb != t / 2 || pe != t - t / 2, "tflite: pads are neither VALID's nor SAME's");
@@ -70,8 +74,8 @@ void qlinear_conv2d(OpCall& c) {
   }
   const qlinear::Params p = qlinear::read_params(c, kKeys, xt, wt, conv);
   const auto plan = qlinear::plan(p, O, conv, qlinear::OpKind::kConv);
-  if constexpr (qlinear::is_tflite(conv))
-    reject_if(groups != 1 && groups != C, "tflite: CONV_2D has groups 1, DEPTHWISE_CONV_2D groups = C");
+  if constexpr (qlinear::groups_one_or_depthwise(conv))
+    reject_if(groups != 1 && groups != C, "tflite / tosa: CONV_2D has groups 1, DEPTHWISE_CONV_2D groups = C");
 
   ConvGeom g;
   g.n = x.dim(0), g.h = x.dim(1), g.w = x.dim(2), g.c = C, g.o = O, g.kh = w.dim(1), g.kw = w.dim(2);
@@ -116,6 +120,8 @@ void add_qlinear_conv_ops(std::vector<OpEntry>& t) {
                         qlinear_conv2d<Convention::kTfliteDouble>));
   t.push_back(entry<Op>(Op::conv::tflite_single_round, conv + "TFLite Q31 epilogue, single rounding",
                         qlinear_conv2d<Convention::kTfliteSingle>));
+  t.push_back(
+      entry<Op>(Op::conv::tosa, conv + "TOSA RESCALE (double_round) and CLAMP", qlinear_conv2d<Convention::kTosa>));
 }
 
 }  // namespace qspec::simd

@@ -1,6 +1,6 @@
 // Handlers of qlinear.fully_connected and qlinear.matmul (spec/operators_qlinear.md) under
-// xnnpack.fp32, onnxruntime, tflite.double_round and tflite.single_round: the exact product of the 8-bit GEMM engines
-// with zero points (one GEMM per broadcast batch of a matmul), the int32 bias, then the convention's epilogue.
+// xnnpack.fp32, onnxruntime, tflite.double_round, tflite.single_round and tosa: the exact product of the 8-bit GEMM
+// engines with zero points (one GEMM per broadcast batch of a matmul), the int32 bias, then the convention's epilogue.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -63,6 +63,10 @@ void qlinear_matmul(OpCall& c) {
   }
   if constexpr (qlinear::is_tflite(conv))
     reject_if(a.shape.size() > 5 || b.shape.size() > 5, "tflite: BATCH_MATMUL supports ranks 2 to 5");
+  if constexpr (conv == Convention::kTosa)
+    reject_if(std::vector<std::int64_t>(a.shape.begin(), a.shape.end() - 2) !=
+                  std::vector<std::int64_t>(b.shape.begin(), b.shape.end() - 2),
+              "tosa: MATMUL's batch dimensions must be equal");
   const qlinear::Params p = qlinear::read_params(c, kMmKeys, at, bt, conv);
   const auto plan = qlinear::plan(p, N, conv, qlinear::OpKind::kMatmul);
   std::int64_t batches = 1;
@@ -107,6 +111,7 @@ void add_qlinear_linear_ops(std::vector<OpEntry>& t) {
   const std::string fc = "exact GEMM with zero points + int32 bias, ", mm = "exact GEMM per broadcast batch, ";
   const std::string xnn = "XNNPACK fp32 epilogue", ort = "ONNX Runtime MLAS epilogue";
   const std::string tfd = "TFLite Q31 epilogue, double rounding", tfs = "TFLite Q31 epilogue, single rounding";
+  const std::string tosa = "TOSA RESCALE (double_round) and CLAMP";
   t.push_back(entry<Fc>(Fc::conv::xnnpack_fp32, fc + xnn, qlinear_fully_connected<Convention::kXnnpackFp32>));
   t.push_back(entry<Fc>(Fc::conv::onnxruntime, fc + ort, qlinear_fully_connected<Convention::kOnnxRuntime>));
   t.push_back(entry<Mm>(Mm::conv::xnnpack_fp32, mm + xnn, qlinear_matmul<Convention::kXnnpackFp32>));
@@ -115,6 +120,8 @@ void add_qlinear_linear_ops(std::vector<OpEntry>& t) {
   t.push_back(entry<Fc>(Fc::conv::tflite_single_round, fc + tfs, qlinear_fully_connected<Convention::kTfliteSingle>));
   t.push_back(entry<Mm>(Mm::conv::tflite_double_round, mm + tfd, qlinear_matmul<Convention::kTfliteDouble>));
   t.push_back(entry<Mm>(Mm::conv::tflite_single_round, mm + tfs, qlinear_matmul<Convention::kTfliteSingle>));
+  t.push_back(entry<Fc>(Fc::conv::tosa, fc + tosa, qlinear_fully_connected<Convention::kTosa>));
+  t.push_back(entry<Mm>(Mm::conv::tosa, mm + tosa, qlinear_matmul<Convention::kTosa>));
 }
 
 }  // namespace qspec::simd

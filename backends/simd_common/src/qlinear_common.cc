@@ -156,12 +156,44 @@ std::vector<RequantParams> tflite_plan(const Params& p, std::int64_t channels, C
   return out;
 }
 
+// TOSA's ERROR_IFs (spec/operators_qlinear.md, qlinear.tosa) and every channel's RESCALE (scale32,
+// double_round) with the legalization's computeMultiplierAndShift of double(x_s) * double(w_s[o]) / double(y_s).
+std::vector<RequantParams> tosa_plan(const Params& p, std::int64_t channels) {
+  using nn::reject_if;
+  const auto n = static_cast<std::int64_t>(p.w_scales.size());
+  reject_if(p.x_type != QSPEC_DTYPE_INT8 || p.w_type != QSPEC_DTYPE_INT8, "tosa: the operators take int8 x int8");
+  reject_if(n != 1 && n != channels, "tosa: RESCALE has 1 multiplier or one per channel");
+  reject_if(!fits(p.x_zero_point, QSPEC_DTYPE_INT8) || !fits(p.w_zero_point, QSPEC_DTYPE_INT8) ||
+                !fits(p.y_zero_point, QSPEC_DTYPE_INT8),
+            "tosa: zero points are int8");
+  reject_if(!fits(p.y_min, QSPEC_DTYPE_INT8) || !fits(p.y_max, QSPEC_DTYPE_INT8) || p.y_max < p.y_min,
+            "tosa: CLAMP's min_val <= max_val in int8");
+  std::vector<RequantParams> out;
+  for (std::int64_t o = 0; o < channels; ++o) {
+    const float ws = p.w_scales[static_cast<std::size_t>(n == 1 ? 0 : o)];
+    if (!std::isfinite(p.x_scale) || !std::isfinite(ws) || !std::isfinite(p.y_scale) || p.y_scale == 0.0f)
+      throw Unsupported("tosa: finite scales and y_scale != 0 (REQUIRE)");
+    const double d = static_cast<double>(p.x_scale) * static_cast<double>(ws) / static_cast<double>(p.y_scale);
+    if (!std::isfinite(d) || !(d > 0.0)) throw Unsupported("tosa: a finite positive scale (REQUIRE)");
+    int e = 0;
+    const double q = std::frexp(d, &e);
+    auto m = static_cast<std::int64_t>(std::round(q * static_cast<double>(std::int64_t{1} << 31)));
+    if (m == (std::int64_t{1} << 31)) m /= 2, ++e;
+    int s = 31 - e;
+    if (s > 62) m >>= std::min(31, s - 62), s = 62;
+    out.push_back(q31_requant_params(Q31Rounding::kTosaDouble, m, 31 - s));  // shift_tflite = 31 - s
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<RequantParams> plan(const Params& p, std::int64_t channels, Convention conv, OpKind op) {
   std::vector<RequantParams> out;
   if (is_tflite(conv)) {
     out = tflite_plan(p, channels, conv, op);
+  } else if (conv == Convention::kTosa) {
+    out = tosa_plan(p, channels);
   } else {
     for (float s : fp32_scales(p, channels, conv)) {
       RequantParams rp;

@@ -16,12 +16,14 @@
 
 namespace qspec::simd::qlinear {
 
-enum class Convention { kXnnpackFp32, kOnnxRuntime, kTfliteDouble, kTfliteSingle };
+enum class Convention { kXnnpackFp32, kOnnxRuntime, kTfliteDouble, kTfliteSingle, kTosa };
 
 // The operator whose parameters a convention derives (TFLite derives them per operator).
 enum class OpKind { kConv, kFullyConnected, kMatmul };
 
 constexpr bool is_tflite(Convention c) { return c == Convention::kTfliteDouble || c == Convention::kTfliteSingle; }
+// CONV_2D / DEPTHWISE_CONV_2D (TFLite) and CONV2D / DEPTHWISE_CONV2D (TOSA): groups 1 or C.
+constexpr bool groups_one_or_depthwise(Convention c) { return is_tflite(c) || c == Convention::kTosa; }
 
 // The attribute keys of one op's quantization parameters (matmul: a_* / b_*).
 using Keys = QLinearKeys;
@@ -43,9 +45,9 @@ Params read_params(const OpCall& c, const Keys& k, const qspec_tensor& x, const 
 
 // The convention's ERROR_IFs of operator creation for `channels` output channels of op (throw
 // Rejected), then the finalized requantization kernel parameters of every output channel: the
-// binary32 scale S_o = (x_scale * w_scale[o]) / y_scale (kFloatThenZp) or TFLite's Q31 multiplier
-// of its binary64 real multiplier (kQ31Double / kShiftRound). A REQUIRE the parameters violate
-// throws Unsupported.
+// binary32 scale S_o = (x_scale * w_scale[o]) / y_scale (kFloatThenZp), TFLite's Q31 multiplier
+// of its binary64 real multiplier (kQ31Double / kShiftRound) or TOSA's RESCALE (kShiftRound). A REQUIRE the parameters
+// violate throws Unsupported.
 std::vector<RequantParams> plan(const Params& p, std::int64_t channels, Convention conv, OpKind op);
 
 // y = the epilogue of every accumulator (REQUIRE'd in int32, else Unsupported) with the parameters

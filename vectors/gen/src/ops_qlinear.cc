@@ -141,6 +141,17 @@ Analysis analyse(const Problem& pr, QLinearConvention c) {
     an.acc = ro::qlinear_acc_matmul(pr.x, pr.w, pr.p.x_zero_point, pr.p.w_zero_point);
   }
   const auto channels = static_cast<std::size_t>(an.acc.shape.back());
+  if (c == QLinearConvention::Tosa) {  // TOSA's right shift s: the multiplier M 2^-s
+    an.multipliers = ro::qlinear_tosa_multipliers(pr.p, an.acc.shape.back());
+    for (std::size_t i = 0; i < an.acc.data.size(); ++i) {
+      const auto& m = an.multipliers[i % channels];
+      if (ties::q31_product_is_tie(an.acc.data[i], m.multiplier, 31 - m.shift)) {
+        ++an.ties;
+        an.negative_ties += an.acc.data[i] < 0 ? 1 : 0;
+      }
+    }
+    return an;
+  }
   if (ro::qlinear_is_tflite(c)) {
     an.multipliers = ro::qlinear_tflite_multipliers(pr.p, an.acc.shape.back(), op_of(pr.kind),
                                                     c == QLinearConvention::TfliteSingleRound);
@@ -169,7 +180,8 @@ std::vector<std::string> auto_flags(const Problem& pr, QLinearConvention c, cons
   if (an.ties > 0) f.insert(p.w_scales.size() > 1 ? "tie_per_channel" : "tie");
   if (an.negative_ties > 0) f.insert("negative_tie");
   if (an.double_single_differ > 0 && c == QLinearConvention::TfliteDoubleRound) f.insert("double_round_differs");
-  if (ro::qlinear_is_tflite(c) && p.w_type == DType::I8 && p.w_zero_point != 0) f.insert("w_zero_point");
+  const bool q31 = ro::qlinear_is_tflite(c) || c == QLinearConvention::Tosa;
+  if (q31 && p.w_type == DType::I8 && p.w_zero_point != 0) f.insert("w_zero_point");
   const std::int64_t tmin = lo_of(p.x_type), tmax = hi_of(p.x_type);
   const bool narrowed = (p.y_min && *p.y_min > tmin) || (p.y_max && *p.y_max < tmax);
   for (auto v : y.data) {
@@ -270,7 +282,8 @@ struct Builder {
 const std::vector<std::pair<std::string, std::string>> kNotes = {
     {"tie",
      "at least one output's requantized value is an exact tie k + 1/2 (per-tensor scale): fl32(fl32(acc) * S), "
-     "rounded half to even, or TFLite's acc M 2^(shift - 31), rounded by its MultiplyByQuantizedMultiplier"},
+     "rounded half to even, or the Q31 value acc M 2^(shift - 31) TFLite's MultiplyByQuantizedMultiplier and TOSA's "
+     "RESCALE round"},
     {"tie_per_channel", "exact ties under per-channel weight scales"},
     {"saturate_low", "an output is the dtype's minimum"},
     {"saturate_high", "an output is the dtype's maximum"},
@@ -288,7 +301,7 @@ const std::vector<std::pair<std::string, std::string>> kNotes = {
     {"large_acc", "an accumulator beyond 2^24: fl32(acc) rounds before the scaling"},
     {"large_scale", "a requantization scale >= 256 (ONNX Runtime has no limit)"},
     {"small_scale", "a requantization scale < 2^-32 (ONNX Runtime has no limit)"},
-    {"no_output_position", "the dilated kernel is larger than the padded input: ONNX Runtime rejects it"},
+    {"no_output_position", "the dilated kernel is larger than the padded input: ONNX Runtime and TOSA reject it"},
     {"scale_limit", "a requantization scale >= 256: XNNPACK returns xnn_status_unsupported_parameter"},
     {"invalid_scale", "a scale that is not a positive normal float: XNNPACK returns xnn_status_invalid_parameter"},
     {"broadcast_batch", "matmul batch dimensions that broadcast (a missing or unit dimension)"},
@@ -301,6 +314,7 @@ const std::vector<std::pair<std::string, std::string>> kNotes = {
 };
 
 bool is_tflite(QLinearConvention c) { return ro::qlinear_is_tflite(c); }
+bool is_tosa(QLinearConvention c) { return c == QLinearConvention::Tosa; }
 
 // ---- drawing problems ----
 
@@ -309,7 +323,7 @@ struct TypePair {
 };
 // The (activation, weight) dtypes a convention accepts, and whether per-channel scales go with them.
 TypePair draw_types(Rng& r, QLinearConvention c, OpKind kind) {
-  if (is_tflite(c) && kind == OpKind::Matmul) return {DType::I8, DType::I8};  // BATCH_MATMUL: int8 only
+  if ((is_tflite(c) && kind == OpKind::Matmul) || is_tosa(c)) return {DType::I8, DType::I8};  // int8 operators only
   if (c == QLinearConvention::XnnpackFp32 || is_tflite(c))
     return r.uniform(0, 2) == 0 ? TypePair{DType::U8, DType::U8} : TypePair{DType::I8, DType::I8};
   switch (r.uniform(0, 2)) {
@@ -319,6 +333,7 @@ TypePair draw_types(Rng& r, QLinearConvention c, OpKind kind) {
   }
 }
 bool per_channel_allowed(const TypePair& t, QLinearConvention c, OpKind kind) {
+  if (is_tosa(c)) return true;                               // RESCALE per channel after every operator
   if (is_tflite(c) && kind == OpKind::Matmul) return false;  // BATCH_MATMUL is per tensor
   return c == QLinearConvention::OnnxRuntime || t.x == DType::I8;
 }
@@ -347,8 +362,8 @@ std::array<std::int64_t, 2> same_pads(std::int64_t in, std::int64_t k, std::int6
 Shapes draw_conv_shapes(Rng& r, QLinearConvention c) {
   Shapes s;
   auto& g = s.g;
-  auto kind = r.uniform(0, 5);              // 0-2: regular, 3: grouped, 4-5: depthwise
-  if (is_tflite(c) && kind == 3) kind = 0;  // TFLite: CONV_2D (groups 1) or DEPTHWISE_CONV_2D
+  auto kind = r.uniform(0, 5);                              // 0-2: regular, 3: grouped, 4-5: depthwise
+  if ((is_tflite(c) || is_tosa(c)) && kind == 3) kind = 0;  // CONV_2D (groups 1) or DEPTHWISE_CONV_2D
   std::int64_t C, O;
   if (kind <= 2) {
     g.groups = 1, C = r.uniform(1, 4), O = r.uniform(1, 4);
@@ -374,6 +389,13 @@ Shapes draw_conv_shapes(Rng& r, QLinearConvention c) {
     const auto pw = valid ? std::array<std::int64_t, 2>{0, 0} : same_pads(w, kw, g.dilations[1], g.strides[1]);
     g.pads = {ph[0], pw[0], ph[1], pw[1]};
   }
+  if (is_tosa(c)) {  // idiv_check: pad the end so that the stride divides (in - 1 + pads - (k - 1) d)
+    const std::array<std::int64_t, 2> in{h, w}, k{kh, kw};
+    for (std::size_t a = 0; a < 2; ++a) {
+      const std::int64_t num = in[a] - 1 + g.pads[a] + g.pads[a + 2] - (k[a] - 1) * g.dilations[a];
+      g.pads[a + 2] += (g.strides[a] - num % g.strides[a]) % g.strides[a];
+    }
+  }
   return s;
 }
 Shapes draw_fc_shapes(Rng& r) {
@@ -398,7 +420,16 @@ Shapes draw_matmul_shapes(Rng& r) {
   return s;
 }
 Shapes draw_shapes(Rng& r, OpKind k, QLinearConvention c) {
-  return k == OpKind::Conv ? draw_conv_shapes(r, c) : k == OpKind::Fc ? draw_fc_shapes(r) : draw_matmul_shapes(r);
+  if (k == OpKind::Conv) return draw_conv_shapes(r, c);
+  if (k == OpKind::Fc) return draw_fc_shapes(r);
+  Shapes s = draw_matmul_shapes(r);
+  if (is_tosa(c)) {  // TOSA MATMUL: equal batch dimensions (b takes a's)
+    Dims w(s.x.begin(), s.x.end() - 2);
+    w.push_back(s.w[s.w.size() - 2]);
+    w.push_back(s.w.back());
+    s.w = w;
+  }
+  return s;
 }
 
 // The output channel of weight element i: O is axis 0 of conv / fc weights, N the last axis of b.
@@ -637,9 +668,59 @@ void add_tflite_hand_cases(Builder& b, OpKind kind) {
   }
 }
 
+// TOSA's own hand cases: DOUBLE_ROUND below and above a right shift of 31, CLAMP, the int8-only
+// operators, zero points, per-channel RESCALE.
+void add_tosa_hand_cases(Builder& b, OpKind kind) {
+  Problem quarter = unit_problem(kind, DType::I8, {2, 6, -2, -6, 10}, 0);
+  quarter.p.y_scale = ties::f32_dyadic(1, 2);  // 1/4: M = 2^30, s = 32 > 31: DOUBLE_ROUND's +-2^30
+  b.add(quarter, "ties 0.5 1.5 -0.5 -1.5 2.5 at scale 1/4 (s = 32): DOUBLE_ROUND, half away from zero: 1 2 -1 -2 3");
+  b.add(unit_problem(kind, DType::I8, {1, 3, -1, -3, 5}, 0),
+        "ties at scale 1/2 (M = 2^30, s = 31): DOUBLE_ROUND adds nothing, half up: 1 2 0 -1 3");
+  Problem sat = unit_problem(kind, DType::I8, {127, -128, 100, -100}, 0);
+  sat.p.y_scale = ties::f32_dyadic(1, -2);
+  b.add(sat, "scale 4 saturates at both ends: 127 -128 127 -128");
+  Problem narrow = unit_problem(kind, DType::I8, {1, 3, 40, -40}, 0);
+  narrow.p.y_min = Int(-10), narrow.p.y_max = Int(1);
+  b.add(narrow, "CLAMP [-10, 1] after RESCALE");
+  Problem point = unit_problem(kind, DType::I8, {1, 3, 40, -40}, 0);
+  point.p.y_min = Int(5), point.p.y_max = Int(5);
+  b.add(point, "CLAMP min_val = max_val = 5 is allowed: every output is 5");
+  Problem inverted = unit_problem(kind, DType::I8, {1}, 0);
+  inverted.p.y_min = Int(6), inverted.p.y_max = Int(5);
+  b.add_invalid(inverted, "CLAMP max_val 5 < min_val 6");
+  Problem wzp = unit_problem(kind, DType::I8, {1, 3, -1, -3}, 0);
+  wzp.p.w_zero_point = 3, wzp.w.data[0] = 4;
+  b.add(wzp, "int8 weights with weight_zp 3: allowed for int8 (ERROR_IF only for other weight types)");
+  Problem tiny = unit_problem(kind, DType::I8, {127, -128, 5, 0}, 0);
+  tiny.p.x_scale = ties::f32_dyadic(1, -20), tiny.p.w_scales = {ties::f32_dyadic(1, -20)};
+  tiny.p.y_scale = ties::f32_dyadic(3, -4);
+  b.add(tiny, "scale 2^-36 / 3: s = 68 is capped at 62 with M shifted right by 6 (no flush): outputs 0");
+  Problem u8 = unit_problem(kind, DType::U8, {1}, 128);
+  b.add_invalid(u8, "uint8 tensors: TOSA's operators take int8 (uint8 exists only at RESCALE)");
+  Problem big = unit_problem(kind, DType::I8, {0}, 0);
+  if (kind == OpKind::Matmul) {
+    big.x = array_of({1, 2}, [](std::int64_t) { return 127; });
+    big.w = array_of({2, 1}, [](std::int64_t) { return 127; });
+    big.p.x_zero_point = -128, big.p.w_zero_point = -128;
+    big.p.y_scale = ties::f32_dyadic(1, 12);
+    b.add(big, "A_zp = B_zp = -128: acc 130050 at 2^-12 is 31.75 -> 32");
+    Problem pc = unit_problem(kind, DType::I8, {0}, 0);
+    pc.x = array_of({2, 2}, [](std::int64_t i) { return i + 1; });
+    pc.w = array_of({2, 2}, [](std::int64_t i) { return 2 * i - 1; });
+    pc.p.w_scales = {ties::f32_dyadic(1, -1), ties::f32_dyadic(1, -3)};
+    b.add(pc, "per-column b_scales (2^-1, 2^-3): RESCALE per_channel over the last axis");
+  } else {
+    big.b = array_of({1}, [](std::int64_t) { return 42991617; });
+    big.p.y_scale = ties::f32_dyadic(1, 21);
+    b.add(big, "acc 42991617 at 2^-21 is 20.50000048: 21 (no float rounding)");
+  }
+}
+
 void add_common_hand_cases(Builder& b, OpKind kind) {
   const auto c = b.c;
-  if (is_tflite(c)) {
+  if (is_tosa(c)) {
+    add_tosa_hand_cases(b, kind);
+  } else if (is_tflite(c)) {
     add_tflite_hand_cases(b, kind);
   } else {
     // acc = 1, 3, -1, -3, 5 at S = 1/2: 0.5 1.5 -0.5 -1.5 2.5 round half to even: 0 2 -0 -2 2.
@@ -747,6 +828,7 @@ QLinearConvention convention_of(std::string_view conv) {
   if (conv == Names::xnnpack_fp32) return QLinearConvention::XnnpackFp32;
   if (conv == Names::tflite_double_round) return QLinearConvention::TfliteDoubleRound;
   if (conv == Names::tflite_single_round) return QLinearConvention::TfliteSingleRound;
+  if (conv == Names::tosa) return QLinearConvention::Tosa;
   return QLinearConvention::OnnxRuntime;
 }
 
@@ -776,7 +858,7 @@ Family qlinear_family(std::string_view conv, std::uint64_t seed, OpKind kind, in
 
 // A convolution's hand cases: padding with a non-zero zero point, geometry rejections.
 void conv_cases(Rng&, Builder& b) {
-  const bool xnn = b.c == QLinearConvention::XnnpackFp32, tfl = is_tflite(b.c);
+  const bool xnn = b.c == QLinearConvention::XnnpackFp32, tfl = is_tflite(b.c), tosa = is_tosa(b.c);
   // 3x3 kernel over a 2x2 input with pads 1: every window overhangs the input; x_zp = 5 fills the padding.
   Problem pad = unit_problem(OpKind::Conv, DType::I8, {0}, 5);
   pad.x = array_of({1, 2, 2, 1}, [](std::int64_t i) { return 6 + i; });
@@ -791,7 +873,13 @@ void conv_cases(Rng&, Builder& b) {
   over.w = array_of({1, 3, 3, 1}, [](std::int64_t i) { return 120 + i; });
   over.p.y_scale = ties::f32_dyadic(1, 0);
   over.p.y_zero_point = 100;
-  if (!xnn && !tfl)
+  if (tosa) {
+    Problem over8 = unit_problem(OpKind::Conv, DType::I8, {0}, 10);
+    over8.x = array_of({1, 1, 2, 1}, [](std::int64_t i) { return 11 + i; });
+    over8.w = array_of({1, 3, 3, 1}, [](std::int64_t i) { return i - 4; });
+    b.add_invalid(over8, "3x3 kernel over a 1x2 input, no padding: no output position", {"no_output_position"});
+  }
+  if (!xnn && !tfl && !tosa)
     b.add_invalid(over, "3x3 kernel over a 1x2 input, no padding: no output position (Invalid input shape)",
                   {"no_output_position"});
   Problem grp = unit_problem(OpKind::Conv, DType::I8, {0}, 0);
@@ -899,6 +987,9 @@ QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Mm>(Mm::conv::tflite_double_round, 1
                                                 matmul_cases));
 QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Mm>(Mm::conv::tflite_single_round, 1424, OpKind::Matmul, 220, 160, 50,
                                                 matmul_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Conv>(Conv::conv::tosa, 1405, OpKind::Conv, 260, 200, 60, conv_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Fc>(Fc::conv::tosa, 1415, OpKind::Fc, 220, 160, 50, fc_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Mm>(Mm::conv::tosa, 1425, OpKind::Matmul, 220, 160, 50, matmul_cases));
 
 }  // namespace
 }  // namespace qspec::vecgen

@@ -1186,6 +1186,7 @@ struct qlinear_conv2d {
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
     static constexpr std::string_view tflite_double_round = "tflite.double_round";
     static constexpr std::string_view tflite_single_round = "tflite.single_round";
+    static constexpr std::string_view tosa = "tosa";
   };
 };
 
@@ -1215,6 +1216,7 @@ struct qlinear_fully_connected {
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
     static constexpr std::string_view tflite_double_round = "tflite.double_round";
     static constexpr std::string_view tflite_single_round = "tflite.single_round";
+    static constexpr std::string_view tosa = "tosa";
   };
 };
 
@@ -1243,6 +1245,7 @@ struct qlinear_matmul {
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
     static constexpr std::string_view tflite_double_round = "tflite.double_round";
     static constexpr std::string_view tflite_single_round = "tflite.single_round";
+    static constexpr std::string_view tosa = "tosa";
   };
 };
 

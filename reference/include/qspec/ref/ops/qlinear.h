@@ -57,7 +57,7 @@ IntArray qlinear_acc_matmul(const IntArray& a, const IntArray& b, const Int& za,
 
 // ---- conventions ----
 
-enum class QLinearConvention { XnnpackFp32, OnnxRuntime, TfliteDoubleRound, TfliteSingleRound };
+enum class QLinearConvention { XnnpackFp32, OnnxRuntime, TfliteDoubleRound, TfliteSingleRound, Tosa };
 
 // Which operator a convention's parameter derivation is for (TFLite derives them per operator).
 enum class QLinearOp { Conv2d, FullyConnected, Matmul };
@@ -155,6 +155,38 @@ std::int64_t qlinear_tflite_conv_out_dim(std::int64_t in, std::int64_t pad_begin
 // spec: qlinear.tflite
 // ERROR_IF groups is neither 1 (CONV_2D) nor C (DEPTHWISE_CONV_2D; shapes already checked).
 void qlinear_tflite_conv_groups_check(const Shape& x, const QConvGeometry& g);
+
+// spec: qlinear.tosa
+// computeMultiplierAndShift(scale, multiplier, shift, 32) of the TFLite -> TOSA legalization for
+// the binary64 `double_bits`: frexp, M = round half away(q 2^31) with the carry, TOSA shift
+// s = 31 - e, and above 62 the multiplier shifted right by min(31, s - 62) and s = 62. REQUIRE a
+// finite positive value. Returns (M, s) with s TOSA's right shift.
+QuantizedMultiplier qlinear_tosa_multiplier_and_shift(std::uint64_t double_bits);
+
+// spec: qlinear.tosa
+// The ERROR_IFs of the TOSA operators for `channels` output channels (int8 tensors, zero points in
+// int8, the scale count, CLAMP's min <= max), then every channel's (M_o, s_o) of the binary64
+// (double(x_scale) * double(w_scale[o])) / double(y_scale) (REQUIRE finite scales, y_scale != 0).
+std::vector<QuantizedMultiplier> qlinear_tosa_multipliers(const QLinearParams& p, std::int64_t channels);
+
+// spec: qlinear.tosa
+// y = CLAMP(RESCALE(acc; M, s, output_zp = y_zero_point, scale32, double_round), y_min, y_max):
+// requant.tosa.rescale with TosaScale::Double32 to int8, then the clamp.
+Int qlinear_tosa_output(const Int& acc, const QuantizedMultiplier& m, const QLinearParams& p);
+
+// spec: qlinear.tosa
+// TOSA CONV2D / DEPTHWISE_CONV2D output size of one axis: (in - 1 + pad_begin + pad_end - (kernel - 1)
+// dilation) / stride + 1; ERROR_IF it is < 1; REQUIRE the division exact (idiv_check).
+std::int64_t qlinear_tosa_conv_out_dim(std::int64_t in, std::int64_t pad_begin, std::int64_t pad_end,
+                                       std::int64_t kernel, std::int64_t dilation, std::int64_t stride);
+
+// spec: qlinear.tosa
+// ERROR_IF groups is neither 1 (CONV2D) nor C (DEPTHWISE_CONV2D).
+void qlinear_tosa_conv_groups_check(const Shape& x, const QConvGeometry& g);
+
+// spec: qlinear.tosa
+// TOSA MATMUL takes [N, H, C] x [N, C, W]: ERROR_IF the batch dimensions of a and b differ (no broadcast).
+void qlinear_tosa_matmul_check(const Shape& a, const Shape& b);
 
 // ---- the operators: accumulation, then the convention (parameters checked first) ----
 
