@@ -15,6 +15,7 @@
 #include "qspec/core/qlinear_keys.h"
 #include "qspec/ref/ops/qlinear.h"
 #include "qspec/refops.h"
+#include "qspec/refops/qlinear_convention.h"
 #include "qspec/refops/tensor_args.h"
 
 namespace qspec::refops {
@@ -70,16 +71,6 @@ std::array<std::int64_t, n> fixed(const Attrs& a, const attr::IntArray& key, std
   return out;
 }
 
-// The conventions have the same names for the three ops.
-QLinearConvention convention_of(std::string_view name) {
-  using Names = cat::qlinear_conv2d::conv;
-  if (name == Names::xnnpack_fp32) return QLinearConvention::XnnpackFp32;
-  if (name == Names::tflite_double_round) return QLinearConvention::TfliteDoubleRound;
-  if (name == Names::tflite_single_round) return QLinearConvention::TfliteSingleRound;
-  if (name == Names::tosa) return QLinearConvention::Tosa;
-  return QLinearConvention::OnnxRuntime;
-}
-
 OpFn conv2d_fn(QLinearConvention c) {
   return [c](const Attrs& a, const Inputs& in) {
     using Op = cat::qlinear_conv2d;
@@ -120,7 +111,7 @@ OpFn matmul_fn(QLinearConvention c) {
 
 template <class Op>
 Registration reg(std::string_view convention, OpFn (*make)(QLinearConvention)) {
-  return registration<Op>(convention, make(convention_of(convention)));
+  return registration<Op>(convention, make(qlinear_convention_of(convention)));
 }
 
 QSPEC_REGISTER_REF_OP(reg<cat::qlinear_conv2d>(cat::qlinear_conv2d::conv::xnnpack_fp32, conv2d_fn));

@@ -23,6 +23,7 @@
 #include "qspec/ref/ops/qlinear.h"
 #include "qspec/ref/tflite_tosa.h"
 #include "qspec/refops.h"
+#include "qspec/refops/qlinear_convention.h"
 #include "qspec/vecgen.h"
 #include "qspec/vecgen/classify.h"
 #include "qspec/vecgen/ties.h"
@@ -581,6 +582,25 @@ Problem unit_problem(OpKind kind, DType t, const std::vector<std::int64_t>& accs
   return pr;
 }
 
+// The saturation and clamp cases of the Q31 conventions (the clamp is named by each engine).
+struct ClampWords {
+  const char *narrow, *point, *inverted;
+};
+void add_saturation_and_clamp_cases(Builder& b, OpKind kind, const ClampWords& words) {
+  Problem sat = unit_problem(kind, DType::I8, {127, -128, 100, -100}, 0);
+  sat.p.y_scale = ties::f32_dyadic(1, -2);  // multiplier 4
+  b.add(sat, "multiplier 4 saturates at both ends: 127 -128 127 -128");
+  Problem narrow = unit_problem(kind, DType::I8, {1, 3, 40, -40}, 0);
+  narrow.p.y_min = Int(-10), narrow.p.y_max = Int(1);
+  b.add(narrow, words.narrow);
+  Problem point = unit_problem(kind, DType::I8, {1, 3, 40, -40}, 0);
+  point.p.y_min = Int(5), point.p.y_max = Int(5);
+  b.add(point, words.point);
+  Problem inverted = unit_problem(kind, DType::I8, {1}, 0);
+  inverted.p.y_min = Int(6), inverted.p.y_max = Int(5);
+  b.add_invalid(inverted, words.inverted);
+}
+
 // TFLite's own hand cases: its two roundings of exact ties, its clamp, flushing and parameter rules.
 void add_tflite_hand_cases(Builder& b, OpKind kind) {
   const bool dbl = b.c == QLinearConvention::TfliteDoubleRound;
@@ -598,18 +618,10 @@ void add_tflite_hand_cases(Builder& b, OpKind kind) {
   Problem odd = unit_problem(kind, DType::I8, {1, 3, -1, -3}, 0);
   odd.p.y_zero_point = 3;
   b.add(odd, "odd output zero point 3: MBQM(acc) + 3");
-  Problem sat = unit_problem(kind, DType::I8, {127, -128, 100, -100}, 0);
-  sat.p.y_scale = ties::f32_dyadic(1, -2);  // S = 4
-  b.add(sat, "S = 4 saturates at both ends: 127 -128 127 -128");
-  Problem narrow = unit_problem(kind, DType::I8, {1, 3, 40, -40}, 0);
-  narrow.p.y_min = Int(-10), narrow.p.y_max = Int(1);
-  b.add(narrow, "fused clamp [act_min, act_max] = [-10, 1] after the zero point");
-  Problem point = unit_problem(kind, DType::I8, {1, 3, 40, -40}, 0);
-  point.p.y_min = Int(5), point.p.y_max = Int(5);
-  b.add(point, "act_min = act_max = 5 is allowed (TFLITE_DCHECK_LE): every output is 5");
-  Problem inverted = unit_problem(kind, DType::I8, {1}, 0);
-  inverted.p.y_min = Int(6), inverted.p.y_max = Int(5);
-  b.add_invalid(inverted, "y_min 6 > y_max 5");
+  add_saturation_and_clamp_cases(
+      b, kind,
+      {"fused clamp [act_min, act_max] = [-10, 1] after the zero point",
+       "act_min = act_max = 5 is allowed (TFLITE_DCHECK_LE): every output is 5", "y_min 6 > y_max 5"});
   Problem tiny = unit_problem(kind, DType::I8, {127, -128, 5, 0}, 0);
   tiny.p.x_scale = ties::f32_dyadic(1, -20), tiny.p.w_scales = {ties::f32_dyadic(1, -20)};
   tiny.p.y_scale = ties::f32_dyadic(1, -4);
@@ -676,18 +688,10 @@ void add_tosa_hand_cases(Builder& b, OpKind kind) {
   b.add(quarter, "ties 0.5 1.5 -0.5 -1.5 2.5 at scale 1/4 (s = 32): DOUBLE_ROUND, half away from zero: 1 2 -1 -2 3");
   b.add(unit_problem(kind, DType::I8, {1, 3, -1, -3, 5}, 0),
         "ties at scale 1/2 (M = 2^30, s = 31): DOUBLE_ROUND adds nothing, half up: 1 2 0 -1 3");
-  Problem sat = unit_problem(kind, DType::I8, {127, -128, 100, -100}, 0);
-  sat.p.y_scale = ties::f32_dyadic(1, -2);
-  b.add(sat, "scale 4 saturates at both ends: 127 -128 127 -128");
-  Problem narrow = unit_problem(kind, DType::I8, {1, 3, 40, -40}, 0);
-  narrow.p.y_min = Int(-10), narrow.p.y_max = Int(1);
-  b.add(narrow, "CLAMP [-10, 1] after RESCALE");
-  Problem point = unit_problem(kind, DType::I8, {1, 3, 40, -40}, 0);
-  point.p.y_min = Int(5), point.p.y_max = Int(5);
-  b.add(point, "CLAMP min_val = max_val = 5 is allowed: every output is 5");
-  Problem inverted = unit_problem(kind, DType::I8, {1}, 0);
-  inverted.p.y_min = Int(6), inverted.p.y_max = Int(5);
-  b.add_invalid(inverted, "CLAMP max_val 5 < min_val 6");
+  add_saturation_and_clamp_cases(
+      b, kind,
+      {"CLAMP [-10, 1] after RESCALE", "CLAMP min_val = max_val = 5 is allowed: every output is 5",
+       "CLAMP max_val 5 < min_val 6"});
   Problem wzp = unit_problem(kind, DType::I8, {1, 3, -1, -3}, 0);
   wzp.p.w_zero_point = 3, wzp.w.data[0] = 4;
   b.add(wzp, "int8 weights with weight_zp 3: allowed for int8 (ERROR_IF only for other weight types)");
@@ -822,18 +826,8 @@ void add_large_acc_case(Builder& b, OpKind kind) {
 
 // ---- the families ----
 
-// The conventions have the same names for the three ops.
-QLinearConvention convention_of(std::string_view conv) {
-  using Names = cat::qlinear_conv2d::conv;
-  if (conv == Names::xnnpack_fp32) return QLinearConvention::XnnpackFp32;
-  if (conv == Names::tflite_double_round) return QLinearConvention::TfliteDoubleRound;
-  if (conv == Names::tflite_single_round) return QLinearConvention::TfliteSingleRound;
-  if (conv == Names::tosa) return QLinearConvention::Tosa;
-  return QLinearConvention::OnnxRuntime;
-}
-
 Builder make_builder(std::string_view op, std::string_view conv) {
-  return Builder{std::string(op), std::string(conv), convention_of(conv), {}};
+  return Builder{std::string(op), std::string(conv), refops::qlinear_convention_of(conv), {}};
 }
 
 // One family: the common hand cases, the op's own, then tie-rich, realistic and saturating draws.
