@@ -153,11 +153,15 @@ float onnxruntime_global_scale(const Scales& s, std::int64_t n) {
 // The fp32 epilogue (XNNPACK's, and ONNX Runtime's within [2^-32, 256)) on the requant kernels.
 void fp32_epilogue(const KernelSet& k, const std::vector<std::int64_t>& acc, float S, const Scales& s,
                    qspec_tensor& out, const std::vector<std::int64_t>& shape) {
-  qlinear::Params p;
-  p.x_type = s.t;
-  p.y_zero_point = s.zy;
-  p.y_min = s.ymin, p.y_max = s.ymax;
-  qlinear::requantize(k, acc, {S}, p, out, shape);
+  RequantParams rp;
+  rp.kind = RequantKind::kFloatThenZp;
+  rp.scale = S;
+  rp.out = OutType::I32;  // computed in int32 lanes, narrowed by write_int
+  rp.qmin = static_cast<std::int32_t>(s.ymin);
+  rp.qmax = static_cast<std::int32_t>(s.ymax);
+  rp.zp = static_cast<std::int32_t>(s.zy);
+  if (!finalize(rp)) throw Unsupported("qlinear pool: requantization parameters outside the kernels");
+  qlinear::requantize(k, acc, {rp}, out, shape);
 }
 
 std::int64_t sum_less(const std::vector<std::int32_t>& taps, std::int64_t zp) {
