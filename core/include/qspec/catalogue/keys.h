@@ -1156,6 +1156,34 @@ struct pad {
   };
 };
 
+// qlinear.add: An engine's quantized elementwise add with NumPy broadcasting: y = a + b on int8/uint8 codes with three (scale, zero point) pairs, under the engine's convention. (spec/operators_qlinear_elementwise.md)
+struct qlinear_add {
+  static constexpr std::string_view op = "qlinear.add";
+  struct in {
+    static constexpr std::string_view a = "a";
+    static constexpr std::string_view b = "b";
+  };
+  struct out {
+    static constexpr std::string_view y = "y";
+  };
+  struct attr {
+    static constexpr ::qspec::attr::F32 a_scale{"a_scale"};
+    static constexpr ::qspec::attr::Int a_zero_point{"a_zero_point", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::F32 b_scale{"b_scale"};
+    static constexpr ::qspec::attr::Int b_zero_point{"b_zero_point", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::Int y_max{"y_max", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::Int y_min{"y_min", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::F32 y_scale{"y_scale"};
+    static constexpr ::qspec::attr::Int y_zero_point{"y_zero_point", -2147483648LL, 2147483647};
+  };
+  struct conv {
+    static constexpr std::string_view onnxruntime = "onnxruntime";
+    static constexpr std::string_view tflite_double_round = "tflite.double_round";
+    static constexpr std::string_view tflite_single_round = "tflite.single_round";
+    static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
+  };
+};
+
 // qlinear.conv2d: An engine's quantized 2-D convolution (NHWC, OHWI): int8/uint8 codes, per-tensor or per-channel weight scales, int32 bias, requantized by the engine's convention. (spec/operators_qlinear.md)
 struct qlinear_conv2d {
   static constexpr std::string_view op = "qlinear.conv2d";
@@ -1236,6 +1264,34 @@ struct qlinear_matmul {
   };
   struct conv {
     static constexpr std::string_view onnxruntime = "onnxruntime";
+    static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
+  };
+};
+
+// qlinear.mul: An engine's quantized elementwise multiply with NumPy broadcasting: y = a * b on int8/uint8 codes with three (scale, zero point) pairs, under the engine's convention. (spec/operators_qlinear_elementwise.md)
+struct qlinear_mul {
+  static constexpr std::string_view op = "qlinear.mul";
+  struct in {
+    static constexpr std::string_view a = "a";
+    static constexpr std::string_view b = "b";
+  };
+  struct out {
+    static constexpr std::string_view y = "y";
+  };
+  struct attr {
+    static constexpr ::qspec::attr::F32 a_scale{"a_scale"};
+    static constexpr ::qspec::attr::Int a_zero_point{"a_zero_point", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::F32 b_scale{"b_scale"};
+    static constexpr ::qspec::attr::Int b_zero_point{"b_zero_point", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::Int y_max{"y_max", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::Int y_min{"y_min", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::F32 y_scale{"y_scale"};
+    static constexpr ::qspec::attr::Int y_zero_point{"y_zero_point", -2147483648LL, 2147483647};
+  };
+  struct conv {
+    static constexpr std::string_view onnxruntime = "onnxruntime";
+    static constexpr std::string_view tflite_double_round = "tflite.double_round";
+    static constexpr std::string_view tflite_single_round = "tflite.single_round";
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
   };
 };
