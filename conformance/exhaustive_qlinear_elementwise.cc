@@ -9,11 +9,13 @@
 // it gets (256, 256) operands instead (the same pairs).
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <string>
 #include <vector>
 
 #include "exhaustive_domain.h"
 #include "qlinear_elementwise_models.h"
+#include "qspec/ref/ops/qlinear_concat.h"
 #include "qspec/ref/ops/qlinear_elementwise.h"
 
 namespace {
@@ -132,6 +134,50 @@ TEST(qlinear_mul_tflite_double_round, EveryCodePairEqualsTheHardwareTransliterat
 }
 TEST(qlinear_mul_tflite_single_round, EveryCodePairEqualsTheHardwareTransliteration) {
   check(QEwOp::Mul, QEwConvention::TfliteSingleRound);
+}
+
+// qlinear.concat: every code of one input through the operator, for several (s_x, z_x, s_y, z_y),
+// against the hardware transliteration of the engine's requantization.
+void check_concat(QConcatConvention c) {
+  long long checked = 0;
+  const std::uint32_t scales[][2] = {{0x3f000000u, 0x3f800000u},   // s_x / s_y = 1/2: ties
+                                     {0x3c23d70au, 0x3c8f5c29u},   // long mantissas
+                                     {0x40400000u, 0x3f800000u},   // 3: saturation
+                                     {0x3b9a6b51u, 0x3a83126fu}};  // about 1.18
+  for (DType t : {DType::I8, DType::U8}) {
+    if (c == QConcatConvention::TfliteReference && t == DType::I8) continue;  // int8: copies only
+    for (const auto& s : scales)
+      for (long long zx : {t == DType::I8 ? -5LL : 3LL, t == DType::I8 ? 100LL : 200LL}) {
+        QConcatParams p;
+        p.type = t;
+        p.input_types = {t};
+        p.x_scales = {s[0]}, p.x_zero_points = {Int(zx)}, p.y_scale = s[1];
+        p.y_zero_point = Int(t == DType::I8 ? 7 : 131);
+        const auto cs = codes(t);
+        IntArray x({static_cast<long long>(cs.size())});
+        for (std::size_t i = 0; i < cs.size(); ++i) x.data[i] = Int(cs[i]);
+        const IntArray y = qlinear_concat({x}, 0, p, c);
+        const float sx = std::bit_cast<float>(s[0]), sy = std::bit_cast<float>(s[1]);
+        for (std::size_t i = 0; i < cs.size(); ++i) {
+          const long long want =
+              c == QConcatConvention::OnnxRuntime
+                  ? qspec::qlinear_ew_hw::ort_concat(t == DType::U8, sx, zx, sy, static_cast<long long>(p.y_zero_point),
+                                                     cs[i])
+                  : qspec::qlinear_ew_hw::tfl_concat(sx, zx, sy, static_cast<long long>(p.y_zero_point), cs[i]);
+          ASSERT_EQ(static_cast<long long>(y.data[i]), want) << "x = " << cs[i] << ", z_x = " << zx;
+          ++checked;
+        }
+      }
+  }
+  ::testing::Test::RecordProperty("codes_checked", std::to_string(checked));
+  EXPECT_GT(checked, 0);
+}
+
+TEST(qlinear_concat_onnxruntime, EveryCodeEqualsTheHardwareTransliteration) {
+  check_concat(QConcatConvention::OnnxRuntime);
+}
+TEST(qlinear_concat_tflite_reference, EveryCodeEqualsTheHardwareTransliteration) {
+  check_concat(QConcatConvention::TfliteReference);
 }
 
 }  // namespace

@@ -16,10 +16,13 @@
 
 #include "ops_arrays.h"
 #include "qlinear_elementwise_models.h"
+#include "qspec/ref/float_conventions.h"
 #include "qspec/ref/ieee.h"
 #include "qspec/ref/ops/nn.h"
 #include "qspec/ref/ops/qlinear.h"
+#include "qspec/ref/ops/qlinear_concat.h"
 #include "qspec/ref/ops/qlinear_elementwise.h"
+#include "qspec/ref/rounding.h"
 #include "qspec_rc.h"
 
 using namespace qspec::opstest;
@@ -356,6 +359,149 @@ TEST(qlinear_add_xnnpack_fp32, ASubnormalScaleIsRejected) {
   p.a_scale = 0x00400000u;  // 2^-127
   EXPECT_THROW(qlinear_add_xnnpack_params(p), ErrorIf);
   EXPECT_THROW(qlinear_mul_xnnpack_scale(p), ErrorIf);
+}
+
+// ---- concatenation ----
+
+struct ConcatCase {
+  std::vector<IntArray> xs;
+  QConcatParams p;
+  std::int64_t axis = 0;
+};
+
+// Two to four inputs of one rank along a random axis; some inputs carry the output's parameters.
+ConcatCase draw_concat(QConcatConvention c) {
+  ConcatCase k;
+  auto& p = k.p;
+  p.type = *rc::gen::arbitrary<bool>() ? DType::I8 : DType::U8;
+  const int rank = *rc::gen::inRange(1, 4);
+  Shape base;
+  for (int d = 0; d < rank; ++d) base.push_back(*rc::gen::inRange(1, 4));
+  const int ax = *rc::gen::inRange(0, rank);
+  k.axis = *rc::gen::arbitrary<bool>() ? ax : ax - rank;
+  const int ey = *rc::gen::inRange(-10, -2);
+  p.y_scale = draw_scale(ey);
+  p.y_zero_point = *rc::gen::inRange(lo_of(p.type), hi_of(p.type) + 1);
+  const int n = *rc::gen::inRange(1, 5);
+  for (int i = 0; i < n; ++i) {
+    Shape s = base;
+    s[static_cast<std::size_t>(ax)] = *rc::gen::inRange(1, 4);
+    k.xs.push_back(draw_array(s, lo_of(p.type), hi_of(p.type)));
+    p.input_types.push_back(p.type);
+    const bool copy = (c == QConcatConvention::TfliteReference && p.type == DType::I8) || *rc::gen::inRange(0, 4) == 0;
+    p.x_scales.push_back(copy ? p.y_scale : draw_scale(ey + *rc::gen::inRange(-3, 4)));
+    p.x_zero_points.push_back(copy ? p.y_zero_point : Int(*rc::gen::inRange(lo_of(p.type), hi_of(p.type) + 1)));
+  }
+  return k;
+}
+
+IntArray run_concat(const ConcatCase& k, QConcatConvention c) {
+  try {
+    return qlinear_concat(k.xs, k.axis, k.p, c);
+  } catch (const RequireViolated&) {
+    RC_DISCARD("outside a REQUIRE");
+  } catch (const ErrorIf& e) {
+    RC_FAIL(std::string("a drawn case is rejected: ") + e.what());
+  }
+}
+
+// The operator is mrt.op.concat of the inputs mapped code by code through the hardware
+// transliteration of the engine's requantization (an independent model of both steps).
+void check_concat_hardware(QConcatConvention c) {
+  const ConcatCase k = draw_concat(c);
+  const IntArray y = run_concat(k, c);
+  std::vector<IntArray> mapped;
+  for (std::size_t i = 0; i < k.xs.size(); ++i) {
+    const float sx = std::bit_cast<float>(k.p.x_scales[i]), sy = std::bit_cast<float>(k.p.y_scale);
+    const auto zx = static_cast<std::int64_t>(k.p.x_zero_points[i]), zy = static_cast<std::int64_t>(k.p.y_zero_point);
+    const bool copy = sx == sy && zx == zy;
+    IntArray m = k.xs[i];
+    for (auto& v : m.data) {
+      const auto x = static_cast<std::int64_t>(v);
+      v = Int(copy ? x
+              : c == QConcatConvention::OnnxRuntime
+                  ? qspec::qlinear_ew_hw::ort_concat(k.p.type == DType::U8, sx, zx, sy, zy, x)
+                  : qspec::qlinear_ew_hw::tfl_concat(sx, zx, sy, zy, x));
+    }
+    mapped.push_back(std::move(m));
+  }
+  RC_ASSERT(y == concat(mapped, k.axis));
+}
+
+RC_GTEST_PROP(qlinear_concat_onnxruntime, IsTheConcatOfTheHardwareRequantizedInputs, ()) {
+  check_concat_hardware(QConcatConvention::OnnxRuntime);
+}
+RC_GTEST_PROP(qlinear_concat_tflite_reference, IsTheConcatOfTheHardwareRequantizedInputs, ()) {
+  check_concat_hardware(QConcatConvention::TfliteReference);
+}
+
+void check_concat_bound(QConcatConvention c) {
+  const ConcatCase k = draw_concat(c);
+  const IntArray y = run_concat(k, c);
+  // Each output is one input code's map: check every input code's map against its real value.
+  const Range t = int_range(k.p.type);
+  for (std::size_t i = 0; i < k.xs.size(); ++i) {
+    const auto f = qlinear_concat_map(k.p, i, c);
+    for (const auto& x : k.xs[i].data) {
+      const Rat real = f32_value(k.p.x_scales[i]) * Rat(x - k.p.x_zero_points[i]) / f32_value(k.p.y_scale);
+      const Rat r = Rat(k.p.y_zero_point) + real, yv(f(x));
+      const Rat margin =
+          c == QConcatConvention::OnnxRuntime
+              ? Rat(1, 2) + pow2r(-22) * abs(real)
+              : Rat(1, 2) + pow2r(-21) * (abs(real) + abs(f32_value(k.p.x_scales[i]) * Rat(k.p.x_zero_points[i]) /
+                                                          f32_value(k.p.y_scale)));
+      if (f(x) > t.lo && f(x) < t.hi) RC_ASSERT(abs(yv - r) <= margin);
+      if (f(x) == t.lo) RC_ASSERT(r <= yv + margin);
+      if (f(x) == t.hi) RC_ASSERT(r >= yv - margin);
+    }
+  }
+  RC_ASSERT(!y.data.empty());
+}
+
+RC_GTEST_PROP(qlinear_concat_onnxruntime, WithinTheStatedBoundOfTheRealValue, ()) {
+  check_concat_bound(QConcatConvention::OnnxRuntime);
+}
+RC_GTEST_PROP(qlinear_concat_tflite_reference, WithinTheStatedBoundOfTheRealValue, ()) {
+  check_concat_bound(QConcatConvention::TfliteReference);
+}
+
+TEST(qlinear_concat_tflite_reference, Int8InputsNeedTheOutputsParameters) {
+  QConcatParams p;
+  p.type = DType::I8;
+  p.input_types = {DType::I8};
+  p.x_scales = {0x3f000000u};  // 1/2, the output's 1
+  p.x_zero_points = {Int(0)};
+  EXPECT_THROW(qlinear_concat({ia({2}, {1, 2})}, 0, p, QConcatConvention::TfliteReference), ErrorIf);
+  EXPECT_EQ(qlinear_concat({ia({2}, {1, 3})}, 0, p, QConcatConvention::OnnxRuntime),
+            ia({2}, {0, 2}));  // 0.5 -> 0, 1.5 -> 2
+  p.x_scales = {0x3f800000u};
+  EXPECT_EQ(qlinear_concat({ia({2}, {1, 2})}, 0, p, QConcatConvention::TfliteReference), ia({2}, {1, 2}));
+}
+
+TEST(qlinear_concat_onnxruntime, ParameterListsNeedOneEntryPerInput) {
+  QConcatParams p;
+  p.type = DType::U8;
+  p.input_types = {DType::U8, DType::U8};
+  p.x_scales = {0x3f800000u};
+  p.x_zero_points = {Int(0), Int(0)};
+  EXPECT_THROW(qlinear_concat({ia({1}, {1}), ia({1}, {2})}, 0, p, QConcatConvention::OnnxRuntime), ErrorIf);
+}
+
+// spec/errata.md E-QEW-4: s_x = 0x3efffffa (0.49999982), s_y = 1, z_x = 5, z_y = 0, x = 6: two
+// roundings give fl32(6 s_x) + fl32(-5 s_x) = 0.5 exactly -> 1; a fused x * scale + bias gives
+// 0.49999988 -> 0.
+TEST(qlinear_concat_tflite_reference, AFusedMultiplyAddWouldRoundDifferently) {
+  QConcatParams p;
+  p.type = DType::U8;
+  p.input_types = {DType::U8};
+  p.x_scales = {0x3efffffau};
+  p.x_zero_points = {Int(5)};
+  const auto f = qlinear_concat_map(p, 0, QConcatConvention::TfliteReference);
+  EXPECT_EQ(f(Int(6)), Int(1));
+  const std::uint32_t scale = p.x_scales[0];  // fl32(s_x fl32(1 / 1)) = s_x
+  const std::uint32_t bias = f32_mul(f32_from_int(Int(-5)), scale);
+  const std::uint32_t fused = f32_round(Rat(6) * f32_value(scale) + f32_value(bias));
+  EXPECT_EQ(round_half_away(f32_value(fused)), Int(0));
 }
 
 }  // namespace

@@ -152,4 +152,25 @@ inline std::int64_t tfl_mul(const Params& p, const Q31& q, bool single, std::int
   return clip(mbqm((a - p.za) * (b - p.zb), q, single) + p.zy, p.lo, p.hi);
 }
 
+// ---- concatenation: one input code requantized to the output ----
+
+// QLinearConcat's table entry: QuantizeLinear(fl32(s_x fl32(x - z_x)), s_y, z_y) (a float division).
+inline std::int64_t ort_concat(bool u8, float sx, std::int64_t zx, float sy, std::int64_t zy, std::int64_t x) {
+  volatile float v = sx * static_cast<float>(x - zx);
+  volatile float q = v / sy;
+  const std::int64_t lo = u8 ? 0 : -128, hi = u8 ? 255 : 127;
+  const float qf = q;
+  if (std::isinf(qf)) return qf > 0 ? hi : lo;
+  return clip(static_cast<std::int64_t>(std::nearbyint(qf)) + zy, lo, hi);
+}
+// ConcatenationWithScaling (uint8): round half away of fl32(fl32(x scale) + bias), + z_y, clamp.
+inline std::int64_t tfl_concat(float sx, std::int64_t zx, float sy, std::int64_t zy, std::int64_t x) {
+  volatile float inv = 1.0f / sy;
+  volatile float scale = sx * inv;
+  volatile float bias = static_cast<float>(-zx) * scale;
+  volatile float prod = static_cast<float>(x) * scale;
+  volatile float v = prod + bias;
+  return clip(static_cast<std::int64_t>(std::round(static_cast<float>(v))) + zy, 0, 255);
+}
+
 }  // namespace qspec::qlinear_ew_hw

@@ -2327,6 +2327,121 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   ]
 }
 )qspec"},
+      {"spec/catalogue/qlinear.concat.json", R"qspec({
+  "op": "qlinear.concat",
+  "summary": "An engine's quantized concatenation: inputs with their own (scale, zero point) requantized to the output's and laid along an axis.",
+  "spec": "spec/operators_qlinear_elementwise.md",
+  "inputs": [
+    {
+      "name": "x",
+      "dtypes": [
+        "int8",
+        "uint8"
+      ],
+      "variadic": {
+        "min": 1,
+        "max": 8
+      },
+      "doc": "x0, x1, ...: 8-bit tensors of one rank >= 1 and one dtype whose extents agree except along axis; real value x_scales[i] (xi - x_zero_points[i])"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": [
+        "int8",
+        "uint8"
+      ],
+      "doc": "the requantized inputs laid one after another along axis, in the inputs' dtype"
+    }
+  ],
+  "attributes": {
+    "axis": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "the concatenation axis in [-rank, rank), negative counting from the end; outside is an ERROR_IF"
+    },
+    "x_scales": {
+      "type": "float32[]",
+      "doc": "one scale per input (ERROR_IF another count)"
+    },
+    "x_zero_points": {
+      "type": "int[]",
+      "doc": "one zero point per input (ERROR_IF another count or one does not fit the dtype)"
+    },
+    "y_scale": {
+      "type": "float32",
+      "doc": "the output's scale"
+    },
+    "y_zero_point": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "the output's zero point (ERROR_IF it does not fit the dtype)"
+    }
+  },
+  "conventions": [
+    {
+      "name": "onnxruntime",
+      "clauses": [
+        "qlinear.concat.onnxruntime",
+        "float.onnx_quantize_linear",
+        "mrt.op.concat"
+      ],
+      "description": "ONNX Runtime com.microsoft QLinearConcat: per input a 256-entry table QuantizeLinear(fl32(s_x (x - z_x)), s_y, z_y), or a copy when (s_x, z_x) = (s_y, z_y)",
+      "source": "onnxruntime contrib_ops/cpu/quantization/qlinear_concat.cc, qlinear_lookup_table.cc QlinearBuildLookupTable, core/mlas MlasQuantizeLinear",
+      "attributes": [
+        "axis",
+        "x_scales",
+        "x_zero_points",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [],
+      "vectors": "ops/qlinear/concat/onnxruntime.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "copy",
+        "negative_axis",
+        "many_inputs",
+        "random"
+      ]
+    },
+    {
+      "name": "tflite.reference",
+      "clauses": [
+        "qlinear.concat.tflite_reference",
+        "mrt.op.concat"
+      ],
+      "description": "TFLite CONCATENATION: uint8 ConcatenationWithScaling y = clamp(round_half_away(fl32(fl32(x scale) + bias)) + z_y), scale = fl32(s_x fl32(1 / s_y)); int8 only with the output's parameters (a copy)",
+      "source": "tensorflow tensorflow/lite/kernels/concatenation.cc Prepare, kernels/internal/reference/concatenation.h ConcatenationWithScaling",
+      "attributes": [
+        "axis",
+        "x_scales",
+        "x_zero_points",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [],
+      "vectors": "ops/qlinear/concat/tflite.reference.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "copy",
+        "negative_axis",
+        "many_inputs",
+        "random"
+      ]
+    }
+  ]
+}
+)qspec"},
       {"spec/catalogue/qlinear.conv2d.json", R"qspec({
   "op": "qlinear.conv2d",
   "summary": "An engine's quantized 2-D convolution (NHWC, OHWI): int8/uint8 codes, per-tensor or per-channel weight scales, int32 bias, requantized by the engine's convention.",

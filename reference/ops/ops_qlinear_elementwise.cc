@@ -1,6 +1,7 @@
 // Reference-backend registrations of the engines' quantized elementwise operators
 // (spec/operators_qlinear_elementwise.md): qlinear.add and qlinear.mul under xnnpack.fp32,
-// onnxruntime, tflite.double_round and tflite.single_round.
+// onnxruntime, tflite.double_round and tflite.single_round; qlinear.concat under onnxruntime and
+// tflite.reference.
 //
 // Tensors, attributes and conventions are named through the catalogue's typed keys
 // (qspec::cat::qlinear_add / qlinear_mul). Only the conventions with a fused clamp read y_min /
@@ -11,6 +12,7 @@
 
 #include "qspec/catalogue/keys.h"
 #include "qspec/core/json_values.h"
+#include "qspec/ref/ops/qlinear_concat.h"
 #include "qspec/ref/ops/qlinear_elementwise.h"
 #include "qspec/refops.h"
 #include "qspec/refops/tensor_args.h"
@@ -81,6 +83,32 @@ QSPEC_REGISTER_REF_OP(reg<Mul>(Mul::conv::xnnpack_fp32, QEwOp::Mul));
 QSPEC_REGISTER_REF_OP(reg<Mul>(Mul::conv::onnxruntime, QEwOp::Mul));
 QSPEC_REGISTER_REF_OP(reg<Mul>(Mul::conv::tflite_double_round, QEwOp::Mul));
 QSPEC_REGISTER_REF_OP(reg<Mul>(Mul::conv::tflite_single_round, QEwOp::Mul));
+
+// qlinear.concat: the inputs x0, x1, ... in order, one scale and zero point each.
+Registration concat_reg(std::string_view convention) {
+  using K = cat::qlinear_concat;
+  const auto c =
+      convention == K::conv::onnxruntime ? ro::QConcatConvention::OnnxRuntime : ro::QConcatConvention::TfliteReference;
+  return registration<K>(convention, [c](const Attrs& a, const Inputs& in) {
+    std::vector<IntArray> xs;
+    ro::QConcatParams p;
+    for (const auto& t : in) {
+      xs.push_back(to_array(t));
+      p.input_types.push_back(t.dtype);
+    }
+    if (!in.empty()) p.type = in.front().dtype;
+    p.x_scales = attr::get(a, K::attr::x_scales);
+    for (auto z : attr::get(a, K::attr::x_zero_points)) p.x_zero_points.emplace_back(z);
+    p.y_scale = attr::get(a, K::attr::y_scale);
+    p.y_zero_point = Int(attr::get(a, K::attr::y_zero_point));
+    const IntArray out = ro::qlinear_concat(xs, attr::get(a, K::attr::axis), p, c);
+    Tensor t{std::string(K::out::y), p.type, out.shape, {}};
+    for (const auto& v : out.data) t.data.push_back(static_cast<std::int64_t>(v));
+    return Inputs{t};
+  });
+}
+QSPEC_REGISTER_REF_OP(concat_reg(cat::qlinear_concat::conv::onnxruntime));
+QSPEC_REGISTER_REF_OP(concat_reg(cat::qlinear_concat::conv::tflite_reference));
 
 }  // namespace
 }  // namespace qspec::refops

@@ -95,6 +95,7 @@ const std::vector<OpEntry>& op_table() {
     add_qlinear_conv_ops(t);
     add_qlinear_linear_ops(t);
     add_qlinear_elementwise_ops(t);
+    add_qlinear_concat_ops(t);
     return t;
   }();
   return table;

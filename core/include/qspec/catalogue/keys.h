@@ -1184,6 +1184,28 @@ struct qlinear_add {
   };
 };
 
+// qlinear.concat: An engine's quantized concatenation: inputs with their own (scale, zero point) requantized to the output's and laid along an axis. (spec/operators_qlinear_elementwise.md)
+struct qlinear_concat {
+  static constexpr std::string_view op = "qlinear.concat";
+  struct in {
+    static constexpr std::string_view x = "x";  // variadic: x0, x1, ... (qspec::cat::indexed)
+  };
+  struct out {
+    static constexpr std::string_view y = "y";
+  };
+  struct attr {
+    static constexpr ::qspec::attr::Int axis{"axis", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::F32Array x_scales{"x_scales"};
+    static constexpr ::qspec::attr::IntArray x_zero_points{"x_zero_points", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::F32 y_scale{"y_scale"};
+    static constexpr ::qspec::attr::Int y_zero_point{"y_zero_point", -2147483648LL, 2147483647};
+  };
+  struct conv {
+    static constexpr std::string_view onnxruntime = "onnxruntime";
+    static constexpr std::string_view tflite_reference = "tflite.reference";
+  };
+};
+
 // qlinear.conv2d: An engine's quantized 2-D convolution (NHWC, OHWI): int8/uint8 codes, per-tensor or per-channel weight scales, int32 bias, requantized by the engine's convention. (spec/operators_qlinear.md)
 struct qlinear_conv2d {
   static constexpr std::string_view op = "qlinear.conv2d";

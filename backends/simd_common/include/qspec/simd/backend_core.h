@@ -89,6 +89,7 @@ void add_glow_nn_ops(std::vector<OpEntry>& table);
 void add_qlinear_conv_ops(std::vector<OpEntry>& table);
 void add_qlinear_linear_ops(std::vector<OpEntry>& table);
 void add_qlinear_elementwise_ops(std::vector<OpEntry>& table);
+void add_qlinear_concat_ops(std::vector<OpEntry>& table);
 
 // The full table, built once.
 const std::vector<OpEntry>& op_table();
