@@ -544,14 +544,14 @@ Family ew_family(QEwOp op, std::string_view conv, std::uint64_t seed, int tie_ri
 
 using Add = cat::qlinear_add;
 using Mul = cat::qlinear_mul;
-QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Add>(QEwOp::Add, Add::conv::xnnpack_fp32, 1501, 400, 160, 60));
-QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Add>(QEwOp::Add, Add::conv::onnxruntime, 1502, 400, 160, 60));
-QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Add>(QEwOp::Add, Add::conv::tflite_double_round, 1503, 400, 160, 60));
-QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Add>(QEwOp::Add, Add::conv::tflite_single_round, 1504, 400, 160, 60));
-QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::xnnpack_fp32, 1511, 400, 160, 60));
-QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::onnxruntime, 1512, 400, 160, 60));
-QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::tflite_double_round, 1513, 400, 160, 60));
-QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::tflite_single_round, 1514, 400, 160, 60));
+QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Add>(QEwOp::Add, Add::conv::xnnpack_fp32, 1501, 350, 160, 60));
+QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Add>(QEwOp::Add, Add::conv::onnxruntime, 1502, 350, 160, 60));
+QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Add>(QEwOp::Add, Add::conv::tflite_double_round, 1503, 350, 160, 60));
+QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Add>(QEwOp::Add, Add::conv::tflite_single_round, 1504, 350, 160, 60));
+QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::xnnpack_fp32, 1511, 350, 160, 60));
+QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::onnxruntime, 1512, 350, 160, 60));
+QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::tflite_double_round, 1513, 350, 160, 60));
+QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::tflite_single_round, 1514, 350, 160, 60));
 
 }  // namespace
 }  // namespace qspec::vecgen
