@@ -38,6 +38,9 @@ class XnnpackAdapter final : public thirdparty::Adapter {
     c.push_back(thirdparty::claim<cat::requantize_per_channel>(
         cat::requantize_per_channel::conv::xnnpack_fp32,
         "1x1 convolution2d_nhwc_qc8 per position with bias = x and kernel_scale[c] = scales[c]; int8 only"));
+    // The x86 multiply kernels are fp32 (ARM's are rndnu); the add's integer parameters are x86's.
+    c.push_back(thirdparty::claim<cat::qlinear_add>(cat::qlinear_add::conv::xnnpack_fp32, "add_nd_qs8/qu8"));
+    c.push_back(thirdparty::claim<cat::qlinear_mul>(cat::qlinear_mul::conv::xnnpack_fp32, "multiply_nd_qs8/qu8"));
 #endif
     c.push_back(thirdparty::claim<cat::quantize>(cat::quantize::conv::xnnpack_convert,
                                                  "convert_nc_f32_qs8 / convert_nc_f32_qu8"));
@@ -69,6 +72,8 @@ class XnnpackAdapter final : public thirdparty::Adapter {
     if (call.op == cat::tvm_qnn_dense::op) return run_tvm_dense(call);
     if (call.op == cat::tvm_qnn_conv2d::op) return run_tvm_conv2d(call);
     if (call.op == cat::tvm_qnn_add::op) return run_tvm_add(call);
+    if (call.op == cat::qlinear_add::op) return run_qlinear_add(call);
+    if (call.op == cat::qlinear_mul::op) return run_qlinear_mul(call);
     if (call.op == cat::max_pool2d::op) return run_max_pool2d(call, pool_keys<cat::max_pool2d>);
     if (call.op == cat::tvm_qnn_max_pool2d::op) return run_max_pool2d(call, pool_keys<cat::tvm_qnn_max_pool2d>);
     if (call.op == cat::concat::op) return run_concat(call);

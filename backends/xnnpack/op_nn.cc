@@ -1,6 +1,6 @@
 // XNNPACK's quantized operators on qspec's NN ops: fully connected and convolution (TVM's dense /
 // conv2d, all-conventions mode), max pooling and concatenation (exact, native), add (TVM's add,
-// all-conventions mode).
+// all-conventions mode), and the engine operators qlinear.add / qlinear.mul (XNNPACK's own convention).
 //
 // Layouts: XNNPACK's int8 convolution and pooling are NHWC with OHWI weights; qspec's NCHW / OIHW
 // (and TVM's HWIO) are transposed to them and back (data movement only). XNNPACK pads a
@@ -319,22 +319,20 @@ void run_concat(const Call& call) {
 
 // TVM's add with XNNPACK's add_nd (its own fixed-point scheme: an integer multiplier of at most
 // 21 bits per input and a rounding shift): all-conventions mode only.
-void run_tvm_add(const Call& call) {
-  using K = cat::tvm_qnn_add;
-  using A = K::attr;
-  const qspec_tensor &at = call.input(K::in::lhs), &bt = call.input(K::in::rhs);
-  qspec_tensor& yt = call.output(K::out::y);
-  const bool s8 = signed_family(call, at.dtype, bt.dtype, yt.dtype);
-  const auto& a = call.attrs;
-  const std::int64_t azp = attr::get_or(a, A::lhs_zero_point, 0), bzp = attr::get_or(a, A::rhs_zero_point, 0),
-                     ozp = attr::get_or(a, A::output_zero_point, 0);
-  zp_fits(call, azp, s8, "lhs zero point");
-  zp_fits(call, bzp, s8, "rhs zero point");
-  zp_fits(call, ozp, s8, "output zero point");
-  const float as = f32_from_bits(attr::get(a, A::lhs_scale)), bs = f32_from_bits(attr::get(a, A::rhs_scale)),
-              os = f32_from_bits(attr::get(a, A::output_scale));
+namespace {
+
+// One XNNPACK binary elementwise operator's quantization parameters (zero points fitting the
+// family, checked by the caller).
+struct Binary {
+  bool add = true, s8 = true;
+  std::int64_t azp = 0, bzp = 0, ozp = 0, out_min = 0, out_max = 0;
+  float as = 1, bs = 1, os = 1;
+};
+
+// xnn_create_{add,multiply}_nd_{qs8,qu8}, setup with the tensors' shapes (NumPy broadcasting,
+// checked first: the output size is needed before setup), run; writes y.
+void run_binary(const Call& call, const Binary& b, const qspec_tensor& at, const qspec_tensor& bt, qspec_tensor& yt) {
   std::vector<std::size_t> ashape(at.shape, at.shape + at.rank), bshape(bt.shape, bt.shape + bt.rank);
-  // NumPy broadcasting (XNNPACK's setup checks it too; the output size is needed first).
   std::size_t n = 1;
   for (std::size_t i = 0; i < std::max(ashape.size(), bshape.size()); ++i) {
     const std::size_t da = i < ashape.size() ? ashape[ashape.size() - 1 - i] : 1;
@@ -343,35 +341,99 @@ void run_tvm_add(const Call& call) {
     n *= std::max(da, db) == 0 || da == 0 || db == 0 ? 0 : std::max(da, db);
   }
   std::vector<std::int64_t> y(n);
+  const char* name = b.add ? (b.s8 ? "add_nd_qs8" : "add_nd_qu8") : (b.s8 ? "multiply_nd_qs8" : "multiply_nd_qu8");
   if (n > 0) {
     Operator op;
-    if (s8) {
-      const auto av = narrow<std::int8_t>(read_ints(at)), bv = narrow<std::int8_t>(read_ints(bt));
+    // XNNPACK's kernels may read XNN_EXTRA_BYTES past an input (xnnpack.h).
+    auto padded = [](std::vector<std::int64_t> v) {
+      v.resize(v.size() + XNN_EXTRA_BYTES);
+      return v;
+    };
+    if (b.s8) {
+      const auto av = narrow<std::int8_t>(padded(read_ints(at))), bv = narrow<std::int8_t>(padded(read_ints(bt)));
       std::vector<std::int8_t> out(n);
+      const auto i8 = [](std::int64_t v) { return static_cast<std::int8_t>(v); };
       check_create(call,
-                   xnn_create_add_nd_qs8(static_cast<std::int8_t>(azp), as, static_cast<std::int8_t>(bzp), bs,
-                                         static_cast<std::int8_t>(ozp), os, INT8_MIN, INT8_MAX, 0, op.out()),
-                   "xnn_create_add_nd_qs8");
-      check(xnn_setup_add_nd_qs8(op.get(), ashape.size(), ashape.data(), bshape.size(), bshape.data(), av.data(),
-                                 bv.data(), out.data(), nullptr),
-            "xnn_setup_add_nd_qs8");
+                   b.add ? xnn_create_add_nd_qs8(i8(b.azp), b.as, i8(b.bzp), b.bs, i8(b.ozp), b.os, i8(b.out_min),
+                                                 i8(b.out_max), 0, op.out())
+                         : xnn_create_multiply_nd_qs8(i8(b.azp), b.as, i8(b.bzp), b.bs, i8(b.ozp), b.os, i8(b.out_min),
+                                                      i8(b.out_max), 0, op.out()),
+                   std::string("xnn_create_") + name);
+      check(b.add ? xnn_setup_add_nd_qs8(op.get(), ashape.size(), ashape.data(), bshape.size(), bshape.data(),
+                                         av.data(), bv.data(), out.data(), nullptr)
+                  : xnn_setup_multiply_nd_qs8(op.get(), ashape.size(), ashape.data(), bshape.size(), bshape.data(),
+                                              av.data(), bv.data(), out.data(), nullptr),
+            std::string("xnn_setup_") + name);
       check(xnn_run_operator(op.get(), nullptr), "xnn_run_operator");
       y.assign(out.begin(), out.end());
     } else {
-      const auto av = narrow<std::uint8_t>(read_ints(at)), bv = narrow<std::uint8_t>(read_ints(bt));
+      const auto av = narrow<std::uint8_t>(padded(read_ints(at))), bv = narrow<std::uint8_t>(padded(read_ints(bt)));
       std::vector<std::uint8_t> out(n);
+      const auto u8 = [](std::int64_t v) { return static_cast<std::uint8_t>(v); };
       check_create(call,
-                   xnn_create_add_nd_qu8(static_cast<std::uint8_t>(azp), as, static_cast<std::uint8_t>(bzp), bs,
-                                         static_cast<std::uint8_t>(ozp), os, 0, UINT8_MAX, 0, op.out()),
-                   "xnn_create_add_nd_qu8");
-      check(xnn_setup_add_nd_qu8(op.get(), ashape.size(), ashape.data(), bshape.size(), bshape.data(), av.data(),
-                                 bv.data(), out.data(), nullptr),
-            "xnn_setup_add_nd_qu8");
+                   b.add ? xnn_create_add_nd_qu8(u8(b.azp), b.as, u8(b.bzp), b.bs, u8(b.ozp), b.os, u8(b.out_min),
+                                                 u8(b.out_max), 0, op.out())
+                         : xnn_create_multiply_nd_qu8(u8(b.azp), b.as, u8(b.bzp), b.bs, u8(b.ozp), b.os, u8(b.out_min),
+                                                      u8(b.out_max), 0, op.out()),
+                   std::string("xnn_create_") + name);
+      check(b.add ? xnn_setup_add_nd_qu8(op.get(), ashape.size(), ashape.data(), bshape.size(), bshape.data(),
+                                         av.data(), bv.data(), out.data(), nullptr)
+                  : xnn_setup_multiply_nd_qu8(op.get(), ashape.size(), ashape.data(), bshape.size(), bshape.data(),
+                                              av.data(), bv.data(), out.data(), nullptr),
+            std::string("xnn_setup_") + name);
       check(xnn_run_operator(op.get(), nullptr), "xnn_run_operator");
       y.assign(out.begin(), out.end());
     }
   }
   write_ints(yt, y);
 }
+
+// qlinear.add / qlinear.mul: one dtype for a, b and y (else no XNNPACK operator: refused).
+template <class Op>
+void run_qlinear_binary(const Call& call, bool add) {
+  using A = typename Op::attr;
+  const qspec_tensor &at = call.input(Op::in::a), &bt = call.input(Op::in::b);
+  qspec_tensor& yt = call.output(Op::out::y);
+  if (at.dtype != bt.dtype) call.refuse("XNNPACK's add and multiply take one data type for both inputs");
+  Binary b;
+  b.add = add;
+  b.s8 = signed_family(call, at.dtype, bt.dtype, yt.dtype);
+  const auto& a = call.attrs;
+  b.azp = attr::get(a, A::a_zero_point), b.bzp = attr::get(a, A::b_zero_point), b.ozp = attr::get(a, A::y_zero_point);
+  b.out_min = attr::get_or(a, A::y_min, b.s8 ? std::int64_t{INT8_MIN} : 0);
+  b.out_max = attr::get_or(a, A::y_max, b.s8 ? std::int64_t{INT8_MAX} : std::int64_t{UINT8_MAX});
+  zp_fits(call, b.azp, b.s8, "a zero point");
+  zp_fits(call, b.bzp, b.s8, "b zero point");
+  zp_fits(call, b.ozp, b.s8, "output zero point");
+  zp_fits(call, b.out_min, b.s8, "output_min");
+  zp_fits(call, b.out_max, b.s8, "output_max");
+  b.as = f32_from_bits(attr::get(a, A::a_scale)), b.bs = f32_from_bits(attr::get(a, A::b_scale));
+  b.os = f32_from_bits(attr::get(a, A::y_scale));
+  run_binary(call, b, at, bt, yt);
+}
+
+}  // namespace
+
+void run_tvm_add(const Call& call) {
+  using K = cat::tvm_qnn_add;
+  using A = K::attr;
+  const qspec_tensor &at = call.input(K::in::lhs), &bt = call.input(K::in::rhs);
+  qspec_tensor& yt = call.output(K::out::y);
+  Binary b;
+  b.s8 = signed_family(call, at.dtype, bt.dtype, yt.dtype);
+  const auto& a = call.attrs;
+  b.azp = attr::get_or(a, A::lhs_zero_point, 0), b.bzp = attr::get_or(a, A::rhs_zero_point, 0);
+  b.ozp = attr::get_or(a, A::output_zero_point, 0);
+  zp_fits(call, b.azp, b.s8, "lhs zero point");
+  zp_fits(call, b.bzp, b.s8, "rhs zero point");
+  zp_fits(call, b.ozp, b.s8, "output zero point");
+  b.out_min = b.s8 ? INT8_MIN : 0, b.out_max = b.s8 ? INT8_MAX : UINT8_MAX;
+  b.as = f32_from_bits(attr::get(a, A::lhs_scale)), b.bs = f32_from_bits(attr::get(a, A::rhs_scale));
+  b.os = f32_from_bits(attr::get(a, A::output_scale));
+  run_binary(call, b, at, bt, yt);
+}
+
+void run_qlinear_add(const Call& call) { run_qlinear_binary<cat::qlinear_add>(call, true); }
+void run_qlinear_mul(const Call& call) { run_qlinear_binary<cat::qlinear_mul>(call, false); }
 
 }  // namespace qspec::xnnpack_adapter

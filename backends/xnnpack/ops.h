@@ -13,6 +13,8 @@ void run_dequantize(const thirdparty::Call& call);                        // op_
 void run_tvm_dense(const thirdparty::Call& call);                         // op_nn.cc
 void run_tvm_conv2d(const thirdparty::Call& call);                        // op_nn.cc
 void run_tvm_add(const thirdparty::Call& call);                           // op_nn.cc
+void run_qlinear_add(const thirdparty::Call& call);                       // op_nn.cc
+void run_qlinear_mul(const thirdparty::Call& call);                       // op_nn.cc
 void run_max_pool2d(const thirdparty::Call& call, const PoolKeys& keys);  // op_nn.cc: max_pool2d, tvm.qnn.max_pool2d
 void run_concat(const thirdparty::Call& call);                            // op_nn.cc
 

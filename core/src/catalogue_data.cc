@@ -2112,6 +2112,221 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   ]
 }
 )qspec"},
+      {"spec/catalogue/qlinear.add.json", R"qspec({
+  "op": "qlinear.add",
+  "summary": "An engine's quantized elementwise add with NumPy broadcasting: y = a + b on int8/uint8 codes with three (scale, zero point) pairs, under the engine's convention.",
+  "spec": "spec/operators_qlinear_elementwise.md",
+  "inputs": [
+    {
+      "name": "a",
+      "dtypes": [
+        "int8",
+        "uint8"
+      ],
+      "doc": "first operand (any shape); real value a_scale (a - a_zero_point)"
+    },
+    {
+      "name": "b",
+      "dtypes": [
+        "int8",
+        "uint8"
+      ],
+      "doc": "second operand, NumPy-broadcast against a; ERROR_IF its dtype differs from a's"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": [
+        "int8",
+        "uint8"
+      ],
+      "same_dtype_as": "a",
+      "doc": "the broadcast shape of a and b"
+    }
+  ],
+  "attributes": {
+    "a_scale": {
+      "type": "float32",
+      "doc": "a's scale: real a = a_scale (a - a_zero_point)"
+    },
+    "a_zero_point": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "a's zero point (ERROR_IF it does not fit the dtype)"
+    },
+    "b_scale": {
+      "type": "float32",
+      "doc": "b's scale"
+    },
+    "b_zero_point": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "b's zero point (ERROR_IF it does not fit the dtype)"
+    },
+    "y_max": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "fused clamp, upper code (ERROR_IF it does not fit the dtype; XNNPACK: ERROR_IF y_min >= y_max, TFLite: y_min > y_max); default the dtype's maximum"
+    },
+    "y_min": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "fused clamp, lower code (ERROR_IF it does not fit the dtype); default the dtype's minimum"
+    },
+    "y_scale": {
+      "type": "float32",
+      "doc": "the output's scale"
+    },
+    "y_zero_point": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "the output's zero point (ERROR_IF it does not fit the dtype)"
+    }
+  },
+  "conventions": [
+    {
+      "name": "onnxruntime",
+      "clauses": [
+        "qlinear.ew.broadcast",
+        "qlinear.add.onnxruntime"
+      ],
+      "description": "ONNX Runtime com.microsoft QLinearAdd on x86 with AVX2 (MLAS): y = sat(rne(fma(a, r_a, fma(b, r_b, K)))), K = fl32(z_y - fma(r_a, z_a, fl32(r_b z_b)))",
+      "source": "onnxruntime core/mlas/lib/intrinsics/avx2/qladd_avx2.cpp MlasQLinearAddKernelAvx2Helper, contrib_ops/cpu/quantization/qlinear_binary_op.cc",
+      "attributes": [
+        "a_scale",
+        "a_zero_point",
+        "b_scale",
+        "b_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [],
+      "vectors": "ops/qlinear/add/onnxruntime.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "broadcast",
+        "rank_mismatch",
+        "random"
+      ]
+    },
+    {
+      "name": "tflite.double_round",
+      "clauses": [
+        "qlinear.ew.broadcast",
+        "qlinear.add.tflite_double_round",
+        "requant.tflite.quantize_multiplier",
+        "requant.tflite.double_round"
+      ],
+      "description": "TFLite ADD int8/uint8 reference kernel: inputs << 20, scaled by multipliers of s/(2 max s), summed, scaled by 2 max s/(2^20 s_y) (default build: double rounding)",
+      "source": "tensorflow tensorflow/lite/kernels/add.cc Prepare, kernels/internal/reference/integer_ops/add.h AddElementwise",
+      "attributes": [
+        "a_scale",
+        "a_zero_point",
+        "b_scale",
+        "b_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [
+        "y_max",
+        "y_min"
+      ],
+      "vectors": "ops/qlinear/add/tflite.double_round.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "broadcast",
+        "rank_mismatch",
+        "random",
+        "narrow_clamp",
+        "broadcast_scalar",
+        "multiplier_limit"
+      ]
+    },
+    {
+      "name": "tflite.single_round",
+      "clauses": [
+        "qlinear.ew.broadcast",
+        "qlinear.add.tflite_single_round",
+        "requant.tflite.quantize_multiplier",
+        "requant.tflite.single_round"
+      ],
+      "description": "TFLite ADD int8/uint8 reference kernel: inputs << 20, scaled by multipliers of s/(2 max s), summed, scaled by 2 max s/(2^20 s_y) (TFLITE_SINGLE_ROUNDING build)",
+      "source": "tensorflow tensorflow/lite/kernels/add.cc Prepare, kernels/internal/reference/integer_ops/add.h AddElementwise",
+      "attributes": [
+        "a_scale",
+        "a_zero_point",
+        "b_scale",
+        "b_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [
+        "y_max",
+        "y_min"
+      ],
+      "vectors": "ops/qlinear/add/tflite.single_round.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "broadcast",
+        "rank_mismatch",
+        "random",
+        "narrow_clamp",
+        "broadcast_scalar",
+        "multiplier_limit"
+      ]
+    },
+    {
+      "name": "xnnpack.fp32",
+      "clauses": [
+        "qlinear.ew.broadcast",
+        "qlinear.add.xnnpack_fp32"
+      ],
+      "description": "XNNPACK xnn_create_add_nd_qs8/qu8 (x86): ratios fl32(s_a/s_y), fl32(s_b/s_y) in [2^-10, 2^8), 21-bit multipliers, y = clamp(asr(bias + a m_a + b m_b, shift)) + zp",
+      "source": "XNNPACK ae108ef (Debian 0.0~git20220216.ae108ef) src/operators/binary-elementwise-nd.c xnn_create_add_nd_qs8/qu8, src/params-init.c xnn_init_qs8_add_minmax_*_params, src/qs8-vadd/",
+      "attributes": [
+        "a_scale",
+        "a_zero_point",
+        "b_scale",
+        "b_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [
+        "y_max",
+        "y_min"
+      ],
+      "vectors": "ops/qlinear/add/xnnpack.fp32.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "broadcast",
+        "rank_mismatch",
+        "random",
+        "narrow_clamp",
+        "broadcast_scalar",
+        "scale_limit"
+      ]
+    }
+  ]
+}
+)qspec"},
       {"spec/catalogue/qlinear.avg_pool2d.json", R"qspec({
   "op": "qlinear.avg_pool2d",
   "summary": "An engine's quantized 2-D average pooling (NHWC): window sum of the codes less the zero point, divided by the window count under the engine's convention.",
@@ -2292,6 +2507,121 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "strides",
         "window_in_padding",
         "global_path",
+        "random"
+      ]
+    }
+  ]
+}
+)qspec"},
+      {"spec/catalogue/qlinear.concat.json", R"qspec({
+  "op": "qlinear.concat",
+  "summary": "An engine's quantized concatenation: inputs with their own (scale, zero point) requantized to the output's and laid along an axis.",
+  "spec": "spec/operators_qlinear_elementwise.md",
+  "inputs": [
+    {
+      "name": "x",
+      "dtypes": [
+        "int8",
+        "uint8"
+      ],
+      "variadic": {
+        "min": 1,
+        "max": 8
+      },
+      "doc": "x0, x1, ...: 8-bit tensors of one rank >= 1 and one dtype whose extents agree except along axis; real value x_scales[i] (xi - x_zero_points[i])"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": [
+        "int8",
+        "uint8"
+      ],
+      "doc": "the requantized inputs laid one after another along axis, in the inputs' dtype"
+    }
+  ],
+  "attributes": {
+    "axis": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "the concatenation axis in [-rank, rank), negative counting from the end; outside is an ERROR_IF"
+    },
+    "x_scales": {
+      "type": "float32[]",
+      "doc": "one scale per input (ERROR_IF another count)"
+    },
+    "x_zero_points": {
+      "type": "int[]",
+      "doc": "one zero point per input (ERROR_IF another count or one does not fit the dtype)"
+    },
+    "y_scale": {
+      "type": "float32",
+      "doc": "the output's scale"
+    },
+    "y_zero_point": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "the output's zero point (ERROR_IF it does not fit the dtype)"
+    }
+  },
+  "conventions": [
+    {
+      "name": "onnxruntime",
+      "clauses": [
+        "qlinear.concat.onnxruntime",
+        "float.onnx_quantize_linear",
+        "mrt.op.concat"
+      ],
+      "description": "ONNX Runtime com.microsoft QLinearConcat: per input a 256-entry table QuantizeLinear(fl32(s_x (x - z_x)), s_y, z_y), or a copy when (s_x, z_x) = (s_y, z_y)",
+      "source": "onnxruntime contrib_ops/cpu/quantization/qlinear_concat.cc, qlinear_lookup_table.cc QlinearBuildLookupTable, core/mlas MlasQuantizeLinear",
+      "attributes": [
+        "axis",
+        "x_scales",
+        "x_zero_points",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [],
+      "vectors": "ops/qlinear/concat/onnxruntime.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "copy",
+        "negative_axis",
+        "many_inputs",
+        "random"
+      ]
+    },
+    {
+      "name": "tflite.reference",
+      "clauses": [
+        "qlinear.concat.tflite_reference",
+        "mrt.op.concat"
+      ],
+      "description": "TFLite CONCATENATION: uint8 ConcatenationWithScaling y = clamp(round_half_away(fl32(fl32(x scale) + bias)) + z_y), scale = fl32(s_x fl32(1 / s_y)); int8 only with the output's parameters (a copy)",
+      "source": "tensorflow tensorflow/lite/kernels/concatenation.cc Prepare, kernels/internal/reference/concatenation.h ConcatenationWithScaling",
+      "attributes": [
+        "axis",
+        "x_scales",
+        "x_zero_points",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [],
+      "vectors": "ops/qlinear/concat/tflite.reference.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "copy",
+        "negative_axis",
+        "many_inputs",
         "random"
       ]
     }
@@ -2975,6 +3305,221 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "narrow_clamp",
         "uint8",
         "random"
+      ]
+    }
+  ]
+}
+)qspec"},
+      {"spec/catalogue/qlinear.mul.json", R"qspec({
+  "op": "qlinear.mul",
+  "summary": "An engine's quantized elementwise multiply with NumPy broadcasting: y = a * b on int8/uint8 codes with three (scale, zero point) pairs, under the engine's convention.",
+  "spec": "spec/operators_qlinear_elementwise.md",
+  "inputs": [
+    {
+      "name": "a",
+      "dtypes": [
+        "int8",
+        "uint8"
+      ],
+      "doc": "first operand (any shape); real value a_scale (a - a_zero_point)"
+    },
+    {
+      "name": "b",
+      "dtypes": [
+        "int8",
+        "uint8"
+      ],
+      "doc": "second operand, NumPy-broadcast against a; ERROR_IF its dtype differs from a's"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": [
+        "int8",
+        "uint8"
+      ],
+      "same_dtype_as": "a",
+      "doc": "the broadcast shape of a and b"
+    }
+  ],
+  "attributes": {
+    "a_scale": {
+      "type": "float32",
+      "doc": "a's scale: real a = a_scale (a - a_zero_point)"
+    },
+    "a_zero_point": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "a's zero point (ERROR_IF it does not fit the dtype)"
+    },
+    "b_scale": {
+      "type": "float32",
+      "doc": "b's scale"
+    },
+    "b_zero_point": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "b's zero point (ERROR_IF it does not fit the dtype)"
+    },
+    "y_max": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "fused clamp, upper code (ERROR_IF it does not fit the dtype; XNNPACK: ERROR_IF y_min >= y_max, TFLite: y_min > y_max); default the dtype's maximum"
+    },
+    "y_min": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "fused clamp, lower code (ERROR_IF it does not fit the dtype); default the dtype's minimum"
+    },
+    "y_scale": {
+      "type": "float32",
+      "doc": "the output's scale"
+    },
+    "y_zero_point": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "the output's zero point (ERROR_IF it does not fit the dtype)"
+    }
+  },
+  "conventions": [
+    {
+      "name": "onnxruntime",
+      "clauses": [
+        "qlinear.ew.broadcast",
+        "qlinear.mul.onnxruntime"
+      ],
+      "description": "ONNX Runtime com.microsoft QLinearMul on x86 (MLAS SSE2): y = sat(rne(fl32(fl32((a-z_a)(b-z_b)) R) + z_y)), R = fl32(fl32(s_a s_b)/s_y): the zero point added before rounding",
+      "source": "onnxruntime core/mlas/lib/qlmul.cpp MlasQLinearMulKernel (MLAS_SSE2_INTRINSICS), contrib_ops/cpu/quantization/qlinear_binary_op.cc",
+      "attributes": [
+        "a_scale",
+        "a_zero_point",
+        "b_scale",
+        "b_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [],
+      "vectors": "ops/qlinear/mul/onnxruntime.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "broadcast",
+        "rank_mismatch",
+        "random",
+        "broadcast_scalar"
+      ]
+    },
+    {
+      "name": "tflite.double_round",
+      "clauses": [
+        "qlinear.ew.broadcast",
+        "qlinear.mul.tflite_double_round",
+        "requant.tflite.quantize_multiplier",
+        "requant.tflite.double_round"
+      ],
+      "description": "TFLite MUL int8/uint8 reference kernel: y = clamp(MBQM((a-z_a)(b-z_b), QuantizeMultiplier(double(s_a) double(s_b) / double(s_y))) + z_y) (default build: double rounding)",
+      "source": "tensorflow tensorflow/lite/kernels/mul.cc Prepare, kernels/internal/reference/integer_ops/mul.h MulElementwise",
+      "attributes": [
+        "a_scale",
+        "a_zero_point",
+        "b_scale",
+        "b_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [
+        "y_max",
+        "y_min"
+      ],
+      "vectors": "ops/qlinear/mul/tflite.double_round.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "broadcast",
+        "rank_mismatch",
+        "random",
+        "narrow_clamp",
+        "broadcast_scalar"
+      ]
+    },
+    {
+      "name": "tflite.single_round",
+      "clauses": [
+        "qlinear.ew.broadcast",
+        "qlinear.mul.tflite_single_round",
+        "requant.tflite.quantize_multiplier",
+        "requant.tflite.single_round"
+      ],
+      "description": "TFLite MUL int8/uint8 reference kernel: y = clamp(MBQM((a-z_a)(b-z_b), QuantizeMultiplier(double(s_a) double(s_b) / double(s_y))) + z_y) (TFLITE_SINGLE_ROUNDING build)",
+      "source": "tensorflow tensorflow/lite/kernels/mul.cc Prepare, kernels/internal/reference/integer_ops/mul.h MulElementwise",
+      "attributes": [
+        "a_scale",
+        "a_zero_point",
+        "b_scale",
+        "b_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [
+        "y_max",
+        "y_min"
+      ],
+      "vectors": "ops/qlinear/mul/tflite.single_round.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "broadcast",
+        "rank_mismatch",
+        "random",
+        "narrow_clamp",
+        "broadcast_scalar"
+      ]
+    },
+    {
+      "name": "xnnpack.fp32",
+      "clauses": [
+        "qlinear.ew.broadcast",
+        "qlinear.mul.xnnpack_fp32",
+        "float.xnnpack_fp32"
+      ],
+      "description": "XNNPACK xnn_create_multiply_nd_qs8/qu8 (x86 fp32): S = fl32(fl32(s_a s_b)/s_y) in [2^-16, 2^8), y = clamp(rne(fl32(fl32((a-z_a)(b-z_b)) S)) + zp)",
+      "source": "XNNPACK ae108ef (Debian 0.0~git20220216.ae108ef) src/operators/binary-elementwise-nd.c xnn_create_multiply_nd_qs8/qu8, src/params-init.c xnn_init_qs8_mul_minmax_fp32_*_params, src/qs8-vmul/",
+      "attributes": [
+        "a_scale",
+        "a_zero_point",
+        "b_scale",
+        "b_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [
+        "y_max",
+        "y_min"
+      ],
+      "vectors": "ops/qlinear/mul/xnnpack.fp32.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "broadcast",
+        "rank_mismatch",
+        "random",
+        "narrow_clamp",
+        "broadcast_scalar",
+        "scale_limit"
       ]
     }
   ]

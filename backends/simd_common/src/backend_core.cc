@@ -96,6 +96,8 @@ const std::vector<OpEntry>& op_table() {
     add_qlinear_linear_ops(t);
     add_qlinear_pool_ops(t);
     add_qlinear_lut_ops(t);
+    add_qlinear_elementwise_ops(t);
+    add_qlinear_concat_ops(t);
     return t;
   }();
   return table;

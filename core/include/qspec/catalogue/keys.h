@@ -1156,6 +1156,34 @@ struct pad {
   };
 };
 
+// qlinear.add: An engine's quantized elementwise add with NumPy broadcasting: y = a + b on int8/uint8 codes with three (scale, zero point) pairs, under the engine's convention. (spec/operators_qlinear_elementwise.md)
+struct qlinear_add {
+  static constexpr std::string_view op = "qlinear.add";
+  struct in {
+    static constexpr std::string_view a = "a";
+    static constexpr std::string_view b = "b";
+  };
+  struct out {
+    static constexpr std::string_view y = "y";
+  };
+  struct attr {
+    static constexpr ::qspec::attr::F32 a_scale{"a_scale"};
+    static constexpr ::qspec::attr::Int a_zero_point{"a_zero_point", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::F32 b_scale{"b_scale"};
+    static constexpr ::qspec::attr::Int b_zero_point{"b_zero_point", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::Int y_max{"y_max", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::Int y_min{"y_min", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::F32 y_scale{"y_scale"};
+    static constexpr ::qspec::attr::Int y_zero_point{"y_zero_point", -2147483648LL, 2147483647};
+  };
+  struct conv {
+    static constexpr std::string_view onnxruntime = "onnxruntime";
+    static constexpr std::string_view tflite_double_round = "tflite.double_round";
+    static constexpr std::string_view tflite_single_round = "tflite.single_round";
+    static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
+  };
+};
+
 // qlinear.avg_pool2d: An engine's quantized 2-D average pooling (NHWC): window sum of the codes less the zero point, divided by the window count under the engine's convention. (spec/operators_qlinear_pool.md)
 struct qlinear_avg_pool2d {
   static constexpr std::string_view op = "qlinear.avg_pool2d";
@@ -1181,6 +1209,28 @@ struct qlinear_avg_pool2d {
     static constexpr std::string_view onnxruntime = "onnxruntime";
     static constexpr std::string_view tflite_double_round = "tflite.double_round";
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
+  };
+};
+
+// qlinear.concat: An engine's quantized concatenation: inputs with their own (scale, zero point) requantized to the output's and laid along an axis. (spec/operators_qlinear_elementwise.md)
+struct qlinear_concat {
+  static constexpr std::string_view op = "qlinear.concat";
+  struct in {
+    static constexpr std::string_view x = "x";  // variadic: x0, x1, ... (qspec::cat::indexed)
+  };
+  struct out {
+    static constexpr std::string_view y = "y";
+  };
+  struct attr {
+    static constexpr ::qspec::attr::Int axis{"axis", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::F32Array x_scales{"x_scales"};
+    static constexpr ::qspec::attr::IntArray x_zero_points{"x_zero_points", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::F32 y_scale{"y_scale"};
+    static constexpr ::qspec::attr::Int y_zero_point{"y_zero_point", -2147483648LL, 2147483647};
+  };
+  struct conv {
+    static constexpr std::string_view onnxruntime = "onnxruntime";
+    static constexpr std::string_view tflite_reference = "tflite.reference";
   };
 };
 
@@ -1345,6 +1395,34 @@ struct qlinear_max_pool2d {
   struct conv {
     static constexpr std::string_view onnxruntime = "onnxruntime";
     static constexpr std::string_view tflite_double_round = "tflite.double_round";
+    static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
+  };
+};
+
+// qlinear.mul: An engine's quantized elementwise multiply with NumPy broadcasting: y = a * b on int8/uint8 codes with three (scale, zero point) pairs, under the engine's convention. (spec/operators_qlinear_elementwise.md)
+struct qlinear_mul {
+  static constexpr std::string_view op = "qlinear.mul";
+  struct in {
+    static constexpr std::string_view a = "a";
+    static constexpr std::string_view b = "b";
+  };
+  struct out {
+    static constexpr std::string_view y = "y";
+  };
+  struct attr {
+    static constexpr ::qspec::attr::F32 a_scale{"a_scale"};
+    static constexpr ::qspec::attr::Int a_zero_point{"a_zero_point", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::F32 b_scale{"b_scale"};
+    static constexpr ::qspec::attr::Int b_zero_point{"b_zero_point", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::Int y_max{"y_max", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::Int y_min{"y_min", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::F32 y_scale{"y_scale"};
+    static constexpr ::qspec::attr::Int y_zero_point{"y_zero_point", -2147483648LL, 2147483647};
+  };
+  struct conv {
+    static constexpr std::string_view onnxruntime = "onnxruntime";
+    static constexpr std::string_view tflite_double_round = "tflite.double_round";
+    static constexpr std::string_view tflite_single_round = "tflite.single_round";
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
   };
 };

@@ -1,0 +1,113 @@
+// Handlers of qlinear.concat (spec/operators_qlinear_elementwise.md) under onnxruntime and
+// tflite.reference: each input's 256-code map (a float requantization on the hardware's binary32
+// operations, or a copy), then the inputs laid along the axis. Built with -ffp-contract=off.
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "qlinear_common.h"
+#include "qspec/catalogue/keys.h"
+#include "qspec/simd/int_tensor.h"
+
+namespace qspec::simd {
+namespace {
+
+using nn::reject_if;
+using K = cat::qlinear_concat;
+
+float f32_of(std::uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+
+// The code map of one input as a table over the dtype's codes (index: code - lo).
+template <bool ort>
+std::array<std::int64_t, 256> code_map(qspec_dtype t, float sx, std::int64_t zx, float sy, std::int64_t zy) {
+  const std::int64_t lo = t == QSPEC_DTYPE_INT8 ? -128 : 0, hi = lo + 255;
+  std::array<std::int64_t, 256> m{};
+  const bool copy = sx == sy && zx == zy;
+  if (!ort) reject_if(t == QSPEC_DTYPE_INT8 && !copy, "tflite: int8 inputs must have the output's parameters");
+  if (!(std::isfinite(sx) && sx > 0 && std::isfinite(sy) && sy > 0))
+    throw Unsupported("qlinear.concat: scales finite and positive (REQUIRE)");
+  const float scale = sx * (1.0f / sy), bias = static_cast<float>(-zx) * scale;
+  for (std::int64_t x = lo; x <= hi; ++x) {
+    std::int64_t y = x;
+    if (!copy && ort) {
+      const float v = sx * static_cast<float>(x - zx);
+      const float q = v / sy;
+      y = std::isfinite(q) ? static_cast<std::int64_t>(std::nearbyint(std::fmax(std::fmin(q, 1e9f), -1e9f))) + zy
+                           : (q > 0 ? hi : lo);
+    } else if (!copy) {
+      const float v = static_cast<float>(x) * scale + bias;
+      if (!std::isfinite(v) || std::fabs(v) >= 2147483648.0f) throw Unsupported("tflite: value beyond int32 (REQUIRE)");
+      y = static_cast<std::int64_t>(std::round(v)) + zy;
+    }
+    m[static_cast<std::size_t>(x - lo)] = std::min(std::max(y, lo), hi);
+  }
+  return m;
+}
+
+template <bool ort>
+void qlinear_concat(OpCall& c) {
+  reject_if(c.n_inputs == 0, "qlinear.concat: needs at least one input");
+  const qspec_dtype t = c.inputs[0].dtype;
+  if (t != QSPEC_DTYPE_INT8 && t != QSPEC_DTYPE_UINT8) throw Unsupported("qlinear.concat: 8-bit tensors only");
+  const auto scales = attr::get(c.attrs, K::attr::x_scales);
+  const auto zps = attr::get(c.attrs, K::attr::x_zero_points);
+  reject_if(scales.size() != c.n_inputs || zps.size() != c.n_inputs,
+            "qlinear.concat: one scale and zero point per input");
+  const std::int64_t lo = t == QSPEC_DTYPE_INT8 ? -128 : 0, hi = lo + 255;
+  const float sy = f32_of(attr::get(c.attrs, K::attr::y_scale));
+  const std::int64_t zy = attr::get(c.attrs, K::attr::y_zero_point);
+  std::vector<IntArray> xs;
+  for (std::size_t i = 0; i < c.n_inputs; ++i) {
+    reject_if(c.inputs[i].dtype != t, "qlinear.concat: every input must have one dtype");
+    xs.push_back(read_int(c.inputs[i]));
+  }
+  // Shapes: one rank >= 1, the axis in [-rank, rank), equal extents off the axis.
+  const std::size_t rank = xs[0].shape.size();
+  reject_if(rank == 0, "qlinear.concat: inputs must have rank >= 1");
+  std::int64_t axis = attr::get(c.attrs, K::attr::axis);
+  reject_if(axis < -static_cast<std::int64_t>(rank) || axis >= static_cast<std::int64_t>(rank),
+            "qlinear.concat: axis out of range");
+  if (axis < 0) axis += static_cast<std::int64_t>(rank);
+  const auto ax = static_cast<std::size_t>(axis);
+  std::vector<std::int64_t> out = xs[0].shape;
+  out[ax] = 0;
+  for (const auto& x : xs) {
+    reject_if(x.shape.size() != rank, "qlinear.concat: ranks differ");
+    for (std::size_t d = 0; d < rank; ++d) reject_if(d != ax && x.shape[d] != out[d], "qlinear.concat: extents differ");
+    out[ax] += x.shape[ax];
+  }
+  for (std::size_t i = 0; i < xs.size(); ++i)
+    reject_if(zps[i] < lo || zps[i] > hi, "qlinear.concat: a zero point does not fit the dtype");
+  reject_if(zy < lo || zy > hi, "qlinear.concat: y_zero_point does not fit the dtype");
+  std::int64_t outer = 1, inner = 1;
+  for (std::size_t d = 0; d < ax; ++d) outer *= out[d];
+  for (std::size_t d = ax + 1; d < rank; ++d) inner *= out[d];
+  std::vector<std::int64_t> y;
+  std::vector<std::array<std::int64_t, 256>> maps;
+  for (std::size_t i = 0; i < xs.size(); ++i) maps.push_back(code_map<ort>(t, f32_of(scales[i]), zps[i], sy, zy));
+  for (auto& x : xs)
+    for (auto v : x.data) reject_if(v < lo || v > hi, "qlinear.concat: a code outside its dtype");
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      const std::int64_t block = xs[i].shape[ax] * inner;
+      for (std::int64_t j = 0; j < block; ++j)
+        y.push_back(maps[i][static_cast<std::size_t>(xs[i].data[static_cast<std::size_t>(o * block + j)] - lo)]);
+    }
+  write_int(c.output(K::out::y, 0), out, y);
+}
+
+}  // namespace
+
+void add_qlinear_concat_ops(std::vector<OpEntry>& t) {
+  t.push_back(entry<K>(K::conv::onnxruntime, "per-input QuantizeLinear table, layout", qlinear_concat<true>));
+  t.push_back(entry<K>(K::conv::tflite_reference, "per-input float scale + bias, round half away, layout",
+                       qlinear_concat<false>));
+}
+
+}  // namespace qspec::simd

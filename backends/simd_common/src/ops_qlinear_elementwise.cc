@@ -1,0 +1,286 @@
+// Handlers of qlinear.add and qlinear.mul (spec/operators_qlinear_elementwise.md) under
+// xnnpack.fp32, onnxruntime, tflite.double_round and tflite.single_round: the NumPy broadcast, each
+// engine's parameter derivation with its rejections, and its element arithmetic on the hardware's
+// binary32 / binary64 operations (every step the spec names is one correctly rounded operation;
+// this library is built with -ffp-contract=off, and the FMAs ONNX Runtime's add fuses are fmaf).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "qlinear_common.h"
+#include "qspec/backend_common/q31.h"
+#include "qspec/catalogue/keys.h"
+#include "qspec/simd/int_tensor.h"
+
+namespace qspec::simd {
+namespace {
+
+using nn::reject_if;
+using qlinear::named;
+using Add = cat::qlinear_add;
+using Mul = cat::qlinear_mul;
+
+enum class Conv { kXnnpack, kOrt, kTfliteDouble, kTfliteSingle };
+using Element = std::function<std::int64_t(std::int64_t, std::int64_t)>;
+
+float f32_of(std::uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+std::uint32_t bits_of(float f) {
+  std::uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+std::int64_t lo_of(qspec_dtype t) { return t == QSPEC_DTYPE_INT8 ? -128 : 0; }
+std::int64_t hi_of(qspec_dtype t) { return t == QSPEC_DTYPE_INT8 ? 127 : 255; }
+bool fits(std::int64_t v, qspec_dtype t) { return v >= lo_of(t) && v <= hi_of(t); }
+bool finite_positive(float f) { return std::isfinite(f) && f > 0.0f; }
+std::int64_t clamp(std::int64_t v, std::int64_t lo, std::int64_t hi) { return std::min(std::max(v, lo), hi); }
+
+struct Params {
+  qspec_dtype t = QSPEC_DTYPE_INT8;
+  float sa = 1, sb = 1, sy = 1;
+  std::int64_t za = 0, zb = 0, zy = 0, ymin = 0, ymax = 0;
+};
+
+// rne of a finite float whose result must fit int32 (cvtps2dq), else Unsupported (a REQUIRE).
+std::int64_t rne_int32(float v, const char* what) {
+  if (!std::isfinite(v)) throw Unsupported(std::string(what) + ": a non-finite float result (REQUIRE)");
+  const float r = std::nearbyint(v);  // default rounding mode: to nearest, ties to even
+  if (!(r >= -2147483648.0f && r < 2147483648.0f)) throw Unsupported(std::string(what) + ": beyond int32 (REQUIRE)");
+  return static_cast<std::int64_t>(r);
+}
+
+// ---- TFLite's fixed point (requant.tflite.*) on int64 ----
+
+std::int64_t srdhm(std::int64_t a, std::int64_t b) {
+  if (a == INT32_MIN && b == INT32_MIN) return INT32_MAX;
+  const std::int64_t ab = a * b, nudge = ab >= 0 ? (1LL << 30) : 1 - (1LL << 30);
+  return (ab + nudge) / (1LL << 31);  // C division: toward zero
+}
+std::int64_t rdbpot(std::int64_t x, int e) {
+  const std::int64_t mask = (1LL << e) - 1, rem = x & mask, threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (x >> e) + (rem > threshold ? 1 : 0);
+}
+std::int64_t mbqm(std::int64_t x, const q31::Q31& m, bool single) {
+  if (m.shift > 30 || m.shift < -31) throw Unsupported("tflite: shift outside [-31, 30] (REQUIRE)");
+  if (single) {
+    const int t = 31 - m.shift;
+    const std::int64_t r = (x * m.multiplier + (1LL << (t - 1))) >> t;
+    if (r < INT32_MIN || r > INT32_MAX) throw Unsupported("tflite: MBQM beyond int32 (REQUIRE)");
+    return r;
+  }
+  const int left = std::max(m.shift, 0), right = std::max(-m.shift, 0);
+  const std::int64_t xs = x * (1LL << left);
+  if (xs < INT32_MIN || xs > INT32_MAX) throw Unsupported("tflite: x * 2^left beyond int32 (REQUIRE)");
+  return rdbpot(srdhm(xs, m.multiplier), right);
+}
+q31::Q31 quantize(double d, bool single) {
+  const q31::Q31 r = q31::tflite_quantize_multiplier(d);
+  return single && r.shift > 30 ? q31::Q31{INT32_MAX, 30} : r;
+}
+
+// ---- the element functions (parameters checked first) ----
+
+Element xnnpack_add(const Params& p) {
+  const float ra = p.sa / p.sy, rb = p.sb / p.sy;
+  for (float r : {ra, rb})
+    reject_if(!(r >= 0x1.0p-10f && r < 0x1.0p+8f), "xnnpack.fp32 add: scale ratio must be in [2**-10, 2**8) range");
+  const int exponent = static_cast<int>((bits_of(std::max(ra, rb)) >> 23) & 0xffu) - 127;
+  const int shift = 20 - exponent;
+  const std::int64_t ma = std::lrint(std::ldexp(ra, shift)), mb = std::lrint(std::ldexp(rb, shift));
+  const std::int64_t bias = (std::int64_t{1} << (shift - 1)) - ma * p.za - mb * p.zb;
+  return [=](std::int64_t a, std::int64_t b) {
+    const std::int64_t out = (bias + a * ma + b * mb) >> shift;  // arithmetic: floor
+    return clamp(out, p.ymin - p.zy, p.ymax - p.zy) + p.zy;
+  };
+}
+
+Element xnnpack_mul(const Params& p) {
+  const float s = p.sa * p.sb / p.sy;
+  reject_if(!(s >= 0x1.0p-16f && s < 0x1.0p+8f), "xnnpack.fp32 mul: product-to-output scale ratio out of range");
+  return [=](std::int64_t a, std::int64_t b) {
+    const float v = static_cast<float>((a - p.za) * (b - p.zb)) * s;  // exact conversion: |p| < 2^24
+    return clamp(clamp(static_cast<std::int64_t>(std::nearbyint(v)) + p.zy, lo_of(p.t), hi_of(p.t)), p.ymin, p.ymax);
+  };
+}
+
+Element ort_add(const Params& p) {
+  const float ra = p.sa / p.sy, rb = p.sb / p.sy;
+  const float k = static_cast<float>(p.zy) - std::fma(ra, static_cast<float>(p.za), rb * static_cast<float>(p.zb));
+  if (!std::isfinite(ra) || !std::isfinite(rb) || !std::isfinite(k))
+    throw Unsupported("onnxruntime add: finite ratios and constant (REQUIRE)");
+  return [=](std::int64_t a, std::int64_t b) {
+    const float t = std::fma(static_cast<float>(b), rb, k);
+    const float v = std::fma(static_cast<float>(a), ra, t);
+    return clamp(rne_int32(v, "onnxruntime add"), lo_of(p.t), hi_of(p.t));
+  };
+}
+
+Element ort_mul(const Params& p) {
+  const float r = p.sa * p.sb / p.sy;
+  if (!std::isfinite(r)) throw Unsupported("onnxruntime mul: a finite scale (REQUIRE)");
+  return [=](std::int64_t a, std::int64_t b) {
+    const float prod = static_cast<float>((a - p.za) * (b - p.zb)) * r;
+    const float v = prod + static_cast<float>(p.zy);
+    return clamp(rne_int32(v, "onnxruntime mul"), lo_of(p.t), hi_of(p.t));
+  };
+}
+
+Element tflite_add(const Params& p, bool single) {
+  const float twice = 2.0f * std::max(p.sa, p.sb);
+  const float denom = 1048576.0f * p.sy;
+  if (!std::isfinite(twice)) throw Unsupported("tflite add: twice_max_input_scale finite (REQUIRE)");
+  const double ra = static_cast<double>(p.sa) / twice, rb = static_cast<double>(p.sb) / twice;
+  const double ro = static_cast<double>(twice) / static_cast<double>(denom);
+  q31::Q31 m[3];
+  const double reals[3] = {ra, rb, ro};
+  for (int i = 0; i < 3; ++i) {
+    reject_if(!(reals[i] < 1.0) || !(reals[i] > 0.0), "tflite add: a real multiplier outside (0, 1) (TFLITE_CHECK)");
+    m[i] = quantize(reals[i], single);
+    reject_if(m[i].shift > 0, "tflite add: a multiplier rounds up to 1 (TFLITE_CHECK_LE(shift, 0))");
+  }
+  return [=](std::int64_t a, std::int64_t b) {
+    const std::int64_t raw = mbqm((a - p.za) * (1 << 20), m[0], single) + mbqm((b - p.zb) * (1 << 20), m[1], single);
+    return clamp(mbqm(raw, m[2], single) + p.zy, p.ymin, p.ymax);
+  };
+}
+
+Element tflite_mul(const Params& p, bool single) {
+  const q31::Q31 m =
+      quantize(static_cast<double>(p.sa) * static_cast<double>(p.sb) / static_cast<double>(p.sy), single);
+  return [=](std::int64_t a, std::int64_t b) {
+    return clamp(mbqm((a - p.za) * (b - p.zb), m, single) + p.zy, p.ymin, p.ymax);
+  };
+}
+
+// The parameters with the rejections every engine shares and each convention's own checks of
+// zero points, clamp and scales.
+template <class Op>
+Params read_params(const OpCall& c, const qspec_tensor& a, const qspec_tensor& b, Conv conv) {
+  using A = typename Op::attr;
+  const auto eight_bit = [](qspec_dtype t) { return t == QSPEC_DTYPE_INT8 || t == QSPEC_DTYPE_UINT8; };
+  if (!eight_bit(a.dtype) || !eight_bit(b.dtype)) throw Unsupported("qlinear elementwise: 8-bit tensors only");
+  reject_if(a.dtype != b.dtype, "qlinear elementwise: a and b must have the same dtype");
+  Params p;
+  p.t = a.dtype;
+  p.sa = f32_of(attr::get(c.attrs, A::a_scale));
+  p.sb = f32_of(attr::get(c.attrs, A::b_scale));
+  p.sy = f32_of(attr::get(c.attrs, A::y_scale));
+  p.za = attr::get(c.attrs, A::a_zero_point);
+  p.zb = attr::get(c.attrs, A::b_zero_point);
+  p.zy = attr::get(c.attrs, A::y_zero_point);
+  p.ymin = lo_of(p.t), p.ymax = hi_of(p.t);
+  if (conv != Conv::kOrt) {
+    p.ymin = attr::get_or(c.attrs, A::y_min, p.ymin);
+    p.ymax = attr::get_or(c.attrs, A::y_max, p.ymax);
+  }
+  reject_if(!fits(p.za, p.t) || !fits(p.zb, p.t) || !fits(p.zy, p.t), "qlinear elementwise: a zero point does not fit");
+  reject_if(!fits(p.ymin, p.t) || !fits(p.ymax, p.t), "qlinear elementwise: y_min and y_max must fit the dtype");
+  if (conv == Conv::kXnnpack) {
+    for (float s : {p.sa, p.sb, p.sy})
+      reject_if(!(std::isnormal(s) && s > 0.0f), "xnnpack.fp32: scale must be finite and positive (normal)");
+    reject_if(p.ymin >= p.ymax, "xnnpack.fp32: output range lower bound must be below upper bound");
+  } else {
+    reject_if(conv != Conv::kOrt && p.ymin > p.ymax, "tflite: y_min > y_max");
+    if (!finite_positive(p.sa) || !finite_positive(p.sb) || !finite_positive(p.sy))
+      throw Unsupported("qlinear elementwise: scales finite and positive (REQUIRE)");
+  }
+  return p;
+}
+
+// The broadcast shape and, per output element, the offsets of its a and b elements.
+struct Broadcast {
+  std::vector<std::int64_t> out;
+  std::vector<std::size_t> ia, ib;
+};
+Broadcast broadcast(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b) {
+  Broadcast r;
+  const std::size_t rank = std::max(a.size(), b.size());
+  std::vector<std::int64_t> da(rank, 1), db(rank, 1);
+  std::copy(a.begin(), a.end(), da.begin() + static_cast<std::ptrdiff_t>(rank - a.size()));
+  std::copy(b.begin(), b.end(), db.begin() + static_cast<std::ptrdiff_t>(rank - b.size()));
+  r.out.resize(rank);
+  for (std::size_t j = 0; j < rank; ++j) {
+    reject_if(da[j] != db[j] && da[j] != 1 && db[j] != 1, "qlinear elementwise: the shapes do not broadcast");
+    r.out[j] = da[j] == 1 ? db[j] : da[j];
+  }
+  // Strides of a and b in the output's axes (0 on a broadcast axis).
+  std::vector<std::int64_t> sa(rank, 0), sb(rank, 0);
+  for (std::int64_t j = static_cast<std::int64_t>(rank) - 1, ma = 1, mb = 1; j >= 0; --j) {
+    const auto u = static_cast<std::size_t>(j);
+    sa[u] = da[u] == 1 ? 0 : ma;
+    sb[u] = db[u] == 1 ? 0 : mb;
+    ma *= da[u];
+    mb *= db[u];
+  }
+  std::int64_t n = 1;
+  for (auto d : r.out) n *= d;
+  std::vector<std::int64_t> idx(rank, 0);
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::int64_t oa = 0, ob = 0;
+    for (std::size_t j = 0; j < rank; ++j) oa += idx[j] * sa[j], ob += idx[j] * sb[j];
+    r.ia.push_back(static_cast<std::size_t>(oa));
+    r.ib.push_back(static_cast<std::size_t>(ob));
+    for (std::size_t j = rank; j-- > 0;) {
+      if (++idx[j] < r.out[j]) break;
+      idx[j] = 0;
+    }
+  }
+  return r;
+}
+
+template <class Op, bool is_add, Conv conv>
+void qlinear_elementwise(OpCall& c) {
+  const qspec_tensor &at = named(c, Op::in::a), &bt = named(c, Op::in::b);
+  const IntArray a = read_int(at), b = read_int(bt);
+  const Broadcast bc = broadcast(a.shape, b.shape);
+  if (conv == Conv::kXnnpack) reject_if(bc.out.size() > 6, "xnnpack.fp32: at most 6 dimensions");
+  if (conv == Conv::kTfliteDouble || conv == Conv::kTfliteSingle)
+    if (bc.out.size() > 4) throw Unsupported("tflite: at most 4 dimensions (REQUIRE)");
+  if (is_add && conv == Conv::kOrt && bc.ia.size() > 1) {
+    const auto last = [](const std::vector<std::int64_t>& s) { return s.empty() ? std::int64_t{1} : s.back(); };
+    if (a.data.size() == 1 || b.data.size() == 1 || last(a.shape) != last(b.shape))
+      throw Unsupported("onnxruntime add: an operand read as a scalar per span (REQUIRE)");
+  }
+  const Params p = read_params<Op>(c, at, bt, conv);
+  Element f;
+  switch (conv) {
+    case Conv::kXnnpack: f = is_add ? xnnpack_add(p) : xnnpack_mul(p); break;
+    case Conv::kOrt: f = is_add ? ort_add(p) : ort_mul(p); break;
+    case Conv::kTfliteDouble: f = is_add ? tflite_add(p, false) : tflite_mul(p, false); break;
+    case Conv::kTfliteSingle: f = is_add ? tflite_add(p, true) : tflite_mul(p, true); break;
+  }
+  for (auto v : a.data) reject_if(!fits(v, p.t), "qlinear elementwise: a code outside its dtype");
+  for (auto v : b.data) reject_if(!fits(v, p.t), "qlinear elementwise: a code outside its dtype");
+  std::vector<std::int64_t> y(bc.ia.size());
+  for (std::size_t i = 0; i < y.size(); ++i) y[i] = f(a.data[bc.ia[i]], b.data[bc.ib[i]]);
+  write_int(c.output(Op::out::y, 0), bc.out, y);
+}
+
+}  // namespace
+
+void add_qlinear_elementwise_ops(std::vector<OpEntry>& t) {
+  const std::string d = "broadcast + ";
+  t.push_back(entry<Add>(Add::conv::xnnpack_fp32, d + "XNNPACK 21-bit multipliers, asr",
+                         qlinear_elementwise<Add, true, Conv::kXnnpack>));
+  t.push_back(entry<Add>(Add::conv::onnxruntime, d + "MLAS AVX2 FMAs", qlinear_elementwise<Add, true, Conv::kOrt>));
+  t.push_back(entry<Add>(Add::conv::tflite_double_round, d + "TFLite fixed point, double rounding",
+                         qlinear_elementwise<Add, true, Conv::kTfliteDouble>));
+  t.push_back(entry<Add>(Add::conv::tflite_single_round, d + "TFLite fixed point, single rounding",
+                         qlinear_elementwise<Add, true, Conv::kTfliteSingle>));
+  t.push_back(entry<Mul>(Mul::conv::xnnpack_fp32, d + "XNNPACK fp32", qlinear_elementwise<Mul, false, Conv::kXnnpack>));
+  t.push_back(entry<Mul>(Mul::conv::onnxruntime, d + "MLAS SSE2 float, zero point before rounding",
+                         qlinear_elementwise<Mul, false, Conv::kOrt>));
+  t.push_back(entry<Mul>(Mul::conv::tflite_double_round, d + "TFLite fixed point, double rounding",
+                         qlinear_elementwise<Mul, false, Conv::kTfliteDouble>));
+  t.push_back(entry<Mul>(Mul::conv::tflite_single_round, d + "TFLite fixed point, single rounding",
+                         qlinear_elementwise<Mul, false, Conv::kTfliteSingle>));
+}
+
+}  // namespace qspec::simd

@@ -1,0 +1,43 @@
+// Engines' quantized concatenation (spec/operators_qlinear_elementwise.md): qlinear.concat of
+// inputs with their own (scale, zero point), requantized to the output's, under ONNX Runtime's
+// QLinearConcat and TFLite's reference CONCATENATION.
+//
+// Each input's codes go through that convention's code map (a float requantization, or the copy
+// both engines take when the input's parameters equal the output's), then the mapped inputs are
+// laid along the axis exactly as mrt.op.concat lays them (one shared layout).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "qspec/ref/ops/ndarray.h"
+#include "qspec/ref/types.h"
+
+namespace qspec::ref::ops {
+
+enum class QConcatConvention { OnnxRuntime, TfliteReference };
+
+struct QConcatParams {
+  DType type = DType::U8;               // every input's and the output's dtype
+  std::vector<DType> input_types;       // each input's dtype (ERROR_IF one differs from `type`)
+  std::vector<std::uint32_t> x_scales;  // float32 bit patterns, one per input
+  std::vector<Int> x_zero_points;       // one per input
+  std::uint32_t y_scale = 0x3f800000;
+  Int y_zero_point{0};
+};
+
+// spec: qlinear.concat.onnxruntime
+// spec: qlinear.concat.tflite_reference
+// The code map of input i after the convention's parameter checks (ERROR_IF / REQUIRE):
+// y = f(x) for a code x of the dtype.
+std::function<Int(const Int&)> qlinear_concat_map(const QConcatParams& p, std::size_t i, QConcatConvention c);
+
+// spec: qlinear.concat.onnxruntime
+// spec: qlinear.concat.tflite_reference
+// ERROR_IF the parameter lists do not have one entry per input; then every input mapped by its code
+// map and laid along `axis` (mrt.op.concat's layout and shape checks).
+IntArray qlinear_concat(const std::vector<IntArray>& xs, std::int64_t axis, const QConcatParams& p,
+                        QConcatConvention c);
+
+}  // namespace qspec::ref::ops

@@ -1,0 +1,110 @@
+// Engines' quantized elementwise operators (spec/operators_qlinear_elementwise.md): qlinear.add and
+// qlinear.mul with NumPy broadcasting, under XNNPACK's, ONNX Runtime's and TFLite's conventions.
+//
+// Each (op, convention) is the shared broadcast (qlinear.ew.broadcast) composed with one element
+// function: the convention's parameter derivation is done once (its ERROR_IFs first), then every
+// output element is the element function of its two broadcast inputs. Float steps are modelled
+// exactly (ieee.h); TFLite's fixed-point steps reuse requant.tflite.*.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "qspec/ref/gemmlowp.h"
+#include "qspec/ref/ops/ndarray.h"
+#include "qspec/ref/types.h"
+
+namespace qspec::ref::ops {
+
+enum class QEwOp { Add, Mul };
+enum class QEwConvention { XnnpackFp32, OnnxRuntime, TfliteDoubleRound, TfliteSingleRound };
+
+// One operator's quantization parameters: a, b and y share `type` (b_type must equal it).
+struct QEwParams {
+  DType type = DType::I8, b_type = DType::I8;
+  std::uint32_t a_scale = 0x3f800000, b_scale = 0x3f800000, y_scale = 0x3f800000;  // float32 bit patterns
+  Int a_zero_point{0}, b_zero_point{0}, y_zero_point{0};
+  std::optional<Int> y_min, y_max;  // fused clamp (XNNPACK, TFLite); absent: the dtype's range
+};
+
+// spec: qlinear.ew.broadcast
+// The NumPy broadcast of a and b: the output shape and, per output element (row-major), the
+// row-major offsets of the a and b elements it reads. ERROR_IF the shapes do not broadcast.
+struct QEwBroadcast {
+  Shape out;
+  std::vector<std::int64_t> a_offset, b_offset;
+};
+QEwBroadcast qlinear_ew_broadcast(const Shape& a, const Shape& b);
+
+// ---- the conventions' derived parameters ----
+
+// spec: qlinear.add.xnnpack_fp32
+// xnn_init_qs8_add_minmax_*_params: multipliers rne(fl32(s_a / s_y) 2^shift), shift = 20 - the
+// exponent of the larger ratio, bias = 2^(shift-1) - m_a z_a - m_b z_b.
+struct QEwXnnpackAdd {
+  std::uint32_t a_ratio = 0, b_ratio = 0;  // fl32(s_a / s_y), fl32(s_b / s_y)
+  Int a_multiplier, b_multiplier, bias;
+  int shift = 0;
+};
+QEwXnnpackAdd qlinear_add_xnnpack_params(const QEwParams& p);
+
+// spec: qlinear.add.onnxruntime
+// MlasQLinearAddKernelAvx2Helper: r_a = fl32(s_a / s_y), r_b = fl32(s_b / s_y),
+// K = fl32(fl32(z_y) - fma(r_a, z_a, fl32(r_b z_b))).
+struct QEwOnnxRuntimeAdd {
+  std::uint32_t a_ratio = 0, b_ratio = 0, fixed = 0;
+};
+QEwOnnxRuntimeAdd qlinear_add_onnxruntime_params(const QEwParams& p);
+// v = fma(a, r_a, fma(b, r_b, K)) (binary32 bits) for the codes a, b; REQUIRE it finite.
+std::uint32_t qlinear_add_onnxruntime_value(const Int& a, const Int& b, const QEwOnnxRuntimeAdd& k);
+
+// spec: qlinear.add.tflite_double_round
+// spec: qlinear.add.tflite_single_round
+// add.cc Prepare: left_shift 20, twice_max_input_scale, the input and output multipliers.
+struct QEwTfliteAdd {
+  QuantizedMultiplier a, b, out;
+  int left_shift = 20;
+};
+QEwTfliteAdd qlinear_add_tflite_params(const QEwParams& p, bool single_round);
+// raw_sum = MBQM(2^20 (a - z_a), M_a, s_a) + MBQM(2^20 (b - z_b), M_b, s_b): the output step's input.
+Int qlinear_add_tflite_raw_sum(const Int& a, const Int& b, const QEwTfliteAdd& k, const QEwParams& p,
+                               bool single_round);
+
+// spec: qlinear.mul.xnnpack_fp32
+// S = fl32(fl32(s_a s_b) / s_y); ERROR_IF S outside [2^-16, 2^8).
+std::uint32_t qlinear_mul_xnnpack_scale(const QEwParams& p);
+
+// spec: qlinear.mul.onnxruntime
+// MlasQLinearMulKernel (SSE2): R = fl32(fl32(s_a s_b) / s_y).
+std::uint32_t qlinear_mul_onnxruntime_scale(const QEwParams& p);
+// v = fl32(fl32(fl32(p) R) + fl32(z_y)) with p = (a - z_a)(b - z_b); REQUIRE it finite.
+std::uint32_t qlinear_mul_onnxruntime_value(const Int& a, const Int& b, std::uint32_t scale, const QEwParams& p);
+
+// spec: qlinear.mul.tflite_double_round
+// spec: qlinear.mul.tflite_single_round
+// mul.cc Prepare: QuantizeMultiplier(double(s_a) * double(s_b) / double(s_y)).
+QuantizedMultiplier qlinear_mul_tflite_params(const QEwParams& p, bool single_round);
+
+// ---- the operators ----
+
+// The element function of (op, convention): y = f(a, b) for two codes. The convention's parameter
+// ERROR_IFs and REQUIREs are checked when it is made (not per element).
+using QEwElement = std::function<Int(const Int& a, const Int& b)>;
+QEwElement qlinear_ew_element(QEwOp op, const QEwParams& p, QEwConvention c);
+
+// spec: qlinear.ew.broadcast
+// spec: qlinear.add.xnnpack_fp32
+// spec: qlinear.add.onnxruntime
+// spec: qlinear.add.tflite_double_round
+// spec: qlinear.add.tflite_single_round
+// spec: qlinear.mul.xnnpack_fp32
+// spec: qlinear.mul.onnxruntime
+// spec: qlinear.mul.tflite_double_round
+// spec: qlinear.mul.tflite_single_round
+// y[i] = element(a[a_offset[i]], b[b_offset[i]]) over the broadcast; the shapes and dtypes are
+// checked first, then the parameters, then the codes (REQUIRE in the dtype).
+IntArray qlinear_elementwise(QEwOp op, const IntArray& a, const IntArray& b, const QEwParams& p, QEwConvention c);
+
+}  // namespace qspec::ref::ops

@@ -1,0 +1,70 @@
+// The engines' quantized elementwise operators end to end (spec/operators_qlinear_elementwise.md):
+// the NumPy broadcast shared by every convention, the dtype and shape checks, then the element
+// function of (op, convention) at every output position.
+#include <string>
+
+#include "qspec/ref/ops/nn.h"
+#include "qspec/ref/ops/qlinear_elementwise.h"
+
+namespace qspec::ref::ops {
+
+// spec: qlinear.ew.broadcast
+QEwBroadcast qlinear_ew_broadcast(const Shape& a, const Shape& b) {
+  QEwBroadcast r;
+  r.out = broadcast_shape(a, b);  // ERROR_IF an aligned pair differs and neither is 1
+  const std::size_t rank = r.out.size();
+  const auto n = static_cast<std::size_t>(shape_numel(r.out));
+  r.a_offset.resize(n);
+  r.b_offset.resize(n);
+  for (std::size_t off = 0; off < n; ++off) {
+    const Shape idx = unravel(static_cast<std::int64_t>(off), r.out);
+    // Right-aligned: axis j of an operand of rank k is output axis rank - k + j; a unit axis reads index 0.
+    auto offset_in = [&](const Shape& s) {
+      std::int64_t o = 0;
+      for (std::size_t j = 0; j < s.size(); ++j) o = o * s[j] + (s[j] == 1 ? 0 : idx[rank - s.size() + j]);
+      return o;
+    };
+    r.a_offset[off] = offset_in(a);
+    r.b_offset[off] = offset_in(b);
+  }
+  return r;
+}
+
+namespace {
+
+void require_codes(const IntArray& a, DType t, const std::string& what) {
+  const Range r = int_range(t);
+  for (const auto& v : a.data)
+    QSPEC_REQUIRE(v >= r.lo && v <= r.hi, what + " codes lie in " + std::string(dtype_name(t)));
+}
+
+std::int64_t last_dim(const Shape& s) { return s.empty() ? 1 : s.back(); }
+
+}  // namespace
+
+IntArray qlinear_elementwise(QEwOp op, const IntArray& a, const IntArray& b, const QEwParams& p, QEwConvention c) {
+  const std::string name = op == QEwOp::Add ? "qlinear.add" : "qlinear.mul";
+  const QEwBroadcast bc = qlinear_ew_broadcast(a.shape, b.shape);
+  const std::size_t rank = bc.out.size();
+  // XNN_MAX_TENSOR_DIMS: xnn_setup_*_nd fails beyond 6 dimensions.
+  QSPEC_ERROR_IF(c == QEwConvention::XnnpackFp32 && rank > 6, name + ": XNNPACK supports at most 6 dimensions");
+  QSPEC_REQUIRE(!(c == QEwConvention::TfliteDoubleRound || c == QEwConvention::TfliteSingleRound) || rank <= 4,
+                name + ": TFLite's reference broadcast (BroadcastAdd4DSlow / BroadcastMul4DSlow) is 4-D at most");
+  if (op == QEwOp::Add && c == QEwConvention::OnnxRuntime) {
+    // Only ONNX Runtime's general span path (both inputs vectors) is pinned: an input read as one
+    // scalar per span (a unit last axis against a longer one, or a one-element input) takes
+    // another float sequence, outside this clause.
+    const bool one_a = shape_numel(a.shape) == 1, one_b = shape_numel(b.shape) == 1;
+    QSPEC_REQUIRE(shape_numel(bc.out) <= 1 || (!one_a && !one_b && last_dim(a.shape) == last_dim(b.shape)),
+                  name + " onnxruntime: both inputs span the output's last axis (the scalar-span path is not pinned)");
+  }
+  const QEwElement f = qlinear_ew_element(op, p, c);
+  require_codes(a, p.type, name + ": a");
+  require_codes(b, p.b_type, name + ": b");
+  IntArray y(bc.out);
+  for (std::size_t i = 0; i < y.data.size(); ++i)
+    y.data[i] = f(a.data[static_cast<std::size_t>(bc.a_offset[i])], b.data[static_cast<std::size_t>(bc.b_offset[i])]);
+  return y;
+}
+
+}  // namespace qspec::ref::ops

@@ -1,0 +1,557 @@
+// Vector families of the engines' quantized add and mul (spec/operators_qlinear_elementwise.md):
+// ops/qlinear/{add,mul}/<convention>.json.
+//
+// Inputs only; expected outputs come from the reference ops (reference/ops/ops_qlinear_elementwise.cc).
+// Each family mixes hand cases (each named by its comment), tie-rich draws (scales whose ratios
+// are short dyadic fractions, so the convention's last rounding often sees an exact half),
+// realistic and saturating draws and the parameters each engine rejects (invalid tests). The
+// flags of a valid test are computed from what the reference says about it, never claimed by hand.
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "qspec/catalogue/keys.h"
+#include "qspec/core/attr.h"
+#include "qspec/ref/ieee.h"
+#include "qspec/ref/ops/qlinear_elementwise.h"
+#include "qspec/ref/tflite_tosa.h"
+#include "qspec/refops.h"
+#include "qspec/vecgen.h"
+#include "qspec/vecgen/classify.h"
+#include "qspec/vecgen/ties.h"
+
+namespace qspec::vecgen {
+namespace {
+
+namespace ro = qspec::ref::ops;
+using OJ = nlohmann::ordered_json;
+using ref::Int;
+using ro::IntArray;
+using ro::QEwConvention;
+using ro::QEwOp;
+using Dims = std::vector<std::int64_t>;
+
+struct Problem {
+  ro::QEwParams p;
+  IntArray a, b;
+  bool drawn = false;
+};
+
+std::int64_t lo_of(DType t) { return t == DType::I8 ? -128 : 0; }
+std::int64_t hi_of(DType t) { return t == DType::I8 ? 127 : 255; }
+
+IntArray array_of(const Dims& shape, const std::function<std::int64_t(std::int64_t)>& f) {
+  IntArray a(shape);
+  for (std::size_t i = 0; i < a.data.size(); ++i) a.data[i] = Int(f(static_cast<std::int64_t>(i)));
+  return a;
+}
+Tensor tensor_of(std::string_view name, DType t, const IntArray& a) {
+  std::vector<std::int64_t> d;
+  for (const auto& v : a.data) d.push_back(static_cast<std::int64_t>(v));
+  return tensor(std::string(name), t, a.shape, d);
+}
+
+template <class Key>
+void put(OJ& a, const Key& key, const Int& v) {
+  attr::set_unchecked(a, key, static_cast<std::int64_t>(v));
+}
+
+// qlinear.add and qlinear.mul have the same tensors and attributes.
+template <class Op>
+Test to_test(const Problem& pr, std::string comment, bool invalid = false) {
+  using A = typename Op::attr;
+  Test t;
+  t.comment = std::move(comment);
+  t.invalid = invalid;
+  const auto& p = pr.p;
+  OJ a = OJ::object();
+  attr::set(a, A::a_scale, p.a_scale);
+  put(a, A::a_zero_point, p.a_zero_point);
+  attr::set(a, A::b_scale, p.b_scale);
+  put(a, A::b_zero_point, p.b_zero_point);
+  attr::set(a, A::y_scale, p.y_scale);
+  put(a, A::y_zero_point, p.y_zero_point);
+  if (p.y_min) put(a, A::y_min, *p.y_min);
+  if (p.y_max) put(a, A::y_max, *p.y_max);
+  t.attributes = std::move(a);
+  t.inputs = {tensor_of(Op::in::a, p.type, pr.a), tensor_of(Op::in::b, p.b_type, pr.b)};
+  return t;
+}
+
+// ---- exact ties of each convention's last rounding ----
+
+Int floor_mod(const Int& a, const Int& m) { return a - ref::floor_div(a, m) * m; }
+
+// Whether TFLite's MBQM(x, M, shift) meets an exact half in one of its roundings (the single
+// rounding, or the double-rounding build's SRDHM or RoundingDivideByPOT).
+bool mbqm_is_tie(const Int& x, const ref::QuantizedMultiplier& m, bool single) {
+  const int left = std::max(m.shift, 0), right = std::max(-m.shift, 0);
+  const Int xs = x * ref::pow2(static_cast<unsigned>(left));
+  if (single) {
+    const unsigned t = static_cast<unsigned>(31 - m.shift);
+    return floor_mod(x * m.multiplier, ref::pow2(t)) == ref::pow2(t - 1);
+  }
+  if (floor_mod(xs * m.multiplier, ref::pow2(31)) == ref::pow2(30)) return true;
+  if (right == 0) return false;
+  const Int h = ref::tflite_multiply_by_quantized_multiplier_double_round(xs, m.multiplier, 0);
+  return floor_mod(h, ref::pow2(static_cast<unsigned>(right))) == ref::pow2(static_cast<unsigned>(right - 1));
+}
+
+// The number of output elements whose convention's last rounding is an exact tie.
+int count_ties(QEwOp op, QEwConvention c, const Problem& pr) {
+  const auto& p = pr.p;
+  const auto bc = ro::qlinear_ew_broadcast(pr.a.shape, pr.b.shape);
+  const bool single = c == QEwConvention::TfliteSingleRound;
+  std::function<bool(const Int&, const Int&)> tie;
+  if (op == QEwOp::Add && c == QEwConvention::XnnpackFp32) {
+    const auto k = ro::qlinear_add_xnnpack_params(p);
+    tie = [k, p](const Int& a, const Int& b) {
+      const Int v = k.a_multiplier * (a - p.a_zero_point) + k.b_multiplier * (b - p.b_zero_point);
+      return floor_mod(v, ref::pow2(static_cast<unsigned>(k.shift))) == ref::pow2(static_cast<unsigned>(k.shift - 1));
+    };
+  } else if (op == QEwOp::Add && c == QEwConvention::OnnxRuntime) {
+    const auto k = ro::qlinear_add_onnxruntime_params(p);
+    tie = [k](const Int& a, const Int& b) { return ties::is_half_integer(ro::qlinear_add_onnxruntime_value(a, b, k)); };
+  } else if (op == QEwOp::Add) {
+    const auto k = ro::qlinear_add_tflite_params(p, single);
+    tie = [k, p, single](const Int& a, const Int& b) {
+      return mbqm_is_tie(ro::qlinear_add_tflite_raw_sum(a, b, k, p, single), k.out, single);
+    };
+  } else if (c == QEwConvention::XnnpackFp32) {
+    const auto s = ro::qlinear_mul_xnnpack_scale(p);
+    tie = [s, p](const Int& a, const Int& b) {
+      return ties::fp32_product_is_tie((a - p.a_zero_point) * (b - p.b_zero_point), s);
+    };
+  } else if (c == QEwConvention::OnnxRuntime) {
+    const auto s = ro::qlinear_mul_onnxruntime_scale(p);
+    tie = [s, p](const Int& a, const Int& b) {
+      return ties::is_half_integer(ro::qlinear_mul_onnxruntime_value(a, b, s, p));
+    };
+  } else {
+    const auto m = ro::qlinear_mul_tflite_params(p, single);
+    tie = [m, p, single](const Int& a, const Int& b) {
+      return mbqm_is_tie((a - p.a_zero_point) * (b - p.b_zero_point), m, single);
+    };
+  }
+  int n = 0;
+  for (std::size_t i = 0; i < bc.a_offset.size(); ++i)
+    n += tie(pr.a.data[static_cast<std::size_t>(bc.a_offset[i])], pr.b.data[static_cast<std::size_t>(bc.b_offset[i])])
+             ? 1
+             : 0;
+  return n;
+}
+
+std::vector<std::string> auto_flags(const Problem& pr, int ties_n, const Tensor& y) {
+  std::set<std::string> f;
+  const auto& p = pr.p;
+  if (ties_n > 0) f.insert("tie");
+  const std::int64_t tmin = lo_of(p.type), tmax = hi_of(p.type);
+  const bool narrowed = (p.y_min && *p.y_min > tmin) || (p.y_max && *p.y_max < tmax);
+  for (auto v : y.data) {
+    if (narrowed && ((p.y_min && v == *p.y_min) || (p.y_max && v == *p.y_max))) f.insert("narrow_clamp");
+    if (!narrowed && v == tmin) f.insert("saturate_low");
+    if (!narrowed && v == tmax) f.insert("saturate_high");
+  }
+  if (p.type == DType::U8) f.insert("uint8");
+  if (pr.a.shape != pr.b.shape) f.insert("broadcast");
+  if (pr.a.shape.size() != pr.b.shape.size()) f.insert("rank_mismatch");
+  if ((pr.a.numel() == 1 || pr.b.numel() == 1) && static_cast<std::int64_t>(y.data.size()) > 1)
+    f.insert("broadcast_scalar");
+  if (pr.drawn) f.insert("random");
+  return {f.begin(), f.end()};
+}
+
+const std::vector<std::pair<std::string, std::string>> kNotes = {
+    {"tie", "at least one output's last rounding (the convention's) meets an exact half"},
+    {"saturate_low", "an output is the dtype's minimum"},
+    {"saturate_high", "an output is the dtype's maximum"},
+    {"narrow_clamp", "an output is at a fused clamp bound y_min / y_max narrower than the dtype"},
+    {"uint8", "uint8 tensors"},
+    {"broadcast", "a and b have different shapes (NumPy broadcasting)"},
+    {"rank_mismatch", "a and b have different ranks (right-aligned broadcasting)"},
+    {"broadcast_scalar", "one operand has a single element, broadcast to every output element"},
+    {"scale_limit", "a scale ratio outside XNNPACK's range: xnn_status_unsupported_parameter"},
+    {"multiplier_limit", "TFLite's real output multiplier is >= 1: QuantizeMultiplierSmallerThanOneExp aborts"},
+    {"random", "random draw"},
+};
+
+std::string reference_message(const Test& t, std::string_view op, std::string_view conv) {
+  try {
+    refops::find_op(op, conv)->fn(t.attributes, t.inputs);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+template <class Op>
+struct Builder {
+  QEwOp op;
+  std::string conv;
+  QEwConvention c;
+  std::vector<Test> tests;
+  int ties_total = 0;
+
+  void add(const Problem& pr, const std::string& comment) {
+    Test t = to_test<Op>(pr, comment);
+    std::vector<Tensor> out;
+    if (classify(Op::op, conv, t.attributes, t.inputs, &out) != Verdict::Valid)
+      throw std::logic_error("vecgen " + std::string(Op::op) + " / " + conv + ": hand case '" + comment +
+                             "' is not valid: " + reference_message(t, Op::op, conv));
+    finish(pr, t, out);
+  }
+  void add_invalid(const Problem& pr, const std::string& comment, std::vector<std::string> flags = {}) {
+    Test t = to_test<Op>(pr, "invalid: " + comment, true);
+    if (classify(Op::op, conv, t.attributes, t.inputs) != Verdict::Invalid)
+      throw std::logic_error("vecgen " + std::string(Op::op) + " / " + conv + ": '" + comment +
+                             "' is not rejected: " + reference_message(t, Op::op, conv));
+    t.flags = std::move(flags);
+    tests.push_back(std::move(t));
+  }
+  void add_random(int n, const std::function<Problem()>& draw, const std::string& what) {
+    for (int i = 0; i < n; ++i)
+      for (int attempt = 0;; ++attempt) {
+        Problem pr = draw();
+        pr.drawn = true;
+        Test t = to_test<Op>(pr, what);
+        std::vector<Tensor> out;
+        if (classify(Op::op, conv, t.attributes, t.inputs, &out) == Verdict::Valid) {
+          finish(pr, t, out);
+          break;
+        }
+        if (attempt > 200)
+          throw std::logic_error("vecgen " + std::string(Op::op) + " / " + conv + ": cannot draw a valid " + what);
+      }
+  }
+  void finish(const Problem& pr, Test& t, const std::vector<Tensor>& out) {
+    const int n = count_ties(op, c, pr);
+    t.flags = auto_flags(pr, n, out.at(0));
+    if (n > 0)
+      t.comment +=
+          " (" + std::to_string(n) + " of " + std::to_string(out.at(0).data.size()) + " outputs are exact ties)";
+    tests.push_back(std::move(t));
+  }
+};
+
+// ---- drawing ----
+
+bool is_tflite(QEwConvention c) {
+  return c == QEwConvention::TfliteDoubleRound || c == QEwConvention::TfliteSingleRound;
+}
+
+// Two broadcast-compatible shapes, at most 4-D and a few dozen elements. The ONNX Runtime add
+// clause needs both operands to span the last axis (its REQUIRE): such draws are redrawn.
+std::pair<Dims, Dims> draw_shapes(Rng& r) {
+  const auto rank = r.uniform(1, 4);
+  Dims out;
+  for (std::int64_t i = 0; i < rank; ++i) {
+    const auto d = r.uniform(1, rank >= 3 ? 3 : 5);
+    out.push_back(d);
+  }
+  Dims a = out, b = out;
+  const auto kind = r.uniform(0, 5);
+  if (kind == 1) {
+    b = Dims{1};  // one element
+  } else if (kind == 2 && rank > 1) {
+    const auto drop = r.uniform(1, rank - 1);  // b: the trailing dims only
+    b = Dims(out.begin() + drop, out.end());
+  } else if (kind == 3 || kind == 4) {
+    for (auto& d : b)
+      if (r.coin()) d = 1;  // unit axes in b
+    if (kind == 4)
+      for (std::size_t i = 0; i < a.size(); ++i)
+        if (b[i] != 1 && r.coin()) a[i] = 1;  // and in a
+  }
+  if (r.coin()) std::swap(a, b);
+  return {a, b};
+}
+
+IntArray draw_codes(Rng& r, const Dims& shape, DType t, std::int64_t spread_lo, std::int64_t spread_hi) {
+  const std::int64_t lo = std::max(lo_of(t), spread_lo), hi = std::min(hi_of(t), spread_hi);
+  return array_of(shape, [&](std::int64_t) { return r.uniform(lo, hi); });
+}
+
+// The binary32 pattern of a random positive normal 2^e (1 + m / 2^23), mostly with few mantissa bits.
+std::uint32_t random_scale(Rng& r, int e) {
+  const std::uint32_t m = r.coin() ? static_cast<std::uint32_t>(r.uniform(0, (1 << 23) - 1))
+                                   : static_cast<std::uint32_t>(r.uniform(0, 15)) << 19;
+  return (static_cast<std::uint32_t>(e + 127) << 23) | m;
+}
+
+std::int64_t draw_zero_point(Rng& r, DType t) { return t == DType::U8 ? r.uniform(0, 255) : r.uniform(-128, 127); }
+
+// Scales whose derived constants are short dyadic fractions: the last rounding sees exact halves.
+void tie_rich_scales(Rng& r, QEwOp op, QEwConvention c, ro::QEwParams& p) {
+  const std::int64_t cy = r.pick(std::vector<std::int64_t>{1, 3, 5, 7});
+  const int ey = static_cast<int>(r.uniform(-12, -2));
+  p.y_scale = ties::f32_dyadic(cy, ey);
+  if (op == QEwOp::Add) {
+    // Ratios k / 2^j (TFLite: powers of two, which keep its three multipliers exact).
+    const std::vector<std::int64_t> odd =
+        is_tflite(c) ? std::vector<std::int64_t>{1} : std::vector<std::int64_t>{1, 3, 5, 7, 9, 15};
+    const std::int64_t ka = r.pick(odd);
+    const int ja = static_cast<int>(r.uniform(0, 4));
+    const std::int64_t kb = r.pick(odd);
+    const int jb = static_cast<int>(r.uniform(0, 4));
+    p.a_scale = ties::f32_dyadic(cy * ka, ey - ja);
+    p.b_scale = ties::f32_dyadic(cy * kb, ey - jb);
+  } else {
+    // S = ka kb 2^-j exactly: s_a = ka 2^ea, s_b = kb cy 2^eb, s_y = cy 2^ey.
+    const std::int64_t ka = r.pick(std::vector<std::int64_t>{1, 3, 5});
+    const std::int64_t kb = r.pick(std::vector<std::int64_t>{1, 3, 5});
+    const int j = static_cast<int>(r.uniform(1, 6));
+    const int ea = static_cast<int>(r.uniform(-8, -2));
+    p.a_scale = ties::f32_dyadic(ka, ea);
+    p.b_scale = ties::f32_dyadic(kb * cy, ey - j - ea);
+  }
+}
+
+// Scales of a realistic layer: inputs of similar magnitude, the output scale near their sum (add)
+// or product (mul); `saturating` shrinks the output scale so outputs reach both ends.
+void realistic_scales(Rng& r, QEwOp op, ro::QEwParams& p, bool saturating) {
+  const int ea = static_cast<int>(r.uniform(-9, -3));
+  const int eb = ea + static_cast<int>(r.uniform(-2, 2));
+  p.a_scale = random_scale(r, ea);
+  p.b_scale = random_scale(r, eb);
+  const int shrink = saturating ? static_cast<int>(r.uniform(2, 4)) : 0;
+  if (op == QEwOp::Add) {
+    p.y_scale = random_scale(r, std::max(ea, eb) + static_cast<int>(r.uniform(0, 1)) - shrink);
+  } else {
+    p.y_scale = random_scale(r, ea + eb + static_cast<int>(r.uniform(4, 7)) - shrink);
+  }
+}
+
+template <class Op>
+Problem draw(Rng& r, QEwOp op, QEwConvention c, int mode /* 0 tie-rich, 1 realistic, 2 saturating */) {
+  Problem pr;
+  auto& p = pr.p;
+  p.type = p.b_type = r.coin() ? DType::I8 : DType::U8;
+  const auto [sa, sb] = draw_shapes(r);
+  if (mode == 0)
+    tie_rich_scales(r, op, c, p);
+  else
+    realistic_scales(r, op, p, mode == 2);
+  p.a_zero_point = draw_zero_point(r, p.type);
+  p.b_zero_point = draw_zero_point(r, p.type);
+  p.y_zero_point = draw_zero_point(r, p.type);
+  if (c != QEwConvention::OnnxRuntime && r.uniform(0, 5) == 0) {
+    // A fused clamp narrower than the dtype (TFLite's activation ranges may be a single code).
+    const std::int64_t lo = r.uniform(lo_of(p.type), hi_of(p.type) - 1);
+    const std::int64_t hi = r.uniform(lo + 1, hi_of(p.type));
+    p.y_min = lo;
+    p.y_max = hi;
+  }
+  if (mode == 0) {
+    // Codes near the zero points keep the outputs inside the dtype, where the ties show.
+    const std::int64_t spread = r.pick(std::vector<std::int64_t>{6, 20, 60});
+    const std::int64_t za = static_cast<std::int64_t>(p.a_zero_point), zb = static_cast<std::int64_t>(p.b_zero_point);
+    pr.a = draw_codes(r, sa, p.type, za - spread, za + spread);
+    pr.b = draw_codes(r, sb, p.type, zb - spread, zb + spread);
+  } else {
+    pr.a = draw_codes(r, sa, p.type, lo_of(p.type), hi_of(p.type));
+    pr.b = draw_codes(r, sb, p.type, lo_of(p.type), hi_of(p.type));
+  }
+  return pr;
+}
+
+// ---- hand cases ----
+
+Problem unit_problem(DType t, const Dims& sa, const Dims& sb) {
+  Problem pr;
+  pr.p.type = pr.p.b_type = t;
+  pr.a = array_of(sa, [t](std::int64_t i) { return lo_of(t) + (i * 37) % 256; });
+  pr.b = array_of(sb, [t](std::int64_t i) { return lo_of(t) + (i * 101 + 13) % 256; });
+  return pr;
+}
+
+// Every (A, B) of a small grid with a ratio of 1/2 (add: y = (da + db) / 2) or a scale of 1/2
+// (mul: y = da db / 2): about half of the outputs are exact ties.
+template <class Op>
+void half_tie_cases(Builder<Op>& b) {
+  for (DType t : {DType::I8, DType::U8}) {
+    Problem pr;
+    pr.p.type = pr.p.b_type = t;
+    // Full 16 x 16 operands (both span the last axis: every convention's general path).
+    pr.a = array_of({16, 16}, [t](std::int64_t i) { return lo_of(t) + 17 * (i / 16); });
+    pr.b = array_of({16, 16}, [t](std::int64_t i) { return lo_of(t) + 3 + 16 * (i % 16); });
+    pr.p.a_zero_point = pr.p.b_zero_point = t == DType::I8 ? -3 : 125;
+    pr.p.y_zero_point = t == DType::I8 ? 1 : 130;
+    if (b.op == QEwOp::Add) {
+      pr.p.a_scale = pr.p.b_scale = ties::f32_dyadic(1, -8);
+      pr.p.y_scale = ties::f32_dyadic(1, -7);
+      b.add(pr, std::string(dtype_name(t)) + " 16 x 16 grid, s_a / s_y = s_b / s_y = 1/2: y = z_y + (da + db) / 2");
+    } else {
+      pr.p.a_scale = ties::f32_dyadic(1, -4);
+      pr.p.b_scale = ties::f32_dyadic(1, -4);
+      pr.p.y_scale = ties::f32_dyadic(1, -7);  // S = 2^-8 / 2^-7 = 1/2
+      b.add(pr, std::string(dtype_name(t)) + " 16 x 16 grid, S = 1/2: y = z_y + da db / 2");
+    }
+  }
+}
+
+template <class Op>
+void common_hand_cases(Builder<Op>& b) {
+  const bool ort = b.c == QEwConvention::OnnxRuntime, xnn = b.c == QEwConvention::XnnpackFp32;
+  const bool add = b.op == QEwOp::Add;
+  half_tie_cases(b);
+  // Saturation at both ends: the extreme codes with a small output scale.
+  for (DType t : {DType::I8, DType::U8}) {
+    Problem sat = unit_problem(t, {2, 3}, {2, 3});
+    sat.a = array_of({2, 3}, [t](std::int64_t i) { return i < 3 ? lo_of(t) : hi_of(t); });
+    sat.b = array_of({2, 3}, [t](std::int64_t i) { return i % 2 == 0 ? lo_of(t) : hi_of(t); });
+    sat.p.a_zero_point = sat.p.b_zero_point = sat.p.y_zero_point = t == DType::I8 ? 0 : 128;
+    sat.p.a_scale = sat.p.b_scale = ties::f32_dyadic(1, -4);
+    sat.p.y_scale = add ? ties::f32_dyadic(1, -5) : ties::f32_dyadic(1, -6);
+    b.add(sat, std::string(dtype_name(t)) + " extreme codes, y_scale small: both ends saturate");
+  }
+  // Broadcasting shapes.
+  {
+    Problem rk = unit_problem(DType::I8, {2, 3, 4}, {4});
+    rk.p.a_scale = ties::f32_dyadic(3, -8), rk.p.b_scale = ties::f32_dyadic(5, -9);
+    rk.p.y_scale = add ? ties::f32_dyadic(1, -6) : ties::f32_dyadic(1, -9);
+    rk.p.a_zero_point = 10, rk.p.b_zero_point = -20, rk.p.y_zero_point = 5;
+    b.add(rk, "a (2, 3, 4) with b (4): rank mismatch, b repeated over the leading axes");
+    Problem both = unit_problem(DType::U8, {2, 1, 3}, {4, 3});
+    both.p.a_scale = ties::f32_dyadic(7, -9), both.p.b_scale = ties::f32_dyadic(1, -6);
+    both.p.y_scale = add ? ties::f32_dyadic(1, -5) : ties::f32_dyadic(1, -7);
+    both.p.a_zero_point = 128, both.p.b_zero_point = 100, both.p.y_zero_point = 140;
+    b.add(both, "a (2, 1, 3) with b (4, 3): both broadcast, output (2, 4, 3)");
+    Problem four = unit_problem(DType::I8, {2, 1, 2, 3}, {1, 2, 1, 3});
+    four.p.a_scale = ties::f32_dyadic(1, -7), four.p.b_scale = ties::f32_dyadic(3, -8);
+    four.p.y_scale = add ? ties::f32_dyadic(1, -6) : ties::f32_dyadic(1, -8);
+    b.add(four, "a (2, 1, 2, 3) with b (1, 2, 1, 3): 4-D broadcast on alternating axes");
+    if (!(ort && add)) {
+      Problem sc = unit_problem(DType::I8, {3, 4}, {1});
+      sc.b = array_of({1}, [](std::int64_t) { return -77; });
+      sc.p.a_scale = ties::f32_dyadic(1, -7), sc.p.b_scale = ties::f32_dyadic(1, -7);
+      sc.p.y_scale = add ? ties::f32_dyadic(1, -6) : ties::f32_dyadic(1, -8);
+      sc.p.b_zero_point = 3;
+      b.add(sc, "b of one element broadcast to (3, 4)");
+      Problem col = unit_problem(DType::U8, {3, 1}, {3, 4});
+      col.p.a_scale = ties::f32_dyadic(5, -10), col.p.b_scale = ties::f32_dyadic(1, -7);
+      col.p.y_scale = add ? ties::f32_dyadic(1, -7) : ties::f32_dyadic(1, -9);
+      col.p.a_zero_point = 120, col.p.b_zero_point = 131, col.p.y_zero_point = 128;
+      b.add(col, "a (3, 1) with b (3, 4): a unit last axis");
+    }
+  }
+  // The fused clamp.
+  if (!ort) {
+    Problem nc = unit_problem(DType::I8, {4, 4}, {4, 4});
+    nc.p.a_scale = nc.p.b_scale = ties::f32_dyadic(1, -7);
+    nc.p.y_scale = add ? ties::f32_dyadic(1, -6) : ties::f32_dyadic(1, -8);
+    nc.p.y_min = Int(-20), nc.p.y_max = Int(30);
+    b.add(nc, "fused clamp [-20, 30]");
+    Problem nu = unit_problem(DType::U8, {8}, {8});
+    nu.p.a_zero_point = nu.p.b_zero_point = nu.p.y_zero_point = 128;
+    nu.p.a_scale = nu.p.b_scale = ties::f32_dyadic(1, -7);
+    nu.p.y_scale = add ? ties::f32_dyadic(1, -6) : ties::f32_dyadic(1, -8);
+    nu.p.y_min = Int(128), nu.p.y_max = Int(200);
+    b.add(nu, "uint8 fused clamp [128, 200] (a ReLU at the zero point)");
+  }
+  // Rejections shared by every convention.
+  Problem dt = unit_problem(DType::I8, {2}, {2});
+  dt.p.b_type = DType::U8;
+  dt.b = array_of({2}, [](std::int64_t i) { return 10 + i; });
+  b.add_invalid(dt, "a int8 with b uint8");
+  Problem sh = unit_problem(DType::I8, {2, 3}, {2});
+  b.add_invalid(sh, "a (2, 3) with b (2): the last axes 3 and 2 do not broadcast");
+  Problem zp = unit_problem(DType::I8, {2}, {2});
+  zp.p.y_zero_point = Int(128);
+  b.add_invalid(zp, "y_zero_point 128 does not fit int8");
+  Problem zpu = unit_problem(DType::U8, {2}, {2});
+  zpu.p.a_zero_point = Int(-1);
+  b.add_invalid(zpu, "a_zero_point -1 does not fit uint8");
+  if (!ort) {
+    Problem inv = unit_problem(DType::I8, {2}, {2});
+    inv.p.y_min = Int(10), inv.p.y_max = Int(xnn ? 10 : 9);
+    b.add_invalid(inv,
+                  xnn ? "y_min = y_max = 10 (XNNPACK: lower bound must be below upper bound)" : "y_min 10 > y_max 9");
+    Problem big = unit_problem(DType::U8, {2}, {2});
+    big.p.y_max = Int(256);
+    b.add_invalid(big, "y_max 256 does not fit uint8");
+  }
+  if (xnn) {
+    Problem sub = unit_problem(DType::I8, {2}, {2});
+    sub.p.a_scale = 0x00400000u;  // 2^-127, subnormal
+    b.add_invalid(sub, "a_scale 2^-127 is subnormal: scale must be finite and positive (normal)");
+    Problem zero = unit_problem(DType::I8, {2}, {2});
+    zero.p.y_scale = 0;
+    b.add_invalid(zero, "y_scale 0");
+    if (add) {
+      Problem hi = unit_problem(DType::I8, {2}, {2});
+      hi.p.a_scale = ties::f32_dyadic(1, 0), hi.p.y_scale = ties::f32_dyadic(1, -8);
+      b.add_invalid(hi, "s_a / s_y = 2^8: the ratio must be below 2^8", {"scale_limit"});
+      Problem lo = unit_problem(DType::U8, {2}, {2});
+      lo.p.b_scale = ties::f32_dyadic(1, -11);
+      b.add_invalid(lo, "s_b / s_y = 2^-11: the ratio must be at least 2^-10", {"scale_limit"});
+      Problem edge = unit_problem(DType::I8, {3}, {3});
+      edge.p.a_scale = ties::f32_dyadic(1, -10), edge.p.b_scale = ties::f32_dyadic((1 << 24) - 1, -16);
+      b.add(edge, "ratios 2^-10 and 255.99998 (the limits, inside): shift 13");
+    } else {
+      Problem hi = unit_problem(DType::I8, {2}, {2});
+      hi.p.a_scale = ties::f32_dyadic(1, 4), hi.p.b_scale = ties::f32_dyadic(1, 4);
+      b.add_invalid(hi, "S = 2^8: the product-to-output ratio must be below 2^8", {"scale_limit"});
+      Problem lo = unit_problem(DType::U8, {2}, {2});
+      lo.p.a_scale = ties::f32_dyadic(1, -9), lo.p.b_scale = ties::f32_dyadic(1, -8);
+      b.add_invalid(lo, "S = 2^-17: the product-to-output ratio must be at least 2^-16", {"scale_limit"});
+      Problem edge = unit_problem(DType::I8, {3}, {3});
+      edge.p.a_scale = ties::f32_dyadic(1, -8), edge.p.b_scale = ties::f32_dyadic(1, -8);
+      b.add(edge, "S = 2^-16 (the lower limit, inside)");
+    }
+  }
+  if (is_tflite(b.c) && add) {
+    Problem m1 = unit_problem(DType::I8, {2}, {2});
+    m1.p.a_scale = ties::f32_dyadic(1, 0), m1.p.y_scale = ties::f32_dyadic(1, -19);
+    b.add_invalid(m1, "2 max(s_a, s_b) = 2^20 s_y: the real output multiplier is 1 (TFLITE_CHECK_LT)",
+                  {"multiplier_limit"});
+    Problem m2 = unit_problem(DType::I8, {2}, {2});
+    m2.p.a_scale = ties::f32_dyadic(1, 0), m2.p.y_scale = ties::f32_dyadic((1 << 23) + 1, -42);
+    b.add(m2, "real output multiplier 1 - 2^-23 (just below the limit)");
+  }
+  if (ort && !add) {
+    Problem z = unit_problem(DType::I8, {4}, {4});
+    z.a = array_of({4}, [](std::int64_t i) { return i == 0 ? 1 : -i; });
+    z.b = array_of({4}, [](std::int64_t) { return 1; });
+    z.p.y_scale = ties::f32_dyadic(1, 1);  // R = 1/2: v = p / 2 + z_y
+    z.p.y_zero_point = 3;
+    b.add(z, "R = 1/2 with z_y = 3: 0.5 + 3 = 3.5 rounds to 4 (XNNPACK would give rne(0.5) + 3 = 3)");
+  }
+}
+
+template <class Op>
+Family ew_family(QEwOp op, std::string_view conv, std::uint64_t seed, int tie_rich, int realistic, int saturating) {
+  const std::string cv(conv);
+  return family<Op>(conv, kNotes, seed, [op, cv, tie_rich, realistic, saturating](Rng& r) {
+    const QEwConvention c = cv == Op::conv::xnnpack_fp32          ? QEwConvention::XnnpackFp32
+                            : cv == Op::conv::onnxruntime         ? QEwConvention::OnnxRuntime
+                            : cv == Op::conv::tflite_double_round ? QEwConvention::TfliteDoubleRound
+                                                                  : QEwConvention::TfliteSingleRound;
+    Builder<Op> b{op, cv, c, {}};
+    common_hand_cases(b);
+    b.add_random(
+        tie_rich, [&] { return draw<Op>(r, op, c, 0); }, "tie-rich draw");
+    b.add_random(
+        realistic, [&] { return draw<Op>(r, op, c, 1); }, "random");
+    b.add_random(
+        saturating, [&] { return draw<Op>(r, op, c, 2); }, "random, saturating");
+    return std::vector<Group>{Group{OJ::object(), std::move(b.tests)}};
+  });
+}
+
+using Add = cat::qlinear_add;
+using Mul = cat::qlinear_mul;
+QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Add>(QEwOp::Add, Add::conv::xnnpack_fp32, 1501, 350, 160, 60));
+QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Add>(QEwOp::Add, Add::conv::onnxruntime, 1502, 350, 160, 60));
+QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Add>(QEwOp::Add, Add::conv::tflite_double_round, 1503, 350, 160, 60));
+QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Add>(QEwOp::Add, Add::conv::tflite_single_round, 1504, 350, 160, 60));
+QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::xnnpack_fp32, 1511, 350, 160, 60));
+QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::onnxruntime, 1512, 350, 160, 60));
+QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::tflite_double_round, 1513, 350, 160, 60));
+QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::tflite_single_round, 1514, 350, 160, 60));
+
+}  // namespace
+}  // namespace qspec::vecgen
