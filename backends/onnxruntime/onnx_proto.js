@@ -92,4 +92,4 @@ function encodeModel({ node: n, initializers = [], inputs, outputs, opsets }) {
   ]);
 }
 
-module.exports = { encodeModel, varint, ONNX_DTYPES };
+module.exports = { encodeModel, tensor, valueInfo, varint, ONNX_DTYPES };

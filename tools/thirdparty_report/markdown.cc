@@ -72,7 +72,7 @@ std::string top_signatures(const std::map<std::string, std::int64_t>& sigs, std:
 
 // Page order: the libraries in the order the page has always had, then any other run label.
 int label_rank(const std::string& label) {
-  static const std::vector<std::string> order = {"gemmlowp", "xnnpack", "onednn", "libtorch", "libtorch-qnnpack"};
+  static const std::vector<std::string> order = {"gemmlowp", "xnnpack", "onednn", "libtorch", "libtorch-qnnpack", "onnxruntime"};
   const auto it = std::find(order.begin(), order.end(), label);
   return it == order.end() ? static_cast<int>(order.size()) : static_cast<int>(it - order.begin());
 }
@@ -145,7 +145,10 @@ void render_machines(std::ostringstream& md, const std::vector<const RunSummary*
   md << "\nlibtorch runs twice: `libtorch` with its default quantized engine (onednn in Debian's build, which\n"
      << "has no fbgemm), as a user gets it, and `libtorch-qnnpack` with `QSPEC_LIBTORCH_QENGINE=qnnpack`.\n"
      << "The lower ISAs of oneDNN and libtorch are measured on the same machine by lowering the libraries'\n"
-     << "own dispatch (the setting column). A machine with other instruction sets (AVX-VNNI, AMX, no AVX-512)\n"
+     << "own dispatch (the setting column). ONNX Runtime (npm `onnxruntime-node`, run by the node client\n"
+     << "`backends/onnxruntime/client.js` through the exec protocol) has no such switch: MLAS picks its kernels\n"
+     << "from CPUID, and its `isa` is the one MLAS selects on the CPU measured (`backends/onnxruntime/isa.js`).\n"
+     << "A machine with other instruction sets (AVX-VNNI, AMX, no AVX-512)\n"
      << "adds its measurements with `tools/thirdparty_report/generate.sh`, which replaces only the runs it\n"
      << "measured.\n\n";
 }
