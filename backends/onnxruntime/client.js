@@ -5,7 +5,7 @@
 //     qspec run --backend backends/onnxruntime/onnxruntime.json
 //
 // For each test it builds the single-operator ONNX model of the test's op (ops_quantize.js,
-// ops_qlinear.js), runs it in a cached InferenceSession and answers the outputs. Under
+// ops_qlinear.js, ops_integer.js), runs it in a cached InferenceSession and answers the outputs. Under
 // --all-conventions it runs every convention of its ops with ONNX Runtime's own arithmetic.
 // Diagnostics go to stderr; stdout carries frames only.
 'use strict';
@@ -15,9 +15,10 @@ const { Inexpressible } = require('./tensors');
 const { loadOrt, runPlan, OrtRefusal } = require('./sessions');
 const { QUANTIZE_OPS } = require('./ops_quantize');
 const { QLINEAR_OPS } = require('./ops_qlinear');
+const { INTEGER_OPS } = require('./ops_integer');
 const { mlasIsa } = require('./isa');
 
-const OPS = { ...QUANTIZE_OPS, ...QLINEAR_OPS };
+const OPS = { ...QUANTIZE_OPS, ...QLINEAR_OPS, ...INTEGER_OPS };
 let ort = null, allConventions = false;
 
 function hello(request) {
