@@ -28,7 +28,9 @@ function hello(request) {
     return [{ type: 'error', message: `onnxruntime-node is not installed (backends/onnxruntime/install.sh): ${e.message.split('\n')[0]}` }];
   }
   allConventions = Boolean(request.options && request.options.all_conventions);
-  const version = `onnxruntime-node ${ort.env.versions.node} (CPU EP, MLAS; isa: ${mlasIsa()}; Node.js ${process.version})`;
+  // Node.js's version is left out: it does not change the results, and a recorded measurement must
+  // match on another machine with the same ONNX Runtime and ISA.
+  const version = `onnxruntime-node ${ort.env.versions.node} (CPU EP, MLAS; isa: ${mlasIsa()})`;
   return [{
     type: 'hello', protocol: 1, name: 'onnxruntime', version, all_conventions: allConventions,
     claims: Object.entries(OPS).map(([op, e]) => ({ op, convention: e.convention })),
