@@ -5,7 +5,7 @@
 'use strict';
 
 const { Inexpressible, input, raw, integer, transpose, NHWC_TO_NCHW, NCHW_TO_NHWC, bytesOf } = require('./tensors');
-const { tensorBytes } = require('./sessions');
+const { tensorBytes, weightsFed } = require('./sessions');
 
 const HWIO_TO_OIHW = [3, 2, 0, 1];
 
@@ -15,7 +15,12 @@ function requireInt32Output(request) {
     throw new Inexpressible(`MatMulInteger / ConvInteger return the int32 accumulator only; out_dtype ${out} is requantized with TVM's rounding, which no ONNX operator does`);
 }
 
-const constant = (name, t) => ({ name, dtype: t.dtype, shape: t.shape, raw: bytesOf(t.data) });
+// The weights: a constant initializer, or fed at each run under weightsFed() (sessions.js).
+const weightsInto = (plan, name, t) => {
+  if (weightsFed()) plan.feeds.push({ name, ...t });
+  else plan.initializers.push({ name, dtype: t.dtype, shape: t.shape, raw: bytesOf(t.data) });
+  return plan;
+};
 const zeroPoint = (name, dtype, v) => ({ name, dtype, shape: [], raw: raw(dtype, [integer(v ?? 0)], name) });
 
 // tvm.qnn.dense: data (N, K) x weight (M, K)^T = MatMulInteger(data, weight^T).
@@ -24,13 +29,13 @@ function densePlan(request, data) {
   const a = request.attributes;
   const x = input(request, data, 'data'), w = input(request, data, 'weight');
   const wt = w.shape.length === 2 ? transpose(w, [1, 0]) : w;
-  return {
+  return weightsInto({
     node: { opType: 'MatMulInteger', inputs: ['a', 'b', 'a_zero_point', 'b_zero_point'], outputs: ['y'] },
-    initializers: [constant('b', wt), zeroPoint('a_zero_point', x.dtype, a.input_zero_point), zeroPoint('b_zero_point', w.dtype, a.kernel_zero_point)],
+    initializers: [zeroPoint('a_zero_point', x.dtype, a.input_zero_point), zeroPoint('b_zero_point', w.dtype, a.kernel_zero_point)],
     feeds: [{ name: 'a', ...x }],
     outputs: [{ name: 'y', dtype: 'int32' }],
     collect: (results) => [tensorBytes(results.y)],
-  };
+  }, 'b', wt);
 }
 
 // tvm.qnn.conv2d: NCHW/OIHW as ONNX's, or NHWC/HWIO transposed to it and back; symmetric padding
@@ -48,16 +53,16 @@ function convPlan(request, data) {
   if (a.dilation) attributes.dilations = a.dilation.map(integer);
   if (a.padding) attributes.pads = [...a.padding, ...a.padding].map(integer);
   if (a.groups !== undefined) attributes.group = integer(a.groups);
-  return {
+  return weightsInto({
     node: { opType: 'ConvInteger', inputs: ['x', 'w', 'x_zero_point', 'w_zero_point'], outputs: ['y'], attributes },
-    initializers: [constant('w', w), zeroPoint('x_zero_point', x.dtype, a.input_zero_point), zeroPoint('w_zero_point', w.dtype, a.kernel_zero_point)],
+    initializers: [zeroPoint('x_zero_point', x.dtype, a.input_zero_point), zeroPoint('w_zero_point', w.dtype, a.kernel_zero_point)],
     feeds: [{ name: 'x', ...x }],
     outputs: [{ name: 'y', dtype: 'int32' }],
     collect: (results) => {
       const y = { dtype: 'int32', shape: results.y.dims.map(Number), data: results.y.data };
       return [tensorBytes(nhwc ? transpose(y, NCHW_TO_NHWC) : y)];
     },
-  };
+  }, 'w', w);
 }
 
 const INTEGER_OPS = {

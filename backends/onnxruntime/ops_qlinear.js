@@ -3,8 +3,8 @@
 // attributes. A new QLinear operator is one entry in QLINEAR_OPS.
 'use strict';
 
-const { Inexpressible, input, raw, rawFloatBits, integer, transpose, NHWC_TO_NCHW, NCHW_TO_NHWC, RANGES } = require('./tensors');
-const { tensorBytes } = require('./sessions');
+const { Inexpressible, input, raw, rawFloatBits, integer, transpose, NHWC_TO_NCHW, NCHW_TO_NHWC, RANGES, bytesOf } = require('./tensors');
+const { tensorBytes, weightsFed } = require('./sessions');
 
 const MS = 'com.microsoft';
 
@@ -22,16 +22,18 @@ const activation = (name, scale, zeroPoint) => (ctx, plan) => {
   plan.node.inputs.push(name, `${name}_scale`, `${name}_zero_point`);
 };
 
-// Constant weights (an initializer, as in a deployed model: ONNX Runtime prepacks them), with
-// one scale or one per output channel and a per-tensor zero point. `perChannel(values, shape)`
-// lays the per-channel scales (and the zero point, repeated) out as the ONNX operator wants them.
+// Weights with one scale or one per output channel and a per-tensor zero point; constant (an
+// initializer, as in a deployed model: ONNX Runtime prepacks them) unless weightsFed() (then fed
+// at each run, the unpacked kernels' path). `perChannel(values, shape)` lays the per-channel
+// scales (and the zero point, repeated) out as the ONNX operator wants them.
 const weights = (name, scales, zeroPoint, perChannel) => (ctx, plan) => {
   const t = ctx.layout.weightsToOnnx(input(ctx.request, ctx.data, name));
   const s = ctx.attrs[scales], zp = integer(ctx.attrs[zeroPoint] ?? 0);
   const scale = s.length === 1 ? { shape: [], values: s } : perChannel(s, t.shape);
   const zeroPoints = s.length === 1 || !perChannel.zeroPointToo ? { shape: [], values: [zp] } : perChannel(s.map(() => zp), t.shape);
-  plan.initializers.push({ name, dtype: t.dtype, shape: t.shape, raw: Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength) },
-    { name: `${name}_scale`, dtype: 'float32', shape: scale.shape, raw: rawFloatBits(scale.values) },
+  if (weightsFed()) plan.feeds.push({ name, ...t });
+  else plan.initializers.push({ name, dtype: t.dtype, shape: t.shape, raw: bytesOf(t.data) });
+  plan.initializers.push({ name: `${name}_scale`, dtype: 'float32', shape: scale.shape, raw: rawFloatBits(scale.values) },
     { name: `${name}_zero_point`, dtype: t.dtype, shape: zeroPoints.shape, raw: raw(t.dtype, zeroPoints.values, `${name}_zero_point`) });
   plan.node.inputs.push(name, `${name}_scale`, `${name}_zero_point`);
 };
@@ -46,7 +48,7 @@ const requantized = (scale, zeroPoint) => (ctx, plan) => {
 const bias = (name) => (ctx, plan) => {
   const b = input(ctx.request, ctx.data, name);
   if (!b) return;
-  plan.initializers.push({ name, dtype: 'int32', shape: b.shape, raw: Buffer.from(b.data.buffer, b.data.byteOffset, b.data.byteLength) });
+  plan.initializers.push({ name, dtype: 'int32', shape: b.shape, raw: bytesOf(b.data) });
   plan.node.inputs.push(name);
 };
 

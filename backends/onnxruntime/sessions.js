@@ -14,7 +14,13 @@ const OPSETS = { '': 21, 'com.microsoft': 1 };
 const SESSION_OPTIONS = { intraOpNumThreads: 1, interOpNumThreads: 1, executionProviders: ['cpu'], logSeverityLevel: 4 };
 const CACHE_LIMIT = 256;
 
-class OrtRefusal extends Error {}  // ONNX Runtime refused the model or the run: its own message
+class OrtRefusal extends Error {}
+
+// QSPEC_ORT_WEIGHTS=fed feeds the weights (QLinearConv's w, QLinearMatMul's b, MatMulInteger's
+// and ConvInteger's second operand) at each run instead of making them constant initializers:
+// ONNX Runtime prepacks constant weights (and runs MLAS's symmetric int8 convolution kernels on
+// them), so the two are different code paths a user's model can take.
+const weightsFed = () => process.env.QSPEC_ORT_WEIGHTS === 'fed';  // ONNX Runtime refused the model or the run: its own message
 
 function loadOrt() {
   return require('onnxruntime-node');
@@ -66,4 +72,4 @@ async function runPlan(ort, plan) {
 // The raw little-endian bytes of an ONNX Runtime output tensor.
 const tensorBytes = (t) => bytesOf(t.data);
 
-module.exports = { loadOrt, runPlan, tensorBytes, OrtRefusal, OPSETS };
+module.exports = { loadOrt, runPlan, tensorBytes, weightsFed, OrtRefusal, OPSETS };

@@ -34,7 +34,8 @@ runs=()
 backends=$("$QSPEC" backends 2>/dev/null || true)  # captured first: grep -q would SIGPIPE qspec under pipefail
 
 # label:backend[:VAR=value, the run's environment]; a backend ending in .json is an exec-protocol
-# manifest (ONNX Runtime's node client), run where it starts. libtorch runs twice: its default engine
+# manifest (ONNX Runtime's node client), run where it starts; ONNX Runtime runs twice, with constant
+# weights (prepacked) and with weights fed at each run (QSPEC_ORT_WEIGHTS=fed). libtorch runs twice: its default engine
 # (onednn in Debian's build, which has no fbgemm), as a user gets it, and qnnpack. oneDNN and
 # libtorch also run with their dispatch lowered, to measure the ISAs of other machines here; a
 # setting that dispatches to an ISA already measured in this session (the CPU lacks what it asks
@@ -45,7 +46,7 @@ CONFIG_LIST="gemmlowp:gemmlowp xnnpack:xnnpack
   onednn:onednn:ONEDNN_MAX_CPU_ISA=SSE41
   libtorch:libtorch libtorch:libtorch:ATEN_CPU_CAPABILITY=avx512 libtorch:libtorch:ATEN_CPU_CAPABILITY=default
   libtorch-qnnpack:libtorch:QSPEC_LIBTORCH_QENGINE=qnnpack
-  onnxruntime:backends/onnxruntime/onnxruntime.json"
+  onnxruntime:backends/onnxruntime/onnxruntime.json onnxruntime-fed:backends/onnxruntime/onnxruntime.json:QSPEC_ORT_WEIGHTS=fed"
 declare -A seen=()
 for spec in $CONFIG_LIST; do
   IFS=: read -r label lib setting <<<"$spec"

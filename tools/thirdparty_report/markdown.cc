@@ -106,7 +106,7 @@ std::string top_signatures(const std::map<std::string, std::int64_t>& sigs, std:
 // Page order: the libraries in the order the page has always had, then any other run label.
 int label_rank(const std::string& label) {
   static const std::vector<std::string> order = {"gemmlowp", "xnnpack",          "onednn",
-                                                 "libtorch", "libtorch-qnnpack", "onnxruntime"};
+                                                 "libtorch", "libtorch-qnnpack", "onnxruntime", "onnxruntime-fed"};
   const auto it = std::find(order.begin(), order.end(), label);
   return it == order.end() ? static_cast<int>(order.size()) : static_cast<int>(it - order.begin());
 }
@@ -182,6 +182,9 @@ void render_machines(std::ostringstream& md, const std::vector<const RunSummary*
      << "own dispatch (the setting column). ONNX Runtime (npm `onnxruntime-node`, run by the node client\n"
      << "`backends/onnxruntime/client.js` through the exec protocol) has no such switch: MLAS picks its kernels\n"
      << "from CPUID, and its `isa` is the one MLAS selects on the CPU measured (`backends/onnxruntime/isa.js`).\n"
+     << "It runs twice: `onnxruntime` with constant weights, which ONNX Runtime prepacks (and convolves with\n"
+     << "MLAS's symmetric int8 kernels where they apply), as a deployed model has them, and `onnxruntime-fed`\n"
+     << "with the weights fed at each run (`QSPEC_ORT_WEIGHTS=fed`), the unpacked path.\n"
      << "A machine with other instruction sets (AVX-VNNI, AMX, no AVX-512)\n"
      << "adds its measurements with `tools/thirdparty_report/generate.sh`, which replaces only the runs it\n"
      << "measured.\n\n";
