@@ -105,8 +105,8 @@ std::string top_signatures(const std::map<std::string, std::int64_t>& sigs, std:
 
 // Page order: the libraries in the order the page has always had, then any other run label.
 int label_rank(const std::string& label) {
-  static const std::vector<std::string> order = {"gemmlowp", "xnnpack",          "onednn",
-                                                 "libtorch", "libtorch-qnnpack", "onnxruntime", "onnxruntime-fed"};
+  static const std::vector<std::string> order = {"gemmlowp",         "xnnpack",     "onednn",         "libtorch",
+                                                 "libtorch-qnnpack", "onnxruntime", "onnxruntime-fed"};
   const auto it = std::find(order.begin(), order.end(), label);
   return it == order.end() ? static_cast<int>(order.size()) : static_cast<int>(it - order.begin());
 }
