@@ -10,6 +10,8 @@
 const fs = require('fs');
 
 function mlasIsa() {
+  // Under qemu_cpu.sh the CPU is emulated and /proc/cpuinfo is the host's: the script says which.
+  if (process.env.QSPEC_ORT_ISA) return process.env.QSPEC_ORT_ISA;
   if (process.arch === 'arm64') return 'arm64';
   if (process.arch !== 'x64') return process.arch;
   let flags;

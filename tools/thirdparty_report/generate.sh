@@ -35,7 +35,9 @@ backends=$("$QSPEC" backends 2>/dev/null || true)  # captured first: grep -q wou
 
 # label:backend[:VAR=value, the run's environment]; a backend ending in .json is an exec-protocol
 # manifest (ONNX Runtime's node client), run where it starts; ONNX Runtime runs twice, with constant
-# weights (prepacked) and with weights fed at each run (QSPEC_ORT_WEIGHTS=fed). libtorch runs twice: its default engine
+# weights (prepacked) and with weights fed at each run (QSPEC_ORT_WEIGHTS=fed), and its lower ISAs
+# under qemu-x86_64 emulating a CPU without AVX-512 (onnxruntime-qemu.json): minutes each, so the CI
+# check (CHECK=1) leaves them to CTest conformance_onnxruntime_qemu_avx2 (own conventions). libtorch runs twice: its default engine
 # (onednn in Debian's build, which has no fbgemm), as a user gets it, and qnnpack. oneDNN and
 # libtorch also run with their dispatch lowered, to measure the ISAs of other machines here; a
 # setting that dispatches to an ISA already measured in this session (the CPU lacks what it asks
@@ -46,11 +48,17 @@ CONFIG_LIST="gemmlowp:gemmlowp xnnpack:xnnpack
   onednn:onednn:ONEDNN_MAX_CPU_ISA=SSE41
   libtorch:libtorch libtorch:libtorch:ATEN_CPU_CAPABILITY=avx512 libtorch:libtorch:ATEN_CPU_CAPABILITY=default
   libtorch-qnnpack:libtorch:QSPEC_LIBTORCH_QENGINE=qnnpack
-  onnxruntime:backends/onnxruntime/onnxruntime.json onnxruntime-fed:backends/onnxruntime/onnxruntime.json:QSPEC_ORT_WEIGHTS=fed"
+  onnxruntime:backends/onnxruntime/onnxruntime.json onnxruntime-fed:backends/onnxruntime/onnxruntime.json:QSPEC_ORT_WEIGHTS=fed
+  onnxruntime:backends/onnxruntime/onnxruntime-qemu.json:QSPEC_ORT_QEMU_CPU=Haswell
+  onnxruntime:backends/onnxruntime/onnxruntime-qemu.json:QSPEC_ORT_QEMU_CPU=Nehalem"
 declare -A seen=()
 for spec in $CONFIG_LIST; do
   IFS=: read -r label lib setting <<<"$spec"
   if [ -n "${CONFIGS:-}" ] && ! grep -qw -- "$label" <<<"$CONFIGS"; then continue; fi
+  if [ -n "${CHECK:-}" ] && [[ $lib == *-qemu.json ]]; then
+    echo "generate.sh: $label with $setting (emulated) is recorded, not re-measured by CHECK=1" >&2
+    continue
+  fi
   env_args=()
   [ -n "$setting" ] && env_args=("$setting")
   [ "$label" = libtorch-qnnpack ] || [ "$lib" != libtorch ] || env_args+=(QSPEC_LIBTORCH_QENGINE=)
