@@ -10,6 +10,7 @@
 
 #include "ops_bitwidth_table.h"
 #include "ops_bitwidth_worst.h"
+#include "qspec/ref/ops/mrt_avg_pool.h"
 
 using namespace qspec::opstest;
 using namespace qspec::ref;
@@ -403,6 +404,58 @@ TEST(bitwidth_mrt_same_prec, PassThroughOps) {
   pa.padding = {1, 1};
   for (const auto& y : {pad2d(x, PadWidth{1, 1, 1, 1}), relu(x), max_pool2d(x, pa), flatten(x)})
     for (const auto& v : y.data) EXPECT_TRUE(fits_prec(v, 8));
+}
+
+TEST(bitwidth_mrt_same_prec, ExactOverTheWholeDomain) {
+  const OperandRow r = analyze_same_prec();
+  EXPECT_TRUE(r.exact);
+  EXPECT_EQ(r.adopted_min, 0);  // P = x and an input may be 2^(x-1) - 1: no slack, never unsound
+  EXPECT_EQ(r.written_min, 0);
+}
+
+// MRT avg Pooling's rewrite: Convolution 1 over the whole domain (x, p in CVM's [1, 8], every K).
+TEST(mrt_op_avg_pool2d, BitWidthOfTheRewriteOverTheWholeDomain) {
+  const OperandRow r = analyze_avg_pool_rewrite();
+  ASSERT_TRUE(r.exact);
+  // K (2^(x-1)-1)(2^(p-1)-1) < 2^(bitlen K + x + p - 2) <= 2^(P-2): one bit to spare, as for
+  // Convolution 1 with free weights (the rewrite's constant weight is that formula's worst case).
+  EXPECT_EQ(r.adopted_min, 1);
+  EXPECT_EQ(r.written_min, 1);
+}
+
+// The construction the row rests on, against every input: over every input of precision x <= 3
+// in a 1 x K window (K <= 3), with and without a padded column, the widest value of the real
+// expansion avg_pool2d_expand is K (2^(x-1)-1)(2^(p-1)-1), reached by the uniform input.
+TEST(mrt_op_avg_pool2d, RewriteExtremeIsTheUniformInputExhaustive) {
+  for (int x = 1; x <= 3; ++x)
+    for (int p = 2; p <= 4; ++p)
+      for (std::int64_t k = 1; k <= 3; ++k)
+        for (std::int64_t pad = 0; pad <= 1; ++pad) {
+          const std::int64_t a = (std::int64_t{1} << (x - 1)) - 1, top = (std::int64_t{1} << (p - 1)) - 1;
+          Pool2dAttrs pa;
+          pa.kernel = {1, k};
+          pa.padding = {0, pad};
+          std::int64_t widest = 0, cases = 0;
+          std::vector<std::int64_t> v(static_cast<std::size_t>(k), -a);
+          for (;;) {
+            IntArray xq({1, 1, 1, k});
+            for (std::size_t i = 0; i < v.size(); ++i) xq.data[i] = v[i];
+            for (const auto& y : avg_pool2d_expand(xq, pa, p).data)
+              widest = std::max(widest, static_cast<std::int64_t>(abs(y)));
+            ++cases;
+            std::size_t i = 0;  // next input, odometer order
+            while (i < v.size() && v[i] == a) v[i++] = -a;
+            if (i == v.size()) break;
+            ++v[i];
+          }
+          ASSERT_EQ(widest, k * a * top) << "x=" << x << " p=" << p << " K=" << k << " pad=" << pad;
+          EXPECT_GT(cases, 0);
+          PrecParams pp;
+          pp.xprec = x;
+          pp.wprec = p;
+          pp.k = k;
+          EXPECT_TRUE(fits_prec(Int(widest), infer_prec(PrecFormula::ConvSym, pp)));
+        }
 }
 
 // The register: a result above 32 bits is rejected (CVM's precisions are in [1, 32]), as is an

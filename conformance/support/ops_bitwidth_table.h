@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "ops_bitwidth_levels.h"
+#include "ops_bitwidth_pool_rows.h"
 
 namespace qspec::opstest {
 
@@ -377,6 +378,13 @@ inline std::string render_table() {
       o << "unbounded below (" << q.written_min_n_le_2 << " for N <= 2) (**unsound** for N >= 3) | "
         << q.smallest_counterexample << " |\n";
   }
+  const auto row = [&o](const std::string& formula, const OperandRow& r) {
+    o << "| " << formula << " | none | " << (r.exact ? std::to_string(r.adopted_min) : "NOT EXACT") << " | "
+      << r.adopted_at << " | " << r.written_min << (r.written_min < 0 ? " (**unsound**)" : "") << " | none |\n";
+  };
+  row("`bitwidth.mrt.same_prec` (pad, relu, max Pooling, flatten, slice)", analyze_same_prec());
+  row("`bitwidth.mrt.conv2d_sym` on avg Pooling's rewrite (`mrt.op.avg_pool2d`, every weight 2^(p-1) - 1)",
+      analyze_avg_pool_rewrite());
   return o.str();
 }
 

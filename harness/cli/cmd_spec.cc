@@ -138,7 +138,9 @@ void add_spec_command(CLI::App& app, Context& ctx) {
   spec->require_subcommand(1);
   static TestSources src;
   auto* lint = spec->add_subcommand(
-      "lint", "Fail if a clause ID does not resolve or a clause lacks reference, registered test or vectors");
+      "lint",
+      "Fail if a clause ID does not resolve, a clause lacks reference, registered test or vectors, or "
+      "spec/seed_inventory.md does not resolve or add up");
   static bool allow_missing_vectors = false;
   lint->add_flag("--allow-missing-vectors", allow_missing_vectors, "Do not require vectors for every clause");
   add_test_source_options(lint, src);

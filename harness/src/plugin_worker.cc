@@ -1,7 +1,10 @@
 // qspec's side of the forked plugin worker: start it, hello, supports, run one test (plugin_worker.h).
 #include "plugin_worker.h"
 
+#include <sys/socket.h>
 #include <unistd.h>
+
+#include <algorithm>
 
 #include "worker_process.h"
 
@@ -10,7 +13,13 @@ namespace {
 
 class PluginWorker : public Worker {
  public:
-  explicit PluginWorker(StartedChild started) : process_(std::move(started.process)) { channel_.fd = started.channel; }
+  explicit PluginWorker(StartedChild started) : process_(std::move(started.process)) {
+    channel_.fd = started.channel;
+    int sndbuf = 0;
+    socklen_t len = sizeof sndbuf;
+    if (::getsockopt(channel_.fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len) == 0 && sndbuf > 0)
+      pipeline_bytes_ = std::min<std::size_t>(32 << 10, static_cast<std::size_t>(sndbuf) / 4);
+  }
   ~PluginWorker() override {
     if (channel_.fd >= 0) ::close(channel_.fd);
     process_.reset();  // killed and reaped
@@ -42,7 +51,25 @@ class PluginWorker : public Worker {
 
   BackendCall run(const VectorFile& f, const VectorTest& t, const WaitLimits& limits) override {
     build_run_frame(request_, f, t);
-    const Waited got = exchange(request_, limits, max_result_payload(t));
+    // A failed send means the worker is gone: receive_run finds the socket closed.
+    (void)send_all(channel_.fd, request_);
+    return receive_run(t, limits);
+  }
+
+  // The worker (worker_process.cc) reads frames back to back and answers in order. A quarter of
+  // the socket's send buffer (the kernel's default 208 KiB; each queued request is charged its
+  // size plus kSkbOverhead) at most 32 KiB.
+  std::size_t pipeline_bytes() const override { return pipeline_bytes_; }
+  std::size_t send_run(const VectorFile& f, const VectorTest& t, std::size_t budget) override {
+    build_run_frame(request_, f, t);
+    const std::size_t charge = request_.size() + kSkbOverhead;
+    if (charge > budget) return 0;
+    (void)send_all(channel_.fd, request_);  // failed: the worker is gone (receive_run says so)
+    return charge;
+  }
+
+  BackendCall receive_run(const VectorTest& t, const WaitLimits& limits) override {
+    const Waited got = wait_frame(*process_, channel_, limits, max_result_payload(t));
     if (got.end == WaitEnd::Frame && got.kind == kGuardFault) {  // the worker named its fault and exited
       process_->reap(2);
       alive_ = false;
@@ -94,7 +121,9 @@ class PluginWorker : public Worker {
 
   std::unique_ptr<ChildProcess> process_;
   Channel channel_;
-  std::string request_;  // the kRun frame being sent (reused)
+  static constexpr std::size_t kSkbOverhead = 1024;  // the kernel's bookkeeping per queued send
+  std::string request_;                              // the kRun frame being sent (reused)
+  std::size_t pipeline_bytes_ = 0;
   std::uint64_t heap_growth_ = 0;
   bool alive_ = true;
 };

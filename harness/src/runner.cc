@@ -74,11 +74,12 @@ std::string mismatch_text(const VectorTest& t, const Comparison& c, const std::v
   const auto& d = *c.first;
   std::string s = "  expected " + d.expected + ", got " + d.actual + " at " + d.output + "[";
   for (std::size_t k = 0; k < d.index.size(); ++k) s += (k ? ", " : "") + std::to_string(d.index[k]);
-  s += "] (flat index " + std::to_string(d.flat_index) + "); " + std::to_string(c.differing) + " of " + std::to_string(c.total) +
-       " output elements differ\n";
+  s += "] (flat index " + std::to_string(d.flat_index) + "); " + std::to_string(c.differing) + " of " +
+       std::to_string(c.total) + " output elements differ\n";
   // Elementwise ops: the inputs at the same position explain the element.
   for (const auto& in : t.inputs)
-    if (static_cast<std::int64_t>(in.data.size()) > d.flat_index && in.shape.size() == d.index.size() && !d.index.empty()) {
+    if (static_cast<std::int64_t>(in.data.size()) > d.flat_index && in.shape.size() == d.index.size() &&
+        !d.index.empty()) {
       bool same = true;
       for (const auto& e : t.expected)
         if (e.name == d.output && e.shape != in.shape) same = false;
@@ -136,8 +137,8 @@ std::string fingerprint_text(std::uint64_t h) {
 
 }  // namespace
 
-TestOutcome judge_test(const Backend& backend, const VectorFile& f, const VectorTest& t, const ConventionExplainer* explainer,
-                       bool explain) {
+TestOutcome judge_test(const Backend& backend, const VectorFile& f, const VectorTest& t,
+                       const ConventionExplainer* explainer, bool explain) {
   const auto start = std::chrono::steady_clock::now();
   BackendCall call;
   call.supported = backend.supports(f.op, f.convention);
@@ -173,37 +174,50 @@ TestOutcome judge_test(const Backend& backend, const VectorFile& f, const Vector
 // skipped_outcome() below, counted in run_vectors).
 namespace {
 
-enum class Finding { Fault, Unsupported, BackendError, RejectedAsExpected, RejectedValid, AcceptedInvalid, Match, Mismatch };
+enum class Finding {
+  Fault,
+  Unsupported,
+  BackendError,
+  RejectedAsExpected,
+  RejectedValid,
+  AcceptedInvalid,
+  Match,
+  Mismatch
+};
 
 struct Agreement {
   Verdict verdict = Verdict::Pass;
   Finding finding = Finding::Match;
-  std::string reason;                  // one line
+  std::string reason;                    // one line
   std::optional<Comparison> comparison;  // Match and Mismatch
 };
 
 Agreement agree(const VectorFile& f, const VectorTest& t, const BackendCall& call) {
   if (call.fault) return {*call.fault, Finding::Fault, call.fault_reason, std::nullopt};
   if (!call.supported)
-    return {Verdict::Unsupported, Finding::Unsupported, "backend does not implement " + f.op + " / " + f.convention, std::nullopt};
+    return {Verdict::Unsupported, Finding::Unsupported, "backend does not implement " + f.op + " / " + f.convention,
+            std::nullopt};
   const BackendResult& r = call.result;
   const std::string msg = r.message.empty() ? "" : ": " + r.message;
   switch (r.status) {
-    case QSPEC_STATUS_UNSUPPORTED: return {Verdict::Unsupported, Finding::Unsupported, "backend reported UNSUPPORTED" + msg, std::nullopt};
-    case QSPEC_STATUS_ERROR: return {Verdict::Error, Finding::BackendError, "backend reported ERROR" + msg, std::nullopt};
+    case QSPEC_STATUS_UNSUPPORTED:
+      return {Verdict::Unsupported, Finding::Unsupported, "backend reported UNSUPPORTED" + msg, std::nullopt};
+    case QSPEC_STATUS_ERROR:
+      return {Verdict::Error, Finding::BackendError, "backend reported ERROR" + msg, std::nullopt};
     case QSPEC_STATUS_REJECTED:
       if (t.invalid) return {Verdict::Pass, Finding::RejectedAsExpected, "rejected as expected" + msg, std::nullopt};
       return {Verdict::Fail, Finding::RejectedValid, "rejected a valid input" + msg, std::nullopt};
     case QSPEC_STATUS_OK: break;
   }
   if (r.status != QSPEC_STATUS_OK)  // the loader maps unknown statuses to ERROR; never a PASS by accident
-    return {Verdict::Error, Finding::BackendError, "backend returned unknown status " + std::to_string(static_cast<int>(r.status)) + msg, std::nullopt};
+    return {Verdict::Error, Finding::BackendError,
+            "backend returned unknown status " + std::to_string(static_cast<int>(r.status)) + msg, std::nullopt};
   if (t.invalid) return {Verdict::Fail, Finding::AcceptedInvalid, "accepted an invalid input", std::nullopt};
   Comparison c = compare_outputs(t.expected, r.outputs);
   if (c.equal) return {Verdict::Pass, Finding::Match, "", std::move(c)};
   std::string reason = c.structural.empty() ? std::to_string(c.differing) + " of " + std::to_string(c.total) +
-                                                  " output elements differ; first: expected " + c.first->expected + ", got " +
-                                                  c.first->actual
+                                                  " output elements differ; first: expected " + c.first->expected +
+                                                  ", got " + c.first->actual
                                             : "outputs do not line up: " + c.structural;
   return {Verdict::Fail, Finding::Mismatch, std::move(reason), std::move(c)};
 }
@@ -250,13 +264,15 @@ TestOutcome skipped_outcome(const VectorFile& f, const VectorTest& t, std::size_
   TestOutcome o = outcome_for(f, t);
   o.verdict = Verdict::Skipped;
   o.reason = "not run: skipped after " + std::to_string(faults) + " consecutive TIMEOUT/CRASH in this file (the last " +
-             std::string(verdict_name(last)) + "; --max-consecutive-faults " + std::to_string(faults) + ", 0 runs every test)";
+             std::string(verdict_name(last)) + "; --max-consecutive-faults " + std::to_string(faults) +
+             ", 0 runs every test)";
   return o;
 }
 
 // --expect applied to an outcome (afresh for one taken from a resumed report).
 void apply_expectation(TestOutcome& o, const RunOptions& opt) {
-  meets_expectation(o, opt.expectations ? opt.expectations->find(o.file, o.tc_id) : nullptr, opt.unsupported_is_failure);
+  meets_expectation(o, opt.expectations ? opt.expectations->find(o.file, o.tc_id) : nullptr,
+                    opt.unsupported_is_failure);
 }
 
 // `--resume`: adds to `r` the earlier report's outcomes that the run has not reached (`reached`:
@@ -291,8 +307,8 @@ bool previous_still_valid(const RunOptions& opt, const std::string& name, const 
 
 }  // namespace
 
-TestOutcome judge_call(const VectorFile& f, const VectorTest& t, const BackendCall& call, const ConventionExplainer* explainer,
-                       bool explain) {
+TestOutcome judge_call(const VectorFile& f, const VectorTest& t, const BackendCall& call,
+                       const ConventionExplainer* explainer, bool explain) {
   TestOutcome o = outcome_for(f, t);
   Agreement a = agree(f, t, call);
   o.verdict = a.verdict;
@@ -301,11 +317,15 @@ TestOutcome judge_call(const VectorFile& f, const VectorTest& t, const BackendCa
   const std::string attrs_json = t.attributes.dump();
   const std::string msg = call.result.message.empty() ? "" : ": " + call.result.message;
   switch (a.finding) {
-    case Finding::Fault: o.diagnostic = context_text(f, t, attrs_json, true) + "  " + call.fault_reason + "\n" + call.fault_detail; break;
+    case Finding::Fault:
+      o.diagnostic = context_text(f, t, attrs_json, true) + "  " + call.fault_reason + "\n" + call.fault_detail;
+      break;
     case Finding::Unsupported:
     case Finding::RejectedAsExpected:
     case Finding::Match: break;
-    case Finding::BackendError: o.diagnostic = context_text(f, t, attrs_json, true) + "  backend error" + msg + "\n"; break;
+    case Finding::BackendError:
+      o.diagnostic = context_text(f, t, attrs_json, true) + "  backend error" + msg + "\n";
+      break;
     case Finding::RejectedValid:
       o.diagnostic = context_text(f, t, attrs_json, true) + "  the backend rejected a valid input" + msg +
                      "\n  (the spec's preconditions hold for this input; only an ERROR_IF violation may be rejected)\n";
@@ -320,9 +340,11 @@ TestOutcome judge_call(const VectorFile& f, const VectorTest& t, const BackendCa
       Comparison& c = *a.comparison;
       o.diagnostic = context_text(f, t, attrs_json, true) + mismatch_text(t, c, call.result.outputs);
       if (explain && explainer && c.structural.empty()) {
-        ConventionReport cr = explainer->explain(f.op, f.convention, attrs_json, t.inputs, t.expected, call.result.outputs);
+        ConventionReport cr =
+            explainer->explain(f.op, f.convention, attrs_json, t.inputs, t.expected, call.result.outputs);
         const std::string sentence = describe_conventions(f.op, f.convention, cr);
-        if (!sentence.empty()) o.diagnostic += "  expected " + c.first->expected + ", got " + c.first->actual + ": " + sentence + "\n";
+        if (!sentence.empty())
+          o.diagnostic += "  expected " + c.first->expected + ", got " + c.first->actual + ": " + sentence + "\n";
         o.conventions = std::move(cr);
       }
       o.comparison = std::move(c);
@@ -390,7 +412,8 @@ RunResult run_vectors(BackendExecutor& executor, const RunOptions& opt) {
       const bool has_previous = first != previous->end() && first->first.first == f.display_name;
       if (has_previous && !previous_still_valid(opt, f.display_name, rr.file_fingerprints[f.display_name])) {
         rr.resume_changed_files.push_back(f.display_name);
-        for (auto it = first; it != previous->end() && it->first.first == f.display_name; ++it) reached.insert(it->first);
+        for (auto it = first; it != previous->end() && it->first.first == f.display_name; ++it)
+          reached.insert(it->first);
         previous = nullptr;  // its tests run again
       }
     }
@@ -400,6 +423,13 @@ RunResult run_vectors(BackendExecutor& executor, const RunOptions& opt) {
     std::size_t faults_in_a_row = 0;  // the circuit breaker's count (replayed outcomes included)
     Verdict last_fault = Verdict::Crash;
     executor.begin_file(f);
+    {
+      std::vector<std::size_t> to_run;  // what the loop below will execute, unless it stops early
+      for (const VectorTest* t : selected)
+        if (!previous || previous->find({f.display_name, t->tc_id}) == previous->end())
+          to_run.push_back(static_cast<std::size_t>(t - f.tests.data()));
+      executor.plan(f, std::move(to_run));
+    }
     for (const VectorTest* t : selected) {
       if (opt.interrupt && *opt.interrupt) {
         rr.interrupted = true;
@@ -443,7 +473,8 @@ RunResult run_vectors(BackendExecutor& executor, const RunOptions& opt) {
       rr.outcomes.push_back(std::move(o));
       if (opt.observer.test_done) opt.observer.test_done(rr.outcomes.back(), ++done, selected.size());
       if (opt.checkpoint && ran_since_checkpoint &&
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - last_checkpoint).count() >= opt.checkpoint_seconds) {
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - last_checkpoint).count() >=
+              opt.checkpoint_seconds) {
         RunResult partial = rr;
         partial.files.push_back(fr);
         partial.interrupted = true;

@@ -3,7 +3,9 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
 
 namespace qspec::harness::worker {
 
@@ -29,27 +31,36 @@ bool recv_all(int fd, char* out, std::size_t n) {
   return true;
 }
 
-ReceivedFrame recv_frame(int fd, std::vector<char>& buf, std::uint64_t max_payload) {
-  constexpr std::size_t kFirstRead = 1 << 16;
-  if (buf.size() < kFirstRead) buf.resize(kFirstRead);
-  ReceivedFrame f;
-  std::size_t got = 0;
-  while (got < kHeaderSize) {
-    const ssize_t k = ::recv(fd, buf.data() + got, kFirstRead - got, 0);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return f;
-    got += static_cast<std::size_t>(k);
+ReceivedFrame recv_frame(int fd, FrameReader& r, std::uint64_t max_payload) {
+  static constexpr std::size_t kRead = 1 << 16;
+  if (r.consumed > 0) {  // the frames returned before: move what follows them to the front
+    std::memmove(r.buf.data(), r.buf.data() + r.consumed, r.have - r.consumed);
+    r.have -= r.consumed;
+    r.consumed = 0;
   }
-  f.header = read_header(buf.data());
-  if (f.header.magic != kMagic || f.header.size > max_payload || got > kHeaderSize + f.header.size) {
+  // Receives until `need` bytes are buffered; false at EOF or on an error.
+  const auto fill = [&r, fd](std::size_t need) {
+    if (r.buf.size() < std::max(need, kRead)) r.buf.resize(std::max(need, kRead));
+    while (r.have < need) {
+      const ssize_t k = ::recv(fd, r.buf.data() + r.have, r.buf.size() - r.have, 0);
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) return false;
+      r.have += static_cast<std::size_t>(k);
+    }
+    return true;
+  };
+  ReceivedFrame f;
+  if (!fill(kHeaderSize)) return f;
+  f.header = read_header(r.buf.data());
+  if (f.header.magic != kMagic || f.header.size > max_payload) {
     f.end = ReceivedFrame::Garbage;
     return f;
   }
   const std::size_t total = kHeaderSize + static_cast<std::size_t>(f.header.size);
-  if (buf.size() < total) buf.resize(total);
-  if (!recv_all(fd, buf.data() + got, total - got)) return f;
+  if (!fill(total)) return f;
   f.end = ReceivedFrame::Ok;
-  f.payload = std::string_view(buf.data() + kHeaderSize, static_cast<std::size_t>(f.header.size));
+  f.payload = std::string_view(r.buf.data() + kHeaderSize, static_cast<std::size_t>(f.header.size));
+  r.consumed = total;
   return f;
 }
 

@@ -117,14 +117,20 @@ inline bool send_all(int fd, const std::string& bytes) { return send_all(fd, byt
 // Reads exactly n bytes; false at EOF or on an error.
 bool recv_all(int fd, char* out, std::size_t n);
 
-// Receives the one frame the peer sent (requests and replies alternate: nothing follows it)
-// into `buf`, whose size only grows (it is reused), with a single recv for a frame of up to
-// 64 KiB. Its header is checked against max_payload.
+// The worker's receiving end: frames arrive back to back (qspec sends requests ahead of the
+// replies, WorkerExecutor's pipeline), so the bytes after one frame are the next one's and are
+// kept. `buf` only grows (it is reused); one recv takes up to 64 KiB or the rest of a larger frame.
+struct FrameReader {
+  std::vector<char> buf;
+  std::size_t have = 0;      // bytes received into buf
+  std::size_t consumed = 0;  // of them, the frames already returned
+};
 struct ReceivedFrame {
   enum { Ok, Closed, Garbage } end = Closed;  // Closed: EOF or an error
   FrameHeader header;
-  std::string_view payload;  // into buf
+  std::string_view payload;  // into the reader's buf, valid until the next call
 };
-ReceivedFrame recv_frame(int fd, std::vector<char>& buf, std::uint64_t max_payload);
+// The next frame; its header is checked against max_payload.
+ReceivedFrame recv_frame(int fd, FrameReader& r, std::uint64_t max_payload);
 
 }  // namespace qspec::harness::worker

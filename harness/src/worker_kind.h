@@ -24,7 +24,7 @@ namespace qspec::harness::worker {
 // How the first exchange with a new worker ended.
 struct WorkerStart {
   bool ok = false;
-  BackendIdentity id;                // ok: the backend's name, version and source
+  BackendIdentity id;  // ok: the backend's name, version and source
   // ok, for a kind whose handshake declares the claims (the exec protocol): the (op, convention)
   // pairs as the backend gave them.
   std::optional<std::vector<Capability>> claims;
@@ -43,6 +43,28 @@ class Worker {
                                               const WaitLimits& limits, bool& supported) = 0;
   // Runs one test: the backend's answer, or the fault the harness observed.
   virtual BackendCall run(const VectorFile& f, const VectorTest& t, const WaitLimits& limits) = 0;
+  // Pipelining (WorkerExecutor sends tests ahead): a kind whose worker serves requests strictly
+  // in order, and keeps the bytes of a request that arrives while it works on the one before,
+  // says how many request bytes may wait in the socket (0: none; it cannot pipeline). Then
+  // send_run queues a test without waiting for its reply, if its request fits `budget` bytes
+  // (returns the bytes it charged, or 0 and sends nothing), and receive_run(t) returns the reply to
+  // the oldest request not yet received (`t` is that request's test). A fault ends the worker, so
+  // the requests behind the test it happened in were never run (the executor sends them again to
+  // the next worker): the verdict belongs to the oldest request, as without pipelining. qspec
+  // never blocks in a send as long as the bytes waiting stay within pipeline_bytes(), so a worker
+  // blocked sending replies is always read, and a hung one is always timed out.
+  virtual std::size_t pipeline_bytes() const { return 0; }
+  virtual std::size_t send_run(const VectorFile& f, const VectorTest& t, std::size_t budget) {
+    (void)f;
+    (void)t;
+    (void)budget;
+    return 0;
+  }
+  virtual BackendCall receive_run(const VectorTest& t, const WaitLimits& limits) {
+    (void)t;
+    (void)limits;
+    return {};
+  }
   virtual bool alive() const = 0;
   // Heap growth of the backend since it was loaded (0 when the kind cannot tell).
   virtual std::uint64_t heap_growth() const = 0;

@@ -59,14 +59,14 @@ void serve_plugin(int sock, const std::string& spec, const WorkerOptions& opt) {
   if (!send_all(sock, hello_frame({backend->name(), backend->version(), backend->source()}))) ::_exit(0);
 
   TestCall call(*backend, heap, opt.leak_limit_bytes);
-  std::vector<char> request;
+  FrameReader requests;
   std::string reply;
   for (;;) {  // requests until the parent closes the socket
-    const std::size_t capacity = request.capacity();
-    const ReceivedFrame f = recv_frame(sock, request, kMaxRequestPayload);
+    const std::size_t capacity = requests.buf.capacity();
+    const ReceivedFrame f = recv_frame(sock, requests, kMaxRequestPayload);
     if (f.end == ReceivedFrame::Closed) ::_exit(0);
     if (f.end == ReceivedFrame::Garbage) ::_exit(124);  // qspec sent garbage: nothing sensible to answer
-    if (request.capacity() != capacity) heap.harness_grew();
+    if (requests.buf.capacity() != capacity) heap.harness_grew();
     if (f.header.kind == kSupports) {
       std::string op, convention;
       if (!parse_supports(f.payload, op, convention)) ::_exit(124);

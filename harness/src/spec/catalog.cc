@@ -8,6 +8,8 @@
 #include <regex>
 #include <sstream>
 
+#include "text_trim.h"
+
 namespace fs = std::filesystem;
 
 namespace qspec::spec {
@@ -47,12 +49,6 @@ std::vector<fs::path> files_under(const fs::path& dir, const std::vector<std::st
 }
 
 std::string rel(const fs::path& root, const fs::path& p) { return fs::relative(p, root).generic_string(); }
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-}
 
 // Which lines of a C/C++ file are live code: not inside /* */ and not inside #if 0 ... #endif.
 std::vector<bool> live_lines(const std::vector<std::string>& lines) {
@@ -206,6 +202,7 @@ Scan scan_tree(const std::string& root_str) {
       s.vector_file_errors.push_back(name + ": cannot read the clause list and tests: " + e.what());
     }
   }
+  s.inventory = read_seed_inventory(root_str);
   return s;
 }
 
@@ -235,6 +232,7 @@ LintResult lint(const Scan& s, const LintOptions& opt) {
   for (const auto& t : s.ignored_tags) dangling(t, "a // spec: tag");
   for (const auto& t : s.other_tags) dangling(t, "a // spec: tag");
   for (const auto& t : s.vector_clause_refs) dangling(t, "a vector file's clause list");
+  for (auto& e : check_seed_inventory(s.inventory, ids)) r.errors.push_back(std::move(e));
 
   std::set<std::string> with_ref, with_check, with_disabled_only;
   for (const auto& t : s.reference_tags) with_ref.insert(t.id);

@@ -9,6 +9,19 @@ namespace qspec::vecgen {
 namespace {
 
 using OJ = nlohmann::ordered_json;
+using K = cat::avg_pool2d;
+using A = K::attr;
+
+// The attributes in the order the vectors hold them (kernel first; absent ones left out).
+OJ pool(std::vector<std::int64_t> kernel, std::vector<std::int64_t> strides = {},
+        std::vector<std::int64_t> padding = {}, std::int64_t weight_prec = 0) {
+  OJ a = OJ::object();
+  attr::set(a, A::kernel, kernel);
+  if (!strides.empty()) attr::set(a, A::strides, strides);
+  if (!padding.empty()) attr::set(a, A::padding, padding);
+  if (weight_prec != 0) attr::set(a, A::weight_prec, weight_prec);
+  return a;
+}
 
 std::vector<Group> generate(Rng& r) {
   std::vector<Test> t;
@@ -19,29 +32,27 @@ std::vector<Group> generate(Rng& r) {
     for (std::int64_t i = 0; i < n; ++i) data.push_back(r.uniform(-127, 127));
     Test x;
     x.comment = std::move(c);
-    x.inputs = {tensor("x", DType::I32, shape, data)};
+    x.inputs = {tensor(std::string(K::in::x), DType::I32, shape, data)};
     x.attributes = std::move(attrs);
     x.invalid = invalid;
     t.push_back(std::move(x));
   };
-  add("2x2 window, stride 2", {1, 2, 4, 4}, OJ{{"kernel", {2, 2}}, {"strides", {2, 2}}});
-  add("3x3 window, padding 1 (padded zeros counted)", {1, 1, 3, 3}, OJ{{"kernel", {3, 3}}, {"padding", {1, 1}}});
-  add("global pooling as sum + broadcast_mul (weight precision 16)", {2, 3, 5, 4},
-      OJ{{"kernel", {5, 4}}, {"weight_prec", 16}});
-  add("window entirely in the padding", {1, 1, 1, 1}, OJ{{"kernel", {2, 2}}, {"padding", {2, 2}}});
-  add("invalid: weight precision 1", {1, 1, 2, 2}, OJ{{"kernel", {2, 2}}, {"weight_prec", 1}}, true);
-  add("invalid: kernel larger than the padded input", {1, 1, 2, 2}, OJ{{"kernel", {3, 3}}}, true);
-  add("invalid: stride 0", {1, 1, 2, 2}, OJ{{"kernel", {1, 1}}, {"strides", {0, 1}}}, true);
+  add("2x2 window, stride 2", {1, 2, 4, 4}, pool({2, 2}, {2, 2}));
+  add("3x3 window, padding 1 (padded zeros counted)", {1, 1, 3, 3}, pool({3, 3}, {}, {1, 1}));
+  add("global pooling as sum + broadcast_mul (weight precision 16)", {2, 3, 5, 4}, pool({5, 4}, {}, {}, 16));
+  add("window entirely in the padding", {1, 1, 1, 1}, pool({2, 2}, {}, {2, 2}));
+  add("invalid: weight precision 1", {1, 1, 2, 2}, pool({2, 2}, {}, {}, 1), true);
+  add("invalid: kernel larger than the padded input", {1, 1, 2, 2}, pool({3, 3}), true);
+  add("invalid: stride 0", {1, 1, 2, 2}, pool({1, 1}, {0, 1}), true);
   for (int i = 0; i < 110; ++i) {
     const std::int64_t kh = r.uniform(1, 3), kw = r.uniform(1, 3), ph = r.uniform(0, 2), pw = r.uniform(0, 2);
     const std::int64_t h = std::max<std::int64_t>(1, kh - 2 * ph) + r.uniform(0, 3),
                        w = std::max<std::int64_t>(1, kw - 2 * pw) + r.uniform(0, 3);
     // The attributes are drawn before the shape: the order GCC evaluated add's arguments (right
     // to left), which the committed vectors hold; an argument list's order is unspecified.
-    OJ attrs{{"kernel", {kh, kw}},
-             {"strides", {r.uniform(1, 2), r.uniform(1, 2)}},
-             {"padding", {ph, pw}},
-             {"weight_prec", r.pick(std::vector<std::int64_t>{8, 16})}};
+    std::vector<std::int64_t> strides{r.uniform(1, 2), r.uniform(1, 2)};
+    const std::int64_t weight_prec = r.pick(std::vector<std::int64_t>{8, 16});
+    OJ attrs = pool({kh, kw}, strides, {ph, pw}, weight_prec);
     std::vector<std::int64_t> shape{r.uniform(1, 2), r.uniform(1, 3), h, w};
     add("random", std::move(shape), std::move(attrs));
   }

@@ -18,12 +18,12 @@
 namespace qspec::harness {
 
 struct BackendCall {
-  bool supported = true;          // false: the backend does not claim (op, convention); run() was not called
-  BackendResult result;           // the backend's answer (when no fault)
-  std::optional<Verdict> fault;   // Crash, Timeout or Error observed by the harness; overrides `result`
-  std::string fault_reason;       // one line
-  std::string fault_detail;       // multi-line (e.g. the worker's last stderr lines); may be empty
-  bool abandoned = false;         // interrupted (SIGINT/SIGTERM) before it finished: not a result
+  bool supported = true;         // false: the backend does not claim (op, convention); run() was not called
+  BackendResult result;          // the backend's answer (when no fault)
+  std::optional<Verdict> fault;  // Crash, Timeout or Error observed by the harness; overrides `result`
+  std::string fault_reason;      // one line
+  std::string fault_detail;      // multi-line (e.g. the worker's last stderr lines); may be empty
+  bool abandoned = false;        // interrupted (SIGINT/SIGTERM) before it finished: not a result
 };
 
 class BackendExecutor {
@@ -36,6 +36,13 @@ class BackendExecutor {
   // between (an isolated executor forks its worker from this memory image).
   virtual void begin_file(const VectorFile& f) { (void)f; }
   virtual void end_file() {}
+  // After begin_file: the tests of f the caller intends to execute, in order (f.tests indices).
+  // A hint: an isolated executor sends them to its worker ahead of the calls; the caller may
+  // still stop early or skip some.
+  virtual void plan(const VectorFile& f, std::vector<std::size_t> tests) {
+    (void)f;
+    (void)tests;
+  }
   // Whether the backend claims f's (op, convention) at all (its supports()). An isolated
   // executor that cannot find out (the worker crashed in supports()) answers true, so the
   // file's tests are run and get the CRASH verdict.

@@ -35,6 +35,7 @@
 #include <csignal>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -78,6 +79,7 @@ class WorkerExecutor : public BackendExecutor {
   const std::string& source() const override { return source_; }
   void begin_file(const VectorFile& f) override;
   void end_file() override;
+  void plan(const VectorFile& f, std::vector<std::size_t> tests) override;
   bool supports(const VectorFile& f) override;
   BackendCall execute(const VectorFile& f, std::size_t test_index) override;
 
@@ -100,6 +102,12 @@ class WorkerExecutor : public BackendExecutor {
   // abandoned call when interrupted.
   BackendCall cannot_start() const;
   void stop_worker();
+  // The pipeline (worker_kind.h): sends f.tests[i] (at plan position `pos`, or npos) if its
+  // request fits `budget`; receives the oldest reply; drops every request in flight.
+  bool send_ahead(const VectorFile& f, std::size_t i, std::size_t pos, std::size_t budget);
+  void top_up(const VectorFile& f);
+  BackendCall receive_oldest(const VectorFile& f);
+  void drop_in_flight();
 
   std::unique_ptr<worker::WorkerFactory> factory_;
   WorkerOptions opt_;
@@ -112,6 +120,17 @@ class WorkerExecutor : public BackendExecutor {
   std::string file_name_;
   std::optional<BackendCall> file_failure_, last_start_failure_;
   std::size_t started_ = 0, memory_restarts_ = 0;
+  // The tests of the current file the runner will ask for, in order; the first one not yet sent;
+  // the requests sent and not yet received (oldest first), with the bytes they hold in the socket.
+  struct InFlight {
+    std::size_t test, plan_pos, charge;
+  };
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+  const VectorFile* current_file_ = nullptr;
+  std::vector<std::size_t> plan_;
+  std::size_t plan_next_ = 0;
+  std::deque<InFlight> in_flight_;
+  std::size_t in_flight_bytes_ = 0;
 };
 
 }  // namespace qspec::harness

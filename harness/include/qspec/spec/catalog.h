@@ -59,6 +59,41 @@ struct RegisteredTest {  // one test a built binary registers (gtest's own list)
   bool disabled = false;  // DISABLED_ suite or test: gtest never runs it
 };
 
+// One row of spec/seed_inventory.md: a formula or rule one seed document states, and the clauses
+// (or the erratum) that account for it. Status Y: formalized by the named clauses; E: the seed's
+// text cannot be formalized as stated, the named erratum says why; N: not covered.
+struct InventoryRow {
+  std::string file;  // "spec/seed_inventory.md"
+  int line = 0;
+  std::string id;                       // "S000-01": the seed's number, then the row's
+  std::string seed;                     // "S000"
+  std::string status;                   // "Y", "E" or "N" (anything else is a parse error)
+  std::vector<std::string> clause_ids;  // back-quoted clause IDs of the last column
+  std::vector<std::string> errata_ids;  // back-quoted erratum IDs (E-...) of the last column
+};
+
+struct InventoryCounts {
+  long y = 0, e = 0, n = 0;
+  bool operator==(const InventoryCounts&) const = default;
+};
+
+struct SeedInventory {
+  bool present = false;  // spec/seed_inventory.md exists
+  std::vector<InventoryRow> rows;
+  std::map<std::string, InventoryCounts> totals;  // "S000", ... and "all", as the totals line states them
+  int totals_line = 0;                            // 0: the file has no totals line
+  std::set<std::string> errata;                   // the `## E-...:` headings of spec/errata.md
+  std::vector<std::string> errors;                // malformed rows, cells, IDs or totals
+};
+
+// Reads spec/seed_inventory.md and the erratum headings of spec/errata.md under `root`.
+SeedInventory read_seed_inventory(const std::string& root);
+
+// What lint reports about the inventory: parse errors, a missing file or totals line, a repeated
+// row ID, a clause ID that is not a `### ` clause, an erratum ID that is not a `## E-...` heading,
+// a Y row without a clause, an E row without an erratum, totals that disagree with the rows.
+std::vector<std::string> check_seed_inventory(const SeedInventory& inventory, const std::set<std::string>& clause_ids);
+
 struct Scan {
   std::vector<Clause> clauses;
   std::vector<std::string> catalogue_errors;    // duplicate IDs, malformed headings, bad exemptions
@@ -71,6 +106,7 @@ struct Scan {
   std::map<std::string, long> vector_tests;     // clause ID -> number of vector tests listing it
   std::vector<Reference> vector_clause_refs;    // clause IDs listed in vectors/**/*.json headers
   std::vector<std::string> vector_file_errors;  // vector files whose header cannot be read or lies
+  SeedInventory inventory;                      // spec/seed_inventory.md (checked against `clauses`)
 };
 
 // Reads spec/*.md and scans reference/, conformance/, harness/, backends/, bench/, tools/, vectors/

@@ -1,0 +1,3 @@
+// Lint fixture: the reference function for demo.ok.
+// spec: demo.ok
+int demo_ok();
