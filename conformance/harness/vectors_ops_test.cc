@@ -36,4 +36,48 @@ TEST(vectors_ops, Deterministic) {
   }
 }
 
+// A conv2d test whose flags claim a geometry (dilation, padding, depthwise) writes that geometry:
+// the flags and tie counts are computed from the generator's problem, the expected output from the
+// written attributes, so a geometry left to its defaults would make the flags lie (a generator bug
+// fixed in vectors/gen/src/ops_qlinear.cc: draw_tie_rich dropped non-default geometry).
+TEST(vectors_ops, QlinearConvFlagsMatchTheWrittenGeometry) {
+  int checked = 0;
+  for (const auto& f : qspec::vecgen::families()) {
+    if (f.file.rfind("ops/qlinear/conv2d/", 0) != 0) continue;
+    const auto doc = qspec::vecgen::generate_document(f, "0.1.0");
+    for (const auto& g : doc["testGroups"])
+      for (const auto& t : g["tests"]) {
+        if (t["result"] == "invalid") continue;
+        const auto& a = t["attributes"];
+        const auto has_flag = [&](const char* name) {
+          for (const auto& fl : t["flags"])
+            if (fl == name) return true;
+          return false;
+        };
+        const auto any_above = [&](const char* key, long v) {
+          if (!a.contains(key)) return false;
+          for (const auto& e : a[key])
+            if (e.get<long>() > v) return true;
+          return false;
+        };
+        SCOPED_TRACE(f.file + " tcId " + t["tcId"].dump());
+        if (has_flag("dilation")) {
+          EXPECT_TRUE(any_above("dilations", 1));
+        }
+        if (has_flag("strides")) {
+          EXPECT_TRUE(any_above("strides", 1));
+        }
+        if (has_flag("pad_zero_point") || has_flag("asymmetric_pads")) {
+          EXPECT_TRUE(any_above("pads", 0));
+        }
+        if (has_flag("depthwise_multiplier")) {  // groups = C (the default 1 only when C = 1)
+          const long channels = t["inputs"]["x"]["shape"][3].get<long>();
+          EXPECT_EQ(a.contains("groups") ? a["groups"].get<long>() : 1L, channels);
+        }
+        ++checked;
+      }
+  }
+  EXPECT_GT(checked, 0) << "no valid qlinear.conv2d test: this check would check nothing";
+}
+
 }  // namespace

@@ -2168,6 +2168,45 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "asymmetric_pads", "strides", "uint8", "no_bias", "large_acc", "scale_limit",
         "invalid_scale", "random"
       ]
+    },
+    {
+      "name": "tflite.double_round",
+      "clauses": ["qlinear.acc.conv2d", "qlinear.tflite", "requant.tflite.quantize_multiplier", "requant.tflite.double_round", "requant.tflite.per_channel"],
+      "description": "TFLite CONV_2D / DEPTHWISE_CONV_2D reference kernels: int8 on the per-channel path, M, shift = QuantizeMultiplier(fl64(double(x_s) double(w_s[o]) / double(y_s))), w_zp 0; uint8 per tensor from fl64(double(fl32(x_s w_s)) / double(y_s)); SAME/VALID pads; groups 1 or C; y = clamp(MBQM(acc, M, shift) + zp, y_min, y_max); double rounding (default build)",
+      "source": "tensorflow/tensorflow tensorflow/lite/kernels/kernel_util.cc (PopulateConvolutionQuantizationParams, GetQuantizedConvolutionMultipler), internal/quantization_util.cc QuantizeMultiplier, internal/common.h MultiplyByQuantizedMultiplier; reference/integer_ops/conv.h ConvPerChannel, depthwise_conv.h DepthwiseConvPerChannel (int8); reference/conv.h Conv, depthwise_conv.h DepthwiseConv (uint8); kernels/conv.cc, depthwise_conv.cc, padding.h",
+      "attributes": ["w_scales", "x_scale", "x_zero_point", "y_scale", "y_zero_point"],
+      "optional_attributes": ["dilations", "groups", "pads", "strides", "w_zero_point", "y_max", "y_min"],
+      "vectors": "ops/qlinear/conv2d/tflite.double_round.json",
+      "required_flags": [
+        "tie", "tie_per_channel", "saturate_low", "saturate_high", "narrow_clamp", "per_channel_exponents", "uint8", "pad_zero_point",
+        "depthwise_multiplier", "dilation", "strides", "negative_tie", "large_acc", "double_round_differs", "random"
+      ]
+    },
+    {
+      "name": "tflite.single_round",
+      "clauses": ["qlinear.acc.conv2d", "qlinear.tflite", "requant.tflite.quantize_multiplier", "requant.tflite.single_round", "requant.tflite.per_channel"],
+      "description": "TFLite CONV_2D / DEPTHWISE_CONV_2D reference kernels: int8 on the per-channel path, M, shift = QuantizeMultiplier(fl64(double(x_s) double(w_s[o]) / double(y_s))), w_zp 0; uint8 per tensor from fl64(double(fl32(x_s w_s)) / double(y_s)); SAME/VALID pads; groups 1 or C; y = clamp(MBQM(acc, M, shift) + zp, y_min, y_max); TFLITE_SINGLE_ROUNDING",
+      "source": "tensorflow/tensorflow tensorflow/lite/kernels/kernel_util.cc (PopulateConvolutionQuantizationParams, GetQuantizedConvolutionMultipler), internal/quantization_util.cc QuantizeMultiplier, internal/common.h MultiplyByQuantizedMultiplier; reference/integer_ops/conv.h ConvPerChannel, depthwise_conv.h DepthwiseConvPerChannel (int8); reference/conv.h Conv, depthwise_conv.h DepthwiseConv (uint8); kernels/conv.cc, depthwise_conv.cc, padding.h; built with TFLITE_SINGLE_ROUNDING=1",
+      "attributes": ["w_scales", "x_scale", "x_zero_point", "y_scale", "y_zero_point"],
+      "optional_attributes": ["dilations", "groups", "pads", "strides", "w_zero_point", "y_max", "y_min"],
+      "vectors": "ops/qlinear/conv2d/tflite.single_round.json",
+      "required_flags": [
+        "tie", "tie_per_channel", "saturate_low", "saturate_high", "narrow_clamp", "per_channel_exponents", "uint8", "pad_zero_point",
+        "depthwise_multiplier", "dilation", "strides", "negative_tie", "large_acc", "random"
+      ]
+    },
+    {
+      "name": "tosa",
+      "clauses": ["qlinear.acc.conv2d", "qlinear.tosa", "requant.tosa.apply_scale_32", "requant.tosa.rescale"],
+      "description": "TOSA CONV2D / DEPTHWISE_CONV2D (int8 x int8, input_zp and weight_zp) then RESCALE (scale32, double_round, per_channel) with computeMultiplierAndShift of (double(x_s) double(w_s[o])) / double(y_s), then CLAMP [y_min, y_max]",
+      "source": "arm/tosa-specification pseudocode/operators/CONV2D.tosac, DEPTHWISE_CONV2D.tosac, RESCALE.tosac, CLAMP.tosac, library/scale_helpers.tosac; tensorflow compiler/mlir/tosa/transforms/legalize_utils.cc buildRescaleOpConvOutput; llvm mlir/lib/Dialect/Tosa/Utils/QuantUtils.cpp computeMultiplierAndShift",
+      "attributes": ["w_scales", "x_scale", "x_zero_point", "y_scale", "y_zero_point"],
+      "optional_attributes": ["dilations", "groups", "pads", "strides", "w_zero_point", "y_max", "y_min"],
+      "vectors": "ops/qlinear/conv2d/tosa.json",
+      "required_flags": [
+        "tie", "tie_per_channel", "saturate_low", "saturate_high", "narrow_clamp", "per_channel_exponents", "pad_zero_point", "depthwise_multiplier",
+        "dilation", "strides", "w_zero_point", "negative_tie", "large_acc", "random"
+      ]
     }
   ]
 }
@@ -2220,6 +2259,45 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "tie", "tie_per_channel", "saturate_low", "saturate_high", "narrow_clamp",
         "per_channel_exponents", "uint8", "no_bias", "large_acc", "scale_limit", "invalid_scale", "random"
       ]
+    },
+    {
+      "name": "tflite.double_round",
+      "clauses": ["qlinear.acc.fully_connected", "qlinear.tflite", "requant.tflite.quantize_multiplier", "requant.tflite.double_round", "requant.tflite.per_channel"],
+      "description": "TFLite FULLY_CONNECTED reference kernels: per tensor M, shift = QuantizeMultiplier(fl64(double(fl32(x_s w_s)) / double(y_s))) with the weights' zero point; per channel (int8, w_zp 0) from fl64(double(x_s) double(w_s[o]) / double(y_s)); y = clamp(MBQM(acc, M, shift) + zp, y_min, y_max); double rounding (default build)",
+      "source": "tensorflow/tensorflow tensorflow/lite/kernels/kernel_util.cc (PopulateConvolutionQuantizationParams, GetQuantizedConvolutionMultipler), internal/quantization_util.cc QuantizeMultiplier, internal/common.h MultiplyByQuantizedMultiplier; reference/integer_ops/fully_connected.h FullyConnected, FullyConnectedPerChannel (int8); reference/fully_connected.h FullyConnected (uint8); kernels/fully_connected.cc",
+      "attributes": ["w_scales", "x_scale", "x_zero_point", "y_scale", "y_zero_point"],
+      "optional_attributes": ["w_zero_point", "y_max", "y_min"],
+      "vectors": "ops/qlinear/fully_connected/tflite.double_round.json",
+      "required_flags": [
+        "tie", "tie_per_channel", "saturate_low", "saturate_high", "narrow_clamp", "per_channel_exponents", "uint8", "no_bias",
+        "w_zero_point", "negative_tie", "large_acc", "double_round_differs", "random"
+      ]
+    },
+    {
+      "name": "tflite.single_round",
+      "clauses": ["qlinear.acc.fully_connected", "qlinear.tflite", "requant.tflite.quantize_multiplier", "requant.tflite.single_round", "requant.tflite.per_channel"],
+      "description": "TFLite FULLY_CONNECTED reference kernels: per tensor M, shift = QuantizeMultiplier(fl64(double(fl32(x_s w_s)) / double(y_s))) with the weights' zero point; per channel (int8, w_zp 0) from fl64(double(x_s) double(w_s[o]) / double(y_s)); y = clamp(MBQM(acc, M, shift) + zp, y_min, y_max); TFLITE_SINGLE_ROUNDING",
+      "source": "tensorflow/tensorflow tensorflow/lite/kernels/kernel_util.cc (PopulateConvolutionQuantizationParams, GetQuantizedConvolutionMultipler), internal/quantization_util.cc QuantizeMultiplier, internal/common.h MultiplyByQuantizedMultiplier; reference/integer_ops/fully_connected.h FullyConnected, FullyConnectedPerChannel (int8); reference/fully_connected.h FullyConnected (uint8); kernels/fully_connected.cc; built with TFLITE_SINGLE_ROUNDING=1",
+      "attributes": ["w_scales", "x_scale", "x_zero_point", "y_scale", "y_zero_point"],
+      "optional_attributes": ["w_zero_point", "y_max", "y_min"],
+      "vectors": "ops/qlinear/fully_connected/tflite.single_round.json",
+      "required_flags": [
+        "tie", "tie_per_channel", "saturate_low", "saturate_high", "narrow_clamp", "per_channel_exponents", "uint8", "no_bias",
+        "w_zero_point", "negative_tie", "large_acc", "random"
+      ]
+    },
+    {
+      "name": "tosa",
+      "clauses": ["qlinear.acc.fully_connected", "qlinear.tosa", "requant.tosa.apply_scale_32", "requant.tosa.rescale"],
+      "description": "TOSA FULLY_CONNECTED (a 1x1 CONV2D in TOSA 1.0; int8 x int8, input_zp and weight_zp) then RESCALE (scale32, double_round, per_channel) with computeMultiplierAndShift of (double(x_s) double(w_s[o])) / double(y_s), then CLAMP [y_min, y_max]",
+      "source": "arm/tosa-specification pseudocode/operators/FULLY_CONNECTED.tosac, CONV2D.tosac, RESCALE.tosac, CLAMP.tosac, library/scale_helpers.tosac; tensorflow compiler/mlir/tosa/transforms/legalize_common.cc convertTFLFullyConnectedOp, legalize_utils.cc buildRescaleOpConvOutput; llvm mlir/lib/Dialect/Tosa/Utils/QuantUtils.cpp computeMultiplierAndShift",
+      "attributes": ["w_scales", "x_scale", "x_zero_point", "y_scale", "y_zero_point"],
+      "optional_attributes": ["w_zero_point", "y_max", "y_min"],
+      "vectors": "ops/qlinear/fully_connected/tosa.json",
+      "required_flags": [
+        "tie", "tie_per_channel", "saturate_low", "saturate_high", "narrow_clamp", "per_channel_exponents", "no_bias", "w_zero_point",
+        "negative_tie", "large_acc", "random"
+      ]
     }
   ]
 }
@@ -2270,6 +2348,45 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "required_flags": [
         "tie", "tie_per_channel", "saturate_low", "saturate_high", "narrow_clamp",
         "per_channel_exponents", "uint8", "broadcast_batch", "large_acc", "scale_limit", "random"
+      ]
+    },
+    {
+      "name": "tflite.double_round",
+      "clauses": ["qlinear.acc.matmul", "qlinear.tflite", "requant.tflite.quantize_multiplier", "requant.tflite.double_round"],
+      "description": "TFLite BATCH_MATMUL (int8, per tensor): M, shift = QuantizeMultiplier(fl64(double(fl32(a_s b_s)) / double(y_s))), both zero points; y = clamp(MBQM(acc, M, shift) + zp, y_min, y_max); double rounding (default build)",
+      "source": "tensorflow/tensorflow tensorflow/lite/kernels/kernel_util.cc (PopulateConvolutionQuantizationParams, GetQuantizedConvolutionMultipler), internal/quantization_util.cc QuantizeMultiplier, internal/common.h MultiplyByQuantizedMultiplier; reference/batch_matmul.h BatchMatMul (int8, FullyConnectedParams); kernels/batch_matmul.cc",
+      "attributes": ["a_scale", "a_zero_point", "b_scales", "y_scale", "y_zero_point"],
+      "optional_attributes": ["b_zero_point", "y_max", "y_min"],
+      "vectors": "ops/qlinear/matmul/tflite.double_round.json",
+      "required_flags": [
+        "tie", "saturate_low", "saturate_high", "narrow_clamp", "broadcast_batch", "w_zero_point", "negative_tie", "large_acc",
+        "double_round_differs", "random"
+      ]
+    },
+    {
+      "name": "tflite.single_round",
+      "clauses": ["qlinear.acc.matmul", "qlinear.tflite", "requant.tflite.quantize_multiplier", "requant.tflite.single_round"],
+      "description": "TFLite BATCH_MATMUL (int8, per tensor): M, shift = QuantizeMultiplier(fl64(double(fl32(a_s b_s)) / double(y_s))), both zero points; y = clamp(MBQM(acc, M, shift) + zp, y_min, y_max); TFLITE_SINGLE_ROUNDING",
+      "source": "tensorflow/tensorflow tensorflow/lite/kernels/kernel_util.cc (PopulateConvolutionQuantizationParams, GetQuantizedConvolutionMultipler), internal/quantization_util.cc QuantizeMultiplier, internal/common.h MultiplyByQuantizedMultiplier; reference/batch_matmul.h BatchMatMul (int8, FullyConnectedParams); kernels/batch_matmul.cc; built with TFLITE_SINGLE_ROUNDING=1",
+      "attributes": ["a_scale", "a_zero_point", "b_scales", "y_scale", "y_zero_point"],
+      "optional_attributes": ["b_zero_point", "y_max", "y_min"],
+      "vectors": "ops/qlinear/matmul/tflite.single_round.json",
+      "required_flags": [
+        "tie", "saturate_low", "saturate_high", "narrow_clamp", "broadcast_batch", "w_zero_point", "negative_tie", "large_acc",
+        "random"
+      ]
+    },
+    {
+      "name": "tosa",
+      "clauses": ["qlinear.acc.matmul", "qlinear.tosa", "requant.tosa.apply_scale_32", "requant.tosa.rescale"],
+      "description": "TOSA MATMUL ([N,H,C] x [N,C,W], int8, A_zp and B_zp; equal batch dimensions) then RESCALE (scale32, double_round, per_channel over N) with computeMultiplierAndShift of (double(a_s) double(b_s[n])) / double(y_s), then CLAMP [y_min, y_max]",
+      "source": "arm/tosa-specification pseudocode/operators/MATMUL.tosac, RESCALE.tosac, CLAMP.tosac, library/scale_helpers.tosac; tensorflow compiler/mlir/tosa/transforms/legalize_utils.cc buildRescale; llvm mlir/lib/Dialect/Tosa/Utils/QuantUtils.cpp computeMultiplierAndShift",
+      "attributes": ["a_scale", "a_zero_point", "b_scales", "y_scale", "y_zero_point"],
+      "optional_attributes": ["b_zero_point", "y_max", "y_min"],
+      "vectors": "ops/qlinear/matmul/tosa.json",
+      "required_flags": [
+        "tie", "tie_per_channel", "saturate_low", "saturate_high", "narrow_clamp", "per_channel_exponents", "w_zero_point", "negative_tie",
+        "large_acc", "random"
       ]
     }
   ]

@@ -1,5 +1,6 @@
 // Reference-backend registrations of the engines' quantized operators (spec/operators_qlinear.md):
-// qlinear.conv2d, qlinear.fully_connected, qlinear.matmul under xnnpack.fp32 and onnxruntime.
+// qlinear.conv2d, qlinear.fully_connected, qlinear.matmul under xnnpack.fp32, onnxruntime,
+// tflite.double_round, tflite.single_round and tosa.
 //
 // Tensors, attributes and conventions are named through the catalogue's typed keys
 // (qspec::cat::qlinear_*; spec/catalogue/qlinear.*.json). Only the conventions that have a fused
@@ -14,6 +15,7 @@
 #include "qspec/core/qlinear_keys.h"
 #include "qspec/ref/ops/qlinear.h"
 #include "qspec/refops.h"
+#include "qspec/refops/qlinear_convention.h"
 #include "qspec/refops/tensor_args.h"
 
 namespace qspec::refops {
@@ -51,7 +53,7 @@ ro::QLinearParams params(const Attrs& a, const QLinearKeys& k, const Tensor& x, 
   p.w_zero_point = Int(attr::get_or(a, k.w_zero_point, std::int64_t{0}));
   p.y_scale = attr::get(a, k.y_scale);
   p.y_zero_point = Int(attr::get(a, k.y_zero_point));
-  if (c == QLinearConvention::XnnpackFp32) {
+  if (c != QLinearConvention::OnnxRuntime) {  // the conventions with a fused clamp
     if (attr::has(a, k.y_min)) p.y_min = Int(attr::get(a, k.y_min));
     if (attr::has(a, k.y_max)) p.y_max = Int(attr::get(a, k.y_max));
   }
@@ -67,11 +69,6 @@ std::array<std::int64_t, n> fixed(const Attrs& a, const attr::IntArray& key, std
   std::array<std::int64_t, n> out{};
   for (std::size_t i = 0; i < n; ++i) out[i] = v[i];
   return out;
-}
-
-QLinearConvention convention_of(std::string_view name) {
-  return name == cat::qlinear_conv2d::conv::xnnpack_fp32 ? QLinearConvention::XnnpackFp32
-                                                         : QLinearConvention::OnnxRuntime;
 }
 
 OpFn conv2d_fn(QLinearConvention c) {
@@ -114,7 +111,7 @@ OpFn matmul_fn(QLinearConvention c) {
 
 template <class Op>
 Registration reg(std::string_view convention, OpFn (*make)(QLinearConvention)) {
-  return registration<Op>(convention, make(convention_of(convention)));
+  return registration<Op>(convention, make(qlinear_convention_of(convention)));
 }
 
 QSPEC_REGISTER_REF_OP(reg<cat::qlinear_conv2d>(cat::qlinear_conv2d::conv::xnnpack_fp32, conv2d_fn));
@@ -125,6 +122,17 @@ QSPEC_REGISTER_REF_OP(reg<cat::qlinear_fully_connected>(cat::qlinear_fully_conne
                                                         fully_connected_fn));
 QSPEC_REGISTER_REF_OP(reg<cat::qlinear_matmul>(cat::qlinear_matmul::conv::xnnpack_fp32, matmul_fn));
 QSPEC_REGISTER_REF_OP(reg<cat::qlinear_matmul>(cat::qlinear_matmul::conv::onnxruntime, matmul_fn));
+QSPEC_REGISTER_REF_OP(reg<cat::qlinear_conv2d>(cat::qlinear_conv2d::conv::tflite_double_round, conv2d_fn));
+QSPEC_REGISTER_REF_OP(reg<cat::qlinear_conv2d>(cat::qlinear_conv2d::conv::tflite_single_round, conv2d_fn));
+QSPEC_REGISTER_REF_OP(reg<cat::qlinear_fully_connected>(cat::qlinear_fully_connected::conv::tflite_double_round,
+                                                        fully_connected_fn));
+QSPEC_REGISTER_REF_OP(reg<cat::qlinear_fully_connected>(cat::qlinear_fully_connected::conv::tflite_single_round,
+                                                        fully_connected_fn));
+QSPEC_REGISTER_REF_OP(reg<cat::qlinear_matmul>(cat::qlinear_matmul::conv::tflite_double_round, matmul_fn));
+QSPEC_REGISTER_REF_OP(reg<cat::qlinear_matmul>(cat::qlinear_matmul::conv::tflite_single_round, matmul_fn));
+QSPEC_REGISTER_REF_OP(reg<cat::qlinear_conv2d>(cat::qlinear_conv2d::conv::tosa, conv2d_fn));
+QSPEC_REGISTER_REF_OP(reg<cat::qlinear_fully_connected>(cat::qlinear_fully_connected::conv::tosa, fully_connected_fn));
+QSPEC_REGISTER_REF_OP(reg<cat::qlinear_matmul>(cat::qlinear_matmul::conv::tosa, matmul_fn));
 
 }  // namespace
 }  // namespace qspec::refops

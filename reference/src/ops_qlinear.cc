@@ -16,72 +16,102 @@ void require_codes(const IntArray& a, DType t, const std::string& what) {
     QSPEC_REQUIRE(v >= r.lo && v <= r.hi, what + " codes lie in " + std::string(dtype_name(t)));
 }
 
-// Every accumulator in int32 (REQUIRE), then the epilogue with the scale of its channel, the last axis.
-IntArray requantize(IntArray acc, const std::vector<std::uint32_t>& scales, const QLinearParams& p, QLinearConvention c,
-                    const std::string& op) {
+// Every accumulator in int32 (REQUIRE), then the epilogue of its channel, the last axis.
+IntArray requantize(IntArray acc, const QLinearEpilogue& epilogue, const std::string& op) {
   const auto channels = static_cast<std::size_t>(acc.shape.back());
   for (std::size_t i = 0; i < acc.data.size(); ++i) {
     QSPEC_REQUIRE(acc.data[i] >= kInt32Min && acc.data[i] <= kInt32Max, op + ": the exact accumulator fits int32");
-    acc.data[i] = qlinear_output(acc.data[i], scales[i % channels], p, c);
+    acc.data[i] = epilogue(acc.data[i], i % channels);
   }
   return acc;
 }
 
 }  // namespace
 
+QLinearEpilogue qlinear_epilogue(const QLinearParams& p, std::int64_t channels, QLinearConvention c, QLinearOp op) {
+  if (qlinear_is_tflite(c)) {
+    const bool single = c == QLinearConvention::TfliteSingleRound;
+    auto m = qlinear_tflite_multipliers(p, channels, op, single);
+    return [m = std::move(m), p, single](const Int& acc, std::size_t o) {
+      return qlinear_tflite_output(acc, m[o], p, single);
+    };
+  }
+  if (c == QLinearConvention::Tosa) {
+    auto m = qlinear_tosa_multipliers(p, channels);
+    return [m = std::move(m), p](const Int& acc, std::size_t o) { return qlinear_tosa_output(acc, m[o], p); };
+  }
+  auto s = qlinear_scales(p, channels, c);
+  return [s = std::move(s), p, c](const Int& acc, std::size_t o) { return qlinear_output(acc, s[o], p, c); };
+}
+
 // spec: qlinear.acc.conv2d
 // spec: qlinear.xnnpack_fp32
 // spec: qlinear.onnxruntime
+// spec: qlinear.tflite
+// spec: qlinear.tosa
 std::array<std::int64_t, 2> qlinear_conv2d_out_size(const Shape& x, const Shape& w, const QConvGeometry& g,
                                                     QLinearConvention c) {
   auto dim = [&](int axis) {
     const auto a = static_cast<std::size_t>(axis);
     const std::int64_t in = x[a + 1], k = w[a + 1], d = g.dilations[a], s = g.strides[a];
     const std::int64_t pb = g.pads[a], pe = g.pads[a + 2];
+    if (qlinear_is_tflite(c)) return qlinear_tflite_conv_out_dim(in, pb, pe, k, d, s);
+    if (c == QLinearConvention::Tosa) return qlinear_tosa_conv_out_dim(in, pb, pe, k, d, s);
     return c == QLinearConvention::XnnpackFp32 ? qlinear_xnnpack_conv_out_dim(in, pb, pe, k, d, s)
                                                : qlinear_onnxruntime_conv_out_dim(in, pb, pe, k, d, s);
   };
+  if (qlinear_is_tflite(c)) qlinear_tflite_conv_groups_check(x, g);
+  if (c == QLinearConvention::Tosa) qlinear_tosa_conv_groups_check(x, g);
   return {dim(0), dim(1)};
 }
 
 // spec: qlinear.acc.conv2d
 // spec: qlinear.xnnpack_fp32
 // spec: qlinear.onnxruntime
+// spec: qlinear.tflite
+// spec: qlinear.tosa
 IntArray qlinear_conv2d(const IntArray& x, const IntArray& w, const IntArray* bias, const QConvGeometry& g,
                         const QLinearParams& p, QLinearConvention c) {
   qlinear_conv2d_check(x.shape, w.shape, bias ? &bias->shape : nullptr, g);
-  const auto scales = qlinear_scales(p, w.dim(0), c);
+  const auto epilogue = qlinear_epilogue(p, w.dim(0), c, QLinearOp::Conv2d);
   const auto [oh, ow] = qlinear_conv2d_out_size(x.shape, w.shape, g, c);
   require_codes(x, p.x_type, "qlinear.conv2d: x");
   require_codes(w, p.w_type, "qlinear.conv2d: w");
   if (bias) require_codes(*bias, DType::I32, "qlinear.conv2d: b");
-  return requantize(qlinear_acc_conv2d(x, w, bias, g, p.x_zero_point, p.w_zero_point, oh, ow), scales, p, c,
+  return requantize(qlinear_acc_conv2d(x, w, bias, g, p.x_zero_point, p.w_zero_point, oh, ow), epilogue,
                     "qlinear.conv2d");
 }
 
 // spec: qlinear.acc.fully_connected
 // spec: qlinear.xnnpack_fp32
 // spec: qlinear.onnxruntime
+// spec: qlinear.tflite
+// spec: qlinear.tosa
 IntArray qlinear_fully_connected(const IntArray& x, const IntArray& w, const IntArray* bias, const QLinearParams& p,
                                  QLinearConvention c) {
   qlinear_fully_connected_check(x.shape, w.shape, bias ? &bias->shape : nullptr);
-  const auto scales = qlinear_scales(p, w.dim(0), c);
+  const auto epilogue = qlinear_epilogue(p, w.dim(0), c, QLinearOp::FullyConnected);
   require_codes(x, p.x_type, "qlinear.fully_connected: x");
   require_codes(w, p.w_type, "qlinear.fully_connected: w");
   if (bias) require_codes(*bias, DType::I32, "qlinear.fully_connected: b");
-  return requantize(qlinear_acc_fully_connected(x, w, bias, p.x_zero_point, p.w_zero_point), scales, p, c,
+  return requantize(qlinear_acc_fully_connected(x, w, bias, p.x_zero_point, p.w_zero_point), epilogue,
                     "qlinear.fully_connected");
 }
 
 // spec: qlinear.acc.matmul
 // spec: qlinear.xnnpack_fp32
 // spec: qlinear.onnxruntime
+// spec: qlinear.tflite
+// spec: qlinear.tosa
 IntArray qlinear_matmul(const IntArray& a, const IntArray& b, const QLinearParams& p, QLinearConvention c) {
   const Shape out = qlinear_matmul_output_shape(a.shape, b.shape);
-  const auto scales = qlinear_scales(p, out.back(), c);
+  QSPEC_ERROR_IF(qlinear_is_tflite(c) && (a.shape.size() > 5 || b.shape.size() > 5),
+                 "tflite: BATCH_MATMUL supports ranks 2 to 5");
+  if (c == QLinearConvention::Tosa) qlinear_tosa_matmul_check(a.shape, b.shape);
+  const auto epilogue = qlinear_epilogue(p, out.back(), c, QLinearOp::Matmul);
   require_codes(a, p.x_type, "qlinear.matmul: a");
   require_codes(b, p.w_type, "qlinear.matmul: b");
-  return requantize(qlinear_acc_matmul(a, b, p.x_zero_point, p.w_zero_point), scales, p, c, "qlinear.matmul");
+  return requantize(qlinear_acc_matmul(a, b, p.x_zero_point, p.w_zero_point), epilogue, "qlinear.matmul");
 }
 
 }  // namespace qspec::ref::ops

@@ -1,5 +1,6 @@
 // The engines' conventions of the quantized operators (spec/operators_qlinear.md): XNNPACK's and
 // ONNX Runtime's parameter derivation, ERROR_IFs, output size and epilogue, float steps via ieee.h.
+#include <stdexcept>
 #include <string>
 
 #include "qspec/ref/float_conventions.h"
@@ -151,11 +152,15 @@ std::int64_t qlinear_onnxruntime_conv_out_dim(std::int64_t in, std::int64_t pad_
 }
 
 std::vector<std::uint32_t> qlinear_scales(const QLinearParams& p, std::int64_t channels, QLinearConvention c) {
+  if (qlinear_is_tflite(c) || c == QLinearConvention::Tosa)
+    throw std::logic_error("qlinear_scales: TFLite's and TOSA's conventions have Q31 multipliers");
   return c == QLinearConvention::XnnpackFp32 ? qlinear_xnnpack_fp32_scales(p, channels)
                                              : qlinear_onnxruntime_scales(p, channels);
 }
 
 Int qlinear_output(const Int& acc, std::uint32_t scale, const QLinearParams& p, QLinearConvention c) {
+  if (qlinear_is_tflite(c) || c == QLinearConvention::Tosa)
+    throw std::logic_error("qlinear_output: TFLite's and TOSA's conventions have Q31 multipliers");
   return c == QLinearConvention::XnnpackFp32 ? qlinear_xnnpack_fp32_output(acc, scale, p)
                                              : qlinear_onnxruntime_output(acc, scale, p);
 }

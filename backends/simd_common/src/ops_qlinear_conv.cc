@@ -1,4 +1,4 @@
-// Handler of qlinear.conv2d (spec/operators_qlinear.md) under xnnpack.fp32 and onnxruntime: the
+// Handler of qlinear.conv2d (spec/operators_qlinear.md) under xnnpack.fp32, onnxruntime, TFLite and TOSA: the
 // exact NHWC convolution of the 8-bit engines (im2col through the GEMM engine, the direct depthwise
 // kernel), padded with the input zero point, plus the int32 bias, then the convention's epilogue.
 #include <algorithm>
@@ -33,11 +33,20 @@ std::array<std::int64_t, n> fixed(const OpCall& c, const attr::IntArray& key, st
 
 // The output size of one spatial axis. No position: ONNX Runtime rejects it; XNNPACK's run crashes
 // (a REQUIRE of qlinear.xnnpack_fp32: Unsupported).
+// TFLite: the pads must be VALID's (0, 0) or SAME's (floor(t / 2), t - floor(t / 2)) (padding.h).
 std::int64_t out_dim(std::int64_t in, std::int64_t pb, std::int64_t pe, std::int64_t k, std::int64_t d, std::int64_t s,
                      Convention conv) {
   const std::int64_t span = in + pb + pe - (d * (k - 1) + 1);
+  if (conv == Convention::kTosa) {
+    reject_if(span < 0, "tosa: no output position");
+    if (span % s != 0) throw Unsupported("tosa: idiv_check: the stride must divide the span (a REQUIRE)");
+  }
+  if (qlinear::is_tflite(conv) && (pb != 0 || pe != 0)) {
+    const std::int64_t out = (in + s - 1) / s, t = std::max<std::int64_t>((out - 1) * s + d * (k - 1) + 1 - in, 0);
+    reject_if(pb != t / 2 || pe != t - t / 2, "tflite: pads are neither VALID's nor SAME's");
+  }
   if (conv == Convention::kOnnxRuntime) reject_if(span < 0, "onnxruntime: no output position (Invalid input shape)");
-  if (span < 0) throw Unsupported("xnnpack.fp32: the dilated kernel must fit the padded input (a REQUIRE)");
+  if (span < 0) throw Unsupported("the dilated kernel must fit the padded input (a REQUIRE)");
   return span / s + 1;
 }
 
@@ -64,7 +73,9 @@ void qlinear_conv2d(OpCall& c) {
     reject_if(b.shape != std::vector<std::int64_t>{O}, "qlinear.conv2d: bias b must be (O)");
   }
   const qlinear::Params p = qlinear::read_params(c, kKeys, xt, wt, conv);
-  const std::vector<float> scales = qlinear::scales(p, O, conv);
+  const auto plan = qlinear::plan(p, O, conv, qlinear::OpKind::kConv);
+  if constexpr (qlinear::groups_one_or_depthwise(conv))
+    reject_if(groups != 1 && groups != C, "tflite / tosa: CONV_2D has groups 1, DEPTHWISE_CONV_2D groups = C");
 
   ConvGeom g;
   g.n = x.dim(0), g.h = x.dim(1), g.w = x.dim(2), g.c = C, g.o = O, g.kh = w.dim(1), g.kw = w.dim(2);
@@ -94,7 +105,7 @@ void qlinear_conv2d(OpCall& c) {
     if (bt)
       for (std::size_t i = 0; i < acc.size(); ++i) acc[i] += b.data[i % static_cast<std::size_t>(O)];
   }
-  qlinear::requantize(c.k, acc, scales, p, c.output(Op::out::y, 0), {g.n, oh, ow, O});
+  qlinear::requantize(c.k, acc, plan, c.output(Op::out::y, 0), {g.n, oh, ow, O});
 }
 
 }  // namespace
@@ -105,6 +116,12 @@ void add_qlinear_conv_ops(std::vector<OpEntry>& t) {
       entry<Op>(Op::conv::xnnpack_fp32, conv + "XNNPACK fp32 epilogue", qlinear_conv2d<Convention::kXnnpackFp32>));
   t.push_back(
       entry<Op>(Op::conv::onnxruntime, conv + "ONNX Runtime MLAS epilogue", qlinear_conv2d<Convention::kOnnxRuntime>));
+  t.push_back(entry<Op>(Op::conv::tflite_double_round, conv + "TFLite Q31 epilogue, double rounding",
+                        qlinear_conv2d<Convention::kTfliteDouble>));
+  t.push_back(entry<Op>(Op::conv::tflite_single_round, conv + "TFLite Q31 epilogue, single rounding",
+                        qlinear_conv2d<Convention::kTfliteSingle>));
+  t.push_back(
+      entry<Op>(Op::conv::tosa, conv + "TOSA RESCALE (double_round) and CLAMP", qlinear_conv2d<Convention::kTosa>));
 }
 
 }  // namespace qspec::simd

@@ -1,6 +1,6 @@
 // Handlers of qlinear.fully_connected and qlinear.matmul (spec/operators_qlinear.md) under
-// xnnpack.fp32 and onnxruntime: the exact product of the 8-bit GEMM engines with zero points (one
-// GEMM per broadcast batch of a matmul), the int32 bias, then the convention's epilogue.
+// xnnpack.fp32, onnxruntime, tflite.double_round, tflite.single_round and tosa: the exact product of the 8-bit GEMM
+// engines with zero points (one GEMM per broadcast batch of a matmul), the int32 bias, then the convention's epilogue.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -37,12 +37,12 @@ void qlinear_fully_connected(OpCall& c) {
     reject_if(b.shape != std::vector<std::int64_t>{O}, "qlinear.fully_connected: bias b must be (O)");
   }
   const qlinear::Params p = qlinear::read_params(c, kFcKeys, xt, wt, conv);
-  const std::vector<float> scales = qlinear::scales(p, O, conv);
+  const auto plan = qlinear::plan(p, O, conv, qlinear::OpKind::kFullyConnected);
   std::vector<std::int64_t> acc =
       x.dim(0) == 0 ? std::vector<std::int64_t>{} : nn::fc_exact(c.k, x, w, p.x_zero_point, p.w_zero_point);
   if (bt)
     for (std::size_t i = 0; i < acc.size(); ++i) acc[i] += b.data[i % static_cast<std::size_t>(O)];
-  qlinear::requantize(c.k, acc, scales, p, c.output(Fc::out::y, 0), {x.dim(0), O});
+  qlinear::requantize(c.k, acc, plan, c.output(Fc::out::y, 0), {x.dim(0), O});
 }
 
 template <Convention conv>
@@ -61,8 +61,14 @@ void qlinear_matmul(OpCall& c) {
     reject_if(da != db && da != 1 && db != 1, "qlinear.matmul: batch dimensions do not broadcast");
     batch[k] = da == 1 ? db : da;
   }
+  if constexpr (qlinear::is_tflite(conv))
+    reject_if(a.shape.size() > 5 || b.shape.size() > 5, "tflite: BATCH_MATMUL supports ranks 2 to 5");
+  if constexpr (conv == Convention::kTosa)
+    reject_if(std::vector<std::int64_t>(a.shape.begin(), a.shape.end() - 2) !=
+                  std::vector<std::int64_t>(b.shape.begin(), b.shape.end() - 2),
+              "tosa: MATMUL's batch dimensions must be equal");
   const qlinear::Params p = qlinear::read_params(c, kMmKeys, at, bt, conv);
-  const std::vector<float> scales = qlinear::scales(p, N, conv);
+  const auto plan = qlinear::plan(p, N, conv, qlinear::OpKind::kMatmul);
   std::int64_t batches = 1;
   for (auto d : batch) batches *= d;
   std::vector<std::int64_t> acc;
@@ -96,7 +102,7 @@ void qlinear_matmul(OpCall& c) {
   }
   batch.push_back(M);
   batch.push_back(N);
-  qlinear::requantize(c.k, acc, scales, p, c.output(Mm::out::y, 0), batch);
+  qlinear::requantize(c.k, acc, plan, c.output(Mm::out::y, 0), batch);
 }
 
 }  // namespace
@@ -104,10 +110,18 @@ void qlinear_matmul(OpCall& c) {
 void add_qlinear_linear_ops(std::vector<OpEntry>& t) {
   const std::string fc = "exact GEMM with zero points + int32 bias, ", mm = "exact GEMM per broadcast batch, ";
   const std::string xnn = "XNNPACK fp32 epilogue", ort = "ONNX Runtime MLAS epilogue";
+  const std::string tfd = "TFLite Q31 epilogue, double rounding", tfs = "TFLite Q31 epilogue, single rounding";
+  const std::string tosa = "TOSA RESCALE (double_round) and CLAMP";
   t.push_back(entry<Fc>(Fc::conv::xnnpack_fp32, fc + xnn, qlinear_fully_connected<Convention::kXnnpackFp32>));
   t.push_back(entry<Fc>(Fc::conv::onnxruntime, fc + ort, qlinear_fully_connected<Convention::kOnnxRuntime>));
   t.push_back(entry<Mm>(Mm::conv::xnnpack_fp32, mm + xnn, qlinear_matmul<Convention::kXnnpackFp32>));
   t.push_back(entry<Mm>(Mm::conv::onnxruntime, mm + ort, qlinear_matmul<Convention::kOnnxRuntime>));
+  t.push_back(entry<Fc>(Fc::conv::tflite_double_round, fc + tfd, qlinear_fully_connected<Convention::kTfliteDouble>));
+  t.push_back(entry<Fc>(Fc::conv::tflite_single_round, fc + tfs, qlinear_fully_connected<Convention::kTfliteSingle>));
+  t.push_back(entry<Mm>(Mm::conv::tflite_double_round, mm + tfd, qlinear_matmul<Convention::kTfliteDouble>));
+  t.push_back(entry<Mm>(Mm::conv::tflite_single_round, mm + tfs, qlinear_matmul<Convention::kTfliteSingle>));
+  t.push_back(entry<Fc>(Fc::conv::tosa, fc + tosa, qlinear_fully_connected<Convention::kTosa>));
+  t.push_back(entry<Mm>(Mm::conv::tosa, mm + tosa, qlinear_matmul<Convention::kTosa>));
 }
 
 }  // namespace qspec::simd

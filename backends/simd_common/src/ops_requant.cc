@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "q31_params.h"
 #include "qspec/catalogue/keys.h"
 #include "qspec/core/attr.h"
 #include "qspec/simd/backend_core.h"
@@ -293,6 +294,13 @@ void rdbpot_op(OpCall& c) {
 }
 
 }  // namespace
+
+RequantParams q31_requant_params(Q31Rounding rounding, std::int64_t multiplier, std::int64_t shift) {
+  const Conv conv = rounding == Q31Rounding::kTfliteDouble   ? Conv::GemmlowpDouble
+                    : rounding == Q31Rounding::kTfliteSingle ? Conv::TfliteSingle
+                                                             : Conv::TosaDouble;
+  return q31_params(conv, multiplier, shift);
+}
 
 void add_requant_ops(std::vector<OpEntry>& t) {
   const char* vec = "vectorized (8 lanes AVX2 / 4 lanes NEON), exact 64-bit products";

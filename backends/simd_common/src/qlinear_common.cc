@@ -1,12 +1,14 @@
 // The engine conventions of the quantized operators (spec/operators_qlinear.md) on the optimized
-// backends: parameters and their ERROR_IFs, binary32 requantization scales, and the epilogue on the
-// kFloatThenZp requantization kernel (y = sat(rne(fl32(fl32(acc) * S)) + zp) to the clamp range).
+// backends: parameters and their ERROR_IFs, then the epilogue on the requantization kernels: binary32
+// scales on kFloatThenZp (y = sat(rne(fl32(fl32(acc) * S)) + zp) to the clamp range), TFLite's Q31
+// multipliers on kQ31Double (default build) or kShiftRound (TFLITE_SINGLE_ROUNDING).
 #include "qlinear_common.h"
 
 #include <cmath>
 #include <cstring>
 #include <string>
 
+#include "q31_params.h"
 #include "qspec/simd/requant.h"
 
 namespace qspec::simd::qlinear {
@@ -47,14 +49,17 @@ Params read_params(const OpCall& c, const Keys& k, const qspec_tensor& x, const 
   p.y_scale = f32_of(attr::get(c.attrs, k.y_scale));
   p.y_zero_point = attr::get(c.attrs, k.y_zero_point);
   p.y_min = lo_of(p.x_type), p.y_max = hi_of(p.x_type);
-  if (conv == Convention::kXnnpackFp32) {
+  if (conv != Convention::kOnnxRuntime) {
     p.y_min = attr::get_or(c.attrs, k.y_min, p.y_min);
     p.y_max = attr::get_or(c.attrs, k.y_max, p.y_max);
   }
   return p;
 }
 
-std::vector<float> scales(const Params& p, std::int64_t channels, Convention conv) {
+namespace {
+
+// The binary32 scales S_o of XNNPACK and ONNX Runtime after their ERROR_IFs.
+std::vector<float> fp32_scales(const Params& p, std::int64_t channels, Convention conv) {
   using nn::reject_if;
   const auto n = static_cast<std::int64_t>(p.w_scales.size());
   const bool s8 = p.x_type == QSPEC_DTYPE_INT8 && p.w_type == QSPEC_DTYPE_INT8;
@@ -98,34 +103,133 @@ std::vector<float> scales(const Params& p, std::int64_t channels, Convention con
   return s;
 }
 
-void requantize(const KernelSet& k, const std::vector<std::int64_t>& acc, const std::vector<float>& s, const Params& p,
+// TFLite's Prepare ERROR_IFs (spec/operators_qlinear.md, qlinear.tflite) and every channel's
+// (M_o, shift_o) = QuantizeMultiplier(d_o), d_o derived in binary64 on the per-channel path
+// (double(x_s) * double(w_s[o]) / double(y_s)) or the per-tensor path (double(x_s * w_s) / double(y_s)).
+std::vector<RequantParams> tflite_plan(const Params& p, std::int64_t channels, Convention conv, OpKind op) {
+  using nn::reject_if;
+  const auto n = static_cast<std::int64_t>(p.w_scales.size());
+  const bool s8 = p.x_type == QSPEC_DTYPE_INT8 && p.w_type == QSPEC_DTYPE_INT8;
+  const bool u8 = p.x_type == QSPEC_DTYPE_UINT8 && p.w_type == QSPEC_DTYPE_UINT8;
+  const bool matmul = op == OpKind::kMatmul;
+  reject_if(matmul && !s8, "tflite: BATCH_MATMUL takes int8 operands");
+  reject_if(!s8 && !u8, "tflite: no kernel for these activation and weight types");
+  reject_if(matmul && n != 1, "tflite: BATCH_MATMUL has one weight scale");
+  reject_if(n != 1 && n != channels, "tflite: the weight scales must have 1 or one-per-channel entries");
+  reject_if(n > 1 && !s8, "tflite: per-channel quantization needs int8 tensors");
+  const bool per_channel_path =
+      op == OpKind::kConv ? p.x_type == QSPEC_DTYPE_INT8 : op == OpKind::kFullyConnected && n > 1;
+  reject_if(per_channel_path && p.w_zero_point != 0, "tflite: the per-channel kernels' int8 weights have zero point 0");
+  reject_if(!fits(p.x_zero_point, p.x_type) || !fits(p.w_zero_point, p.w_type) || !fits(p.y_zero_point, p.x_type),
+            "tflite: a zero point does not fit its dtype");
+  reject_if(!fits(p.y_min, p.x_type) || !fits(p.y_max, p.x_type), "tflite: y_min and y_max must fit the dtype");
+  reject_if(p.y_min > p.y_max, "tflite: y_min must not exceed y_max");
+  const bool single = conv == Convention::kTfliteSingle;
+  std::vector<RequantParams> out;
+  for (std::int64_t o = 0; o < channels; ++o) {
+    const float ws = p.w_scales[static_cast<std::size_t>(n == 1 ? 0 : o)];
+    if (!std::isfinite(p.x_scale) || !std::isfinite(ws) || !std::isfinite(p.y_scale) || p.y_scale == 0.0f)
+      throw Unsupported("tflite: finite scales and y_scale != 0 (REQUIRE)");
+    double d;
+    if (per_channel_path) {
+      d = static_cast<double>(p.x_scale) * static_cast<double>(ws) / static_cast<double>(p.y_scale);
+    } else {
+      const float product = p.x_scale * ws;  // GetQuantizedConvolutionMultipler rounds it in float
+      if (!std::isfinite(product)) throw Unsupported("tflite: x_scale * w_scale finite in float32 (REQUIRE)");
+      reject_if(product < 0.0f, "tflite: input_product_scale >= 0");
+      d = static_cast<double>(product) / static_cast<double>(p.y_scale);
+    }
+    if (!std::isfinite(d)) throw Unsupported("tflite: a finite real multiplier (REQUIRE)");
+    reject_if(d < 0.0, "tflite: negative real multiplier (QuantizeMultiplier)");
+    // QuantizeMultiplier (quantization_util.cc), either build.
+    int shift = 0;
+    std::int64_t m = 0;
+    if (d != 0.0) {
+      const double q = std::frexp(d, &shift);
+      m = static_cast<std::int64_t>(std::round(q * static_cast<double>(std::int64_t{1} << 31)));
+      if (m == (std::int64_t{1} << 31)) m /= 2, ++shift;
+      if (shift < -31) shift = 0, m = 0;
+      if (single && shift > 30) shift = 30, m = (std::int64_t{1} << 31) - 1;
+    }
+    out.push_back(q31_requant_params(single ? Q31Rounding::kTfliteSingle : Q31Rounding::kTfliteDouble, m, shift));
+  }
+  return out;
+}
+
+// TOSA's ERROR_IFs (spec/operators_qlinear.md, qlinear.tosa) and every channel's RESCALE (scale32,
+// double_round) with the legalization's computeMultiplierAndShift of double(x_s) * double(w_s[o]) / double(y_s).
+std::vector<RequantParams> tosa_plan(const Params& p, std::int64_t channels) {
+  using nn::reject_if;
+  const auto n = static_cast<std::int64_t>(p.w_scales.size());
+  reject_if(p.x_type != QSPEC_DTYPE_INT8 || p.w_type != QSPEC_DTYPE_INT8, "tosa: the operators take int8 x int8");
+  reject_if(n != 1 && n != channels, "tosa: RESCALE has 1 multiplier or one per channel");
+  reject_if(!fits(p.x_zero_point, QSPEC_DTYPE_INT8) || !fits(p.w_zero_point, QSPEC_DTYPE_INT8) ||
+                !fits(p.y_zero_point, QSPEC_DTYPE_INT8),
+            "tosa: zero points are int8");
+  reject_if(!fits(p.y_min, QSPEC_DTYPE_INT8) || !fits(p.y_max, QSPEC_DTYPE_INT8) || p.y_max < p.y_min,
+            "tosa: CLAMP's min_val <= max_val in int8");
+  std::vector<RequantParams> out;
+  for (std::int64_t o = 0; o < channels; ++o) {
+    const float ws = p.w_scales[static_cast<std::size_t>(n == 1 ? 0 : o)];
+    if (!std::isfinite(p.x_scale) || !std::isfinite(ws) || !std::isfinite(p.y_scale) || p.y_scale == 0.0f)
+      throw Unsupported("tosa: finite scales and y_scale != 0 (REQUIRE)");
+    const double d = static_cast<double>(p.x_scale) * static_cast<double>(ws) / static_cast<double>(p.y_scale);
+    if (!std::isfinite(d) || !(d > 0.0)) throw Unsupported("tosa: a finite positive scale (REQUIRE)");
+    int e = 0;
+    const double q = std::frexp(d, &e);
+    auto m = static_cast<std::int64_t>(std::round(q * static_cast<double>(std::int64_t{1} << 31)));
+    if (m == (std::int64_t{1} << 31)) m /= 2, ++e;
+    int s = 31 - e;
+    if (s > 62) m >>= std::min(31, s - 62), s = 62;
+    out.push_back(q31_requant_params(Q31Rounding::kTosaDouble, m, 31 - s));  // shift_tflite = 31 - s
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<RequantParams> plan(const Params& p, std::int64_t channels, Convention conv, OpKind op) {
+  std::vector<RequantParams> out;
+  if (is_tflite(conv)) {
+    out = tflite_plan(p, channels, conv, op);
+  } else if (conv == Convention::kTosa) {
+    out = tosa_plan(p, channels);
+  } else {
+    for (float s : fp32_scales(p, channels, conv)) {
+      RequantParams rp;
+      rp.kind = RequantKind::kFloatThenZp;
+      rp.scale = s;
+      out.push_back(rp);
+    }
+  }
+  for (auto& rp : out) {
+    rp.out = OutType::I32;  // computed in int32 lanes, narrowed by write_int
+    rp.qmin = static_cast<std::int32_t>(p.y_min);
+    rp.qmax = static_cast<std::int32_t>(p.y_max);
+    rp.zp = static_cast<std::int32_t>(p.y_zero_point);
+    if (!finalize(rp)) throw Unsupported("qlinear: requantization parameters outside the kernels");
+  }
+  return out;
+}
+
+void requantize(const KernelSet& k, const std::vector<std::int64_t>& acc, const std::vector<RequantParams>& plan,
                 qspec_tensor& out, const std::vector<std::int64_t>& shape) {
-  const std::size_t channels = s.size();
+  const std::size_t channels = plan.size();
   std::vector<std::int32_t> a32(acc.size());
   for (std::size_t i = 0; i < acc.size(); ++i) {
     if (acc[i] < INT32_MIN || acc[i] > INT32_MAX) throw Unsupported("qlinear: accumulator beyond int32 (REQUIRE)");
     a32[i] = static_cast<std::int32_t>(acc[i]);
   }
-  RequantParams rp;
-  rp.kind = RequantKind::kFloatThenZp;
-  rp.out = OutType::I32;  // computed in int32 lanes, narrowed by write_int
-  rp.qmin = static_cast<std::int32_t>(p.y_min);
-  rp.qmax = static_cast<std::int32_t>(p.y_max);
-  rp.zp = static_cast<std::int32_t>(p.y_zero_point);
   std::vector<std::int32_t> y(acc.size());
-  if (channels == 1 || acc.empty()) {
-    rp.scale = s.empty() ? 1.0f : s[0];
-    if (!finalize(rp)) throw Unsupported("qlinear: requantization parameters outside the kernels");
-    k.requant(rp, a32.size(), a32.data(), y.data());
-  } else {
-    // Per channel (the last axis): gather each channel, requantize it with its scale, scatter back.
+  if (channels == 1 && !acc.empty()) {
+    k.requant(plan[0], a32.size(), a32.data(), y.data());
+  } else if (!acc.empty()) {
+    // Per channel (the last axis): gather each channel, requantize it with its parameters, scatter back.
     const std::size_t rows = acc.size() / channels;
     std::vector<std::int32_t> col(rows), res(rows);
     for (std::size_t ch = 0; ch < channels; ++ch) {
-      rp.scale = s[ch];
-      if (!finalize(rp)) throw Unsupported("qlinear: requantization parameters outside the kernels");
       for (std::size_t r = 0; r < rows; ++r) col[r] = a32[r * channels + ch];
-      k.requant(rp, rows, col.data(), res.data());
+      k.requant(plan[ch], rows, col.data(), res.data());
       for (std::size_t r = 0; r < rows; ++r) y[r * channels + ch] = res[r];
     }
   }

@@ -12,10 +12,18 @@
 #include "qspec/core/attr.h"
 #include "qspec/core/qlinear_keys.h"
 #include "qspec/simd/backend_core.h"
+#include "qspec/simd/requant.h"
 
 namespace qspec::simd::qlinear {
 
-enum class Convention { kXnnpackFp32, kOnnxRuntime };
+enum class Convention { kXnnpackFp32, kOnnxRuntime, kTfliteDouble, kTfliteSingle, kTosa };
+
+// The operator whose parameters a convention derives (TFLite derives them per operator).
+enum class OpKind { kConv, kFullyConnected, kMatmul };
+
+constexpr bool is_tflite(Convention c) { return c == Convention::kTfliteDouble || c == Convention::kTfliteSingle; }
+// CONV_2D / DEPTHWISE_CONV_2D (TFLite) and CONV2D / DEPTHWISE_CONV2D (TOSA): groups 1 or C.
+constexpr bool groups_one_or_depthwise(Convention c) { return is_tflite(c) || c == Convention::kTosa; }
 
 // The attribute keys of one op's quantization parameters (matmul: a_* / b_*).
 using Keys = QLinearKeys;
@@ -25,24 +33,26 @@ struct Params {
   float x_scale = 1.0f, y_scale = 1.0f;
   std::vector<float> w_scales;
   std::int64_t x_zero_point = 0, w_zero_point = 0, y_zero_point = 0;
-  std::int64_t y_min = 0, y_max = 0;  // the fused clamp (XNNPACK), else the dtype's range
+  std::int64_t y_min = 0, y_max = 0;  // the fused clamp (XNNPACK, TFLite), else the dtype's range
 };
 
 // The input called `name`, or null (optional inputs); named() throws std::invalid_argument instead.
 const qspec_tensor* optional_input(const OpCall& c, std::string_view name);
 const qspec_tensor& named(const OpCall& c, std::string_view name);
 
-// Reads the parameters (y_min / y_max only for XNNPACK); x and w are the activation and weight tensors.
+// Reads the parameters (y_min / y_max not for ONNX Runtime); x and w are the activation and weight tensors.
 Params read_params(const OpCall& c, const Keys& k, const qspec_tensor& x, const qspec_tensor& w, Convention conv);
 
-// The convention's ERROR_IFs of operator creation for `channels` output channels (throw Rejected),
-// then the requantization scales S_o = (x_scale * w_scale[o]) / y_scale in binary32, one per channel.
-// A REQUIRE the scales violate (XNNPACK: S_o < 2^-32; ONNX Runtime: a non-finite scale) throws Unsupported.
-std::vector<float> scales(const Params& p, std::int64_t channels, Convention conv);
+// The convention's ERROR_IFs of operator creation for `channels` output channels of op (throw
+// Rejected), then the finalized requantization kernel parameters of every output channel: the
+// binary32 scale S_o = (x_scale * w_scale[o]) / y_scale (kFloatThenZp), TFLite's Q31 multiplier
+// of its binary64 real multiplier (kQ31Double / kShiftRound) or TOSA's RESCALE (kShiftRound). A REQUIRE the parameters
+// violate throws Unsupported.
+std::vector<RequantParams> plan(const Params& p, std::int64_t channels, Convention conv, OpKind op);
 
-// y = the epilogue of every accumulator (REQUIRE'd in int32, else Unsupported) with the scale of its
-// channel, the last axis; written to `out` with `shape` (its dtype is x's).
-void requantize(const KernelSet& k, const std::vector<std::int64_t>& acc, const std::vector<float>& s, const Params& p,
+// y = the epilogue of every accumulator (REQUIRE'd in int32, else Unsupported) with the parameters
+// of its channel, the last axis; written to `out` with `shape` (its dtype is x's).
+void requantize(const KernelSet& k, const std::vector<std::int64_t>& acc, const std::vector<RequantParams>& plan,
                 qspec_tensor& out, const std::vector<std::int64_t>& shape);
 
 }  // namespace qspec::simd::qlinear

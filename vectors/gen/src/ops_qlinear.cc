@@ -21,7 +21,9 @@
 #include "qspec/core/qlinear_keys.h"
 #include "qspec/ref/ieee.h"
 #include "qspec/ref/ops/qlinear.h"
+#include "qspec/ref/tflite_tosa.h"
 #include "qspec/refops.h"
+#include "qspec/refops/qlinear_convention.h"
 #include "qspec/vecgen.h"
 #include "qspec/vecgen/classify.h"
 #include "qspec/vecgen/ties.h"
@@ -116,9 +118,17 @@ Test to_test(const Problem& pr, std::string comment, bool invalid = false) {
 
 struct Analysis {
   IntArray acc;
-  std::vector<std::uint32_t> scales;  // S_o per output channel
-  int ties = 0;
+  std::vector<std::uint32_t> scales;                  // S_o per output channel (the binary32 conventions)
+  std::vector<ref::QuantizedMultiplier> multipliers;  // (M_o, shift_o) per output channel (TFLite)
+  int ties = 0, negative_ties = 0;
+  int double_single_differ = 0;  // outputs where TFLite's double and single rounding differ
 };
+
+ro::QLinearOp op_of(OpKind k) {
+  return k == OpKind::Conv ? ro::QLinearOp::Conv2d
+         : k == OpKind::Fc ? ro::QLinearOp::FullyConnected
+                           : ro::QLinearOp::Matmul;
+}
 
 Analysis analyse(const Problem& pr, QLinearConvention c) {
   Analysis an;
@@ -131,8 +141,33 @@ Analysis analyse(const Problem& pr, QLinearConvention c) {
   } else {
     an.acc = ro::qlinear_acc_matmul(pr.x, pr.w, pr.p.x_zero_point, pr.p.w_zero_point);
   }
-  an.scales = ro::qlinear_scales(pr.p, an.acc.shape.back(), c);
   const auto channels = static_cast<std::size_t>(an.acc.shape.back());
+  if (c == QLinearConvention::Tosa) {  // TOSA's right shift s: the multiplier M 2^-s
+    an.multipliers = ro::qlinear_tosa_multipliers(pr.p, an.acc.shape.back());
+    for (std::size_t i = 0; i < an.acc.data.size(); ++i) {
+      const auto& m = an.multipliers[i % channels];
+      if (ties::q31_product_is_tie(an.acc.data[i], m.multiplier, 31 - m.shift)) {
+        ++an.ties;
+        an.negative_ties += an.acc.data[i] < 0 ? 1 : 0;
+      }
+    }
+    return an;
+  }
+  if (ro::qlinear_is_tflite(c)) {
+    an.multipliers = ro::qlinear_tflite_multipliers(pr.p, an.acc.shape.back(), op_of(pr.kind),
+                                                    c == QLinearConvention::TfliteSingleRound);
+    for (std::size_t i = 0; i < an.acc.data.size(); ++i) {
+      const auto& m = an.multipliers[i % channels];
+      const Int& a = an.acc.data[i];
+      if (ties::q31_product_is_tie(a, m.multiplier, m.shift)) {
+        ++an.ties;
+        an.negative_ties += a < 0 ? 1 : 0;
+      }
+      an.double_single_differ += ref::double_round_minus_single_round(a, m.multiplier, m.shift) != 0 ? 1 : 0;
+    }
+    return an;
+  }
+  an.scales = ro::qlinear_scales(pr.p, an.acc.shape.back(), c);
   for (std::size_t i = 0; i < an.acc.data.size(); ++i)
     an.ties += ties::fp32_product_is_tie(an.acc.data[i], an.scales[i % channels]) ? 1 : 0;
   return an;
@@ -144,6 +179,10 @@ std::vector<std::string> auto_flags(const Problem& pr, QLinearConvention c, cons
   std::set<std::string> f;
   const auto& p = pr.p;
   if (an.ties > 0) f.insert(p.w_scales.size() > 1 ? "tie_per_channel" : "tie");
+  if (an.negative_ties > 0) f.insert("negative_tie");
+  if (an.double_single_differ > 0 && c == QLinearConvention::TfliteDoubleRound) f.insert("double_round_differs");
+  const bool q31 = ro::qlinear_is_tflite(c) || c == QLinearConvention::Tosa;
+  if (q31 && p.w_type == DType::I8 && p.w_zero_point != 0) f.insert("w_zero_point");
   const std::int64_t tmin = lo_of(p.x_type), tmax = hi_of(p.x_type);
   const bool narrowed = (p.y_min && *p.y_min > tmin) || (p.y_max && *p.y_max < tmax);
   for (auto v : y.data) {
@@ -178,7 +217,6 @@ std::vector<std::string> auto_flags(const Problem& pr, QLinearConvention c, cons
     if (ba != bb) f.insert("broadcast_batch");
   }
   if (pr.drawn) f.insert("random");
-  (void)c;
   return {f.begin(), f.end()};
 }
 
@@ -244,7 +282,9 @@ struct Builder {
 
 const std::vector<std::pair<std::string, std::string>> kNotes = {
     {"tie",
-     "at least one output's fl32(fl32(acc) * S) is an exact tie k + 1/2 (per-tensor scale): rounded half to even"},
+     "at least one output's requantized value is an exact tie k + 1/2 (per-tensor scale): fl32(fl32(acc) * S), "
+     "rounded half to even, or the Q31 value acc M 2^(shift - 31) TFLite's MultiplyByQuantizedMultiplier and TOSA's "
+     "RESCALE round"},
     {"tie_per_channel", "exact ties under per-channel weight scales"},
     {"saturate_low", "an output is the dtype's minimum"},
     {"saturate_high", "an output is the dtype's maximum"},
@@ -262,12 +302,20 @@ const std::vector<std::pair<std::string, std::string>> kNotes = {
     {"large_acc", "an accumulator beyond 2^24: fl32(acc) rounds before the scaling"},
     {"large_scale", "a requantization scale >= 256 (ONNX Runtime has no limit)"},
     {"small_scale", "a requantization scale < 2^-32 (ONNX Runtime has no limit)"},
-    {"no_output_position", "the dilated kernel is larger than the padded input: ONNX Runtime rejects it"},
+    {"no_output_position", "the dilated kernel is larger than the padded input: ONNX Runtime and TOSA reject it"},
     {"scale_limit", "a requantization scale >= 256: XNNPACK returns xnn_status_unsupported_parameter"},
     {"invalid_scale", "a scale that is not a positive normal float: XNNPACK returns xnn_status_invalid_parameter"},
     {"broadcast_batch", "matmul batch dimensions that broadcast (a missing or unit dimension)"},
+    {"negative_tie",
+     "an exact tie at a negative value (TFLite: double rounding goes away from zero, single rounding up)"},
+    {"double_round_differs",
+     "an output where TFLite's double rounding differs from single rounding (requant.double_round_vs_single)"},
+    {"w_zero_point", "int8 weights with a non-zero zero point (TFLite's per-tensor fully connected and batch matmul)"},
     {"random", "random draw"},
 };
+
+bool is_tflite(QLinearConvention c) { return ro::qlinear_is_tflite(c); }
+bool is_tosa(QLinearConvention c) { return c == QLinearConvention::Tosa; }
 
 // ---- drawing problems ----
 
@@ -275,8 +323,9 @@ struct TypePair {
   DType x, w;
 };
 // The (activation, weight) dtypes a convention accepts, and whether per-channel scales go with them.
-TypePair draw_types(Rng& r, QLinearConvention c) {
-  if (c == QLinearConvention::XnnpackFp32)
+TypePair draw_types(Rng& r, QLinearConvention c, OpKind kind) {
+  if ((is_tflite(c) && kind == OpKind::Matmul) || is_tosa(c)) return {DType::I8, DType::I8};  // int8 operators only
+  if (c == QLinearConvention::XnnpackFp32 || is_tflite(c))
     return r.uniform(0, 2) == 0 ? TypePair{DType::U8, DType::U8} : TypePair{DType::I8, DType::I8};
   switch (r.uniform(0, 2)) {
     case 0: return {DType::U8, DType::U8};
@@ -284,7 +333,9 @@ TypePair draw_types(Rng& r, QLinearConvention c) {
     default: return {DType::I8, DType::I8};
   }
 }
-bool per_channel_allowed(const TypePair& t, QLinearConvention c) {
+bool per_channel_allowed(const TypePair& t, QLinearConvention c, OpKind kind) {
+  if (is_tosa(c)) return true;                               // RESCALE per channel after every operator
+  if (is_tflite(c) && kind == OpKind::Matmul) return false;  // BATCH_MATMUL is per tensor
   return c == QLinearConvention::OnnxRuntime || t.x == DType::I8;
 }
 
@@ -302,10 +353,18 @@ struct Shapes {
   ro::QConvGeometry g;
 };
 
-Shapes draw_conv_shapes(Rng& r) {
+// TFLite's SAME padding of one axis: (floor(t / 2), t - floor(t / 2)), t the total (padding.h).
+std::array<std::int64_t, 2> same_pads(std::int64_t in, std::int64_t k, std::int64_t d, std::int64_t s) {
+  const std::int64_t out = (in + s - 1) / s, e = d * (k - 1) + 1;
+  const std::int64_t t = std::max<std::int64_t>((out - 1) * s + e - in, 0);
+  return {t / 2, t - t / 2};
+}
+
+Shapes draw_conv_shapes(Rng& r, QLinearConvention c) {
   Shapes s;
   auto& g = s.g;
-  const auto kind = r.uniform(0, 5);  // 0-2: regular, 3: grouped, 4-5: depthwise
+  auto kind = r.uniform(0, 5);                              // 0-2: regular, 3: grouped, 4-5: depthwise
+  if ((is_tflite(c) || is_tosa(c)) && kind == 3) kind = 0;  // CONV_2D (groups 1) or DEPTHWISE_CONV_2D
   std::int64_t C, O;
   if (kind <= 2) {
     g.groups = 1, C = r.uniform(1, 4), O = r.uniform(1, 4);
@@ -325,6 +384,19 @@ Shapes draw_conv_shapes(Rng& r) {
   s.x = {r.uniform(0, 4) == 0 ? 2 : 1, h, w, C};
   s.w = {O, kh, kw, C / g.groups};
   s.channels = O;
+  if (is_tflite(c)) {  // SAME or VALID padding (VALID where the dilated kernel fits the input)
+    const bool valid = h >= eh && w >= ew && r.coin();
+    const auto ph = valid ? std::array<std::int64_t, 2>{0, 0} : same_pads(h, kh, g.dilations[0], g.strides[0]);
+    const auto pw = valid ? std::array<std::int64_t, 2>{0, 0} : same_pads(w, kw, g.dilations[1], g.strides[1]);
+    g.pads = {ph[0], pw[0], ph[1], pw[1]};
+  }
+  if (is_tosa(c)) {  // idiv_check: pad the end so that the stride divides (in - 1 + pads - (k - 1) d)
+    const std::array<std::int64_t, 2> in{h, w}, k{kh, kw};
+    for (std::size_t a = 0; a < 2; ++a) {
+      const std::int64_t num = in[a] - 1 + g.pads[a] + g.pads[a + 2] - (k[a] - 1) * g.dilations[a];
+      g.pads[a + 2] += (g.strides[a] - num % g.strides[a]) % g.strides[a];
+    }
+  }
   return s;
 }
 Shapes draw_fc_shapes(Rng& r) {
@@ -348,8 +420,17 @@ Shapes draw_matmul_shapes(Rng& r) {
   s.channels = n;
   return s;
 }
-Shapes draw_shapes(Rng& r, OpKind k) {
-  return k == OpKind::Conv ? draw_conv_shapes(r) : k == OpKind::Fc ? draw_fc_shapes(r) : draw_matmul_shapes(r);
+Shapes draw_shapes(Rng& r, OpKind k, QLinearConvention c) {
+  if (k == OpKind::Conv) return draw_conv_shapes(r, c);
+  if (k == OpKind::Fc) return draw_fc_shapes(r);
+  Shapes s = draw_matmul_shapes(r);
+  if (is_tosa(c)) {  // TOSA MATMUL: equal batch dimensions (b takes a's)
+    Dims w(s.x.begin(), s.x.end() - 2);
+    w.push_back(s.w[s.w.size() - 2]);
+    w.push_back(s.w.back());
+    s.w = w;
+  }
+  return s;
 }
 
 // The output channel of weight element i: O is axis 0 of conv / fc weights, N the last axis of b.
@@ -359,9 +440,14 @@ std::int64_t weight_channel(OpKind k, const Dims& w, std::int64_t i) {
 }
 
 // Zero points of a draw: XNNPACK's int8 weights have none; the others anywhere in the dtype.
-std::int64_t draw_w_zero_point(Rng& r, const TypePair& t, QLinearConvention c, bool near_middle) {
+// TFLite's int8 per-channel kernels (every convolution, a per-channel fully connected) have none either.
+std::int64_t draw_w_zero_point(Rng& r, const TypePair& t, QLinearConvention c, bool near_middle, OpKind kind,
+                               bool per_channel) {
+  const bool tflite_symmetric = is_tflite(c) && (kind == OpKind::Conv || per_channel);
   if (t.w == DType::I8)
-    return c == QLinearConvention::XnnpackFp32 ? 0 : (near_middle ? r.uniform(-24, 24) : r.uniform(-128, 127));
+    return c == QLinearConvention::XnnpackFp32 || tflite_symmetric
+               ? 0
+               : (near_middle ? r.uniform(-24, 24) : r.uniform(-128, 127));
   return near_middle ? r.uniform(96, 160) : r.uniform(0, 255);
 }
 
@@ -369,9 +455,9 @@ std::int64_t draw_w_zero_point(Rng& r, const TypePair& t, QLinearConvention c, b
 // S_o = m_o 2^-(u_o + 1) (m_o odd), split into (x_s, w_s[o], y_s) so that the engine's derivation
 // gives S_o exactly: every accumulator 2^u_o A with A odd is an exact tie.
 Problem draw_tie_rich(Rng& r, OpKind kind, QLinearConvention c) {
-  const Shapes s = draw_shapes(r, kind);
-  const TypePair t = draw_types(r, c);
-  const bool pc = per_channel_allowed(t, c) && s.channels > 1 && r.uniform(0, 2) != 0;
+  const Shapes s = draw_shapes(r, kind, c);
+  const TypePair t = draw_types(r, c, kind);
+  const bool pc = per_channel_allowed(t, c, kind) && s.channels > 1 && r.uniform(0, 2) != 0;
   Problem pr;
   pr.kind = kind;
   pr.g = s.g;
@@ -379,7 +465,7 @@ Problem draw_tie_rich(Rng& r, OpKind kind, QLinearConvention c) {
   p.x_type = t.x, p.w_type = t.w;
   const std::int64_t xlo = lo_of(t.x), xhi = hi_of(t.x), wlo = lo_of(t.w), whi = hi_of(t.w);
   p.x_zero_point = r.uniform(xlo + 8, xhi - 8);
-  const std::int64_t wzp = draw_w_zero_point(r, t, c, true);
+  const std::int64_t wzp = draw_w_zero_point(r, t, c, true, kind, pc);
   p.w_zero_point = wzp;
   const std::int64_t channels = pc ? s.channels : 1;
   std::vector<int> u(static_cast<std::size_t>(s.channels));
@@ -410,12 +496,17 @@ Problem draw_tie_rich(Rng& r, OpKind kind, QLinearConvention c) {
     p.w_scales.push_back(ties::channel_w_scale(ties::tie_scale(m[oi], u[oi]), ex, ey, cy));
   }
   p.y_zero_point = r.uniform(xlo + 16, xhi - 16);
-  if (c == QLinearConvention::XnnpackFp32 && r.uniform(0, 4) == 0) {
+  if (c != QLinearConvention::OnnxRuntime && r.uniform(0, 4) == 0) {
     p.y_min = Int(xlo + r.uniform(1, 60));
     p.y_max = Int(xhi - r.uniform(1, 60));
   }
   pr.write_w_zero_point = r.coin();
-  pr.write_geometry = !(s.g.strides == std::array<std::int64_t, 2>{1, 1} && r.coin());
+  // The geometry may be left to its defaults only where it is the default one: the flags and the
+  // tie count are computed from pr.g, the expected output from the written test.
+  const ro::QConvGeometry defaults;
+  const bool is_default = s.g.strides == defaults.strides && s.g.dilations == defaults.dilations &&
+                          s.g.pads == defaults.pads && s.g.groups == defaults.groups;
+  pr.write_geometry = !(s.g.strides == std::array<std::int64_t, 2>{1, 1} && r.coin()) || !is_default;
   return pr;
 }
 
@@ -428,9 +519,9 @@ std::int64_t terms(OpKind kind, const Shapes& s) {
 // A realistic problem: codes over the whole dtype, scales with random mantissas, and an output
 // scale that maps a typical accumulator to about 2^6 output steps (2^(6 + boost) when saturating).
 Problem draw_realistic(Rng& r, OpKind kind, QLinearConvention c, int boost) {
-  const Shapes s = draw_shapes(r, kind);
-  const TypePair t = draw_types(r, c);
-  const bool pc = per_channel_allowed(t, c) && s.channels > 1 && r.coin();
+  const Shapes s = draw_shapes(r, kind, c);
+  const TypePair t = draw_types(r, c, kind);
+  const bool pc = per_channel_allowed(t, c, kind) && s.channels > 1 && r.coin();
   Problem pr;
   pr.kind = kind;
   pr.g = s.g;
@@ -438,7 +529,7 @@ Problem draw_realistic(Rng& r, OpKind kind, QLinearConvention c, int boost) {
   p.x_type = t.x, p.w_type = t.w;
   const std::int64_t xlo = lo_of(t.x), xhi = hi_of(t.x), wlo = lo_of(t.w), whi = hi_of(t.w);
   p.x_zero_point = r.uniform(xlo, xhi);
-  p.w_zero_point = draw_w_zero_point(r, t, c, false);
+  p.w_zero_point = draw_w_zero_point(r, t, c, false, kind, pc);
   pr.x = array_of(s.x, [&](std::int64_t) { return r.uniform(xlo, xhi); });
   pr.w = array_of(s.w, [&](std::int64_t) { return r.uniform(wlo, whi); });
   if (kind != OpKind::Matmul && r.coin())
@@ -456,7 +547,7 @@ Problem draw_realistic(Rng& r, OpKind kind, QLinearConvention c, int boost) {
   const int es = 6 + boost - log_acc + static_cast<int>(r.uniform(-1, 1));
   p.y_scale = random_scale(r, ex + ew0 - es);
   p.y_zero_point = r.uniform(xlo + 32, xhi - 32);
-  if (c == QLinearConvention::XnnpackFp32 && r.uniform(0, 7) == 0) {
+  if (c != QLinearConvention::OnnxRuntime && r.uniform(0, 7) == 0) {
     p.y_min = Int(xlo + r.uniform(1, 100));
     p.y_max = Int(xhi - r.uniform(1, 100));
   }
@@ -491,19 +582,163 @@ Problem unit_problem(OpKind kind, DType t, const std::vector<std::int64_t>& accs
   return pr;
 }
 
-void add_common_hand_cases(Builder& b, OpKind kind) {
-  const auto c = b.c;
-  // acc = 1, 3, -1, -3, 5 at S = 1/2: 0.5 1.5 -0.5 -1.5 2.5 round half to even: 0 2 -0 -2 2.
+// The saturation and clamp cases of the Q31 conventions (the clamp is named by each engine).
+struct ClampWords {
+  const char *narrow, *point, *inverted;
+};
+void add_saturation_and_clamp_cases(Builder& b, OpKind kind, const ClampWords& words) {
+  Problem sat = unit_problem(kind, DType::I8, {127, -128, 100, -100}, 0);
+  sat.p.y_scale = ties::f32_dyadic(1, -2);  // multiplier 4
+  b.add(sat, "multiplier 4 saturates at both ends: 127 -128 127 -128");
+  Problem narrow = unit_problem(kind, DType::I8, {1, 3, 40, -40}, 0);
+  narrow.p.y_min = Int(-10), narrow.p.y_max = Int(1);
+  b.add(narrow, words.narrow);
+  Problem point = unit_problem(kind, DType::I8, {1, 3, 40, -40}, 0);
+  point.p.y_min = Int(5), point.p.y_max = Int(5);
+  b.add(point, words.point);
+  Problem inverted = unit_problem(kind, DType::I8, {1}, 0);
+  inverted.p.y_min = Int(6), inverted.p.y_max = Int(5);
+  b.add_invalid(inverted, words.inverted);
+}
+
+// TFLite's own hand cases: its two roundings of exact ties, its clamp, flushing and parameter rules.
+void add_tflite_hand_cases(Builder& b, OpKind kind) {
+  const bool dbl = b.c == QLinearConvention::TfliteDoubleRound;
+  Problem quarter = unit_problem(kind, DType::I8, {2, 6, -2, -6, 10}, 0);
+  quarter.p.y_scale = ties::f32_dyadic(1, 2);  // multiplier 1/4: M = 2^30, shift = -1
+  b.add(quarter, dbl ? "ties 0.5 1.5 -0.5 -1.5 2.5 at multiplier 1/4 (shift -1), double rounding: RDBPOT rounds "
+                       "half away from zero: 1 2 -1 -2 3"
+                     : "ties 0.5 1.5 -0.5 -1.5 2.5 at multiplier 1/4 (shift -1), single rounding half up: 1 2 0 -1 3");
   b.add(unit_problem(kind, DType::I8, {1, 3, -1, -3, 5}, 0),
-        "ties 0.5 1.5 -0.5 -1.5 2.5 at S = 1/2 round to even: 0 2 0 -2 2");
-  b.add(unit_problem(kind, DType::U8, {1, 3, -1, -3, 5}, 128),
-        "uint8, zero points 128: ties round to even before the zero point is added: 128 130 128 126 130");
+        "ties 0.5 1.5 -0.5 -1.5 2.5 at multiplier 1/2 (M = 2^30, shift 0): no RDBPOT, both builds round half up: "
+        "1 2 0 -1 3");
+  if (kind != OpKind::Matmul)
+    b.add(unit_problem(kind, DType::U8, {1, 3, -1, -3, 5}, 128),
+          "uint8, zero points 128: ties rounded before the zero point is added");
   Problem odd = unit_problem(kind, DType::I8, {1, 3, -1, -3}, 0);
   odd.p.y_zero_point = 3;
-  b.add(odd, "odd output zero point 3: rne(k + 1/2) + 3, not rne(k + 1/2 + 3): 3 5 3 1");
-  Problem sat = unit_problem(kind, DType::I8, {127, -128, 100, -100}, 0);
-  sat.p.y_scale = ties::f32_dyadic(1, -2);  // S = 4
-  b.add(sat, "S = 4 saturates at both ends: 127 -128 127 -128");
+  b.add(odd, "odd output zero point 3: MBQM(acc) + 3");
+  add_saturation_and_clamp_cases(
+      b, kind,
+      {"fused clamp [act_min, act_max] = [-10, 1] after the zero point",
+       "act_min = act_max = 5 is allowed (TFLITE_DCHECK_LE): every output is 5", "y_min 6 > y_max 5"});
+  Problem tiny = unit_problem(kind, DType::I8, {127, -128, 5, 0}, 0);
+  tiny.p.x_scale = ties::f32_dyadic(1, -20), tiny.p.w_scales = {ties::f32_dyadic(1, -20)};
+  tiny.p.y_scale = ties::f32_dyadic(1, -4);
+  b.add(tiny, "real multiplier 2^-36 < 2^-32: QuantizeMultiplier flushes it to (0, 0), every output is the zero point");
+  Problem keep = unit_problem(kind, DType::I8, {127, -128, 64, -64}, 0);
+  keep.p.x_scale = ties::f32_dyadic(1, -16), keep.p.w_scales = {ties::f32_dyadic(1, -16)};
+  keep.p.y_scale = ties::f32_dyadic(1, 0);
+  b.add(keep, "real multiplier 2^-32 is kept as (2^30, -31): 127 2^-32 rounds to 0");
+  // acc = 42991617: TFLite has no float accumulator, so the exact 20.50000048 rounds to 21.
+  Problem big = unit_problem(kind, DType::I8, {0}, 0);
+  if (kind == OpKind::Matmul) {
+    big.x = array_of({1, 2}, [](std::int64_t) { return 127; });
+    big.w = array_of({2, 1}, [](std::int64_t) { return 127; });
+    big.p.x_zero_point = -128, big.p.w_zero_point = -128;  // acc = 2 * 255 * 255 = 130050
+    big.p.y_scale = ties::f32_dyadic(1, 12);
+    b.add(big, "matmul with both zero points -128: acc 130050 at 2^-12 is 31.75 -> 32");
+  } else {
+    big.b = array_of({1}, [](std::int64_t) { return 42991617; });
+    big.p.y_scale = ties::f32_dyadic(1, 21);  // S = 2^-21
+    b.add(big, "acc 42991617 at S = 2^-21 is 20.50000048: no float rounding of the accumulator, 21");
+  }
+  Problem perch = unit_problem(kind, DType::U8, {1}, 128);
+  if (kind != OpKind::Matmul) {
+    perch.w = array_of({2, 1}, [](std::int64_t) { return 129; });
+    if (kind == OpKind::Conv) perch.w.shape = {2, 1, 1, 1};
+    perch.p.w_scales = {perch.p.w_scales[0], ties::f32_dyadic(1, 1)};
+    b.add_invalid(perch, "per-channel weight scales with uint8 tensors (per-channel quantization is int8 only)");
+  } else {
+    Problem u8 = unit_problem(kind, DType::I8, {1}, 0);
+    u8.p.x_type = u8.p.w_type = DType::U8, u8.p.x_zero_point = u8.p.y_zero_point = 128, u8.p.w_zero_point = 128;
+    u8.x.data[0] = 129, u8.w.data[0] = 129;
+    b.add_invalid(u8, "uint8 operands: BATCH_MATMUL has no uint8 kernel");
+    Problem cols = unit_problem(kind, DType::I8, {1, 2}, 0);
+    cols.w = array_of({1, 2}, [](std::int64_t) { return 1; });
+    cols.p.w_scales = {ties::f32_dyadic(1, 0), ties::f32_dyadic(1, 1)};
+    b.add_invalid(cols, "per-column b_scales: BATCH_MATMUL is per tensor");
+    Problem rank6;
+    rank6.kind = OpKind::Matmul;
+    rank6.x = array_of({1, 1, 1, 1, 1, 1}, [](std::int64_t) { return 1; });
+    rank6.w = array_of({1, 1}, [](std::int64_t) { return 1; });
+    b.add_invalid(rank6, "a of rank 6: BATCH_MATMUL supports ranks 2 to 5");
+  }
+  Problem wzp = unit_problem(kind, DType::I8, {1, 3, -1, -3}, 0);
+  wzp.p.w_zero_point = 3, wzp.w.data[0] = 4;
+  if (kind == OpKind::Conv) {
+    b.add_invalid(wzp, "int8 convolution with w_zero_point 3: ConvPerChannel has no filter offset (must be 0)");
+  } else {
+    b.add(wzp, "int8 weights with w_zero_point 3: the per-tensor kernel applies weights_offset = -3");
+  }
+  if (kind == OpKind::Fc) {
+    Problem pcz = unit_problem(kind, DType::I8, {1}, 0);
+    pcz.w = array_of({2, 1}, [](std::int64_t) { return 4; });
+    pcz.p.w_zero_point = 3;
+    pcz.p.w_scales = {ties::f32_dyadic(1, 0), ties::f32_dyadic(1, 1)};
+    b.add_invalid(pcz, "per-channel int8 fully connected with w_zero_point 3: FullyConnectedPerChannel has none");
+  }
+}
+
+// TOSA's own hand cases: DOUBLE_ROUND below and above a right shift of 31, CLAMP, the int8-only
+// operators, zero points, per-channel RESCALE.
+void add_tosa_hand_cases(Builder& b, OpKind kind) {
+  Problem quarter = unit_problem(kind, DType::I8, {2, 6, -2, -6, 10}, 0);
+  quarter.p.y_scale = ties::f32_dyadic(1, 2);  // 1/4: M = 2^30, s = 32 > 31: DOUBLE_ROUND's +-2^30
+  b.add(quarter, "ties 0.5 1.5 -0.5 -1.5 2.5 at scale 1/4 (s = 32): DOUBLE_ROUND, half away from zero: 1 2 -1 -2 3");
+  b.add(unit_problem(kind, DType::I8, {1, 3, -1, -3, 5}, 0),
+        "ties at scale 1/2 (M = 2^30, s = 31): DOUBLE_ROUND adds nothing, half up: 1 2 0 -1 3");
+  add_saturation_and_clamp_cases(
+      b, kind,
+      {"CLAMP [-10, 1] after RESCALE", "CLAMP min_val = max_val = 5 is allowed: every output is 5",
+       "CLAMP max_val 5 < min_val 6"});
+  Problem wzp = unit_problem(kind, DType::I8, {1, 3, -1, -3}, 0);
+  wzp.p.w_zero_point = 3, wzp.w.data[0] = 4;
+  b.add(wzp, "int8 weights with weight_zp 3: allowed for int8 (ERROR_IF only for other weight types)");
+  Problem tiny = unit_problem(kind, DType::I8, {127, -128, 5, 0}, 0);
+  tiny.p.x_scale = ties::f32_dyadic(1, -20), tiny.p.w_scales = {ties::f32_dyadic(1, -20)};
+  tiny.p.y_scale = ties::f32_dyadic(3, -4);
+  b.add(tiny, "scale 2^-36 / 3: s = 68 is capped at 62 with M shifted right by 6 (no flush): outputs 0");
+  Problem u8 = unit_problem(kind, DType::U8, {1}, 128);
+  b.add_invalid(u8, "uint8 tensors: TOSA's operators take int8 (uint8 exists only at RESCALE)");
+  Problem big = unit_problem(kind, DType::I8, {0}, 0);
+  if (kind == OpKind::Matmul) {
+    big.x = array_of({1, 2}, [](std::int64_t) { return 127; });
+    big.w = array_of({2, 1}, [](std::int64_t) { return 127; });
+    big.p.x_zero_point = -128, big.p.w_zero_point = -128;
+    big.p.y_scale = ties::f32_dyadic(1, 12);
+    b.add(big, "A_zp = B_zp = -128: acc 130050 at 2^-12 is 31.75 -> 32");
+    Problem pc = unit_problem(kind, DType::I8, {0}, 0);
+    pc.x = array_of({2, 2}, [](std::int64_t i) { return i + 1; });
+    pc.w = array_of({2, 2}, [](std::int64_t i) { return 2 * i - 1; });
+    pc.p.w_scales = {ties::f32_dyadic(1, -1), ties::f32_dyadic(1, -3)};
+    b.add(pc, "per-column b_scales (2^-1, 2^-3): RESCALE per_channel over the last axis");
+  } else {
+    big.b = array_of({1}, [](std::int64_t) { return 42991617; });
+    big.p.y_scale = ties::f32_dyadic(1, 21);
+    b.add(big, "acc 42991617 at 2^-21 is 20.50000048: 21 (no float rounding)");
+  }
+}
+
+void add_common_hand_cases(Builder& b, OpKind kind) {
+  const auto c = b.c;
+  if (is_tosa(c)) {
+    add_tosa_hand_cases(b, kind);
+  } else if (is_tflite(c)) {
+    add_tflite_hand_cases(b, kind);
+  } else {
+    // acc = 1, 3, -1, -3, 5 at S = 1/2: 0.5 1.5 -0.5 -1.5 2.5 round half to even: 0 2 -0 -2 2.
+    b.add(unit_problem(kind, DType::I8, {1, 3, -1, -3, 5}, 0),
+          "ties 0.5 1.5 -0.5 -1.5 2.5 at S = 1/2 round to even: 0 2 0 -2 2");
+    b.add(unit_problem(kind, DType::U8, {1, 3, -1, -3, 5}, 128),
+          "uint8, zero points 128: ties round to even before the zero point is added: 128 130 128 126 130");
+    Problem odd = unit_problem(kind, DType::I8, {1, 3, -1, -3}, 0);
+    odd.p.y_zero_point = 3;
+    b.add(odd, "odd output zero point 3: rne(k + 1/2) + 3, not rne(k + 1/2 + 3): 3 5 3 1");
+    Problem sat = unit_problem(kind, DType::I8, {127, -128, 100, -100}, 0);
+    sat.p.y_scale = ties::f32_dyadic(1, -2);  // S = 4
+    b.add(sat, "S = 4 saturates at both ends: 127 -128 127 -128");
+  }
   // Invalid at every convention.
   Problem zx = unit_problem(kind, DType::I8, {1}, 0);
   zx.p.x_zero_point = 128;
@@ -561,7 +796,7 @@ void add_common_hand_cases(Builder& b, OpKind kind) {
     Problem narrow = unit_problem(kind, DType::I8, {1, 3, 40, -40}, 0);
     narrow.p.y_min = Int(-10), narrow.p.y_max = Int(1);
     b.add(narrow, "fused clamp [-10, 1]: 0 1 1 -10 (ties first, then the clamp)");
-  } else {
+  } else if (c == QLinearConvention::OnnxRuntime) {
     Problem big = unit_problem(kind, DType::U8, {0, 1, -1, 3}, 100);
     big.p.x_scale = ties::f32_dyadic(1, 4), big.p.w_scales = {ties::f32_dyadic(3, 3)},
     big.p.y_scale = ties::f32_dyadic(1, 0);
@@ -592,11 +827,7 @@ void add_large_acc_case(Builder& b, OpKind kind) {
 // ---- the families ----
 
 Builder make_builder(std::string_view op, std::string_view conv) {
-  return Builder{
-      std::string(op),
-      std::string(conv),
-      conv == cat::qlinear_conv2d::conv::xnnpack_fp32 ? QLinearConvention::XnnpackFp32 : QLinearConvention::OnnxRuntime,
-      {}};
+  return Builder{std::string(op), std::string(conv), refops::qlinear_convention_of(conv), {}};
 }
 
 // One family: the common hand cases, the op's own, then tie-rich, realistic and saturating draws.
@@ -607,7 +838,7 @@ Family qlinear_family(std::string_view conv, std::uint64_t seed, OpKind kind, in
   return family<Op>(conv, kNotes, seed, [op, cv, kind, tie_rich, realistic, saturating, extra](Rng& r) {
     Builder b = make_builder(op, cv);
     add_common_hand_cases(b, kind);
-    if (kind != OpKind::Matmul) add_large_acc_case(b, kind);
+    if (kind != OpKind::Matmul && !is_tflite(b.c)) add_large_acc_case(b, kind);
     extra(r, b);
     b.add_random(
         tie_rich, [&] { return draw_tie_rich(r, kind, b.c); }, "tie-rich draw");
@@ -621,7 +852,7 @@ Family qlinear_family(std::string_view conv, std::uint64_t seed, OpKind kind, in
 
 // A convolution's hand cases: padding with a non-zero zero point, geometry rejections.
 void conv_cases(Rng&, Builder& b) {
-  const bool xnn = b.c == QLinearConvention::XnnpackFp32;
+  const bool xnn = b.c == QLinearConvention::XnnpackFp32, tfl = is_tflite(b.c), tosa = is_tosa(b.c);
   // 3x3 kernel over a 2x2 input with pads 1: every window overhangs the input; x_zp = 5 fills the padding.
   Problem pad = unit_problem(OpKind::Conv, DType::I8, {0}, 5);
   pad.x = array_of({1, 2, 2, 1}, [](std::int64_t i) { return 6 + i; });
@@ -636,7 +867,13 @@ void conv_cases(Rng&, Builder& b) {
   over.w = array_of({1, 3, 3, 1}, [](std::int64_t i) { return 120 + i; });
   over.p.y_scale = ties::f32_dyadic(1, 0);
   over.p.y_zero_point = 100;
-  if (!xnn)
+  if (tosa) {
+    Problem over8 = unit_problem(OpKind::Conv, DType::I8, {0}, 10);
+    over8.x = array_of({1, 1, 2, 1}, [](std::int64_t i) { return 11 + i; });
+    over8.w = array_of({1, 3, 3, 1}, [](std::int64_t i) { return i - 4; });
+    b.add_invalid(over8, "3x3 kernel over a 1x2 input, no padding: no output position", {"no_output_position"});
+  }
+  if (!xnn && !tfl && !tosa)
     b.add_invalid(over, "3x3 kernel over a 1x2 input, no padding: no output position (Invalid input shape)",
                   {"no_output_position"});
   Problem grp = unit_problem(OpKind::Conv, DType::I8, {0}, 0);
@@ -663,10 +900,22 @@ void conv_cases(Rng&, Builder& b) {
   dw.x = array_of({1, 3, 3, 2}, [](std::int64_t i) { return (i % 5) - 2; });
   dw.w = array_of({6, 2, 2, 1}, [](std::int64_t i) { return ((i % 3) - 1) << (i / 4 % 3); });
   dw.g.groups = 2;
-  dw.g.pads = {0, 1, 1, 0};
+  dw.g.pads = tfl ? std::array<std::int64_t, 4>{0, 0, 1, 1} : std::array<std::int64_t, 4>{0, 1, 1, 0};
   dw.p.w_scales.clear();
   for (int o = 0; o < 6; ++o) dw.p.w_scales.push_back(ties::channel_w_scale(ties::tie_scale(1, o % 3), 0, 0));
-  b.add(dw, "depthwise, multiplier 3, pads (0, 1, 1, 0), per-channel scales 2^-1, 2^-2, 2^-3");
+  b.add(dw, tfl ? "depthwise, multiplier 3, SAME pads (0, 0, 1, 1), per-channel scales 2^-1, 2^-2, 2^-3"
+                : "depthwise, multiplier 3, pads (0, 1, 1, 0), per-channel scales 2^-1, 2^-2, 2^-3");
+  if (tfl) {
+    Problem asym = dw;
+    asym.g.pads = {0, 1, 1, 0};
+    b.add_invalid(asym, "pads (0, 1, 1, 0): the width's (1, 0) is neither VALID's (0, 0) nor SAME's (0, 1)");
+    Problem g2;
+    g2.kind = OpKind::Conv;
+    g2.x = array_of({1, 1, 1, 4}, [](std::int64_t i) { return i; });
+    g2.w = array_of({2, 1, 1, 2}, [](std::int64_t) { return 1; });
+    g2.g.groups = 2;
+    b.add_invalid(g2, "groups 2 with C = 4: CONV_2D has no groups, DEPTHWISE_CONV_2D needs groups = C");
+  }
 }
 
 void fc_cases(Rng&, Builder& b) {
@@ -679,7 +928,6 @@ void fc_cases(Rng&, Builder& b) {
 }
 
 void matmul_cases(Rng&, Builder& b) {
-  const bool xnn = b.c == QLinearConvention::XnnpackFp32;
   Problem k = unit_problem(OpKind::Matmul, DType::I8, {0}, 0);
   k.w = array_of({2, 1}, [](std::int64_t) { return 1; });
   b.add_invalid(k, "a (1, 1) with b (2, 1): K differs");
@@ -698,7 +946,7 @@ void matmul_cases(Rng&, Builder& b) {
   big.w = array_of({600, 2}, [](std::int64_t i) { return i == 1 ? 127 : -128; });
   big.p.y_scale = ties::f32_dyadic(1, 18);  // S = 2^-18
   b.add(big, "K = 600 at the ends of int8: accumulators near 1.96e7 > 2^24 round in float32");
-  if (!xnn) {
+  if (b.c == QLinearConvention::OnnxRuntime) {
     Problem u = big;
     u.p.x_type = DType::U8, u.p.w_type = DType::I8;
     u.p.x_zero_point = 0;
@@ -721,6 +969,21 @@ QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Mm>(Mm::conv::xnnpack_fp32, 1421, Op
                                                 matmul_cases));
 QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Mm>(Mm::conv::onnxruntime, 1422, OpKind::Matmul, 220, 160, 50,
                                                 matmul_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Conv>(Conv::conv::tflite_double_round, 1403, OpKind::Conv, 260, 200, 60,
+                                                  conv_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Conv>(Conv::conv::tflite_single_round, 1404, OpKind::Conv, 260, 200, 60,
+                                                  conv_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Fc>(Fc::conv::tflite_double_round, 1413, OpKind::Fc, 220, 160, 50,
+                                                fc_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Fc>(Fc::conv::tflite_single_round, 1414, OpKind::Fc, 220, 160, 50,
+                                                fc_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Mm>(Mm::conv::tflite_double_round, 1423, OpKind::Matmul, 220, 160, 50,
+                                                matmul_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Mm>(Mm::conv::tflite_single_round, 1424, OpKind::Matmul, 220, 160, 50,
+                                                matmul_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Conv>(Conv::conv::tosa, 1405, OpKind::Conv, 260, 200, 60, conv_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Fc>(Fc::conv::tosa, 1415, OpKind::Fc, 220, 160, 50, fc_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Mm>(Mm::conv::tosa, 1425, OpKind::Matmul, 220, 160, 50, matmul_cases));
 
 }  // namespace
 }  // namespace qspec::vecgen

@@ -35,6 +35,11 @@ bool fp32_product_is_tie(const Int& acc, std::uint32_t scale) {
   return is_half_integer(ref::f32_mul(ref::f32_from_int(acc), scale));
 }
 
+bool q31_product_is_tie(const Int& acc, const Int& multiplier, int shift) {
+  const Rat twice = Rat(acc * multiplier) * ref::pow2r(shift - 30);
+  return ref::denominator(twice) == 1 && ref::numerator(twice) % 2 != 0;
+}
+
 ScaleSplit split_scale(std::uint32_t s, int ex, int ey, std::int64_t c) {
   const ScaleSplit out{f32_dyadic(1, ex), channel_w_scale(s, ex, ey, c), f32_dyadic(c, ey)};
   const std::uint32_t got = ref::f32_div(ref::f32_mul(out.x_scale, out.w_scale), out.y_scale);

@@ -1184,6 +1184,9 @@ struct qlinear_conv2d {
   struct conv {
     static constexpr std::string_view onnxruntime = "onnxruntime";
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
+    static constexpr std::string_view tflite_double_round = "tflite.double_round";
+    static constexpr std::string_view tflite_single_round = "tflite.single_round";
+    static constexpr std::string_view tosa = "tosa";
   };
 };
 
@@ -1211,6 +1214,9 @@ struct qlinear_fully_connected {
   struct conv {
     static constexpr std::string_view onnxruntime = "onnxruntime";
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
+    static constexpr std::string_view tflite_double_round = "tflite.double_round";
+    static constexpr std::string_view tflite_single_round = "tflite.single_round";
+    static constexpr std::string_view tosa = "tosa";
   };
 };
 
@@ -1237,6 +1243,9 @@ struct qlinear_matmul {
   struct conv {
     static constexpr std::string_view onnxruntime = "onnxruntime";
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
+    static constexpr std::string_view tflite_double_round = "tflite.double_round";
+    static constexpr std::string_view tflite_single_round = "tflite.single_round";
+    static constexpr std::string_view tosa = "tosa";
   };
 };
 

@@ -9,9 +9,11 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
+#include "qspec/ref/gemmlowp.h"
 #include "qspec/ref/ops/ndarray.h"
 #include "qspec/ref/types.h"
 
@@ -55,7 +57,15 @@ IntArray qlinear_acc_matmul(const IntArray& a, const IntArray& b, const Int& za,
 
 // ---- conventions ----
 
-enum class QLinearConvention { XnnpackFp32, OnnxRuntime };
+enum class QLinearConvention { XnnpackFp32, OnnxRuntime, TfliteDoubleRound, TfliteSingleRound, Tosa };
+
+// Which operator a convention's parameter derivation is for (TFLite derives them per operator).
+enum class QLinearOp { Conv2d, FullyConnected, Matmul };
+
+// Whether c is one of TFLite's fixed-point conventions (qlinear.tflite), not a binary32 epilogue.
+inline bool qlinear_is_tflite(QLinearConvention c) {
+  return c == QLinearConvention::TfliteDoubleRound || c == QLinearConvention::TfliteSingleRound;
+}
 
 // One operator's quantization parameters (matmul: x = a, w = b).
 struct QLinearParams {
@@ -107,6 +117,77 @@ Int qlinear_onnxruntime_output(const Int& acc, std::uint32_t scale, const QLinea
 std::int64_t qlinear_onnxruntime_conv_out_dim(std::int64_t in, std::int64_t pad_begin, std::int64_t pad_end,
                                               std::int64_t kernel, std::int64_t dilation, std::int64_t stride);
 
+// spec: qlinear.tflite
+// Whether TFLite derives op's multipliers on its per-channel path (PopulateConvolutionQuantizationParams:
+// int8 CONV_2D and DEPTHWISE_CONV_2D always, FULLY_CONNECTED with more than one weight scale) rather
+// than its per-tensor path (GetQuantizedConvolutionMultipler: uint8 conv, per-tensor fully connected,
+// BATCH_MATMUL).
+bool qlinear_tflite_per_channel_path(const QLinearParams& p, QLinearOp op);
+
+// spec: qlinear.tflite
+// The binary64 real multiplier of output channel o (bit pattern): on the per-channel path
+// fl64(fl64(double(x_scale) * double(w_scale[o])) / double(y_scale)), on the per-tensor path
+// fl64(double(fl32(x_scale * w_scale)) / double(y_scale)). REQUIRE finite scales, y_scale != 0.
+std::uint64_t qlinear_tflite_real_multiplier(const QLinearParams& p, std::size_t o, bool per_channel_path);
+
+// spec: qlinear.tflite
+// The ERROR_IFs of TFLite's Prepare for op with `channels` output channels (dtypes, scale count,
+// per-channel needs int8, the int8 filter zero point on the per-channel kernels, zero points and
+// clamp in the dtype, y_min <= y_max), then QuantizeMultiplier of every channel's real multiplier
+// (TFLITE_SINGLE_ROUNDING's saturation when single_round).
+std::vector<QuantizedMultiplier> qlinear_tflite_multipliers(const QLinearParams& p, std::int64_t channels, QLinearOp op,
+                                                            bool single_round);
+
+// spec: qlinear.tflite
+// y = clamp(MultiplyByQuantizedMultiplier(acc, M, shift) + y_zero_point, y_min, y_max) with the
+// default build's double rounding or TFLITE_SINGLE_ROUNDING (requant.tflite.double_round / single_round).
+Int qlinear_tflite_output(const Int& acc, const QuantizedMultiplier& m, const QLinearParams& p, bool single_round);
+
+// spec: qlinear.tflite
+// TFLite's CONV_2D / DEPTHWISE_CONV_2D geometry: ERROR_IF groups is neither 1 nor C (depthwise), or
+// the pads of an axis are neither VALID's (0, 0) nor SAME's (floor(t / 2), t - floor(t / 2)) with
+// t = max((ceil(in / stride) - 1) stride + dilation (kernel - 1) + 1 - in, 0). Returns the output
+// size of the axis: ceil(in / stride) (SAME), floor((in - dilation (kernel - 1) - 1) / stride) + 1
+// (VALID; REQUIRE it >= 1).
+std::int64_t qlinear_tflite_conv_out_dim(std::int64_t in, std::int64_t pad_begin, std::int64_t pad_end,
+                                         std::int64_t kernel, std::int64_t dilation, std::int64_t stride);
+
+// spec: qlinear.tflite
+// ERROR_IF groups is neither 1 (CONV_2D) nor C (DEPTHWISE_CONV_2D; shapes already checked).
+void qlinear_tflite_conv_groups_check(const Shape& x, const QConvGeometry& g);
+
+// spec: qlinear.tosa
+// computeMultiplierAndShift(scale, multiplier, shift, 32) of the TFLite -> TOSA legalization for
+// the binary64 `double_bits`: frexp, M = round half away(q 2^31) with the carry, TOSA shift
+// s = 31 - e, and above 62 the multiplier shifted right by min(31, s - 62) and s = 62. REQUIRE a
+// finite positive value. Returns (M, s) with s TOSA's right shift.
+QuantizedMultiplier qlinear_tosa_multiplier_and_shift(std::uint64_t double_bits);
+
+// spec: qlinear.tosa
+// The ERROR_IFs of the TOSA operators for `channels` output channels (int8 tensors, zero points in
+// int8, the scale count, CLAMP's min <= max), then every channel's (M_o, s_o) of the binary64
+// (double(x_scale) * double(w_scale[o])) / double(y_scale) (REQUIRE finite scales, y_scale != 0).
+std::vector<QuantizedMultiplier> qlinear_tosa_multipliers(const QLinearParams& p, std::int64_t channels);
+
+// spec: qlinear.tosa
+// y = CLAMP(RESCALE(acc; M, s, output_zp = y_zero_point, scale32, double_round), y_min, y_max):
+// requant.tosa.rescale with TosaScale::Double32 to int8, then the clamp.
+Int qlinear_tosa_output(const Int& acc, const QuantizedMultiplier& m, const QLinearParams& p);
+
+// spec: qlinear.tosa
+// TOSA CONV2D / DEPTHWISE_CONV2D output size of one axis: (in - 1 + pad_begin + pad_end - (kernel - 1)
+// dilation) / stride + 1; ERROR_IF it is < 1; REQUIRE the division exact (idiv_check).
+std::int64_t qlinear_tosa_conv_out_dim(std::int64_t in, std::int64_t pad_begin, std::int64_t pad_end,
+                                       std::int64_t kernel, std::int64_t dilation, std::int64_t stride);
+
+// spec: qlinear.tosa
+// ERROR_IF groups is neither 1 (CONV2D) nor C (DEPTHWISE_CONV2D).
+void qlinear_tosa_conv_groups_check(const Shape& x, const QConvGeometry& g);
+
+// spec: qlinear.tosa
+// TOSA MATMUL takes [N, H, C] x [N, C, W]: ERROR_IF the batch dimensions of a and b differ (no broadcast).
+void qlinear_tosa_matmul_check(const Shape& a, const Shape& b);
+
 // ---- the operators: accumulation, then the convention (parameters checked first) ----
 
 // spec: qlinear.acc.conv2d
@@ -137,5 +218,10 @@ IntArray qlinear_matmul(const IntArray& a, const IntArray& b, const QLinearParam
 // (the ERROR_IFs of its operator creation first).
 std::vector<std::uint32_t> qlinear_scales(const QLinearParams& p, std::int64_t channels, QLinearConvention c);
 Int qlinear_output(const Int& acc, std::uint32_t scale, const QLinearParams& p, QLinearConvention c);
+
+// The epilogue of convention c for op, one output channel at a time, after the ERROR_IFs of its
+// parameter derivation for `channels` output channels: y = epilogue(acc, channel).
+using QLinearEpilogue = std::function<Int(const Int& acc, std::size_t channel)>;
+QLinearEpilogue qlinear_epilogue(const QLinearParams& p, std::int64_t channels, QLinearConvention c, QLinearOp op);
 
 }  // namespace qspec::ref::ops

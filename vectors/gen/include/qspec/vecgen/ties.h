@@ -29,6 +29,10 @@ bool is_half_integer(std::uint32_t v);
 // epilogues round half to even).
 bool fp32_product_is_tie(const ref::Int& acc, std::uint32_t scale);
 
+// Whether acc M 2^(shift - 31) is an exact tie k + 1/2: the value TFLite's MultiplyByQuantizedMultiplier
+// rounds (half up once, or half up then half away from zero) and TOSA's apply_scale_32 likewise.
+bool q31_product_is_tie(const ref::Int& acc, const ref::Int& multiplier, int shift);
+
 // Three scales whose fl32(fl32(x_scale * w_scale) / y_scale) is `s` exactly: x_scale = 2^ex,
 // y_scale = c 2^ey (c odd, c * mantissa(s) < 2^24), w_scale = s c 2^(ey - ex).
 struct ScaleSplit {
