@@ -1,4 +1,5 @@
-// The streaming pre-pass of the vector loader: syntax, UTF-8, depth, size and duplicate-key checks via nlohmann's SAX parser.
+// The streaming pre-pass of the vector loader: syntax, UTF-8, depth, size and duplicate-key checks via nlohmann's SAX
+// parser.
 #include "qspec/harness/json_precheck.h"
 
 #include <algorithm>
@@ -27,23 +28,29 @@ std::string abbreviated(std::string_view s, std::size_t max) {
 // kMaxJsonDepth because a start_* event beyond it stops the parse.
 struct Frame {
   bool is_object = false;
-  std::size_t index = 0;                 // arrays: the element being read
-  std::string key;                       // objects: the member being read
+  std::size_t index = 0;  // arrays: the element being read
+  std::string key;        // objects: the member being read
   bool has_key = false;
   std::unordered_set<std::string> keys;  // objects: every key so far (duplicates are an error)
   std::optional<std::int64_t> tc_id;     // a test object: its "tcId" once read
 };
 
+// The checks, and (given a document) the ordered_json DOM built in the same pass: each event
+// reaches nlohmann's DOM builder only after it passed its checks, so a file the checks stop is
+// never built beyond the limits.
 class Checker : public nlohmann::json_sax<J> {
  public:
-  explicit Checker(std::string_view text) : text_(text) {}
+  Checker(std::string_view text, nlohmann::ordered_json* dom) : text_(text) {
+    if (dom) dom_.emplace(*dom);
+  }
   std::optional<JsonPrecheckError> error;
 
-  bool null() override { return scalar(); }
-  bool boolean(bool) override { return scalar(); }
-  bool number_integer(number_integer_t v) override { return integer(v); }
+  bool null() override { return scalar() && (!dom_ || dom_->null()); }
+  bool boolean(bool b) override { return scalar() && (!dom_ || dom_->boolean(b)); }
+  bool number_integer(number_integer_t v) override { return integer(v) && (!dom_ || dom_->number_integer(v)); }
   bool number_unsigned(number_unsigned_t v) override {
-    return v <= static_cast<number_unsigned_t>(INT64_MAX) ? integer(static_cast<std::int64_t>(v)) : scalar();
+    const bool ok = v <= static_cast<number_unsigned_t>(INT64_MAX) ? integer(static_cast<std::int64_t>(v)) : scalar();
+    return ok && (!dom_ || dom_->number_unsigned(v));
   }
   bool number_float(number_float_t, const string_t& raw) override {
     if (raw.find_first_of(".eE") == std::string::npos)
@@ -53,11 +60,11 @@ class Checker : public nlohmann::json_sax<J> {
   }
   bool string(string_t& s) override {
     if (s.size() > lim::kMaxStringBytes) return fail(too_long("a string", s.size()));
-    return scalar();
+    return scalar() && (!dom_ || dom_->string(s));
   }
-  bool binary(binary_t&) override { return scalar(); }  // never produced by the JSON reader
+  bool binary(binary_t& b) override { return scalar() && (!dom_ || dom_->binary(b)); }  // never from JSON text
 
-  bool start_object(std::size_t) override { return open(true); }
+  bool start_object(std::size_t n) override { return open(true) && (!dom_ || dom_->start_object(n)); }
   bool key(string_t& k) override {
     Frame& f = stack_.back();
     f.key = k;
@@ -65,11 +72,11 @@ class Checker : public nlohmann::json_sax<J> {
     if (k.size() > lim::kMaxStringBytes) return fail(too_long("an object key", k.size()));
     if (!f.keys.insert(k).second)
       return fail("duplicate key \"" + abbreviated(k, 60) + "\" (a reader would silently keep only one of the values)");
-    return true;
+    return !dom_ || dom_->key(k);
   }
-  bool end_object() override { return close(); }
-  bool start_array(std::size_t) override { return open(false); }
-  bool end_array() override { return close(); }
+  bool end_object() override { return close() && (!dom_ || dom_->end_object()); }
+  bool start_array(std::size_t n) override { return open(false) && (!dom_ || dom_->start_array(n)); }
+  bool end_array() override { return close() && (!dom_ || dom_->end_array()); }
 
   bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) override {
     // nlohmann's position counts the bytes read, the offending one included.
@@ -92,10 +99,12 @@ class Checker : public nlohmann::json_sax<J> {
       what = what.substr(colon + 2);
     what = abbreviated(what, 300);  // "last read: '...'" may quote a whole (long) token
     const auto [line, col] = line_and_column(text_, at);
-    const std::string where = "(line " + std::to_string(line) + ", column " + std::to_string(col) + ", byte offset " + std::to_string(at) + ")";
+    const std::string where = "(line " + std::to_string(line) + ", column " + std::to_string(col) + ", byte offset " +
+                              std::to_string(at) + ")";
     // The parser ran into the end of the text (mid-value, mid-string, mid-literal): a truncated file.
     if (position >= text_.size() || what.find("unexpected end of input") != std::string::npos)
-      return fail("not valid JSON " + where + ": the text ends in the middle of the document (truncated file?): " + what);
+      return fail("not valid JSON " + where +
+                  ": the text ends in the middle of the document (truncated file?): " + what);
     return fail("not valid JSON " + where + ": " + what);
   }
 
@@ -114,12 +123,13 @@ class Checker : public nlohmann::json_sax<J> {
 
  private:
   std::string_view text_;
+  std::optional<nlohmann::detail::json_sax_dom_parser<nlohmann::ordered_json>> dom_;
   std::vector<Frame> stack_;
   std::size_t values_ = 0;
 
   std::string too_long(const char* what, std::size_t n) const {
-    return std::string(what) + " of " + std::to_string(n) + " bytes exceeds the limit of " + std::to_string(lim::kMaxStringBytes) +
-           " bytes (docs/vector-format.md, Limits)";
+    return std::string(what) + " of " + std::to_string(n) + " bytes exceeds the limit of " +
+           std::to_string(lim::kMaxStringBytes) + " bytes (docs/vector-format.md, Limits)";
   }
 
   std::optional<std::int64_t> tc_id() const {
@@ -136,7 +146,8 @@ class Checker : public nlohmann::json_sax<J> {
   // Counts a value and checks the total; every value event goes through here first.
   bool count() {
     if (++values_ > lim::kMaxJsonValues)
-      return fail("the file holds more than " + std::to_string(lim::kMaxJsonValues) + " JSON values, the limit (docs/vector-format.md, Limits)");
+      return fail("the file holds more than " + std::to_string(lim::kMaxJsonValues) +
+                  " JSON values, the limit (docs/vector-format.md, Limits)");
     return true;
   }
 
@@ -144,8 +155,10 @@ class Checker : public nlohmann::json_sax<J> {
   // enclosing object waits for its next key (an error now lies between members: the object's path).
   void value_done() {
     if (stack_.empty()) return;
-    if (stack_.back().is_object) stack_.back().has_key = false;
-    else ++stack_.back().index;
+    if (stack_.back().is_object)
+      stack_.back().has_key = false;
+    else
+      ++stack_.back().index;
   }
 
   bool scalar() {
@@ -189,13 +202,15 @@ std::string json_pointer_token(std::string_view key) {
   if (key.size() > 64) return json_pointer_token(abbreviated(key, 60));
   std::string out;
   for (char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
   }
   return out;
 }
-
 
 std::pair<std::size_t, std::size_t> line_and_column(std::string_view text, std::size_t byte) {
   std::size_t line = 1, col = 1;
@@ -219,12 +234,12 @@ std::optional<std::size_t> first_invalid_utf8(std::string_view s) {
   return std::nullopt;
 }
 
-std::optional<JsonPrecheckError> precheck_json(std::string_view text) {
+std::optional<JsonPrecheckError> precheck_json(std::string_view text, nlohmann::ordered_json* dom) {
   if (text.size() > lim::kMaxFileBytes)
     return JsonPrecheckError{"", std::nullopt,
                              "the file is " + std::to_string(text.size()) + " bytes, more than the limit of " +
                                  std::to_string(lim::kMaxFileBytes) + " bytes (docs/vector-format.md, Limits)"};
-  Checker checker(text);
+  Checker checker(text, dom);
   const bool ok = J::sax_parse(text.begin(), text.end(), &checker);
   if (!ok && !checker.error) checker.error = JsonPrecheckError{checker.path(), std::nullopt, "not valid JSON"};
   return checker.error;

@@ -364,11 +364,11 @@ SchemaSet::SchemaSet(const fs::path& dir) : impl_(std::make_unique<Impl>()) {
 
 SchemaSet::~SchemaSet() = default;
 
-std::vector<std::string> SchemaSet::validate(const std::string& text) const {
+std::vector<std::string> SchemaSet::validate(const std::string& text, Prechecked prechecked) const {
   std::vector<std::string> out;
   // The loader's limits first (vector_limits.h): the validator walks the document recursively,
   // so a deeply nested or oversized file must never become a DOM here either.
-  if (const auto e = precheck_json(text))
+  if (const auto e = prechecked == Prechecked::Yes ? std::nullopt : precheck_json(text))
     return {(e->tc_id ? "tcId " + std::to_string(*e->tc_id) + ": " : std::string()) +
             (e->json_path.empty() ? std::string() : "at " + e->json_path + ": ") + e->problem};
   rapidjson::Document doc;

@@ -24,8 +24,11 @@ class SchemaSet {
   SchemaSet& operator=(const SchemaSet&) = delete;
 
   // Validates a vector file's text; returns one message per violation ("at /path: ...",
-  // prefixed with the schema file), empty if valid.
-  std::vector<std::string> validate(const std::string& vector_file_text) const;
+  // prefixed with the schema file), empty if valid. The text is first held to the loader's limits
+  // (precheck_json), unless `prechecked` says the caller already did that on this very text and it
+  // passed (the loader, which validates what it has just read).
+  enum class Prechecked { No, Yes };
+  std::vector<std::string> validate(const std::string& vector_file_text, Prechecked prechecked = Prechecked::No) const;
   // Names of the loaded per-op schemas (without the common one).
   std::vector<std::string> op_schemas() const;
 

@@ -101,8 +101,8 @@ std::vector<VectorSource> find_vector_files(const std::vector<std::filesystem::p
 // else load_vector_file, then (when `schemas` is given) check_schema and check_catalogue.
 VectorFile load_vector_source(const VectorSource& source, const SchemaSet* schemas);
 
-// The JSON Schema check of `qspec vectors check` (SchemaSet::validate) on a loaded file's text:
-// throws VectorFileError naming the first violation's JSON path, the tcId of the test that
+// The JSON Schema check of `qspec vectors check` (SchemaSet::validate) on a loaded file's text
+// (`file` is what parse_vector_file made of `text`, so the text passed precheck_json): throws VectorFileError naming the first violation's JSON path, the tcId of the test that
 // holds it, the schema file, and how many more there are.
 void check_schema(const VectorFile& file, const std::string& text, const SchemaSet& schemas);
 
