@@ -2112,6 +2112,192 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   ]
 }
 )qspec"},
+      {"spec/catalogue/qlinear.avg_pool2d.json", R"qspec({
+  "op": "qlinear.avg_pool2d",
+  "summary": "An engine's quantized 2-D average pooling (NHWC): window sum of the codes less the zero point, divided by the window count under the engine's convention.",
+  "spec": "spec/operators_qlinear_pool.md",
+  "inputs": [
+    {
+      "name": "x",
+      "dtypes": [
+        "int8",
+        "uint8"
+      ],
+      "doc": "input (N, H, W, C), NHWC; real value x_scale (x - x_zero_point)"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": [
+        "int8",
+        "uint8"
+      ],
+      "same_dtype_as": "x",
+      "doc": "output (N, OH, OW, C)"
+    }
+  ],
+  "attributes": {
+    "count_include_pad": {
+      "type": "bool",
+      "doc": "true: divide by KH KW (the padding counts as real 0); false (default): by the taps inside the input"
+    },
+    "kernel": {
+      "type": "int[]",
+      "doc": "[KH, KW], each >= 1 (ERROR_IF); the window"
+    },
+    "pads": {
+      "type": "int[]",
+      "doc": "[top, left, bottom, right], each >= 0 (ERROR_IF); default [0, 0, 0, 0]; OH = floor((H + top + bottom - KH) / SH) + 1"
+    },
+    "strides": {
+      "type": "int[]",
+      "doc": "[SH, SW], each >= 1 (ERROR_IF); default [1, 1]"
+    },
+    "x_scale": {
+      "type": "float32",
+      "doc": "the input's scale (IEEE bits); real = x_scale (x - x_zero_point)"
+    },
+    "x_zero_point": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "the input's zero point (ERROR_IF it does not fit x's dtype); xnnpack.fp32 pads with it"
+    },
+    "y_max": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "fused clamp, upper code (ERROR_IF it does not fit y's dtype; xnnpack.fp32: ERROR_IF y_min >= y_max); default the dtype's maximum"
+    },
+    "y_min": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "fused clamp, lower code (ERROR_IF it does not fit y's dtype); default the dtype's minimum"
+    },
+    "y_scale": {
+      "type": "float32",
+      "doc": "the output's scale (IEEE bits); tflite.double_round REQUIREs it equal to x_scale (avg/max pool)"
+    },
+    "y_zero_point": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "the output's zero point (ERROR_IF it does not fit y's dtype)"
+    }
+  },
+  "conventions": [
+    {
+      "name": "onnxruntime",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.avg_pool2d.onnxruntime"
+      ],
+      "description": "ONNX Runtime com.microsoft QLinearAveragePool: dequantize each tap fl32(x_s * (x - x_zp)), float sum in window order, / count, y = sat(rne(fl32(fl32(v / y_s) + y_zp))); a kernel covering the unpadded input takes the integer QLinearGlobalAveragePool path",
+      "source": "onnxruntime contrib_ops/cpu/quantization/qlinear_pool.cc (QLinearAveragePool::ComputeImpl, dequantize_value, quantize_value), core/providers/cpu/nn/pool_attributes.h, core/mlas/lib/qlgavgpool.cpp",
+      "attributes": [
+        "kernel",
+        "x_scale",
+        "x_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [
+        "count_include_pad",
+        "pads",
+        "strides"
+      ],
+      "vectors": "ops/qlinear/avg_pool2d/onnxruntime.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "count_include_pad",
+        "count_exclude_pad",
+        "asymmetric_pads",
+        "pad_zero_point",
+        "strides",
+        "uint8",
+        "global_path",
+        "random"
+      ]
+    },
+    {
+      "name": "tflite.double_round",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.avg_pool2d.tflite"
+      ],
+      "description": "TFLite reference AveragePool (int8 integer_ops, uint8 reference_ops): sum of the codes inside the input, rounded division half away from zero by the in-bounds count, clamp to the activation range; REQUIRE equal input and output parameters",
+      "source": "tensorflow lite/kernels/internal/reference/integer_ops/pooling.h AveragePool, reference/pooling.h AveragePool, lite/kernels/pooling.cc GenericPrepare",
+      "attributes": [
+        "kernel",
+        "x_scale",
+        "x_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [
+        "count_include_pad",
+        "pads",
+        "strides",
+        "y_max",
+        "y_min"
+      ],
+      "vectors": "ops/qlinear/avg_pool2d/tflite.double_round.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "narrow_clamp",
+        "count_exclude_pad",
+        "asymmetric_pads",
+        "strides",
+        "uint8",
+        "random"
+      ]
+    },
+    {
+      "name": "xnnpack.fp32",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.avg_pool2d.xnnpack_fp32"
+      ],
+      "description": "XNNPACK qu8 average pooling (x86): padding holds x_zp, acc = window sum of (x - x_zp), S = fl32(x_s / fl32(y_s * KH KW)), y = clamp(round_half_away(acc * S) + zp); a kernel equal to the padded input takes the fp32 global kernel: rne(fl32(fl32(acc) * S))",
+      "source": "XNNPACK ae108ef (Debian 0.0~git20220216.ae108ef) src/operators/average-pooling-nhwc.c xnn_create_average_pooling2d_nhwc_qu8 / setup_average_pooling2d, src/params-init.c xnn_init_qu8_avgpool_minmax_sse2_params, src/qu8-avgpool/9x-minmax-sse2-c8.c",
+      "attributes": [
+        "kernel",
+        "x_scale",
+        "x_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [
+        "count_include_pad",
+        "pads",
+        "strides",
+        "y_max",
+        "y_min"
+      ],
+      "vectors": "ops/qlinear/avg_pool2d/xnnpack.fp32.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "narrow_clamp",
+        "count_include_pad",
+        "asymmetric_pads",
+        "pad_zero_point",
+        "strides",
+        "window_in_padding",
+        "global_path",
+        "random"
+      ]
+    }
+  ]
+}
+)qspec"},
       {"spec/catalogue/qlinear.conv2d.json", R"qspec({
   "op": "qlinear.conv2d",
   "summary": "An engine's quantized 2-D convolution (NHWC, OHWI): int8/uint8 codes, per-tensor or per-channel weight scales, int32 bias, requantized by the engine's convention.",
@@ -2302,6 +2488,268 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
   ]
 }
 )qspec"},
+      {"spec/catalogue/qlinear.global_avg_pool.json", R"qspec({
+  "op": "qlinear.global_avg_pool",
+  "summary": "An engine's quantized global average pooling (NHWC -> (N, 1, 1, C)): the sum over H x W of the codes less the zero point, requantized by the engine's convention.",
+  "spec": "spec/operators_qlinear_pool.md",
+  "inputs": [
+    {
+      "name": "x",
+      "dtypes": [
+        "int8",
+        "uint8"
+      ],
+      "doc": "input (N, H, W, C), NHWC; real value x_scale (x - x_zero_point)"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": [
+        "int8",
+        "uint8"
+      ],
+      "same_dtype_as": "x",
+      "doc": "output (N, 1, 1, C)"
+    }
+  ],
+  "attributes": {
+    "x_scale": {
+      "type": "float32",
+      "doc": "the input's scale (IEEE bits); real = x_scale (x - x_zero_point)"
+    },
+    "x_zero_point": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "the input's zero point (ERROR_IF it does not fit x's dtype); xnnpack.fp32 pads with it"
+    },
+    "y_max": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "fused clamp, upper code (ERROR_IF it does not fit y's dtype; xnnpack.fp32: ERROR_IF y_min >= y_max); default the dtype's maximum"
+    },
+    "y_min": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "fused clamp, lower code (ERROR_IF it does not fit y's dtype); default the dtype's minimum"
+    },
+    "y_scale": {
+      "type": "float32",
+      "doc": "the output's scale (IEEE bits); tflite.double_round REQUIREs it equal to x_scale (avg/max pool)"
+    },
+    "y_zero_point": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "the output's zero point (ERROR_IF it does not fit y's dtype)"
+    }
+  },
+  "conventions": [
+    {
+      "name": "onnxruntime",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.global_avg_pool.onnxruntime"
+      ],
+      "description": "ONNX Runtime com.microsoft QLinearGlobalAveragePool (MLAS): acc = sum x - x_zp H W in int32, S = fl32(x_s / fl32(y_s * H W)) (ERROR_IF H W >= 2^24 or S outside [2^-32, 256)), y = rne(clamp(fl32(fl32(acc) * S))) + zp",
+      "source": "onnxruntime contrib_ops/cpu/quantization/qlinear_global_average_pool.cc, core/mlas/lib/qlgavgpool.cpp (CheckQLinearGlobalAveragePoolScaleAndSize, MlasRequantizeOutputVector)",
+      "attributes": [
+        "x_scale",
+        "x_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [],
+      "vectors": "ops/qlinear/global_avg_pool/onnxruntime.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "scale_limit",
+        "random"
+      ]
+    },
+    {
+      "name": "tflite.double_round",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.global_avg_pool.tflite"
+      ],
+      "description": "TFLite reference int8 Mean over H and W: acc = sum (x - x_zp), MultiplyByQuantizedMultiplier(acc, QuantizeMultiplier(double(x_s) / double(y_s))), rounded division half away from zero by H W, + y_zp, saturate to int8",
+      "source": "tensorflow lite/kernels/internal/reference/integer_ops/mean.h Mean, lite/kernels/reduce.cc (Prepare: QuantizeMultiplier of input scale / output scale)",
+      "attributes": [
+        "x_scale",
+        "x_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [],
+      "vectors": "ops/qlinear/global_avg_pool/tflite.double_round.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "rescaled",
+        "random"
+      ]
+    },
+    {
+      "name": "xnnpack.fp32",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.global_avg_pool.xnnpack_fp32"
+      ],
+      "description": "XNNPACK qs8/qu8 global average pooling (x86 fp32): acc = sum (x - x_zp), S = fl32(x_s / fl32(y_s * H W)), y = clamp(rne(fl32(fl32(acc) * S)) + zp, y_min, y_max); ERROR_IF fl32(x_s / y_s) outside [2^-8, 2^8)",
+      "source": "XNNPACK ae108ef src/operators/global-average-pooling-nwc.c xnn_create_global_average_pooling_nwc_qs8 / _qu8, update_params_qs8 / _qu8, src/params-init.c xnn_init_qs8_avgpool_minmax_fp32_sse4_params, src/qs8-gavgpool/gen/7x-minmax-fp32-sse41-c8.c",
+      "attributes": [
+        "x_scale",
+        "x_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [
+        "y_max",
+        "y_min"
+      ],
+      "vectors": "ops/qlinear/global_avg_pool/xnnpack.fp32.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "narrow_clamp",
+        "uint8",
+        "scale_limit",
+        "random"
+      ]
+    }
+  ]
+}
+)qspec"},
+      {"spec/catalogue/qlinear.leaky_relu.json", R"qspec({
+  "op": "qlinear.leaky_relu",
+  "summary": "An engine's quantized leaky ReLU built as a 256-entry lookup table: every input code dequantized, f(v) = v >= 0 ? v : alpha v in binary32, requantized.",
+  "spec": "spec/operators_qlinear_pool.md",
+  "inputs": [
+    {
+      "name": "x",
+      "dtypes": [
+        "int8",
+        "uint8"
+      ],
+      "doc": "input, any shape; real value x_scale (x - x_zero_point)"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": [
+        "int8",
+        "uint8"
+      ],
+      "same_dtype_as": "x",
+      "doc": "y = table[x], x's shape"
+    }
+  ],
+  "attributes": {
+    "alpha": {
+      "type": "float32",
+      "doc": "the negative slope (IEEE bits); xnnpack.fp32: ERROR_IF not a positive normal <= 1"
+    },
+    "x_scale": {
+      "type": "float32",
+      "doc": "the input's scale (IEEE bits)"
+    },
+    "x_zero_point": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "the input's zero point (ERROR_IF it does not fit x's dtype)"
+    },
+    "y_max": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "fused clamp, upper code (ERROR_IF it does not fit y's dtype or y_min >= y_max); default the dtype's maximum"
+    },
+    "y_min": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "fused clamp, lower code (ERROR_IF it does not fit y's dtype); default the dtype's minimum"
+    },
+    "y_scale": {
+      "type": "float32",
+      "doc": "the output's scale (IEEE bits)"
+    },
+    "y_zero_point": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "the output's zero point (ERROR_IF it does not fit y's dtype)"
+    }
+  },
+  "conventions": [
+    {
+      "name": "onnxruntime",
+      "clauses": [
+        "qlinear.leaky_relu.onnxruntime"
+      ],
+      "description": "ONNX Runtime com.microsoft QLinearLeakyRelu: table[i] = MlasQuantizeLinear(f(fl32(x_s * (i - x_zp)))) with f(v) = v >= 0 ? v : fl32(alpha v): sat(rne(clamp(fl32(f / y_s))) + zp), a division",
+      "source": "onnxruntime contrib_ops/cpu/quantization/qlinear_activations.cc (QLinearLeakyRelu), qlinear_lookup_table.cc (QlinearBuildLookupTable), core/mlas/lib/quantize.cpp (MlasQuantizeLinear)",
+      "attributes": [
+        "alpha",
+        "x_scale",
+        "x_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [],
+      "vectors": "ops/qlinear/leaky_relu/onnxruntime.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "all_codes",
+        "random"
+      ]
+    },
+    {
+      "name": "xnnpack.fp32",
+      "clauses": [
+        "qlinear.leaky_relu.xnnpack_fp32"
+      ],
+      "description": "XNNPACK qu8 leaky ReLU (lut-elementwise-nc.c): table[i] = clamp(lrintf(fl32(f(fl32(fl32(i - x_zp) x_s)) * fl32(1 / y_s))) + zp, y_min, y_max), a reciprocal multiply",
+      "source": "XNNPACK ae108ef src/operators/lut-elementwise-nc.c xnn_create_leaky_relu_nc_qu8, create_lut_elementwise_nc, calculate_leaky_relu",
+      "attributes": [
+        "alpha",
+        "x_scale",
+        "x_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [
+        "y_max",
+        "y_min"
+      ],
+      "vectors": "ops/qlinear/leaky_relu/xnnpack.fp32.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "narrow_clamp",
+        "all_codes",
+        "scale_limit",
+        "random"
+      ]
+    }
+  ]
+}
+)qspec"},
       {"spec/catalogue/qlinear.matmul.json", R"qspec({
   "op": "qlinear.matmul",
   "summary": "An engine's quantized (batched) matrix product of two quantized operands, per-tensor or per-column scales of b, requantized by the engine's convention.",
@@ -2387,6 +2835,146 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "required_flags": [
         "tie", "tie_per_channel", "saturate_low", "saturate_high", "narrow_clamp", "per_channel_exponents", "w_zero_point", "negative_tie",
         "large_acc", "random"
+      ]
+    }
+  ]
+}
+)qspec"},
+      {"spec/catalogue/qlinear.max_pool2d.json", R"qspec({
+  "op": "qlinear.max_pool2d",
+  "summary": "An engine's 2-D max pooling of 8-bit codes (NHWC): the maximum code over the window's taps inside the input, clamped; the parameters pass through unchanged.",
+  "spec": "spec/operators_qlinear_pool.md",
+  "inputs": [
+    {
+      "name": "x",
+      "dtypes": [
+        "int8",
+        "uint8"
+      ],
+      "doc": "input (N, H, W, C), NHWC; real value x_scale (x - x_zero_point)"
+    }
+  ],
+  "outputs": [
+    {
+      "name": "y",
+      "dtypes": [
+        "int8",
+        "uint8"
+      ],
+      "same_dtype_as": "x",
+      "doc": "output (N, OH, OW, C), x's parameters"
+    }
+  ],
+  "attributes": {
+    "dilations": {
+      "type": "int[]",
+      "doc": "[DH, DW], each >= 1 (ERROR_IF); default [1, 1]; OH = floor((H + top + bottom - DH (KH - 1) - 1) / SH) + 1"
+    },
+    "kernel": {
+      "type": "int[]",
+      "doc": "[KH, KW], each >= 1 (ERROR_IF); the window"
+    },
+    "pads": {
+      "type": "int[]",
+      "doc": "[top, left, bottom, right], each >= 0 (ERROR_IF); default [0, 0, 0, 0]; OH = floor((H + top + bottom - KH) / SH) + 1"
+    },
+    "strides": {
+      "type": "int[]",
+      "doc": "[SH, SW], each >= 1 (ERROR_IF); default [1, 1]"
+    },
+    "y_max": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "fused clamp, upper code (ERROR_IF it does not fit y's dtype; xnnpack.fp32: ERROR_IF y_min >= y_max); default the dtype's maximum"
+    },
+    "y_min": {
+      "type": "int",
+      "min": -2147483648,
+      "max": 2147483647,
+      "doc": "fused clamp, lower code (ERROR_IF it does not fit y's dtype); default the dtype's minimum"
+    }
+  },
+  "conventions": [
+    {
+      "name": "onnxruntime",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.max_pool2d.onnxruntime"
+      ],
+      "description": "ONNX Runtime MaxPool (opset 12) on int8/uint8: the maximum over the taps inside the input, the dtype's minimum where none is; ERROR_IF a pad >= the kernel",
+      "source": "onnxruntime core/providers/cpu/nn/pool.cc MaxPoolV8, pool_functors.h MaxPool2DTask, core/providers/cpu/nn/pool_attributes.h",
+      "attributes": [
+        "kernel"
+      ],
+      "optional_attributes": [
+        "dilations",
+        "pads",
+        "strides"
+      ],
+      "vectors": "ops/qlinear/max_pool2d/onnxruntime.json",
+      "required_flags": [
+        "asymmetric_pads",
+        "dilation",
+        "strides",
+        "uint8",
+        "empty_window",
+        "random"
+      ]
+    },
+    {
+      "name": "tflite.double_round",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.max_pool2d.tflite"
+      ],
+      "description": "TFLite reference MaxPool (int8 integer_ops, uint8 reference_ops): the maximum over the taps inside the input (the dtype's minimum where none is), clamped to the activation range; no dilation",
+      "source": "tensorflow lite/kernels/internal/reference/integer_ops/pooling.h MaxPool, reference/pooling.h MaxPool, lite/kernels/pooling.cc",
+      "attributes": [
+        "kernel"
+      ],
+      "optional_attributes": [
+        "pads",
+        "strides",
+        "y_max",
+        "y_min"
+      ],
+      "vectors": "ops/qlinear/max_pool2d/tflite.double_round.json",
+      "required_flags": [
+        "asymmetric_pads",
+        "strides",
+        "narrow_clamp",
+        "uint8",
+        "empty_window",
+        "random"
+      ]
+    },
+    {
+      "name": "xnnpack.fp32",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.max_pool2d.xnnpack"
+      ],
+      "description": "XNNPACK s8/u8 max pooling: the maximum over the taps inside the input, clamped to [y_min, y_max]; ERROR_IF 1x1 pooling or y_min >= y_max; REQUIRE every window to hold an input tap",
+      "source": "XNNPACK ae108ef src/operators/max-pooling-nhwc.c xnn_create_max_pooling2d_nhwc_s8 / _u8, src/indirection.c xnn_indirection_init_maxpool2d",
+      "attributes": [
+        "kernel"
+      ],
+      "optional_attributes": [
+        "dilations",
+        "pads",
+        "strides",
+        "y_max",
+        "y_min"
+      ],
+      "vectors": "ops/qlinear/max_pool2d/xnnpack.fp32.json",
+      "required_flags": [
+        "asymmetric_pads",
+        "dilation",
+        "strides",
+        "narrow_clamp",
+        "uint8",
+        "random"
       ]
     }
   ]

@@ -94,6 +94,8 @@ const std::vector<OpEntry>& op_table() {
     add_glow_nn_ops(t);
     add_qlinear_conv_ops(t);
     add_qlinear_linear_ops(t);
+    add_qlinear_pool_ops(t);
+    add_qlinear_lut_ops(t);
     return t;
   }();
   return table;

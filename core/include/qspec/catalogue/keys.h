@@ -1156,6 +1156,34 @@ struct pad {
   };
 };
 
+// qlinear.avg_pool2d: An engine's quantized 2-D average pooling (NHWC): window sum of the codes less the zero point, divided by the window count under the engine's convention. (spec/operators_qlinear_pool.md)
+struct qlinear_avg_pool2d {
+  static constexpr std::string_view op = "qlinear.avg_pool2d";
+  struct in {
+    static constexpr std::string_view x = "x";
+  };
+  struct out {
+    static constexpr std::string_view y = "y";
+  };
+  struct attr {
+    static constexpr ::qspec::attr::Bool count_include_pad{"count_include_pad"};
+    static constexpr ::qspec::attr::IntArray kernel{"kernel", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::IntArray pads{"pads", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::IntArray strides{"strides", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::F32 x_scale{"x_scale"};
+    static constexpr ::qspec::attr::Int x_zero_point{"x_zero_point", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::Int y_max{"y_max", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::Int y_min{"y_min", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::F32 y_scale{"y_scale"};
+    static constexpr ::qspec::attr::Int y_zero_point{"y_zero_point", -2147483648LL, 2147483647};
+  };
+  struct conv {
+    static constexpr std::string_view onnxruntime = "onnxruntime";
+    static constexpr std::string_view tflite_double_round = "tflite.double_round";
+    static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
+  };
+};
+
 // qlinear.conv2d: An engine's quantized 2-D convolution (NHWC, OHWI): int8/uint8 codes, per-tensor or per-channel weight scales, int32 bias, requantized by the engine's convention. (spec/operators_qlinear.md)
 struct qlinear_conv2d {
   static constexpr std::string_view op = "qlinear.conv2d";
@@ -1220,6 +1248,54 @@ struct qlinear_fully_connected {
   };
 };
 
+// qlinear.global_avg_pool: An engine's quantized global average pooling (NHWC -> (N, 1, 1, C)): the sum over H x W of the codes less the zero point, requantized by the engine's convention. (spec/operators_qlinear_pool.md)
+struct qlinear_global_avg_pool {
+  static constexpr std::string_view op = "qlinear.global_avg_pool";
+  struct in {
+    static constexpr std::string_view x = "x";
+  };
+  struct out {
+    static constexpr std::string_view y = "y";
+  };
+  struct attr {
+    static constexpr ::qspec::attr::F32 x_scale{"x_scale"};
+    static constexpr ::qspec::attr::Int x_zero_point{"x_zero_point", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::Int y_max{"y_max", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::Int y_min{"y_min", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::F32 y_scale{"y_scale"};
+    static constexpr ::qspec::attr::Int y_zero_point{"y_zero_point", -2147483648LL, 2147483647};
+  };
+  struct conv {
+    static constexpr std::string_view onnxruntime = "onnxruntime";
+    static constexpr std::string_view tflite_double_round = "tflite.double_round";
+    static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
+  };
+};
+
+// qlinear.leaky_relu: An engine's quantized leaky ReLU built as a 256-entry lookup table: every input code dequantized, f(v) = v >= 0 ? v : alpha v in binary32, requantized. (spec/operators_qlinear_pool.md)
+struct qlinear_leaky_relu {
+  static constexpr std::string_view op = "qlinear.leaky_relu";
+  struct in {
+    static constexpr std::string_view x = "x";
+  };
+  struct out {
+    static constexpr std::string_view y = "y";
+  };
+  struct attr {
+    static constexpr ::qspec::attr::F32 alpha{"alpha"};
+    static constexpr ::qspec::attr::F32 x_scale{"x_scale"};
+    static constexpr ::qspec::attr::Int x_zero_point{"x_zero_point", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::Int y_max{"y_max", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::Int y_min{"y_min", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::F32 y_scale{"y_scale"};
+    static constexpr ::qspec::attr::Int y_zero_point{"y_zero_point", -2147483648LL, 2147483647};
+  };
+  struct conv {
+    static constexpr std::string_view onnxruntime = "onnxruntime";
+    static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
+  };
+};
+
 // qlinear.matmul: An engine's quantized (batched) matrix product of two quantized operands, per-tensor or per-column scales of b, requantized by the engine's convention. (spec/operators_qlinear.md)
 struct qlinear_matmul {
   static constexpr std::string_view op = "qlinear.matmul";
@@ -1246,6 +1322,30 @@ struct qlinear_matmul {
     static constexpr std::string_view tflite_double_round = "tflite.double_round";
     static constexpr std::string_view tflite_single_round = "tflite.single_round";
     static constexpr std::string_view tosa = "tosa";
+  };
+};
+
+// qlinear.max_pool2d: An engine's 2-D max pooling of 8-bit codes (NHWC): the maximum code over the window's taps inside the input, clamped; the parameters pass through unchanged. (spec/operators_qlinear_pool.md)
+struct qlinear_max_pool2d {
+  static constexpr std::string_view op = "qlinear.max_pool2d";
+  struct in {
+    static constexpr std::string_view x = "x";
+  };
+  struct out {
+    static constexpr std::string_view y = "y";
+  };
+  struct attr {
+    static constexpr ::qspec::attr::IntArray dilations{"dilations", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::IntArray kernel{"kernel", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::IntArray pads{"pads", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::IntArray strides{"strides", INT64_MIN, INT64_MAX};
+    static constexpr ::qspec::attr::Int y_max{"y_max", -2147483648LL, 2147483647};
+    static constexpr ::qspec::attr::Int y_min{"y_min", -2147483648LL, 2147483647};
+  };
+  struct conv {
+    static constexpr std::string_view onnxruntime = "onnxruntime";
+    static constexpr std::string_view tflite_double_round = "tflite.double_round";
+    static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
   };
 };
 

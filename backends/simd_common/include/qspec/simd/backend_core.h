@@ -88,6 +88,8 @@ void add_expansion_ops(std::vector<OpEntry>& table);
 void add_glow_nn_ops(std::vector<OpEntry>& table);
 void add_qlinear_conv_ops(std::vector<OpEntry>& table);
 void add_qlinear_linear_ops(std::vector<OpEntry>& table);
+void add_qlinear_pool_ops(std::vector<OpEntry>& table);
+void add_qlinear_lut_ops(std::vector<OpEntry>& table);
 
 // The full table, built once.
 const std::vector<OpEntry>& op_table();

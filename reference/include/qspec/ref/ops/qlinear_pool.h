@@ -1,0 +1,113 @@
+// Engines' quantized pooling operators (spec/operators_qlinear_pool.md): one window clause shared
+// by every pool (qlinear.pool.window: output size, the taps inside the input, in window order),
+// composed with one engine's convention per op (XNNPACK ae108ef, ONNX Runtime, TFLite reference).
+//
+// Layout NHWC. Every function checks its convention's ERROR_IFs (throws ErrorIf) and REQUIREs
+// (throws RequireViolation) before computing; float steps are binary32 via ieee.h, exactly.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "qspec/ref/ops/ndarray.h"
+#include "qspec/ref/types.h"
+
+namespace qspec::ref::ops {
+
+struct QPoolGeometry {
+  std::array<std::int64_t, 2> kernel{1, 1};
+  std::array<std::int64_t, 2> strides{1, 1};
+  std::array<std::int64_t, 2> dilations{1, 1};
+  std::array<std::int64_t, 4> pads{0, 0, 0, 0};  // top, left, bottom, right
+};
+
+// The quantization parameters of a pool (max pooling uses only the type and the clamp).
+struct QPoolParams {
+  DType type = DType::I8;              // x's and y's dtype
+  std::uint32_t x_scale = 0x3f800000;  // float32 bit patterns
+  std::uint32_t y_scale = 0x3f800000;
+  Int x_zero_point{0}, y_zero_point{0};
+  std::optional<Int> y_min, y_max;  // fused clamp; absent: the dtype's range
+};
+
+enum class QPoolConvention { XnnpackFp32, OnnxRuntime, Tflite };
+
+// spec: qlinear.pool.window
+// ERROR_IF x is not rank 4 with every dimension >= 1, or a kernel, stride or dilation entry < 1,
+// or a pad < 0; REQUIRE the dilated kernel to fit the padded input (an output position exists).
+// Returns (OH, OW) = floor((H + pt + pb - DH (KH - 1) - 1) / SH) + 1, and W's likewise.
+std::array<std::int64_t, 2> qlinear_pool_out_size(const Shape& x, const QPoolGeometry& g);
+
+// spec: qlinear.pool.window
+// For every output element (n, p, q, c) in NHWC order: the codes of its taps inside the input, in
+// window order (i, then j): X[n, p SH - pt + i DH, q SW - pl + j DW, c].
+std::vector<std::vector<Int>> qlinear_pool_window_codes(const IntArray& x, const QPoolGeometry& g, std::int64_t oh,
+                                                        std::int64_t ow);
+
+// ---- qlinear.avg_pool2d ----
+
+// spec: qlinear.avg_pool2d.xnnpack_fp32
+// The ERROR_IFs of xnn_create_average_pooling2d_nhwc_qu8 and S = fl32(x_s / fl32(y_s * fl32(KH KW)));
+// REQUIRE 2^-32 <= S < 256 (the params init asserts it).
+std::uint32_t qlinear_avg_pool2d_xnnpack_scale(const QPoolParams& p, const QPoolGeometry& g, bool count_include_pad);
+
+// spec: qlinear.avg_pool2d.xnnpack_fp32
+// The qu8 avgpool kernels' requantization: clamp(round_half_away(acc * S) + zp, y_min, y_max), with
+// acc * S exact (S = multiplier 2^-shift, the params init's exact split of the float).
+Int qlinear_xnnpack_avgpool_output(const Int& acc, std::uint32_t scale, const QPoolParams& p);
+
+// spec: qlinear.avg_pool2d.onnxruntime
+// QLinearAveragePool's float pipeline for one window: v = fl32(x_s * fl32(x - x_zp)) per tap,
+// summed in binary32 in window order from +0, / fl32(count), then sat(rne(fl32(fl32(v / y_s) + y_zp))).
+// REQUIRE every step finite and the rounded value in int32 (the cast).
+Int qlinear_onnxruntime_avgpool_output(const std::vector<Int>& codes, std::int64_t count, const QPoolParams& p);
+
+// spec: qlinear.avg_pool2d.tflite
+// TFLite's AveragePool of one window: round_half_away(sum codes / count) clamped to [y_min, y_max];
+// ERROR_IF count = 0 (the kernel returns false).
+Int qlinear_tflite_avgpool_output(const std::vector<Int>& codes, const QPoolParams& p);
+
+// spec: qlinear.pool.window
+// spec: qlinear.avg_pool2d.xnnpack_fp32
+// spec: qlinear.avg_pool2d.onnxruntime
+// spec: qlinear.avg_pool2d.tflite
+IntArray qlinear_avg_pool2d(const IntArray& x, const QPoolGeometry& g, bool count_include_pad, const QPoolParams& p,
+                            QPoolConvention c);
+
+// ---- qlinear.global_avg_pool ----
+
+// spec: qlinear.global_avg_pool.xnnpack_fp32
+// The ERROR_IFs of xnn_create_global_average_pooling_nwc_qs8 / _qu8 and
+// S = fl32(x_s / fl32(y_s * fl32(H W))); REQUIRE 2^-32 <= S < 256 (asserted).
+std::uint32_t qlinear_global_avg_pool_xnnpack_scale(const QPoolParams& p, std::int64_t image_size);
+
+// spec: qlinear.global_avg_pool.onnxruntime
+// The zero points' dtypes (ERROR_IF) and MLAS's S = fl32(x_s / fl32(y_s * fl32(H W))): ERROR_IF
+// H W >= 2^24 or S outside [2^-32, 256) (std::invalid_argument); REQUIRE finite positive scales.
+std::uint32_t qlinear_global_avg_pool_onnxruntime_scale(const QPoolParams& p, std::int64_t image_size);
+
+// spec: qlinear.global_avg_pool.tflite
+// TFLite's int8 Mean over H and W of one channel's window sum acc = sum (x - x_zp):
+// sat_int8(round_half_away(MBQM(acc, M, shift) / (H W)) + y_zp), (M, shift) = QuantizeMultiplier(
+// double(x_s) / double(y_s)). REQUIRE int8 (uint8 runs another kernel).
+Int qlinear_tflite_mean_output(const Int& acc, std::int64_t image_size, const QPoolParams& p);
+
+// spec: qlinear.pool.window
+// spec: qlinear.global_avg_pool.xnnpack_fp32
+// spec: qlinear.global_avg_pool.onnxruntime
+// spec: qlinear.global_avg_pool.tflite
+IntArray qlinear_global_avg_pool(const IntArray& x, const QPoolParams& p, QPoolConvention c);
+
+// ---- qlinear.max_pool2d ----
+
+// spec: qlinear.pool.window
+// spec: qlinear.max_pool2d.xnnpack
+// spec: qlinear.max_pool2d.onnxruntime
+// spec: qlinear.max_pool2d.tflite
+// The maximum code over each window's taps inside the input (the dtype's minimum where there is
+// none: ONNX Runtime and TFLite; XNNPACK REQUIREs a tap), clamped to [y_min, y_max].
+IntArray qlinear_max_pool2d(const IntArray& x, const QPoolGeometry& g, const QPoolParams& p, QPoolConvention c);
+
+}  // namespace qspec::ref::ops

@@ -1,0 +1,645 @@
+// Vector families of the engines' quantized pooling operators (spec/operators_qlinear_pool.md):
+// ops/qlinear/{avg_pool2d,global_avg_pool,max_pool2d}/<convention>.json.
+//
+// Inputs only; expected outputs come from the reference ops (reference/ops/ops_qlinear_pool.cc).
+// Each family mixes hand cases (named by their comments), tie-rich draws (power-of-two counts and
+// dyadic scales, so the value before the rounding is an exact k + 1/2 for about a quarter of the
+// windows), realistic draws, saturating draws and the parameters each engine rejects (invalid
+// tests). A valid test's flags are computed from the problem and the reference's output, never
+// claimed by hand.
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "qspec/catalogue/keys.h"
+#include "qspec/core/attr.h"
+#include "qspec/ref/ieee.h"
+#include "qspec/ref/ops/qlinear_pool.h"
+#include "qspec/ref/rounding.h"
+#include "qspec/ref/tflite_tosa.h"
+#include "qspec/refops.h"
+#include "qspec/vecgen.h"
+#include "qspec/vecgen/classify.h"
+#include "qspec/vecgen/ties.h"
+
+namespace qspec::vecgen {
+namespace {
+
+namespace ro = qspec::ref::ops;
+using OJ = nlohmann::ordered_json;
+using ref::Int;
+using ref::Rat;
+using ro::IntArray;
+using ro::QPoolConvention;
+using Dims = std::vector<std::int64_t>;
+using Avg = cat::qlinear_avg_pool2d;
+using Gap = cat::qlinear_global_avg_pool;
+using Max = cat::qlinear_max_pool2d;
+
+enum class Kind { Avg, Gap, Max };
+
+struct Problem {
+  Kind kind = Kind::Avg;
+  ro::QPoolParams p;
+  IntArray x;
+  ro::QPoolGeometry g;
+  bool count_include_pad = false;
+  bool drawn = false;
+};
+
+std::int64_t lo_of(DType t) { return t == DType::I8 ? -128 : 0; }
+std::int64_t hi_of(DType t) { return t == DType::I8 ? 127 : 255; }
+
+template <class Key>
+void put(OJ& a, const Key& key, const Int& v) {
+  attr::set_unchecked(a, key, static_cast<std::int64_t>(v));
+}
+
+Test to_test(const Problem& pr, std::string comment, bool invalid = false) {
+  Test t;
+  t.comment = std::move(comment);
+  t.invalid = invalid;
+  const auto& p = pr.p;
+  const auto& g = pr.g;
+  OJ a = OJ::object();
+  auto scales = [&](const auto& A) {
+    attr::set(a, A.x_scale, p.x_scale);
+    put(a, A.x_zero_point, p.x_zero_point);
+    attr::set(a, A.y_scale, p.y_scale);
+    put(a, A.y_zero_point, p.y_zero_point);
+  };
+  auto clamp = [&](const auto& A) {
+    if (p.y_min) put(a, A.y_min, *p.y_min);
+    if (p.y_max) put(a, A.y_max, *p.y_max);
+  };
+  if (pr.kind == Kind::Avg) {
+    using A = Avg::attr;
+    attr::set_unchecked(a, A::kernel, Dims{g.kernel[0], g.kernel[1]});
+    attr::set_unchecked(a, A::strides, Dims{g.strides[0], g.strides[1]});
+    attr::set_unchecked(a, A::pads, Dims(g.pads.begin(), g.pads.end()));
+    attr::set(a, A::count_include_pad, pr.count_include_pad);
+    scales(A{});
+    clamp(A{});
+  } else if (pr.kind == Kind::Gap) {
+    scales(Gap::attr{});
+    clamp(Gap::attr{});
+  } else {
+    using A = Max::attr;
+    attr::set_unchecked(a, A::kernel, Dims{g.kernel[0], g.kernel[1]});
+    attr::set_unchecked(a, A::strides, Dims{g.strides[0], g.strides[1]});
+    attr::set_unchecked(a, A::pads, Dims(g.pads.begin(), g.pads.end()));
+    if (g.dilations[0] != 1 || g.dilations[1] != 1)
+      attr::set_unchecked(a, A::dilations, Dims{g.dilations[0], g.dilations[1]});
+    clamp(A{});
+  }
+  t.attributes = std::move(a);
+  std::vector<std::int64_t> d;
+  for (const auto& v : pr.x.data) d.push_back(static_cast<std::int64_t>(v));
+  t.inputs = {tensor(std::string(Avg::in::x), p.type, pr.x.shape, d)};
+  return t;
+}
+
+// ---- what the reference's arithmetic says about a valid problem (for its flags) ----
+
+bool any_pad(const ro::QPoolGeometry& g) {
+  return std::any_of(g.pads.begin(), g.pads.end(), [](std::int64_t v) { return v > 0; });
+}
+bool half_integer(const Rat& v) { return ref::denominator(v * 2) == 1 && ref::numerator(v * 2) % 2 != 0; }
+
+// The exact value each output rounds, where the convention rounds one (for the "tie" flag).
+std::vector<Rat> rounded_values(const Problem& pr, QPoolConvention c) {
+  std::vector<Rat> out;
+  if (pr.kind == Kind::Max) return out;
+  const auto& p = pr.p;
+  ro::QPoolGeometry g = pr.g;
+  std::int64_t oh = 1, ow = 1;
+  if (pr.kind == Kind::Gap) {
+    g = ro::QPoolGeometry{};
+    g.kernel = {pr.x.dim(1), pr.x.dim(2)};
+  } else {
+    const auto size = ro::qlinear_pool_out_size(pr.x.shape, g);
+    oh = size[0];
+    ow = size[1];
+  }
+  const std::int64_t K = g.kernel[0] * g.kernel[1], H = pr.x.dim(1), W = pr.x.dim(2);
+  const bool xnn_global = H + g.pads[0] + g.pads[2] == g.kernel[0] && W + g.pads[1] + g.pads[3] == g.kernel[1];
+  const bool ort_global = H == g.kernel[0] && W == g.kernel[1] && !any_pad(g);
+  for (const auto& codes : ro::qlinear_pool_window_codes(pr.x, g, oh, ow)) {
+    Int acc(0);
+    for (const auto& v : codes) acc += v - p.x_zero_point;
+    const auto fp32_product = [&](std::int64_t n) {
+      const std::uint32_t s = ref::f32_div(p.x_scale, ref::f32_mul(p.y_scale, ref::f32_from_int(Int(n))));
+      return ref::f32_value(ref::f32_mul(ref::f32_from_int(acc), s));
+    };
+    if (c == QPoolConvention::XnnpackFp32) {
+      const std::uint32_t s = ref::f32_div(p.x_scale, ref::f32_mul(p.y_scale, ref::f32_from_int(Int(K))));
+      out.push_back(pr.kind == Kind::Avg && !xnn_global ? Rat(acc) * ref::f32_value(s) : fp32_product(K));
+    } else if (c == QPoolConvention::OnnxRuntime) {
+      if (pr.kind == Kind::Gap || ort_global) {
+        out.push_back(fp32_product(K));
+        continue;
+      }
+      std::uint32_t sum = 0;
+      for (const auto& v : codes)
+        sum = ref::f32_add(sum, ref::f32_mul(p.x_scale, ref::f32_from_int(v - p.x_zero_point)));
+      const std::int64_t n = pr.count_include_pad ? K : static_cast<std::int64_t>(codes.size());
+      const std::uint32_t m = ref::f32_div(sum, ref::f32_from_int(Int(n)));
+      out.push_back(ref::f32_value(ref::f32_add(ref::f32_div(m, p.y_scale), ref::f32_from_int(p.y_zero_point))));
+    } else if (pr.kind == Kind::Avg) {
+      if (codes.empty()) continue;
+      Int s(0);
+      for (const auto& v : codes) s += v;
+      out.push_back(Rat(s, Int(static_cast<std::int64_t>(codes.size()))));
+    } else {
+      const std::uint64_t real = ref::f64_div(ref::f64_from_f32(p.x_scale), ref::f64_from_f32(p.y_scale));
+      const auto m = ref::tflite_quantize_multiplier(real);
+      out.push_back(Rat(ref::tflite_multiply_by_quantized_multiplier_double_round(acc, m.multiplier, m.shift), Int(K)));
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> auto_flags(const Problem& pr, QPoolConvention c, const Tensor& y) {
+  std::set<std::string> f;
+  const auto& p = pr.p;
+  const auto& g = pr.g;
+  int ties = 0;
+  for (const auto& v : rounded_values(pr, c)) ties += half_integer(v) ? 1 : 0;
+  if (ties > 0) f.insert("tie");
+  const std::int64_t tmin = lo_of(p.type), tmax = hi_of(p.type);
+  const bool narrowed = (p.y_min && *p.y_min > tmin) || (p.y_max && *p.y_max < tmax);
+  for (auto v : y.data) {
+    if (narrowed && ((p.y_min && v == *p.y_min) || (p.y_max && v == *p.y_max))) f.insert("narrow_clamp");
+    if (!narrowed && v == tmin && pr.kind != Kind::Max) f.insert("saturate_low");
+    if (!narrowed && v == tmax && pr.kind != Kind::Max) f.insert("saturate_high");
+  }
+  if (p.type == DType::U8) f.insert("uint8");
+  if (pr.kind != Kind::Gap) {
+    const auto [oh, ow] = ro::qlinear_pool_out_size(pr.x.shape, g);
+    if (any_pad(g)) {
+      f.insert(pr.kind == Kind::Avg ? (pr.count_include_pad ? "count_include_pad" : "count_exclude_pad") : "padded");
+      if (p.x_zero_point != 0 && pr.kind == Kind::Avg) f.insert("pad_zero_point");
+    }
+    if (g.pads[0] != g.pads[2] || g.pads[1] != g.pads[3]) f.insert("asymmetric_pads");
+    if (g.strides[0] > 1 || g.strides[1] > 1) f.insert("strides");
+    if (g.dilations[0] > 1 || g.dilations[1] > 1) f.insert("dilation");
+    for (const auto& w : ro::qlinear_pool_window_codes(pr.x, g, oh, ow))
+      if (w.empty()) f.insert(pr.kind == Kind::Avg ? "window_in_padding" : "empty_window");
+    const std::int64_t H = pr.x.dim(1), W = pr.x.dim(2);
+    if (pr.kind == Kind::Avg) {
+      if (c == QPoolConvention::XnnpackFp32 && H + g.pads[0] + g.pads[2] == g.kernel[0] &&
+          W + g.pads[1] + g.pads[3] == g.kernel[1])
+        f.insert("global_path");
+      if (c == QPoolConvention::OnnxRuntime && H == g.kernel[0] && W == g.kernel[1] && !any_pad(g))
+        f.insert("global_path");
+    }
+  }
+  if (pr.kind == Kind::Gap && p.x_scale != p.y_scale) f.insert("rescaled");
+  if (pr.drawn) f.insert("random");
+  return {f.begin(), f.end()};
+}
+
+std::string reference_message(const Test& t, std::string_view op, std::string_view conv) {
+  try {
+    refops::find_op(op, conv)->fn(t.attributes, t.inputs);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+struct Builder {
+  std::string op, conv;
+  QPoolConvention c;
+  Kind kind;
+  std::vector<Test> tests;
+
+  void add(const Problem& pr, const std::string& comment) {
+    Test t = to_test(pr, comment);
+    std::vector<Tensor> out;
+    if (classify(op, conv, t.attributes, t.inputs, &out) != Verdict::Valid)
+      throw std::logic_error("vecgen " + op + " / " + conv + ": hand case '" + comment +
+                             "' is not valid: " + reference_message(t, op, conv));
+    finish(pr, t, out);
+  }
+  void add_invalid(const Problem& pr, const std::string& comment, std::vector<std::string> flags = {}) {
+    Test t = to_test(pr, "invalid: " + comment, true);
+    if (classify(op, conv, t.attributes, t.inputs) != Verdict::Invalid)
+      throw std::logic_error("vecgen " + op + " / " + conv + ": '" + comment +
+                             "' is not rejected: " + reference_message(t, op, conv));
+    t.flags = std::move(flags);
+    tests.push_back(std::move(t));
+  }
+  void add_random(int n, const std::function<Problem()>& draw, const std::string& what) {
+    for (int i = 0; i < n; ++i)
+      for (int attempt = 0;; ++attempt) {
+        Problem pr = draw();
+        pr.drawn = true;
+        Test t = to_test(pr, what);
+        std::vector<Tensor> out;
+        if (classify(op, conv, t.attributes, t.inputs, &out) == Verdict::Valid) {
+          finish(pr, t, out);
+          break;
+        }
+        if (attempt > 200) throw std::logic_error("vecgen " + op + " / " + conv + ": cannot draw a valid " + what);
+      }
+  }
+  void finish(const Problem& pr, Test& t, const std::vector<Tensor>& out) {
+    t.flags = auto_flags(pr, c, out.at(0));
+    int ties = 0;
+    const auto vals = rounded_values(pr, c);
+    for (const auto& v : vals) ties += half_integer(v) ? 1 : 0;
+    if (ties > 0)
+      t.comment += " (" + std::to_string(ties) + " of " + std::to_string(vals.size()) + " outputs are exact ties)";
+    tests.push_back(std::move(t));
+  }
+  bool xnn() const { return c == QPoolConvention::XnnpackFp32; }
+  bool ort() const { return c == QPoolConvention::OnnxRuntime; }
+  bool tfl() const { return c == QPoolConvention::Tflite; }
+};
+
+const std::vector<std::pair<std::string, std::string>> kNotes = {
+    {"tie", "at least one output's value before the rounding is an exact k + 1/2"},
+    {"saturate_low", "an output is the dtype's minimum"},
+    {"saturate_high", "an output is the dtype's maximum"},
+    {"narrow_clamp", "an output is at a fused clamp bound y_min / y_max narrower than the dtype"},
+    {"count_include_pad", "padding, divided by KH KW (the padding counts as real 0)"},
+    {"count_exclude_pad", "padding, divided by the taps inside the input"},
+    {"padded", "a non-zero pad"},
+    {"pad_zero_point", "padding with a non-zero input zero point"},
+    {"asymmetric_pads", "top != bottom or left != right padding"},
+    {"strides", "a stride > 1"},
+    {"dilation", "a dilation > 1"},
+    {"uint8", "uint8 tensors"},
+    {"global_path", "the kernel covers the (padded) input: the engine runs its global-pooling kernel"},
+    {"window_in_padding", "a window entirely in the padding (its sum is 0)"},
+    {"empty_window", "a window without a tap inside the input: the dtype's minimum (then the clamp)"},
+    {"rescaled", "x_scale != y_scale"},
+    {"scale_limit", "a requantization scale or scale ratio the engine rejects"},
+    {"random", "random draw"},
+};
+
+// ---- drawing ----
+
+std::uint32_t f32_bits(std::int64_t m, int e) { return ties::f32_dyadic(m, e); }
+
+// A random positive normal float32 2^e (1 + m / 2^23), often with a short mantissa.
+std::uint32_t random_scale(Rng& r, int e) {
+  const std::uint32_t m = r.coin() ? static_cast<std::uint32_t>(r.uniform(0, (1 << 23) - 1))
+                                   : static_cast<std::uint32_t>(r.uniform(0, 15)) << 19;
+  return (static_cast<std::uint32_t>(e + 127) << 23) | m;
+}
+
+DType draw_type(Rng& r, const Builder& b) {
+  if (b.xnn() && b.kind == Kind::Avg) return DType::U8;  // qu8 only
+  if (b.tfl() && b.kind == Kind::Gap) return DType::I8;  // the int8 Mean kernel
+  return r.coin() ? DType::U8 : DType::I8;
+}
+
+IntArray random_codes(Rng& r, const Dims& shape, DType t, std::int64_t center, std::int64_t spread) {
+  IntArray a(shape);
+  for (auto& v : a.data) {
+    const std::int64_t d = r.uniform(-spread, spread);
+    v = Int(std::clamp(center + d, lo_of(t), hi_of(t)));
+  }
+  return a;
+}
+
+// Geometry of a windowed pool under the convention's rules (pads < kernel for ONNX Runtime).
+ro::QPoolGeometry draw_geometry(Rng& r, const Builder& b, bool pow2_kernel) {
+  ro::QPoolGeometry g;
+  if (pow2_kernel) {
+    const std::int64_t choices[] = {1, 2, 4};
+    g.kernel = {choices[r.uniform(0, 2)], choices[r.uniform(0, 2)]};
+    if (g.kernel[0] * g.kernel[1] == 1) g.kernel[1] = 2;
+  } else {
+    g.kernel = {r.uniform(1, 3), r.uniform(1, 3)};
+    if (g.kernel[0] * g.kernel[1] == 1) g.kernel[0] = 2;
+  }
+  g.strides = {r.uniform(0, 2) == 0 ? 2 : 1, r.uniform(0, 2) == 0 ? 2 : 1};
+  if (b.kind == Kind::Max && !b.tfl() && r.uniform(0, 3) == 0) g.dilations = {r.uniform(1, 2), r.uniform(1, 2)};
+  for (std::size_t i = 0; i < 4; ++i) {
+    const std::int64_t k = g.kernel[i % 2];
+    const std::int64_t pmax = b.ort() ? k - 1 : std::min<std::int64_t>(k, 2);
+    g.pads[i] = r.uniform(0, 2) == 0 ? 0 : r.uniform(0, pmax);
+  }
+  return g;
+}
+
+Dims draw_shape(Rng& r, const ro::QPoolGeometry& g) {
+  const std::int64_t eh = g.dilations[0] * (g.kernel[0] - 1) + 1, ew = g.dilations[1] * (g.kernel[1] - 1) + 1;
+  const std::int64_t h = std::max<std::int64_t>(1, eh - g.pads[0] - g.pads[2]) + r.uniform(0, 3);
+  const std::int64_t w = std::max<std::int64_t>(1, ew - g.pads[1] - g.pads[3]) + r.uniform(0, 3);
+  return {r.uniform(0, 4) == 0 ? 2 : 1, h, w, r.uniform(1, 3)};
+}
+
+// mode 0: realistic scales and codes; 1: tie-rich (dyadic scales, power-of-two counts); 2: saturating.
+Problem draw(Rng& r, const Builder& b, int mode) {
+  Problem pr;
+  pr.kind = b.kind;
+  auto& p = pr.p;
+  p.type = draw_type(r, b);
+  const bool pooled = b.kind != Kind::Gap;
+  if (pooled) pr.g = draw_geometry(r, b, mode == 1);
+  Dims shape;
+  if (pooled) {
+    shape = draw_shape(r, pr.g);
+  } else {
+    const std::int64_t pow2[] = {1, 2, 4};
+    shape = {r.uniform(1, 2), mode == 1 ? pow2[r.uniform(0, 2)] : r.uniform(1, 5),
+             mode == 1 ? pow2[r.uniform(1, 2)] : r.uniform(1, 5), r.uniform(1, 4)};
+  }
+  if (b.kind == Kind::Avg) pr.count_include_pad = b.xnn() ? true : (b.tfl() ? false : r.coin());
+  const std::int64_t lo = lo_of(p.type), hi = hi_of(p.type);
+  // The zero points: anywhere in the dtype (saturating draws: near the ends).
+  const std::int64_t zx = mode == 2 ? (r.coin() ? lo + r.uniform(0, 20) : hi - r.uniform(0, 20)) : r.uniform(lo, hi);
+  p.x_zero_point = Int(zx);
+  const std::int64_t center = r.uniform(lo, hi);
+  const std::int64_t spread = mode == 2 ? 255 : r.uniform(1, 80);
+  pr.x = random_codes(r, shape, p.type, center, spread);
+  if (b.kind == Kind::Max) {
+    if (!b.ort() && r.uniform(0, 2) == 0) {
+      const std::int64_t a = r.uniform(lo, hi - 1);
+      const std::int64_t c = r.uniform(a + 1, hi);
+      p.y_min = Int(a), p.y_max = Int(c);
+    }
+    return pr;
+  }
+  if (b.tfl() && b.kind == Kind::Avg) {
+    // Equal input and output parameters (REQUIRE).
+    p.x_scale = p.y_scale = random_scale(r, static_cast<int>(r.uniform(-10, 2)));
+    p.y_zero_point = p.x_zero_point;
+  } else if (mode == 1) {
+    // Dyadic scales: S = m 2^-(u+1) exactly, m odd (u in {0, 1}), so acc S is a tie for a
+    // quarter to a half of the windows.
+    const std::int64_t K = pooled ? pr.g.kernel[0] * pr.g.kernel[1] : shape[1] * shape[2];
+    const int ey = static_cast<int>(r.uniform(-9, -2));
+    const std::int64_t m = 2 * r.uniform(0, 3) + 1;
+    const int u = static_cast<int>(r.uniform(0, 1));
+    p.y_scale = f32_bits(1, ey);
+    // x_s = S K y_s = m K 2^(ey - u - 1); ONNX Runtime's windowed path divides codes by c, then
+    // by y_s: x_s = m 2^(ey - u - 1) keeps fl32(x_s d / c / y_s) dyadic for power-of-two c.
+    const bool ort_windowed = b.ort() && pooled;
+    p.x_scale = f32_bits(ort_windowed ? m : m * K, ey - u - 1 + (ort_windowed ? 1 : 0));
+    if (b.tfl()) p.x_scale = f32_bits(1, ey + static_cast<int>(r.uniform(-1, 1)));
+    p.y_zero_point = Int(r.uniform(lo, hi));
+  } else {
+    const int ey = static_cast<int>(r.uniform(-9, -2));
+    p.y_scale = random_scale(r, ey);
+    const int ex = mode == 2 ? ey + static_cast<int>(r.uniform(3, 7)) : ey + static_cast<int>(r.uniform(-2, 2));
+    p.x_scale = random_scale(r, ex);
+    p.y_zero_point = Int(mode == 2 ? r.uniform(lo, hi) : r.uniform(lo + 30, hi - 30));
+  }
+  const bool has_clamp = b.xnn() || (b.tfl() && b.kind == Kind::Avg);
+  if (has_clamp && r.uniform(0, 3) == 0) {
+    const std::int64_t a = r.uniform(lo, hi - 1);
+    const std::int64_t c = r.uniform(a + 1, hi);
+    p.y_min = Int(a), p.y_max = Int(c);
+  }
+  return pr;
+}
+
+// ---- hand cases ----
+
+IntArray iota(const Dims& shape, std::int64_t start, std::int64_t step, DType t) {
+  IntArray a(shape);
+  for (std::size_t i = 0; i < a.data.size(); ++i)
+    a.data[i] = Int(std::clamp<std::int64_t>(start + step * static_cast<std::int64_t>(i), lo_of(t), hi_of(t)));
+  return a;
+}
+
+Problem base(Kind k, DType t) {
+  Problem pr;
+  pr.kind = k;
+  pr.p.type = t;
+  pr.x = iota({1, 3, 3, 1}, t == DType::I8 ? -4 : 10, 1, t);
+  pr.g.kernel = {2, 2};
+  if (k == Kind::Avg) pr.count_include_pad = true;
+  return pr;
+}
+
+void avg_cases(Rng&, Builder& b) {
+  const DType t = b.xnn() ? DType::U8 : DType::I8;
+  Problem ok = base(Kind::Avg, t);
+  ok.count_include_pad = !b.tfl();
+  // Asymmetric pads with a non-zero input zero point: padded taps hold x_zp (real 0).
+  Problem asym = ok;
+  asym.g.pads = {1, 0, 0, 1};
+  asym.p.x_zero_point = Int(t == DType::I8 ? 3 : 12);
+  if (b.tfl()) asym.p.y_zero_point = asym.p.x_zero_point;
+  if (!b.tfl()) b.add(asym, "pads (1, 0, 0, 1) with x_zero_point != 0: padded taps count as real 0");
+  Problem excl = asym;
+  excl.count_include_pad = false;
+  if (!b.xnn()) b.add(excl, "pads (1, 0, 0, 1), count_include_pad = 0: divided by the taps inside");
+  if (b.xnn()) b.add_invalid(excl, "count_include_pad = 0 with padding: XNNPACK always divides by KH KW");
+  Problem incl = asym;
+  incl.count_include_pad = true;
+  if (b.tfl()) b.add_invalid(incl, "count_include_pad = 1 with padding: TFLite never counts the padding");
+  // Two equal codes around a half: (x0 + x1) / 2 is a tie; a 2x1 window, stride 1.
+  Problem tie = ok;
+  tie.x = IntArray({1, 4, 1, 1});
+  const std::int64_t b0 = t == DType::I8 ? -3 : 20;
+  for (std::int64_t i = 0; i < 4; ++i) tie.x.data[static_cast<std::size_t>(i)] = Int(b0 + i);
+  tie.g.kernel = {2, 1};
+  tie.p.x_scale = tie.p.y_scale = f32_bits(1, -3);
+  tie.p.x_zero_point = tie.p.y_zero_point = Int(t == DType::I8 ? 0 : 20);
+  b.add(tie,
+        "2x1 windows of consecutive codes: every average is k + 1/2 (XNNPACK and TFLite: away from zero; "
+        "ONNX Runtime: to even)");
+  // Global path: the kernel equals the (padded) input.
+  Problem glob = ok;
+  glob.g.kernel = {3, 3};
+  glob.p.x_scale = glob.p.y_scale = f32_bits(1, -4);
+  if (!b.tfl()) b.add(glob, "kernel = input, no padding: the engine's global-pooling kernel (rounds half to even)");
+  if (b.xnn()) {
+    Problem gp = ok;
+    gp.g.kernel = {4, 3};
+    gp.g.pads = {1, 0, 0, 0};
+    gp.p.x_scale = gp.p.y_scale = f32_bits(1, -4);
+    b.add(gp, "4x3 kernel = the padded 4x3 input: XNNPACK's global kernel, padding counted");
+    Problem inpad = ok;
+    inpad.g.pads = {2, 2, 0, 0};
+    inpad.g.strides = {1, 1};
+    inpad.p.y_zero_point = Int(77);
+    b.add(inpad, "pads 2 on top and left with a 2x2 kernel: the first window is entirely padding (y = y_zp)");
+    Problem one = ok;
+    one.g.kernel = {1, 1};
+    b.add_invalid(one, "1x1 pooling is meaningless (xnn_status_invalid_parameter)");
+    Problem s8 = ok;
+    s8.p.type = DType::I8;
+    s8.x = iota({1, 3, 3, 1}, -4, 1, DType::I8);
+    b.add_invalid(s8, "int8: the snapshot has no qs8 average pooling operator");
+    Problem ratio = ok;
+    ratio.p.x_scale = f32_bits(1, 8);
+    b.add_invalid(ratio, "x_scale / y_scale = 256: outside [2^-8, 2^8) (xnn_status_unsupported_parameter)",
+                  {"scale_limit"});
+    Problem ratio2 = ok;
+    ratio2.p.y_scale = f32_bits(1, 9);
+    b.add_invalid(ratio2, "x_scale / y_scale = 2^-9: outside [2^-8, 2^8)", {"scale_limit"});
+    Problem denorm = ok;
+    denorm.p.x_scale = 0x00000001u;
+    b.add_invalid(denorm, "a subnormal x_scale: scale must be finite, normalized, and positive");
+    Problem range = ok;
+    range.p.y_min = Int(100), range.p.y_max = Int(100);
+    b.add_invalid(range, "y_min = y_max: range min must be below range max");
+    Problem zp = ok;
+    zp.p.y_zero_point = Int(256);
+    b.add_invalid(zp, "y_zero_point 256 does not fit uint8");
+  }
+  if (b.ort()) {
+    Problem bigpad = ok;
+    bigpad.g.pads = {2, 0, 0, 0};
+    b.add_invalid(bigpad, "a pad of 2 with a 2x2 kernel: Pad should be smaller than kernel");
+    Problem zp = ok;
+    zp.p.x_zero_point = Int(128);
+    b.add_invalid(zp, "x_zero_point 128 does not fit int8");
+    Problem big = ok;
+    big.g.kernel = {3, 3};
+    big.p.x_scale = f32_bits(1, 12);
+    big.p.y_scale = f32_bits(1, 0);
+    b.add_invalid(big, "global fallback with S = 2^12 / 9 >= 256: parameter out of computation range", {"scale_limit"});
+  }
+  if (b.tfl()) {
+    Problem empty = ok;
+    empty.count_include_pad = false;
+    empty.g.pads = {2, 0, 0, 0};
+    b.add_invalid(empty, "a window entirely in the padding: filter_count == 0, AveragePool returns false");
+    Problem clamp = ok;
+    clamp.count_include_pad = false;
+    clamp.p.y_min = Int(-1);
+    clamp.p.y_max = Int(1);
+    b.add(clamp, "a fused clamp [-1, 1] narrower than int8");
+  }
+}
+
+void gap_cases(Rng&, Builder& b) {
+  const DType t = DType::I8;
+  Problem ok = base(Kind::Gap, t);
+  ok.x = IntArray({1, 2, 2, 2});
+  for (std::size_t i = 0; i < 8; ++i) ok.x.data[i] = Int(static_cast<std::int64_t>(i) - 3);
+  ok.p.x_scale = f32_bits(1, -2);
+  ok.p.y_scale = f32_bits(1, -2);
+  b.add(ok, "2x2 image, equal parameters: the mean of 4 codes (ties at 2 mod 4)");
+  if (b.xnn()) {
+    Problem ratio = ok;
+    ratio.p.x_scale = f32_bits(1, 8);
+    b.add_invalid(ratio, "x_scale / y_scale = 256: outside [2^-8, 2^8)", {"scale_limit"});
+    Problem range = ok;
+    range.p.y_min = Int(5), range.p.y_max = Int(-5);
+    b.add_invalid(range, "y_min > y_max: range min must be below range max");
+    Problem inf = ok;
+    inf.p.y_scale = 0x7f800000u;
+    b.add_invalid(inf, "an infinite y_scale: scale must be finite, normalized, and positive");
+  }
+  if (b.ort()) {
+    Problem big = ok;
+    big.p.x_scale = f32_bits(1, 10);
+    big.p.y_scale = f32_bits(1, 0);
+    b.add_invalid(big, "S = 2^10 / 4 = 256: parameter out of computation range", {"scale_limit"});
+    Problem small = ok;
+    small.p.x_scale = f32_bits(1, -40);
+    small.p.y_scale = f32_bits(1, 0);
+    b.add_invalid(small, "S = 2^-42 < 2^-32: parameter out of computation range", {"scale_limit"});
+    Problem zp = ok;
+    zp.p.type = DType::U8;
+    zp.x = iota({1, 2, 2, 1}, 0, 1, DType::U8);
+    zp.p.y_zero_point = Int(-1);
+    b.add_invalid(zp, "y_zero_point -1 does not fit uint8");
+  }
+  if (b.tfl()) {
+    Problem resc = ok;
+    resc.p.y_scale = f32_bits(3, -4);
+    b.add(resc, "y_scale = 3/4 x_scale: QuantizeMultiplier(4/3) rounds, then the division by 4 rounds again");
+  }
+}
+
+void max_cases(Rng&, Builder& b) {
+  const DType t = DType::I8;
+  Problem ok = base(Kind::Max, t);
+  Problem asym = ok;
+  asym.g.pads = {1, 0, 0, 1};
+  b.add(asym, "pads (1, 0, 0, 1): padding never wins");
+  if (!b.tfl()) {
+    // Dilation 3 with a 2x1 kernel, pad 1 on top, over a 2-row input: taps at rows -1 and 2 both
+    // miss the input.
+    Problem dil = ok;
+    dil.x = iota({1, 2, 1, 1}, -7, 3, t);
+    dil.g.kernel = {2, 1};
+    dil.g.dilations = {3, 1};
+    dil.g.pads = {1, 0, 1, 0};
+    if (b.ort()) b.add(dil, "dilation 3, pad 1: a window whose taps all miss the input gives -128");
+    Problem dil2 = ok;
+    dil2.g.dilations = {2, 2};
+    dil2.x = iota({1, 4, 4, 1}, -8, 3, t);
+    b.add(dil2, "2x2 kernel with dilation 2 over 4x4");
+  }
+  if (b.tfl()) {
+    Problem empty = ok;
+    empty.g.pads = {2, 2, 0, 0};
+    b.add(empty, "pads 2 on top and left with a 2x2 kernel: the first window is empty, lowest(int8) = -128");
+    Problem cl = empty;
+    cl.p.y_min = Int(-3), cl.p.y_max = Int(2);
+    b.add(cl, "an empty window clamped: max(-128, y_min) = y_min");
+  }
+  if (b.xnn()) {
+    Problem one = ok;
+    one.g.kernel = {1, 1};
+    b.add_invalid(one, "1x1 pooling is meaningless");
+    Problem range = ok;
+    range.p.y_min = Int(3), range.p.y_max = Int(3);
+    b.add_invalid(range, "y_min = y_max: range min must be below range max");
+  }
+  if (b.ort()) {
+    Problem bigpad = ok;
+    bigpad.g.pads = {0, 0, 0, 2};
+    b.add_invalid(bigpad, "a right pad of 2 with a 2x2 kernel: Pad should be smaller than kernel");
+  }
+  Problem neg = ok;
+  neg.g.strides = {0, 1};
+  b.add_invalid(neg, "stride 0");
+}
+
+template <class Op>
+QPoolConvention convention_of(std::string_view conv) {
+  if (conv == Op::conv::xnnpack_fp32) return QPoolConvention::XnnpackFp32;
+  if (conv == Op::conv::onnxruntime) return QPoolConvention::OnnxRuntime;
+  return QPoolConvention::Tflite;
+}
+
+template <class Op>
+Family pool_family(std::string_view conv, std::uint64_t seed, Kind kind, int tie_rich, int realistic, int saturating,
+                   void (*extra)(Rng&, Builder&)) {
+  const std::string op(Op::op), cv(conv);
+  const QPoolConvention c = convention_of<Op>(conv);
+  return family<Op>(conv, kNotes, seed, [op, cv, c, kind, tie_rich, realistic, saturating, extra](Rng& r) {
+    Builder b{op, cv, c, kind, {}};
+    extra(r, b);
+    b.add_random(
+        tie_rich, [&] { return draw(r, b, 1); }, "tie-rich draw");
+    b.add_random(
+        realistic, [&] { return draw(r, b, 0); }, "random");
+    b.add_random(
+        saturating, [&] { return draw(r, b, 2); }, "random, saturating");
+    return std::vector<Group>{Group{OJ::object(), std::move(b.tests)}};
+  });
+}
+
+QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Avg>(Avg::conv::xnnpack_fp32, 1501, Kind::Avg, 300, 200, 80, avg_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Avg>(Avg::conv::onnxruntime, 1502, Kind::Avg, 300, 200, 80, avg_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Avg>(Avg::conv::tflite_double_round, 1503, Kind::Avg, 300, 200, 80,
+                                              avg_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Gap>(Gap::conv::xnnpack_fp32, 1511, Kind::Gap, 250, 150, 60, gap_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Gap>(Gap::conv::onnxruntime, 1512, Kind::Gap, 250, 150, 60, gap_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Gap>(Gap::conv::tflite_double_round, 1513, Kind::Gap, 250, 150, 60,
+                                              gap_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Max>(Max::conv::xnnpack_fp32, 1521, Kind::Max, 0, 200, 60, max_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Max>(Max::conv::onnxruntime, 1522, Kind::Max, 0, 200, 60, max_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Max>(Max::conv::tflite_double_round, 1523, Kind::Max, 0, 200, 60, max_cases));
+
+}  // namespace
+}  // namespace qspec::vecgen
