@@ -33,7 +33,11 @@ TIMEOUT=${TIMEOUT:-120}
 runs=()
 backends=$("$QSPEC" backends 2>/dev/null || true)  # captured first: grep -q would SIGPIPE qspec under pipefail
 
-# label:backend[:VAR=value, the run's environment]. libtorch runs twice: its default engine
+# label:backend[:VAR=value, the run's environment]; a backend ending in .json is an exec-protocol
+# manifest (ONNX Runtime's node client), run where it starts; ONNX Runtime runs twice, with constant
+# weights (prepacked) and with weights fed at each run (QSPEC_ORT_WEIGHTS=fed), and its lower ISAs
+# under qemu-x86_64 emulating a CPU without AVX-512 (onnxruntime-qemu.json): minutes each, so the CI
+# check (CHECK=1) leaves them to CTest conformance_onnxruntime_qemu_avx2 (own conventions). libtorch runs twice: its default engine
 # (onednn in Debian's build, which has no fbgemm), as a user gets it, and qnnpack. oneDNN and
 # libtorch also run with their dispatch lowered, to measure the ISAs of other machines here; a
 # setting that dispatches to an ISA already measured in this session (the CPU lacks what it asks
@@ -43,21 +47,39 @@ CONFIG_LIST="gemmlowp:gemmlowp xnnpack:xnnpack
   onednn:onednn:ONEDNN_MAX_CPU_ISA=AVX2_VNNI onednn:onednn:ONEDNN_MAX_CPU_ISA=AVX2 onednn:onednn:ONEDNN_MAX_CPU_ISA=AVX
   onednn:onednn:ONEDNN_MAX_CPU_ISA=SSE41
   libtorch:libtorch libtorch:libtorch:ATEN_CPU_CAPABILITY=avx512 libtorch:libtorch:ATEN_CPU_CAPABILITY=default
-  libtorch-qnnpack:libtorch:QSPEC_LIBTORCH_QENGINE=qnnpack"
+  libtorch-qnnpack:libtorch:QSPEC_LIBTORCH_QENGINE=qnnpack
+  onnxruntime:backends/onnxruntime/onnxruntime.json onnxruntime-fed:backends/onnxruntime/onnxruntime.json:QSPEC_ORT_WEIGHTS=fed
+  onnxruntime:backends/onnxruntime/onnxruntime-qemu.json:QSPEC_ORT_QEMU_CPU=Haswell
+  onnxruntime:backends/onnxruntime/onnxruntime-qemu.json:QSPEC_ORT_QEMU_CPU=Nehalem"
 declare -A seen=()
 for spec in $CONFIG_LIST; do
   IFS=: read -r label lib setting <<<"$spec"
   if [ -n "${CONFIGS:-}" ] && ! grep -qw -- "$label" <<<"$CONFIGS"; then continue; fi
-  if ! grep -q "^$lib[[:space:]]" <<<"$backends"; then
-    echo "generate.sh: backend $lib not built, skipped" >&2
+  if [ -n "${CHECK:-}" ] && [[ $lib == *-qemu.json ]]; then
+    echo "generate.sh: $label with $setting (emulated) is recorded, not re-measured by CHECK=1" >&2
     continue
   fi
   env_args=()
   [ -n "$setting" ] && env_args=("$setting")
   [ "$label" = libtorch-qnnpack ] || [ "$lib" != libtorch ] || env_args+=(QSPEC_LIBTORCH_QENGINE=)
-  # The ISA this setting dispatches to, from the adapter's version string ("isa: X").
-  listing=$(env "${env_args[@]}" "$QSPEC" backends 2>/dev/null || true)  # captured first: awk's exit would SIGPIPE qspec
-  version=$(awk -F'\t' -v b="$lib" '$1 == b {print $2; exit}' <<<"$listing")
+  if [[ $lib == *.json ]]; then
+    # An exec backend: present where its program starts and answers the handshake.
+    if ! listing=$(env "${env_args[@]}" "$QSPEC" backends --backend "$lib" 2>&1); then
+      echo "generate.sh: backend $label ($lib) does not start, skipped: $(head -c 300 <<<"$listing")" >&2
+      continue
+    fi
+    expect=$(dirname "$lib")/expect.txt
+    version=$(awk -F'\t' 'NR == 1 {print $2; exit}' <<<"$listing")
+  else
+    if ! grep -q "^$lib[[:space:]]" <<<"$backends"; then
+      echo "generate.sh: backend $lib not built, skipped" >&2
+      continue
+    fi
+    expect=backends/$lib/expect.txt
+    # The ISA this setting dispatches to, from the adapter's version string ("isa: X").
+    listing=$(env "${env_args[@]}" "$QSPEC" backends 2>/dev/null || true)  # captured first: awk's exit would SIGPIPE qspec
+    version=$(awk -F'\t' -v b="$lib" '$1 == b {print $2; exit}' <<<"$listing")
+  fi
   isa=$(sed -n 's/.*isa: \([A-Za-z0-9_.+-]*\).*/\1/p' <<<"$version")
   if [ -n "${seen[$label|$isa]:-}" ]; then
     echo "generate.sh: $label${setting:+ with $setting} dispatches to ${isa:-its fixed ISA}, measured already: skipped" >&2
@@ -68,7 +90,7 @@ for spec in $CONFIG_LIST; do
   echo "generate.sh: $label${setting:+ with $setting}: isa ${isa:-fixed}" >&2
   # Own conventions, with the known deviations: this is CI's run and must be green.
   rc=0
-  env "${env_args[@]}" "$QSPEC" run --backend "$lib" --vectors "$VECTORS" --expect "backends/$lib/expect.txt" \
+  env "${env_args[@]}" "$QSPEC" run --backend "$lib" --vectors "$VECTORS" --expect "$expect" \
     --report-json "$work/$name-native.json" --progress never --max-diagnostics 0 --timeout "$TIMEOUT" >"$work/$name-native.log" 2>&1 || rc=$?
   [ $rc -le 1 ] || { cat "$work/$name-native.log" >&2; exit 2; }
   [ $rc -eq 0 ] || echo "generate.sh: $label at isa ${isa:-fixed} on its own conventions has unexpected outcomes (see $work/$name-native.log)" >&2

@@ -27,6 +27,39 @@ std::string error_cell(const Counts& c) {
   return s;
 }
 
+// The totals line under a table of own conventions: tests, those run (every verdict but
+// UNSUPPORTED), PASS, the known deviations (--expect) and the unexplained rest, which CI holds at 0;
+// and, where the library runs engine operators (the qlinear.* ops), the share of their vectors it
+// runs rather than declines (issue 16's operator coverage).
+std::string native_totals(const std::vector<Row>& rows) {
+  Counts all, ops;
+  const auto add = [](Counts& c, const Counts& r) {
+    c.pass += r.pass;
+    c.fail += r.fail;
+    c.error += r.error;
+    c.unsupported += r.unsupported;
+    c.crash += r.crash;
+    c.timeout += r.timeout;
+    c.expected += r.expected;
+  };
+  for (const auto& row : rows) {
+    if (row.unclaimed == row.counts.total()) continue;  // as in the table: a pair it does not implement
+    add(all, row.counts);
+    if (row.op.rfind("qlinear.", 0) == 0) add(ops, row.counts);
+  }
+  const auto run = [](const Counts& c) { return c.total() - c.unsupported; };
+  const std::int64_t bad = all.fail + all.error + all.crash + all.timeout;
+  std::string s = "Totals: " + std::to_string(all.total()) + " tests, " + std::to_string(run(all)) + " run, " +
+                  std::to_string(all.pass) + " PASS, " + std::to_string(all.expected) + " known deviations, " +
+                  std::to_string(bad - all.expected) + " unexplained.";
+  if (ops.total() > 0) {
+    const std::int64_t per_mille = (run(ops) * 1000 + ops.total() / 2) / ops.total();
+    s += " Engine operators (qlinear.*): " + std::to_string(run(ops)) + " of " + std::to_string(ops.total()) +
+         " vectors run (" + std::to_string(per_mille / 10) + "." + std::to_string(per_mille % 10) + " %).";
+  }
+  return s + "\n";
+}
+
 // "`file` tcId N: attributes ...; inputs ...": the representative vector, read from the vector
 // file itself so the paragraph is self-contained.
 std::string describe_vector(const std::string& vectors_dir, const Outcome& o) {
@@ -72,7 +105,8 @@ std::string top_signatures(const std::map<std::string, std::int64_t>& sigs, std:
 
 // Page order: the libraries in the order the page has always had, then any other run label.
 int label_rank(const std::string& label) {
-  static const std::vector<std::string> order = {"gemmlowp", "xnnpack", "onednn", "libtorch", "libtorch-qnnpack"};
+  static const std::vector<std::string> order = {"gemmlowp",         "xnnpack",     "onednn",         "libtorch",
+                                                 "libtorch-qnnpack", "onnxruntime", "onnxruntime-fed"};
   const auto it = std::find(order.begin(), order.end(), label);
   return it == order.end() ? static_cast<int>(order.size()) : static_cast<int>(it - order.begin());
 }
@@ -145,7 +179,16 @@ void render_machines(std::ostringstream& md, const std::vector<const RunSummary*
   md << "\nlibtorch runs twice: `libtorch` with its default quantized engine (onednn in Debian's build, which\n"
      << "has no fbgemm), as a user gets it, and `libtorch-qnnpack` with `QSPEC_LIBTORCH_QENGINE=qnnpack`.\n"
      << "The lower ISAs of oneDNN and libtorch are measured on the same machine by lowering the libraries'\n"
-     << "own dispatch (the setting column). A machine with other instruction sets (AVX-VNNI, AMX, no AVX-512)\n"
+     << "own dispatch (the setting column). ONNX Runtime (npm `onnxruntime-node`, run by the node client\n"
+     << "`backends/onnxruntime/client.js` through the exec protocol) has no such switch: MLAS picks its kernels\n"
+     << "from CPUID, and its `isa` is the one MLAS selects on the CPU measured (`backends/onnxruntime/isa.js`);\n"
+     << "its lower ISAs are measured by running the client under `qemu-x86_64 -cpu Haswell` (AVX2, no\n"
+     << "AVX-512) and `-cpu Nehalem` (SSE4.2), whose CPUID makes MLAS dispatch to those kernels\n"
+     << "(`backends/onnxruntime/qemu_cpu.sh`, the setting `QSPEC_ORT_QEMU_CPU`).\n"
+     << "It runs twice: `onnxruntime` with constant weights, which ONNX Runtime prepacks (and convolves with\n"
+     << "MLAS's symmetric int8 kernels where they apply), as a deployed model has them, and `onnxruntime-fed`\n"
+     << "with the weights fed at each run (`QSPEC_ORT_WEIGHTS=fed`), the unpacked path.\n"
+     << "A machine with other instruction sets (AVX-VNNI, AMX, no AVX-512)\n"
      << "adds its measurements with `tools/thirdparty_report/generate.sh`, which replaces only the runs it\n"
      << "measured.\n\n";
 }
@@ -178,9 +221,11 @@ void render_tables(std::ostringstream& md, const std::vector<const RunSummary*>&
            << (of_label.size() > 1 && groups.size() == 1 ? ": the same on every ISA measured" : "") << ")";
       md << "\n\n";
       if (mode == "native")
-        md << "| op | convention | tests | PASS | FAIL | UNSUPPORTED | ERROR | known deviations |\n|---|---|---|---|---|---|---|---|\n";
+        md << "| op | convention | tests | PASS | FAIL | UNSUPPORTED | ERROR | known deviations "
+              "|\n|---|---|---|---|---|---|---|---|\n";
       else
-        md << "| op | convention | tests | PASS | FAIL | UNSUPPORTED | ERROR | results match |\n|---|---|---|---|---|---|---|---|\n";
+        md << "| op | convention | tests | PASS | FAIL | UNSUPPORTED | ERROR | results match "
+              "|\n|---|---|---|---|---|---|---|---|\n";
       for (const auto& row : g.front()->rows) {
         const Counts& c = row.counts;
         if (row.unclaimed == c.total()) continue;  // an op the library does not implement at all
@@ -188,6 +233,7 @@ void render_tables(std::ostringstream& md, const std::vector<const RunSummary*>&
            << n(c.fail) << " | " << n(c.unsupported) << " | " << error_cell(c) << " | "
            << (mode == "native" ? n(c.expected) : top_signatures(row.signatures, 3, false)) << " |\n";
       }
+      if (mode == "native") md << "\n" << native_totals(g.front()->rows);
       if (!g.front()->unsupported.empty()) {
         md << "\nUNSUPPORTED, by reason (numbers shown as N):\n\n";
         for (const auto& [reason, cnt] : g.front()->unsupported) md << "- " << cnt << " x " << reason << "\n";
@@ -269,7 +315,8 @@ void render_classes(std::ostringstream& md, const RenderInput& in, const std::ve
     const Annotation* a = g < in.annotations.size() ? &in.annotations[g] : nullptr;
     md << "### " << (a ? a->title : std::string("UNCLASSIFIED: not yet investigated")) << "\n\n";
     md << "**" << (a ? a->kind : std::string("unclassified")) << ".** "
-       << (a ? a->text : std::string("No annotation covers these classes: investigate them and record the finding.")) << "\n\n";
+       << (a ? a->text : std::string("No annotation covers these classes: investigate them and record the finding."))
+       << "\n\n";
     const ClassRow* best = nullptr;
     for (const auto* row : groups[g])
       if (!best || size_of(row->cls->minimal) < size_of(best->cls->minimal)) best = row;
@@ -320,6 +367,15 @@ std::string render_markdown(const RenderInput& in) {
      << "number below comes from a `qspec run` of the shipped vectors; every deviation class is shown with the\n"
      << "smallest vector that exhibits it and is classified as the library's documented behaviour, a library\n"
      << "bug, a qspec bug, or an artefact of translating parameters between conventions.\n\n"
+     << "ONNX Runtime, which ships no C header, is driven the other way a user can: a Node.js program\n"
+     << "speaking qspec's exec protocol (`backends/onnxruntime/client.js`, docs/exec-protocol.md) builds each\n"
+     << "test's one-operator ONNX model, runs it with `onnxruntime-node` (pinned by\n"
+     << "`backends/onnxruntime/package-lock.json`, installed by `backends/onnxruntime/install.sh`) and answers\n"
+     << "the outputs; its runs are\n\n"
+     << "```sh\n"
+     << "qspec run --backend backends/onnxruntime/onnxruntime.json --expect backends/onnxruntime/expect.txt\n"
+     << "qspec run --backend backends/onnxruntime/onnxruntime.json --all-conventions\n"
+     << "```\n\n"
      << "Two runs per library:\n"
      << "- **own conventions**: the adapter claims only what the library implements (`qspec backends`), and\n"
      << "  the run uses the library's `--expect` file (`backends/<library>/expect.txt`); CI runs it and it must\n"

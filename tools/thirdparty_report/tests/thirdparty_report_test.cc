@@ -239,3 +239,32 @@ TEST_F(ThirdpartyReport, CrashesAndTimeoutsAreTheirOwnClasses) {
 }
 
 }  // namespace
+
+namespace {
+// A run of own conventions with engine-operator rows: 3 qlinear.conv2d tests (a PASS, an expected
+// FAIL, an UNSUPPORTED) and a requantize FAIL that no --expect line lists.
+const char* kOperatorReport = R"({"schema": "qspec-report/1", "backend": {"name": "lib", "version": "lib 1.0"},
+  "tests": [
+    {"file": "ops/c.json", "tcId": 1, "op": "qlinear.conv2d", "convention": "c", "result": "valid", "verdict": "PASS"},
+    {"file": "ops/c.json", "tcId": 2, "op": "qlinear.conv2d", "convention": "c", "result": "valid", "verdict": "FAIL",
+     "expected_verdict": "FAIL", "reason": "1 of 3 output elements differ", "first_difference": {"output": "y", "index": [1],
+     "expected": "5", "actual": "4"}, "differing_elements": 1, "total_elements": 3},
+    {"file": "ops/c.json", "tcId": 3, "op": "qlinear.conv2d", "convention": "c", "result": "valid", "verdict": "UNSUPPORTED",
+     "reason": "backend reported UNSUPPORTED: no"},
+    {"file": "requantize/a.json", "tcId": 1, "op": "requantize", "convention": "a", "result": "valid", "verdict": "FAIL",
+     "reason": "1 of 3 output elements differ", "first_difference": {"output": "y", "index": [1], "expected": "5",
+     "actual": "4"}, "differing_elements": 1, "total_elements": 3}]})";
+}  // namespace
+
+// Under each own-conventions table: the totals (run = every verdict but UNSUPPORTED; unexplained =
+// the non-passing runs no --expect line lists) and the share of engine-operator vectors run.
+TEST_F(ThirdpartyReport, OwnConventionTablesGiveTotalsAndEngineOperatorCoverage) {
+  Machine m;
+  m.cpu = "CPU A";
+  in_.runs.push_back(summarize(load_run("lib", "native", write(dir_ / "ops.json", kOperatorReport).string()), m));
+  const std::string md = render_markdown(in_);
+  EXPECT_NE(md.find("Totals: 4 tests, 3 run, 1 PASS, 1 known deviations, 1 unexplained. Engine operators "
+                    "(qlinear.*): 2 of 3 vectors run (66.7 %).\n"),
+            std::string::npos)
+      << md;
+}
