@@ -3,7 +3,7 @@
 // attributes. A new QLinear operator is one entry in QLINEAR_OPS.
 'use strict';
 
-const { Inexpressible, input, raw, rawFloatBits, integer, transpose, NHWC_TO_NCHW, NCHW_TO_NHWC, RANGES, bytesOf } = require('./tensors');
+const { Inexpressible, input, raw, rawFloatBits, integer, floatBits, transpose, NHWC_TO_NCHW, NCHW_TO_NHWC, RANGES, bytesOf } = require('./tensors');
 const { tensorBytes, weightsFed } = require('./sessions');
 
 const MS = 'com.microsoft';
@@ -132,6 +132,10 @@ const QLINEAR_OPS = {
     slots: [activation('x', 'x_scale', 'x_zero_point'), requantized('y_scale', 'y_zero_point')],
   },
   'qlinear.max_pool2d': { convention: 'onnxruntime', opType: 'MaxPool', layout: 'nhwc', attributes: poolAttributes, slots: [plain('x')] },
+  'qlinear.leaky_relu': {
+    convention: 'onnxruntime', opType: 'QLinearLeakyRelu', domain: MS, layout: 'same', attributes: (a) => ({ alpha: { floatBits: floatBits(a.alpha) } }),
+    slots: [activation('x', 'x_scale', 'x_zero_point'), requantized('y_scale', 'y_zero_point')],
+  },
 };
 
 // Parameters the ONNX operators do not have: a fused clamp narrower than the dtype's range
