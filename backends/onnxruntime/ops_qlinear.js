@@ -3,7 +3,7 @@
 // attributes. A new QLinear operator is one entry in QLINEAR_OPS.
 'use strict';
 
-const { Inexpressible, input, raw, rawFloatBits, integer, transpose, NHWC_TO_NCHW, NCHW_TO_NHWC, RANGES, bytesOf } = require('./tensors');
+const { Inexpressible, input, raw, rawFloatBits, integer, floatBits, transpose, NHWC_TO_NCHW, NCHW_TO_NHWC, RANGES, bytesOf } = require('./tensors');
 const { tensorBytes, weightsFed } = require('./sessions');
 
 const MS = 'com.microsoft';
@@ -82,6 +82,23 @@ function convAttributes(a) {
   return out;
 }
 
+// Pooling windows: ONNX's kernel_shape, strides, pads, dilations (MaxPool) and count_include_pad
+// (QLinearAveragePool, 0 or 1) from qspec's kernel, strides, pads, dilations, count_include_pad.
+function poolAttributes(a) {
+  const out = { kernel_shape: ints(a.kernel) };
+  if (a.strides !== undefined) out.strides = ints(a.strides);
+  if (a.pads !== undefined) out.pads = ints(a.pads);
+  if (a.dilations !== undefined) out.dilations = ints(a.dilations);
+  if (a.count_include_pad !== undefined) out.count_include_pad = a.count_include_pad ? 1 : 0;
+  return out;
+}
+
+// An input without quantization parameters (MaxPool keeps the input's).
+const plain = (name) => (ctx, plan) => {
+  plan.feeds.push({ name, ...ctx.layout.toOnnx(input(ctx.request, ctx.data, name)) });
+  plan.node.inputs.push(name);
+};
+
 // Per-channel scales: QLinearConv takes a 1-D (O) tensor (and a scalar zero point).
 const perOutputChannel = (values) => ({ shape: [values.length], values });
 // QLinearMatMul takes per-column scales and zero points of b's shape with dimension -2 set to 1
@@ -105,6 +122,19 @@ const QLINEAR_OPS = {
   'qlinear.matmul': {
     convention: 'onnxruntime', opType: 'QLinearMatMul', layout: 'same',
     slots: [activation('a', 'a_scale', 'a_zero_point'), weights('b', 'b_scales', 'b_zero_point', perColumn), requantized('y_scale', 'y_zero_point')],
+  },
+  'qlinear.avg_pool2d': {
+    convention: 'onnxruntime', opType: 'QLinearAveragePool', domain: MS, layout: 'nhwc', attributes: poolAttributes,
+    slots: [activation('x', 'x_scale', 'x_zero_point'), requantized('y_scale', 'y_zero_point')],
+  },
+  'qlinear.global_avg_pool': {
+    convention: 'onnxruntime', opType: 'QLinearGlobalAveragePool', domain: MS, layout: 'nhwc',
+    slots: [activation('x', 'x_scale', 'x_zero_point'), requantized('y_scale', 'y_zero_point')],
+  },
+  'qlinear.max_pool2d': { convention: 'onnxruntime', opType: 'MaxPool', layout: 'nhwc', attributes: poolAttributes, slots: [plain('x')] },
+  'qlinear.leaky_relu': {
+    convention: 'onnxruntime', opType: 'QLinearLeakyRelu', domain: MS, layout: 'same', attributes: (a) => ({ alpha: { floatBits: floatBits(a.alpha) } }),
+    slots: [activation('x', 'x_scale', 'x_zero_point'), requantized('y_scale', 'y_zero_point')],
   },
 };
 
