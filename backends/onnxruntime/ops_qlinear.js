@@ -111,6 +111,14 @@ function perColumn(values, bShape) {
 perColumn.zeroPointToo = true;
 
 const QLINEAR_OPS = {
+  'qlinear.add': {
+    convention: 'onnxruntime', opType: 'QLinearAdd', domain: MS, layout: 'same',
+    slots: [activation('a', 'a_scale', 'a_zero_point'), activation('b', 'b_scale', 'b_zero_point'), requantized('y_scale', 'y_zero_point')],
+  },
+  'qlinear.mul': {
+    convention: 'onnxruntime', opType: 'QLinearMul', domain: MS, layout: 'same',
+    slots: [activation('a', 'a_scale', 'a_zero_point'), activation('b', 'b_scale', 'b_zero_point'), requantized('y_scale', 'y_zero_point')],
+  },
   'qlinear.conv2d': {
     convention: 'onnxruntime', opType: 'QLinearConv', layout: 'nhwc', attributes: convAttributes,
     slots: [activation('x', 'x_scale', 'x_zero_point'), weights('w', 'w_scales', 'w_zero_point', perOutputChannel), requantized('y_scale', 'y_zero_point'), bias('b')],
