@@ -17,6 +17,7 @@
 #include "qspec/ref/ops/glow_elementwise.h"
 #include "qspec/ref/ops/glow_ops.h"
 #include "qspec/refops.h"
+#include "qspec/refops/int_arrays.h"
 #include "qspec/refops/tensor_args.h"
 
 namespace qspec::refops {
@@ -27,16 +28,6 @@ using ref::GlowQParams;
 using ref::Int;
 using ro::IntArray;
 
-IntArray to_array(const Tensor& t) {
-  IntArray a(t.shape);
-  for (std::size_t i = 0; i < t.data.size(); ++i) a.data[i] = Int(t.data[i]);
-  return a;
-}
-Tensor to_tensor(std::string_view name, const IntArray& a, DType dtype) {
-  Tensor t{std::string(name), dtype, a.shape, {}};
-  for (const auto& v : a.data) t.data.push_back(static_cast<std::int64_t>(v));
-  return t;
-}
 ro::NdArray<std::int64_t> to_i64(const Tensor& t) { return ro::NdArray<std::int64_t>(t.shape, t.data); }
 
 ref::DType ref_dtype(DType t) { return static_cast<ref::DType>(static_cast<int>(t)); }

@@ -14,6 +14,7 @@
 #include "qspec/ref/ops/mrt_expansion.h"
 #include "qspec/ref/ops/quantized.h"
 #include "qspec/refops.h"
+#include "qspec/refops/int_arrays.h"
 #include "qspec/refops/tensor_args.h"
 
 namespace qspec::refops {
@@ -25,14 +26,8 @@ using ro::IntArray;
 using Ints = std::vector<std::int64_t>;
 using Inputs = std::vector<Tensor>;
 
-IntArray to_array(const Tensor& t) {
-  IntArray a(t.shape);
-  for (std::size_t i = 0; i < t.data.size(); ++i) a.data[i] = Int(t.data[i]);
-  return a;
-}
-
 // Outputs are int32 when every element fits, else int64 (the reference never truncates).
-Tensor to_tensor(std::string_view name, const IntArray& a, std::optional<DType> dtype = std::nullopt) {
+Tensor to_exact_tensor(std::string_view name, const IntArray& a, std::optional<DType> dtype = std::nullopt) {
   Tensor t;
   t.name = std::string(name);
   t.shape = a.shape;
@@ -89,31 +84,31 @@ DType out_tensor_dtype(ref::DType t) { return static_cast<DType>(static_cast<int
 std::vector<Tensor> conv2d(const Attrs& a, const Inputs& in) {
   using K = cat::conv2d;
   need_inputs<K>(in, 2);
-  return {to_tensor(K::out::y, ro::conv2d(to_array(in[0]), to_array(in[1]), conv_attrs<K>(a),
-                                          Int(attr::get_or(a, K::attr::pad_value, 0))))};
+  return {to_exact_tensor(K::out::y, ro::conv2d(to_array(in[0]), to_array(in[1]), conv_attrs<K>(a),
+                                                Int(attr::get_or(a, K::attr::pad_value, 0))))};
 }
 QSPEC_REGISTER_REF_OP(registration<cat::conv2d>(cat::conv2d::conv::mrt, conv2d));
 
 std::vector<Tensor> pad(const Attrs& a, const Inputs& in) {
   using K = cat::pad;
   need_inputs<K>(in, 1);
-  return {
-      to_tensor(K::out::y, ro::pad2d(to_array(in[0]), ro::pad_width_from(attr::get_or(a, K::attr::pad_width, Ints{})),
-                                     Int(attr::get_or(a, K::attr::constant_value, 0))))};
+  return {to_exact_tensor(K::out::y,
+                          ro::pad2d(to_array(in[0]), ro::pad_width_from(attr::get_or(a, K::attr::pad_width, Ints{})),
+                                    Int(attr::get_or(a, K::attr::constant_value, 0))))};
 }
 QSPEC_REGISTER_REF_OP(registration<cat::pad>(cat::pad::conv::mrt, pad));
 
 std::vector<Tensor> relu(const Attrs&, const Inputs& in) {
   using K = cat::relu;
   need_inputs<K>(in, 1);
-  return {to_tensor(K::out::y, ro::relu(to_array(in[0])))};
+  return {to_exact_tensor(K::out::y, ro::relu(to_array(in[0])))};
 }
 QSPEC_REGISTER_REF_OP(registration<cat::relu>(cat::relu::conv::mrt, relu));
 
 std::vector<Tensor> max_pool2d(const Attrs& a, const Inputs& in) {
   using K = cat::max_pool2d;
   need_inputs<K>(in, 1);
-  return {to_tensor(K::out::y, ro::max_pool2d(to_array(in[0]), pool_attrs<K>(a)))};
+  return {to_exact_tensor(K::out::y, ro::max_pool2d(to_array(in[0]), pool_attrs<K>(a)))};
 }
 QSPEC_REGISTER_REF_OP(registration<cat::max_pool2d>(cat::max_pool2d::conv::mrt, max_pool2d));
 
@@ -122,46 +117,46 @@ std::vector<Tensor> avg_pool2d(const Attrs& a, const Inputs& in) {
   using K = cat::avg_pool2d;
   need_inputs<K>(in, 1);
   const auto prec = static_cast<int>(attr::get_or(a, K::attr::weight_prec, 8));
-  return {to_tensor(K::out::y, ro::avg_pool2d_expand(to_array(input(in, K::in::x)), pool_attrs<K>(a), prec))};
+  return {to_exact_tensor(K::out::y, ro::avg_pool2d_expand(to_array(input(in, K::in::x)), pool_attrs<K>(a), prec))};
 }
 QSPEC_REGISTER_REF_OP(registration<cat::avg_pool2d>(cat::avg_pool2d::conv::mrt, avg_pool2d));
 
 std::vector<Tensor> fully_connected(const Attrs&, const Inputs& in) {
   using K = cat::fully_connected;
   need_inputs<K>(in, 2);
-  return {to_tensor(K::out::y, ro::fully_connected(to_array(in[0]), to_array(in[1])))};
+  return {to_exact_tensor(K::out::y, ro::fully_connected(to_array(in[0]), to_array(in[1])))};
 }
 QSPEC_REGISTER_REF_OP(registration<cat::fully_connected>(cat::fully_connected::conv::mrt, fully_connected));
 
 std::vector<Tensor> broadcast_add(const Attrs&, const Inputs& in) {
   using K = cat::broadcast_add;
   need_inputs<K>(in, 2);
-  return {to_tensor(K::out::y, ro::broadcast_add(to_array(in[0]), to_array(in[1])))};
+  return {to_exact_tensor(K::out::y, ro::broadcast_add(to_array(in[0]), to_array(in[1])))};
 }
 QSPEC_REGISTER_REF_OP(registration<cat::broadcast_add>(cat::broadcast_add::conv::mrt, broadcast_add));
 
 std::vector<Tensor> elemwise_add(const Attrs&, const Inputs& in) {
   using K = cat::elemwise_add;
   need_inputs<K>(in, 2);
-  return {to_tensor(K::out::y, ro::elemwise_add(to_array(in[0]), to_array(in[1])))};
+  return {to_exact_tensor(K::out::y, ro::elemwise_add(to_array(in[0]), to_array(in[1])))};
 }
 QSPEC_REGISTER_REF_OP(registration<cat::elemwise_add>(cat::elemwise_add::conv::mrt, elemwise_add));
 
 std::vector<Tensor> add_n(const Attrs&, const Inputs& in) {
-  return {to_tensor(cat::add_n::out::y, ro::add_n(all_inputs(in)))};
+  return {to_exact_tensor(cat::add_n::out::y, ro::add_n(all_inputs(in)))};
 }
 QSPEC_REGISTER_REF_OP(registration<cat::add_n>(cat::add_n::conv::mrt, add_n));
 
 std::vector<Tensor> concat(const Attrs& a, const Inputs& in) {
   using K = cat::concat;
-  return {to_tensor(K::out::y, ro::concat(all_inputs(in), attr::get_or(a, K::attr::axis, 1)))};
+  return {to_exact_tensor(K::out::y, ro::concat(all_inputs(in), attr::get_or(a, K::attr::axis, 1)))};
 }
 QSPEC_REGISTER_REF_OP(registration<cat::concat>(cat::concat::conv::mrt, concat));
 
 std::vector<Tensor> flatten(const Attrs&, const Inputs& in) {
   using K = cat::flatten;
   need_inputs<K>(in, 1);
-  return {to_tensor(K::out::y, ro::flatten(to_array(in[0])))};
+  return {to_exact_tensor(K::out::y, ro::flatten(to_array(in[0])))};
 }
 QSPEC_REGISTER_REF_OP(registration<cat::flatten>(cat::flatten::conv::mrt, flatten));
 
@@ -175,7 +170,7 @@ std::vector<Tensor> slice(const Attrs& a, const Inputs& in) {
     throw ref::ErrorIf("ERROR_IF: slice begin/end/step lengths differ");
   std::vector<ro::SliceAxis> axes;
   for (std::size_t i = 0; i < b.size(); ++i) axes.push_back({b[i], e[i], steps[i]});
-  return {to_tensor(K::out::y, ro::slice(to_array(in[0]), axes))};
+  return {to_exact_tensor(K::out::y, ro::slice(to_array(in[0]), axes))};
 }
 QSPEC_REGISTER_REF_OP(registration<cat::slice>(cat::slice::conv::mrt, slice));
 
@@ -191,9 +186,9 @@ std::vector<Tensor> quantize_scale(const Attrs& a, const Inputs& in) {
   for (auto f : attr::get_or(a, K::attr::fracs, Ints{})) fr.emplace_back(f);
   std::vector<int> ex;
   for (auto e : attr::get_or(a, K::attr::exps, Ints{})) ex.push_back(static_cast<int>(e));
-  return {
-      to_tensor(K::out::y, ro::quantize_scale(all_inputs(in), fr, ex, static_cast<int>(attr::get(a, K::attr::oprec)), c,
-                                              attr::get_or(a, K::attr::axis, 0)))};
+  return {to_exact_tensor(K::out::y,
+                          ro::quantize_scale(all_inputs(in), fr, ex, static_cast<int>(attr::get(a, K::attr::oprec)), c,
+                                             attr::get_or(a, K::attr::axis, 0)))};
 }
 QSPEC_REGISTER_REF_OP(registration<cat::quantize_scale>(cat::quantize_scale::conv::mrt, quantize_scale));
 
@@ -205,8 +200,8 @@ std::vector<Tensor> expansion_outputs(const ro::Expansion<Int>& e) {
   using O = typename Op::out;
   const std::string_view terms[] = {O::term0, O::term1, O::term2, O::term3};
   std::vector<Tensor> out;
-  for (std::size_t i = 0; i < e.terms.size(); ++i) out.push_back(to_tensor(terms[i], e.terms[i].value));
-  if (!e.partial_sums.empty()) out.push_back(to_tensor(O::ye, e.partial_sums.back()));
+  for (std::size_t i = 0; i < e.terms.size(); ++i) out.push_back(to_exact_tensor(terms[i], e.terms[i].value));
+  if (!e.partial_sums.empty()) out.push_back(to_exact_tensor(O::ye, e.partial_sums.back()));
   return out;
 }
 
@@ -241,10 +236,11 @@ std::vector<Tensor> conv2d_recombine(const Attrs& a, const Inputs& in) {
   using K = cat::mrt_conv2d_recombine;
   using A = K::attr;
   need_inputs<K>(in, 2);
-  return {to_tensor(K::out::ye, ro::recombine_two(to_array(in[0]), to_array(in[1]), Int(attr::get(a, A::frac1)),
-                                                  static_cast<int>(attr::get(a, A::exp1)), Int(attr::get(a, A::frac2)),
-                                                  static_cast<int>(attr::get(a, A::exp2)),
-                                                  static_cast<int>(attr::get(a, A::oprec))))};
+  return {to_exact_tensor(
+      K::out::ye,
+      ro::recombine_two(to_array(in[0]), to_array(in[1]), Int(attr::get(a, A::frac1)),
+                        static_cast<int>(attr::get(a, A::exp1)), Int(attr::get(a, A::frac2)),
+                        static_cast<int>(attr::get(a, A::exp2)), static_cast<int>(attr::get(a, A::oprec))))};
 }
 QSPEC_REGISTER_REF_OP(registration<cat::mrt_conv2d_recombine>(cat::mrt_conv2d_recombine::conv::mrt, conv2d_recombine));
 
@@ -256,7 +252,7 @@ std::vector<Tensor> channel_split(const Attrs& a, const Inputs& in) {
   std::vector<Tensor> out;
   const auto parts =
       ro::channel_split(to_array(in[0]), attr::get_or(a, K::attr::axis, 1), attr::get_or(a, K::attr::step, 1));
-  for (std::size_t i = 0; i < parts.size(); ++i) out.push_back(to_tensor(cat::indexed(K::out::y, i), parts[i]));
+  for (std::size_t i = 0; i < parts.size(); ++i) out.push_back(to_exact_tensor(cat::indexed(K::out::y, i), parts[i]));
   return out;
 }
 QSPEC_REGISTER_REF_OP(registration<cat::mrt_channel_split>(cat::mrt_channel_split::conv::mrt, channel_split));
@@ -264,8 +260,8 @@ QSPEC_REGISTER_REF_OP(registration<cat::mrt_channel_split>(cat::mrt_channel_spli
 std::vector<Tensor> conv2d_channelwise(const Attrs& a, const Inputs& in) {
   using K = cat::mrt_conv2d_channelwise;
   need_inputs<K>(in, 2);
-  return {to_tensor(K::out::y, ro::conv2d_channelwise(to_array(in[0]), to_array(in[1]), conv_attrs<K>(a),
-                                                      attr::get_or(a, K::attr::step, 1)))};
+  return {to_exact_tensor(K::out::y, ro::conv2d_channelwise(to_array(in[0]), to_array(in[1]), conv_attrs<K>(a),
+                                                            attr::get_or(a, K::attr::step, 1)))};
 }
 QSPEC_REGISTER_REF_OP(registration<cat::mrt_conv2d_channelwise>(cat::mrt_conv2d_channelwise::conv::mrt,
                                                                 conv2d_channelwise));
@@ -281,7 +277,7 @@ std::vector<Tensor> gemmlowp_matmul(const Attrs& a, const Inputs& in) {
   p.result_zero_point = attr::get_or(a, K::attr::result_zero_point, 0);
   p.multiplier = attr::get(a, K::attr::multiplier);
   p.shift = static_cast<int>(attr::get(a, K::attr::shift));
-  return {to_tensor(K::out::y, ro::gemmlowp_matmul(to_array(in[0]), to_array(in[1]), p), DType::U8)};
+  return {to_exact_tensor(K::out::y, ro::gemmlowp_matmul(to_array(in[0]), to_array(in[1]), p), DType::U8)};
 }
 QSPEC_REGISTER_REF_OP(registration<cat::gemmlowp_matmul>(cat::gemmlowp_matmul::conv::gemmlowp, gemmlowp_matmul));
 
@@ -317,7 +313,7 @@ std::vector<Tensor> tvm_conv2d(const Attrs& a, const Inputs& in) {
   const bool nhwc = attr::get_or(a, K::attr::data_layout, Layout::NCHW) == Layout::NHWC;
   const auto y = ro::tvm_qnn_conv2d(to_array(in[0]), to_array(in[1]), conv_attrs<K>(a),
                                     nhwc ? ro::TvmLayout::NHWC_HWIO : ro::TvmLayout::NCHW_OIHW, p);
-  return {to_tensor(K::out::y, y, out_tensor_dtype(p.out_dtype))};
+  return {to_exact_tensor(K::out::y, y, out_tensor_dtype(p.out_dtype))};
 }
 QSPEC_REGISTER_REF_OP(registration<cat::tvm_qnn_conv2d>(cat::tvm_qnn_conv2d::conv::tvm, tvm_conv2d));
 
@@ -325,22 +321,23 @@ std::vector<Tensor> tvm_dense(const Attrs& a, const Inputs& in) {
   using K = cat::tvm_qnn_dense;
   need_inputs<K>(in, 2);
   const auto p = tvm_params<K>(a);
-  return {to_tensor(K::out::y, ro::tvm_qnn_dense(to_array(in[0]), to_array(in[1]), p), out_tensor_dtype(p.out_dtype))};
+  return {to_exact_tensor(K::out::y, ro::tvm_qnn_dense(to_array(in[0]), to_array(in[1]), p),
+                          out_tensor_dtype(p.out_dtype))};
 }
 QSPEC_REGISTER_REF_OP(registration<cat::tvm_qnn_dense>(cat::tvm_qnn_dense::conv::tvm, tvm_dense));
 
 std::vector<Tensor> tvm_relu(const Attrs& a, const Inputs& in) {
   using K = cat::tvm_qnn_relu;
   need_inputs<K>(in, 1);
-  return {to_tensor(K::out::y, ro::tvm_qnn_relu(to_array(in[0]), Int(attr::get_or(a, K::attr::zero_point, 0))),
-                    in[0].dtype)};
+  return {to_exact_tensor(K::out::y, ro::tvm_qnn_relu(to_array(in[0]), Int(attr::get_or(a, K::attr::zero_point, 0))),
+                          in[0].dtype)};
 }
 QSPEC_REGISTER_REF_OP(registration<cat::tvm_qnn_relu>(cat::tvm_qnn_relu::conv::tvm, tvm_relu));
 
 std::vector<Tensor> tvm_max_pool2d(const Attrs& a, const Inputs& in) {
   using K = cat::tvm_qnn_max_pool2d;
   need_inputs<K>(in, 1);
-  return {to_tensor(K::out::y, ro::tvm_qnn_max_pool2d(to_array(in[0]), pool_attrs<K>(a)), in[0].dtype)};
+  return {to_exact_tensor(K::out::y, ro::tvm_qnn_max_pool2d(to_array(in[0]), pool_attrs<K>(a)), in[0].dtype)};
 }
 QSPEC_REGISTER_REF_OP(registration<cat::tvm_qnn_max_pool2d>(cat::tvm_qnn_max_pool2d::conv::tvm, tvm_max_pool2d));
 
@@ -350,11 +347,12 @@ std::vector<Tensor> tvm_concatenate(const Attrs& a, const Inputs& in) {
   std::vector<Int> zp;
   for (auto z : attr::get_or(a, K::attr::input_zero_points, Ints{})) zp.emplace_back(z);
   const DType od = attr::get_or(a, K::attr::out_dtype, DType::I8);
-  return {to_tensor(K::out::y,
-                    ro::tvm_qnn_concatenate(all_inputs(in), sc, zp, attr::get(a, K::attr::output_scale),
-                                            Int(attr::get_or(a, K::attr::output_zero_point, 0)),
-                                            attr::get_or(a, K::attr::axis, 0), ref_dtype(od), rounding_attr<K>(a)),
-                    od)};
+  return {
+      to_exact_tensor(K::out::y,
+                      ro::tvm_qnn_concatenate(all_inputs(in), sc, zp, attr::get(a, K::attr::output_scale),
+                                              Int(attr::get_or(a, K::attr::output_zero_point, 0)),
+                                              attr::get_or(a, K::attr::axis, 0), ref_dtype(od), rounding_attr<K>(a)),
+                      od)};
 }
 QSPEC_REGISTER_REF_OP(registration<cat::tvm_qnn_concatenate>(cat::tvm_qnn_concatenate::conv::tvm, tvm_concatenate));
 
@@ -363,12 +361,13 @@ std::vector<Tensor> tvm_add(const Attrs& a, const Inputs& in) {
   using A = K::attr;
   need_inputs<K>(in, 2);
   const DType od = attr::get_or(a, A::out_dtype, DType::I8);
-  return {to_tensor(K::out::y,
-                    ro::tvm_qnn_add(to_array(in[0]), to_array(in[1]), attr::get(a, A::lhs_scale),
-                                    Int(attr::get_or(a, A::lhs_zero_point, 0)), attr::get(a, A::rhs_scale),
-                                    Int(attr::get_or(a, A::rhs_zero_point, 0)), attr::get(a, A::output_scale),
-                                    Int(attr::get_or(a, A::output_zero_point, 0)), ref_dtype(od), rounding_attr<K>(a)),
-                    od)};
+  return {to_exact_tensor(
+      K::out::y,
+      ro::tvm_qnn_add(to_array(in[0]), to_array(in[1]), attr::get(a, A::lhs_scale),
+                      Int(attr::get_or(a, A::lhs_zero_point, 0)), attr::get(a, A::rhs_scale),
+                      Int(attr::get_or(a, A::rhs_zero_point, 0)), attr::get(a, A::output_scale),
+                      Int(attr::get_or(a, A::output_zero_point, 0)), ref_dtype(od), rounding_attr<K>(a)),
+      od)};
 }
 QSPEC_REGISTER_REF_OP(registration<cat::tvm_qnn_add>(cat::tvm_qnn_add::conv::tvm, tvm_add));
 

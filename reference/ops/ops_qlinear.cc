@@ -15,6 +15,7 @@
 #include "qspec/core/qlinear_keys.h"
 #include "qspec/ref/ops/qlinear.h"
 #include "qspec/refops.h"
+#include "qspec/refops/int_arrays.h"
 #include "qspec/refops/qlinear_convention.h"
 #include "qspec/refops/tensor_args.h"
 
@@ -27,16 +28,6 @@ using ro::IntArray;
 using ro::QLinearConvention;
 using Inputs = std::vector<Tensor>;
 
-IntArray to_array(const Tensor& t) {
-  IntArray a(t.shape);
-  for (std::size_t i = 0; i < t.data.size(); ++i) a.data[i] = Int(t.data[i]);
-  return a;
-}
-Tensor to_tensor(std::string_view name, const IntArray& a, DType dtype) {
-  Tensor t{std::string(name), dtype, a.shape, {}};
-  for (const auto& v : a.data) t.data.push_back(static_cast<std::int64_t>(v));
-  return t;
-}
 const Tensor* optional_input(const Inputs& in, std::string_view name) {
   for (const auto& t : in)
     if (t.name == name) return &t;

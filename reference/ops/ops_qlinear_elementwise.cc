@@ -15,6 +15,7 @@
 #include "qspec/ref/ops/qlinear_concat.h"
 #include "qspec/ref/ops/qlinear_elementwise.h"
 #include "qspec/refops.h"
+#include "qspec/refops/int_arrays.h"
 #include "qspec/refops/tensor_args.h"
 
 namespace qspec::refops {
@@ -26,12 +27,6 @@ using ro::IntArray;
 using ro::QEwConvention;
 using ro::QEwOp;
 using Inputs = std::vector<Tensor>;
-
-IntArray to_array(const Tensor& t) {
-  IntArray a(t.shape);
-  for (std::size_t i = 0; i < t.data.size(); ++i) a.data[i] = Int(t.data[i]);
-  return a;
-}
 
 // qlinear.add and qlinear.mul have the same tensors and attributes (their keys differ in type only).
 template <class Op>

@@ -13,6 +13,7 @@
 #include "qspec/core/json_values.h"
 #include "qspec/ref/ops/qlinear_pool.h"
 #include "qspec/refops.h"
+#include "qspec/refops/int_arrays.h"
 #include "qspec/refops/tensor_args.h"
 
 namespace qspec::refops {
@@ -23,17 +24,6 @@ using ref::Int;
 using ro::IntArray;
 using ro::QPoolConvention;
 using Inputs = std::vector<Tensor>;
-
-IntArray to_array(const Tensor& t) {
-  IntArray a(t.shape);
-  for (std::size_t i = 0; i < t.data.size(); ++i) a.data[i] = Int(t.data[i]);
-  return a;
-}
-Tensor to_tensor(std::string_view name, const IntArray& a, DType dtype) {
-  Tensor t{std::string(name), dtype, a.shape, {}};
-  for (const auto& v : a.data) t.data.push_back(static_cast<std::int64_t>(v));
-  return t;
-}
 
 // An attribute of `n` entries, `d` when it is absent (ERROR_IF another count).
 template <std::size_t n>
