@@ -14,14 +14,10 @@
 namespace qspec::simd {
 namespace {
 
+using qlinear::f32_of;
+
 using nn::reject_if;
 using K = cat::qlinear_concat;
-
-float f32_of(std::uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
 
 // The code map of one input as a table over the dtype's codes (index: code - lo).
 template <bool ort>

@@ -18,6 +18,13 @@
 namespace qspec::simd {
 namespace {
 
+using qlinear::bits_of;
+using qlinear::f32_of;
+using qlinear::finite_positive;
+using qlinear::fits;
+using qlinear::hi_of;
+using qlinear::lo_of;
+
 using nn::reject_if;
 using qlinear::named;
 using Add = cat::qlinear_add;
@@ -26,20 +33,6 @@ using Mul = cat::qlinear_mul;
 enum class Conv { kXnnpack, kOrt, kTfliteDouble, kTfliteSingle };
 using Element = std::function<std::int64_t(std::int64_t, std::int64_t)>;
 
-float f32_of(std::uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
-std::uint32_t bits_of(float f) {
-  std::uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
-}
-std::int64_t lo_of(qspec_dtype t) { return t == QSPEC_DTYPE_INT8 ? -128 : 0; }
-std::int64_t hi_of(qspec_dtype t) { return t == QSPEC_DTYPE_INT8 ? 127 : 255; }
-bool fits(std::int64_t v, qspec_dtype t) { return v >= lo_of(t) && v <= hi_of(t); }
-bool finite_positive(float f) { return std::isfinite(f) && f > 0.0f; }
 std::int64_t clamp(std::int64_t v, std::int64_t lo, std::int64_t hi) { return std::min(std::max(v, lo), hi); }
 
 struct Params {

@@ -15,15 +15,11 @@
 namespace qspec::simd {
 namespace {
 
+using qlinear::f32_of;
+using qlinear::positive_normal;
+
 using nn::reject_if;
 using Op = cat::qlinear_leaky_relu;
-
-float f32_of(std::uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
-bool positive_normal(float f) { return std::isnormal(f) && f > 0.0f; }
 
 template <bool xnn>
 void leaky_relu(OpCall& c) {

@@ -17,6 +17,14 @@
 namespace qspec::simd {
 namespace {
 
+using qlinear::bits_of;
+using qlinear::f32_of;
+using qlinear::finite_positive;
+using qlinear::fits;
+using qlinear::hi_of;
+using qlinear::lo_of;
+using qlinear::positive_normal;
+
 using nn::reject_if;
 using qlinear::named;
 using Avg = cat::qlinear_avg_pool2d;
@@ -24,22 +32,6 @@ using Gap = cat::qlinear_global_avg_pool;
 using Max = cat::qlinear_max_pool2d;
 
 enum class Conv { kXnnpack, kOnnxRuntime, kTflite };
-
-float f32_of(std::uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
-std::uint32_t bits_of(float f) {
-  std::uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
-}
-std::int64_t lo_of(qspec_dtype t) { return t == QSPEC_DTYPE_INT8 ? -128 : 0; }
-std::int64_t hi_of(qspec_dtype t) { return t == QSPEC_DTYPE_INT8 ? 127 : 255; }
-bool fits(std::int64_t v, qspec_dtype t) { return v >= lo_of(t) && v <= hi_of(t); }
-bool positive_normal(float f) { return std::isnormal(f) && f > 0.0f; }
-bool finite_positive(float f) { return std::isfinite(f) && f > 0.0f; }
 
 template <std::size_t n>
 std::array<std::int64_t, n> geometry(const OpCall& c, const attr::IntArray& key, std::array<std::int64_t, n> d) {

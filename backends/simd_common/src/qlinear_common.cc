@@ -12,20 +12,6 @@
 #include "qspec/simd/requant.h"
 
 namespace qspec::simd::qlinear {
-namespace {
-
-float f32_of(std::uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
-std::int64_t lo_of(qspec_dtype t) { return t == QSPEC_DTYPE_INT8 ? -128 : 0; }
-std::int64_t hi_of(qspec_dtype t) { return t == QSPEC_DTYPE_INT8 ? 127 : 255; }
-bool fits(std::int64_t v, qspec_dtype t) { return v >= lo_of(t) && v <= hi_of(t); }
-bool positive_normal(float f) { return std::isnormal(f) && f > 0.0f; }
-bool finite_positive(float f) { return std::isfinite(f) && f > 0.0f; }
-
-}  // namespace
 
 const qspec_tensor* optional_input(const OpCall& c, std::string_view name) {
   for (std::size_t i = 0; i < c.n_inputs; ++i)

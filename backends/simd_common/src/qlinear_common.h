@@ -3,7 +3,9 @@
 // requantization scales and the float epilogue on the requantization kernels.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -15,6 +17,24 @@
 #include "qspec/simd/requant.h"
 
 namespace qspec::simd::qlinear {
+
+// Bit patterns and code ranges the qlinear handlers share: a binary32 from its bits and back, and
+// the int8/uint8 code range of a tensor's dtype.
+inline float f32_of(std::uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+inline std::uint32_t bits_of(float f) {
+  std::uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+inline std::int64_t lo_of(qspec_dtype t) { return t == QSPEC_DTYPE_INT8 ? -128 : 0; }
+inline std::int64_t hi_of(qspec_dtype t) { return t == QSPEC_DTYPE_INT8 ? 127 : 255; }
+inline bool fits(std::int64_t v, qspec_dtype t) { return v >= lo_of(t) && v <= hi_of(t); }
+inline bool positive_normal(float f) { return std::isnormal(f) && f > 0.0f; }
+inline bool finite_positive(float f) { return std::isfinite(f) && f > 0.0f; }
 
 enum class Convention { kXnnpackFp32, kOnnxRuntime, kTfliteDouble, kTfliteSingle, kTosa };
 
