@@ -26,10 +26,16 @@
 #include "qspec/refops/qlinear_convention.h"
 #include "qspec/vecgen.h"
 #include "qspec/vecgen/classify.h"
+#include "qspec/vecgen/qlinear_tensors.h"
 #include "qspec/vecgen/ties.h"
 
 namespace qspec::vecgen {
 namespace {
+
+using qlinear::array_of;
+using qlinear::hi_of;
+using qlinear::lo_of;
+using qlinear::tensor_of;
 
 namespace ro = qspec::ref::ops;
 using OJ = nlohmann::ordered_json;
@@ -51,20 +57,6 @@ struct Problem {
   bool write_w_zero_point = true;  // w_zero_point is optional (default 0)
   bool drawn = false;              // a random draw (flag "random")
 };
-
-std::int64_t lo_of(DType t) { return t == DType::I8 ? -128 : 0; }
-std::int64_t hi_of(DType t) { return t == DType::I8 ? 127 : 255; }
-
-IntArray array_of(const Dims& shape, const std::function<std::int64_t(std::int64_t)>& f) {
-  IntArray a(shape);
-  for (std::size_t i = 0; i < a.data.size(); ++i) a.data[i] = Int(f(static_cast<std::int64_t>(i)));
-  return a;
-}
-Tensor tensor_of(std::string_view name, DType t, const IntArray& a) {
-  std::vector<std::int64_t> d;
-  for (const auto& v : a.data) d.push_back(static_cast<std::int64_t>(v));
-  return tensor(std::string(name), t, a.shape, d);
-}
 
 // ---- writing a Problem as a Test ----
 

@@ -17,10 +17,13 @@
 #include "qspec/ref/ops/qlinear_concat.h"
 #include "qspec/vecgen.h"
 #include "qspec/vecgen/classify.h"
+#include "qspec/vecgen/qlinear_tensors.h"
 #include "qspec/vecgen/ties.h"
 
 namespace qspec::vecgen {
 namespace {
+
+using qlinear::lo_of;
 
 namespace ro = qspec::ref::ops;
 using OJ = nlohmann::ordered_json;
@@ -42,8 +45,6 @@ struct Problem {
   std::int64_t y_zero_point = 0;
   bool drawn = false;
 };
-
-std::int64_t lo_of(DType t) { return t == DType::I8 ? -128 : 0; }
 
 Test to_test(const Problem& pr, std::string comment, bool invalid = false) {
   Test t;

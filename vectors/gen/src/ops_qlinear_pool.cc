@@ -25,10 +25,14 @@
 #include "qspec/refops.h"
 #include "qspec/vecgen.h"
 #include "qspec/vecgen/classify.h"
+#include "qspec/vecgen/qlinear_tensors.h"
 #include "qspec/vecgen/ties.h"
 
 namespace qspec::vecgen {
 namespace {
+
+using qlinear::hi_of;
+using qlinear::lo_of;
 
 namespace ro = qspec::ref::ops;
 using OJ = nlohmann::ordered_json;
@@ -51,9 +55,6 @@ struct Problem {
   bool count_include_pad = false;
   bool drawn = false;
 };
-
-std::int64_t lo_of(DType t) { return t == DType::I8 ? -128 : 0; }
-std::int64_t hi_of(DType t) { return t == DType::I8 ? 127 : 255; }
 
 template <class Key>
 void put(OJ& a, const Key& key, const Int& v) {
