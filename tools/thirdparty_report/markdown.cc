@@ -157,9 +157,10 @@ void render_machines(std::ostringstream& md, const std::vector<const RunSummary*
      << "oneDNN's. So every run on this page is a measurement recorded with the machine it ran on and the\n"
      << "instruction set the library dispatched to (`isa`, which the adapter names in its version string),\n"
      << "kept as data in `tools/thirdparty_report/measurements/`; the page is rendered from that data\n"
-     << "alone. CI measures again on its own host (CTest `thirdparty_measurements_match`): a run at an ISA\n"
-     << "recorded here must reproduce the recorded results exactly; a run at an ISA not recorded here is\n"
-     << "reported as unrecorded and must contain no unclassified deviation. A deviation that occurs on some\n"
+     << "alone. CI measures again on its own host (CTest `thirdparty_measurements_match`; each library's\n"
+     << "own conventions at every setting, the every-convention diagnosis at its first setting): a run at\n"
+     << "an ISA recorded here must reproduce the recorded results exactly; a run at an ISA not recorded\n"
+     << "here is reported as unrecorded and must contain no unclassified deviation. A deviation that occurs on some\n"
      << "ISAs only is listed with those ISAs named; the `--expect` files mark its entries `isa=`.\n\n"
      << "| run | isa | version (as the adapter reports it) | measured on | setting |\n|---|---|---|---|---|\n";
   std::set<std::string> seen;
