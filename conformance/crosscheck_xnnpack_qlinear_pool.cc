@@ -341,3 +341,28 @@ TEST(crosscheck_xnnpack_qlinear_pool, LeakyReluQu8) {
   EXPECT_GT(outputs, 100000);
   EXPECT_GT(rejected, 10);
 }
+
+// XNNPACK's dilated max pooling substitutes a padded tap by a "safe" row
+// (xnn_indirection_init_maxpool2d: y SH - (pt mod DH), plus DH below it), which with pt >= DH is
+// the window's tap floor(pt / DH) and can lie in the bottom padding: the kernel then reads the row
+// after the image, here the next image's (spec/errata.md E-XNN4-1). The clause keeps the window's
+// maximum; this pins the library's deviation, so a fixed XNNPACK shows up here.
+TEST(crosscheck_xnnpack_qlinear_pool, DilatedMaxPoolingReadsTheRowAfterTheImage) {
+  ASSERT_EQ(xnn_initialize(nullptr), xnn_status_success);
+  // Two 1x1x1 int8 images (5 and 100); kernel 2x1, pads top 1 and bottom 1, dilation (1, 2): every
+  // window holds the image's one pixel, so the clause gives 5, 5 for image 0 and 100, 100 for image 1.
+  Problem pr;
+  pr.op = Op::Max;
+  pr.p.type = DType::I8;
+  pr.x = IntArray({2, 1, 1, 1});
+  pr.x.data = {Int(5), Int(100)};
+  pr.g.kernel = {2, 1};
+  pr.g.pads = {1, 0, 1, 0};
+  pr.g.dilations = {1, 2};
+  const IntArray want = reference(pr);
+  ASSERT_EQ(want.data, (std::vector<Int>{Int(5), Int(5), Int(100), Int(100)}));
+  const auto r = run_xnnpack<std::int8_t>(pr, 4);
+  ASSERT_EQ(r.create, xnn_status_success);
+  // Image 0's second window reads image 1's pixel in place of its padded tap.
+  EXPECT_EQ(r.y, (std::vector<long long>{5, 100, 100, 100}));
+}

@@ -303,16 +303,43 @@ TEST(qlinear_mul_onnxruntime, AddsTheZeroPointBeforeRounding) {
   EXPECT_EQ(qlinear_elementwise(QEwOp::Mul, a, b, p, QEwConvention::XnnpackFp32), ia({2}, {3, 3}));
 }
 
-TEST(qlinear_add_onnxruntime, AScalarSpanIsOutsideTheClause) {
+// ONNX Runtime 1.30.0 measured (x86-64, AVX-512): uint8, a one element. QLinearAdd calls MLAS with
+// b as InputA and a as the scalar InputB, so the constant folds b's zero point first and a's term
+// is added to it before b's: 128 where the general order gives 129.
+TEST(qlinear_add_onnxruntime, AScalarAIsFoldedFirstWithTheRolesSwapped) {
   QEwParams p;
-  EXPECT_THROW(qlinear_elementwise(QEwOp::Add, ia({2, 2}, {1, 2, 3, 4}), ia({1}, {5}), p, QEwConvention::OnnxRuntime),
-               RequireViolated);
-  EXPECT_THROW(qlinear_elementwise(QEwOp::Add, ia({2, 1}, {1, 2}), ia({2, 3}, {1, 2, 3, 4, 5, 6}), p,
-                                   QEwConvention::OnnxRuntime),
-               RequireViolated);
-  EXPECT_EQ(qlinear_elementwise(QEwOp::Add, ia({2, 3}, {1, 2, 3, 4, 5, 6}), ia({3}, {1, 1, 1}), p,
-                                QEwConvention::OnnxRuntime),
-            ia({2, 3}, {2, 3, 4, 5, 6, 7}));
+  p.type = p.b_type = DType::U8;
+  p.a_scale = 0x3b2dcd70u, p.b_scale = 0x3ba7fd70u, p.y_scale = 0x3daf7c96u;
+  p.a_zero_point = Int(240), p.b_zero_point = Int(60), p.y_zero_point = Int(120);
+  EXPECT_EQ(qlinear_add_onnxruntime_path({1}, {2}), QEwOrtAddPath::ScalarA);
+  EXPECT_EQ(qlinear_elementwise(QEwOp::Add, ia({1}, {244}), ia({2}, {200, 200}), p, QEwConvention::OnnxRuntime),
+            ia({2}, {128, 128}));
+  // The same codes with both operands spanning the axis take the general order.
+  EXPECT_EQ(qlinear_elementwise(QEwOp::Add, ia({2}, {244, 244}), ia({2}, {200, 200}), p, QEwConvention::OnnxRuntime),
+            ia({2}, {129, 129}));
+  // A unit last axis of a against b's is the same path, per span; b one scalar per span is not.
+  EXPECT_EQ(qlinear_add_onnxruntime_path({2, 1}, {2, 3}), QEwOrtAddPath::ScalarA);
+  EXPECT_EQ(qlinear_add_onnxruntime_path({2, 3}, {2, 1}), QEwOrtAddPath::General);
+  EXPECT_EQ(qlinear_add_onnxruntime_path({2, 3}, {1}), QEwOrtAddPath::General);
+  EXPECT_EQ(qlinear_add_onnxruntime_path({1}, {1}), QEwOrtAddPath::ScalarA);
+  // Unit last axes on both sides with different shapes: how ONNX Runtime cuts spans is not pinned.
+  EXPECT_THROW(qlinear_add_onnxruntime_path({2, 1}, {3, 1, 1}), RequireViolated);
+}
+
+// The scalar-a path is the general path of the swapped operator b + a (MLAS's own view of the call):
+// for every a of one element, y(a, b; p) = y(b, a; p with a's and b's parameters exchanged).
+RC_GTEST_PROP(qlinear_add_onnxruntime, AScalarAIsTheGeneralPathWithTheRolesSwapped, ()) {
+  Case k = draw_case(QEwOp::Add, QEwConvention::OnnxRuntime);
+  k.a = draw_array({1}, lo_of(k.p.type), hi_of(k.p.type));
+  if (k.b.data.size() < 2) k.b = draw_array({2, 3}, lo_of(k.p.type), hi_of(k.p.type));
+  const IntArray y = run(QEwOp::Add, k, QEwConvention::OnnxRuntime);
+  QEwParams swapped = k.p;
+  std::swap(swapped.a_scale, swapped.b_scale);
+  std::swap(swapped.a_zero_point, swapped.b_zero_point);
+  const auto hw = models::hw_element(QEwOp::Add, QEwConvention::OnnxRuntime, swapped);
+  RC_PRE(static_cast<bool>(hw));
+  for (std::size_t i = 0; i < y.data.size(); ++i)
+    RC_ASSERT(y.data[i] == Int(hw(static_cast<std::int64_t>(k.b.data[i]), static_cast<std::int64_t>(k.a.data[0]))));
 }
 
 TEST(qlinear_add_xnnpack_fp32, RatioLimitsAreRejected) {

@@ -99,6 +99,21 @@ const plain = (name) => (ctx, plan) => {
   plan.node.inputs.push(name);
 };
 
+// The variadic inputs x0, x1, ... of QLinearConcat, each followed by its scale (x_scales[i]) and
+// zero point (x_zero_points[i]): ONNX Runtime's (X, X_scale, X_zero_point) tuples after Y's.
+const concatInputs = (ctx, plan) => {
+  const names = ctx.request.inputs.map((i) => i.name);
+  const scales = ctx.attrs.x_scales, zeroPoints = ctx.attrs.x_zero_points;
+  if (!Array.isArray(scales) || !Array.isArray(zeroPoints) || scales.length !== names.length || zeroPoints.length !== names.length)
+    throw new Inexpressible(`QLinearConcat takes one scale and one zero point per input (${names.length} inputs, ${scales?.length} scales, ${zeroPoints?.length} zero points)`);
+  names.forEach((name, i) => {
+    const t = ctx.layout.toOnnx(input(ctx.request, ctx.data, name));
+    plan.feeds.push({ name, ...t });
+    plan.initializers.push(scaleTensor(`${name}_scale`, scales[i]), zeroPointTensor(`${name}_zero_point`, t.dtype, integer(zeroPoints[i])));
+    plan.node.inputs.push(name, `${name}_scale`, `${name}_zero_point`);
+  });
+};
+
 // Per-channel scales: QLinearConv takes a 1-D (O) tensor (and a scalar zero point).
 const perOutputChannel = (values) => ({ shape: [values.length], values });
 // QLinearMatMul takes per-column scales and zero points of b's shape with dimension -2 set to 1
@@ -138,6 +153,10 @@ const QLINEAR_OPS = {
   'qlinear.global_avg_pool': {
     convention: 'onnxruntime', opType: 'QLinearGlobalAveragePool', domain: MS, layout: 'nhwc',
     slots: [activation('x', 'x_scale', 'x_zero_point'), requantized('y_scale', 'y_zero_point')],
+  },
+  'qlinear.concat': {
+    convention: 'onnxruntime', opType: 'QLinearConcat', domain: MS, layout: 'same', attributes: (a) => ({ axis: integer(a.axis) }),
+    slots: [requantized('y_scale', 'y_zero_point'), concatInputs],
   },
   'qlinear.max_pool2d': { convention: 'onnxruntime', opType: 'MaxPool', layout: 'nhwc', attributes: poolAttributes, slots: [plain('x')] },
   'qlinear.leaky_relu': {

@@ -41,7 +41,25 @@ class XnnpackAdapter final : public thirdparty::Adapter {
     // The x86 multiply kernels are fp32 (ARM's are rndnu); the add's integer parameters are x86's.
     c.push_back(thirdparty::claim<cat::qlinear_add>(cat::qlinear_add::conv::xnnpack_fp32, "add_nd_qs8/qu8"));
     c.push_back(thirdparty::claim<cat::qlinear_mul>(cat::qlinear_mul::conv::xnnpack_fp32, "multiply_nd_qs8/qu8"));
+    // The x86 GEMM / IGEMM / depthwise kernels requantize in fp32 (spec/operators_qlinear.md).
+    c.push_back(thirdparty::claim<cat::qlinear_conv2d>(cat::qlinear_conv2d::conv::xnnpack_fp32,
+                                                       "convolution2d_nhwc_qs8 / qc8 (per channel) / qu8"));
+    c.push_back(thirdparty::claim<cat::qlinear_fully_connected>(
+        cat::qlinear_fully_connected::conv::xnnpack_fp32,
+        "fully_connected_nc_qs8/qu8; per channel: a 1x1 convolution2d_nhwc_qc8 (no qc8 fully connected)"));
+    c.push_back(thirdparty::claim<cat::qlinear_matmul>(
+        cat::qlinear_matmul::conv::xnnpack_fp32,
+        "per batch, fully_connected_nc_qs8/qu8 with weights b^T (per column: a 1x1 convolution2d_nhwc_qc8)"));
+    // The x86 pooling kernels (sse2 / sse41): the global ones requantize in fp32.
+    c.push_back(thirdparty::claim<cat::qlinear_avg_pool2d>(cat::qlinear_avg_pool2d::conv::xnnpack_fp32,
+                                                           "average_pooling2d_nhwc_qu8 (no qs8 operator)"));
+    c.push_back(thirdparty::claim<cat::qlinear_global_avg_pool>(cat::qlinear_global_avg_pool::conv::xnnpack_fp32,
+                                                                "global_average_pooling_nwc_qs8/qu8"));
 #endif
+    c.push_back(thirdparty::claim<cat::qlinear_max_pool2d>(cat::qlinear_max_pool2d::conv::xnnpack_fp32,
+                                                           "max_pooling2d_nhwc_s8/u8, exact"));
+    c.push_back(thirdparty::claim<cat::qlinear_leaky_relu>(
+        cat::qlinear_leaky_relu::conv::xnnpack_fp32, "leaky_relu_nc_qu8 (a table built at create; no qs8 operator)"));
     c.push_back(thirdparty::claim<cat::quantize>(cat::quantize::conv::xnnpack_convert,
                                                  "convert_nc_f32_qs8 / convert_nc_f32_qu8"));
     c.push_back(thirdparty::claim<cat::dequantize>(cat::dequantize::conv::xnnpack_convert,
@@ -74,6 +92,13 @@ class XnnpackAdapter final : public thirdparty::Adapter {
     if (call.op == cat::tvm_qnn_add::op) return run_tvm_add(call);
     if (call.op == cat::qlinear_add::op) return run_qlinear_add(call);
     if (call.op == cat::qlinear_mul::op) return run_qlinear_mul(call);
+    if (call.op == cat::qlinear_conv2d::op) return run_qlinear_conv2d(call);
+    if (call.op == cat::qlinear_fully_connected::op) return run_qlinear_fully_connected(call);
+    if (call.op == cat::qlinear_matmul::op) return run_qlinear_matmul(call);
+    if (call.op == cat::qlinear_avg_pool2d::op) return run_qlinear_avg_pool2d(call);
+    if (call.op == cat::qlinear_global_avg_pool::op) return run_qlinear_global_avg_pool(call);
+    if (call.op == cat::qlinear_max_pool2d::op) return run_qlinear_max_pool2d(call);
+    if (call.op == cat::qlinear_leaky_relu::op) return run_qlinear_leaky_relu(call);
     if (call.op == cat::max_pool2d::op) return run_max_pool2d(call, pool_keys<cat::max_pool2d>);
     if (call.op == cat::tvm_qnn_max_pool2d::op) return run_max_pool2d(call, pool_keys<cat::tvm_qnn_max_pool2d>);
     if (call.op == cat::concat::op) return run_concat(call);

@@ -42,6 +42,23 @@ std::int64_t last_dim(const Shape& s) { return s.empty() ? 1 : s.back(); }
 
 }  // namespace
 
+// spec: qlinear.add.onnxruntime
+QEwOrtAddPath qlinear_add_onnxruntime_path(const Shape& a, const Shape& b) {
+  const std::int64_t na = shape_numel(a), nb = shape_numel(b), ny = shape_numel(broadcast_shape(a, b));
+  // A one-element a (also when the output has one element): BroadcastLooper's input0-scalar case.
+  if (na == 1 || ny == 1) return QEwOrtAddPath::ScalarA;
+  if (nb == 1) return QEwOrtAddPath::General;  // input1 scalar: IsScalarB, the same arithmetic
+  const std::int64_t la = last_dim(a), lb = last_dim(b);
+  if (la == lb && la > 1) return QEwOrtAddPath::General;  // both span the last axis
+  if (la == 1 && lb > 1) return QEwOrtAddPath::ScalarA;   // a one scalar per span of b
+  if (lb == 1 && la > 1) return QEwOrtAddPath::General;   // b one scalar per span: IsScalarB
+  // Unit last axes on both sides: how ONNX Runtime's broadcaster cuts spans there is not pinned.
+  QSPEC_REQUIRE(a == b,
+                "qlinear.add onnxruntime: unit last axes on both operands with different shapes "
+                "(ONNX Runtime's span of length 1 is not pinned)");
+  return QEwOrtAddPath::General;  // equal shapes: one span, both operands vectors
+}
+
 IntArray qlinear_elementwise(QEwOp op, const IntArray& a, const IntArray& b, const QEwParams& p, QEwConvention c) {
   const std::string name = op == QEwOp::Add ? "qlinear.add" : "qlinear.mul";
   const QEwBroadcast bc = qlinear_ew_broadcast(a.shape, b.shape);
@@ -50,15 +67,10 @@ IntArray qlinear_elementwise(QEwOp op, const IntArray& a, const IntArray& b, con
   QSPEC_ERROR_IF(c == QEwConvention::XnnpackFp32 && rank > 6, name + ": XNNPACK supports at most 6 dimensions");
   QSPEC_REQUIRE(!(c == QEwConvention::TfliteDoubleRound || c == QEwConvention::TfliteSingleRound) || rank <= 4,
                 name + ": TFLite's reference broadcast (BroadcastAdd4DSlow / BroadcastMul4DSlow) is 4-D at most");
-  if (op == QEwOp::Add && c == QEwConvention::OnnxRuntime) {
-    // Only ONNX Runtime's general span path (both inputs vectors) is pinned: an input read as one
-    // scalar per span (a unit last axis against a longer one, or a one-element input) takes
-    // another float sequence, outside this clause.
-    const bool one_a = shape_numel(a.shape) == 1, one_b = shape_numel(b.shape) == 1;
-    QSPEC_REQUIRE(shape_numel(bc.out) <= 1 || (!one_a && !one_b && last_dim(a.shape) == last_dim(b.shape)),
-                  name + " onnxruntime: both inputs span the output's last axis (the scalar-span path is not pinned)");
-  }
-  const QEwElement f = qlinear_ew_element(op, p, c);
+  const QEwOrtAddPath path = op == QEwOp::Add && c == QEwConvention::OnnxRuntime
+                                 ? qlinear_add_onnxruntime_path(a.shape, b.shape)
+                                 : QEwOrtAddPath::General;
+  const QEwElement f = qlinear_ew_element(op, p, c, path);
   require_codes(a, p.type, name + ": a");
   require_codes(b, p.b_type, name + ": b");
   IntArray y(bc.out);

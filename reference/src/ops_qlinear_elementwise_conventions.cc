@@ -92,7 +92,7 @@ QEwXnnpackAdd qlinear_add_xnnpack_params(const QEwParams& p) {
 }
 
 // spec: qlinear.add.onnxruntime
-QEwOnnxRuntimeAdd qlinear_add_onnxruntime_params(const QEwParams& p) {
+QEwOnnxRuntimeAdd qlinear_add_onnxruntime_params(const QEwParams& p, QEwOrtAddPath path) {
   const std::string c = "onnxruntime add";
   const DType t = p.type;
   QSPEC_ERROR_IF(!fits(p.a_zero_point, t) || !fits(p.b_zero_point, t) || !fits(p.y_zero_point, t),
@@ -104,8 +104,14 @@ QEwOnnxRuntimeAdd qlinear_add_onnxruntime_params(const QEwParams& p) {
   k.b_ratio = finite_or_require(f32_div(p.b_scale, p.y_scale), c + ": B_scale / C_scale is finite");
   // (float)ZeroPointC - (ScaleRatio_AC * ZeroPointA + ScaleRatio_BC * ZeroPointB), contracted by the
   // compiler of qladd_avx2.cpp (-mfma) into one FMA (engines.md: measured).
-  const std::uint32_t bz = f32_mul(k.b_ratio, f32_from_int(p.b_zero_point));
-  const std::uint32_t sum = fma32(k.a_ratio, f32_from_int(p.a_zero_point), bz);
+  // The ScalarA path calls MLAS with b as its InputA and a as its (scalar) InputB.
+  const bool swapped = path == QEwOrtAddPath::ScalarA;
+  k.scalar_a = swapped;
+  const std::uint32_t first_ratio = swapped ? k.b_ratio : k.a_ratio, second_ratio = swapped ? k.a_ratio : k.b_ratio;
+  const Int& first_zp = swapped ? p.b_zero_point : p.a_zero_point;
+  const Int& second_zp = swapped ? p.a_zero_point : p.b_zero_point;
+  const std::uint32_t bz = f32_mul(second_ratio, f32_from_int(second_zp));
+  const std::uint32_t sum = fma32(first_ratio, f32_from_int(first_zp), bz);
   k.fixed = finite_or_require(f32_round(f32_value(f32_from_int(p.y_zero_point)) - f32_value(sum)),
                               c + ": the folded constant is finite");
   return k;
@@ -113,6 +119,12 @@ QEwOnnxRuntimeAdd qlinear_add_onnxruntime_params(const QEwParams& p) {
 
 // spec: qlinear.add.onnxruntime
 std::uint32_t qlinear_add_onnxruntime_value(const Int& a, const Int& b, const QEwOnnxRuntimeAdd& k) {
+  // ScalarA: the scalar (a) is folded into the constant first (VectorFixedPart += a r_a, contracted
+  // into one FMA), then each element of b; otherwise b's term first, then a's.
+  if (k.scalar_a) {
+    const std::uint32_t t = fma32(f32_from_int(a), k.a_ratio, k.fixed);
+    return finite_or_require(fma32(f32_from_int(b), k.b_ratio, t), "onnxruntime add: the float result is finite");
+  }
   const std::uint32_t t = fma32(f32_from_int(b), k.b_ratio, k.fixed);
   return finite_or_require(fma32(f32_from_int(a), k.a_ratio, t), "onnxruntime add: the float result is finite");
 }
@@ -197,7 +209,7 @@ QuantizedMultiplier qlinear_mul_tflite_params(const QEwParams& p, bool single_ro
   return tflite_quantize_multiplier(real, single_round ? TfliteBuild::SingleRounding : TfliteBuild::Default);
 }
 
-QEwElement qlinear_ew_element(QEwOp op, const QEwParams& p, QEwConvention c) {
+QEwElement qlinear_ew_element(QEwOp op, const QEwParams& p, QEwConvention c, QEwOrtAddPath ort_add_path) {
   QSPEC_ERROR_IF(p.b_type != p.type, "qlinear elementwise: a and b must have the same dtype, not " + name(p.type) +
                                          " and " + name(p.b_type));
   const Range cl = clamp_of(p);
@@ -213,7 +225,7 @@ QEwElement qlinear_ew_element(QEwOp op, const QEwParams& p, QEwConvention c) {
         };
       }
       case QEwConvention::OnnxRuntime: {
-        const QEwOnnxRuntimeAdd k = qlinear_add_onnxruntime_params(p);
+        const QEwOnnxRuntimeAdd k = qlinear_add_onnxruntime_params(p, ort_add_path);
         return [k, p](const Int& a, const Int& b) {
           const Int y = round_half_even(f32_value(qlinear_add_onnxruntime_value(a, b, k)));
           QSPEC_REQUIRE(y >= -pow2(31) && y < pow2(31), "onnxruntime add: the rounded result fits int32 (cvtps2dq)");

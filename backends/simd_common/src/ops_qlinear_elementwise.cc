@@ -103,16 +103,33 @@ Element xnnpack_mul(const Params& p) {
   };
 }
 
-Element ort_add(const Params& p) {
+// scalar_a: ONNX Runtime calls MLAS with the roles swapped (b as InputA, a as the scalar InputB),
+// so the constant folds b's zero point first and a's term is added to it before b's.
+Element ort_add(const Params& p, bool scalar_a) {
   const float ra = p.sa / p.sy, rb = p.sb / p.sy;
-  const float k = static_cast<float>(p.zy) - std::fma(ra, static_cast<float>(p.za), rb * static_cast<float>(p.zb));
+  const float k =
+      scalar_a ? static_cast<float>(p.zy) - std::fma(rb, static_cast<float>(p.zb), ra * static_cast<float>(p.za))
+               : static_cast<float>(p.zy) - std::fma(ra, static_cast<float>(p.za), rb * static_cast<float>(p.zb));
   if (!std::isfinite(ra) || !std::isfinite(rb) || !std::isfinite(k))
     throw Unsupported("onnxruntime add: finite ratios and constant (REQUIRE)");
   return [=](std::int64_t a, std::int64_t b) {
-    const float t = std::fma(static_cast<float>(b), rb, k);
-    const float v = std::fma(static_cast<float>(a), ra, t);
+    const float v = scalar_a ? std::fma(static_cast<float>(b), rb, std::fma(static_cast<float>(a), ra, k))
+                             : std::fma(static_cast<float>(a), ra, std::fma(static_cast<float>(b), rb, k));
     return clamp(rne_int32(v, "onnxruntime add"), lo_of(p.t), hi_of(p.t));
   };
+}
+
+// Whether ONNX Runtime's QLinearAdd reads a as one scalar per span (qlinear_add_onnxruntime_path's
+// ScalarA); throws Unsupported for unit last axes on both sides with different shapes (REQUIRE).
+bool ort_add_scalar_a(const IntArray& a, const IntArray& b, std::size_t out_size) {
+  const auto last = [](const std::vector<std::int64_t>& s) { return s.empty() ? std::int64_t{1} : s.back(); };
+  if (a.data.size() == 1 || out_size == 1) return true;
+  if (b.data.size() == 1) return false;
+  const std::int64_t la = last(a.shape), lb = last(b.shape);
+  if (la == 1 && lb > 1) return true;
+  if (la == 1 && lb == 1 && a.shape != b.shape)
+    throw Unsupported("onnxruntime add: unit last axes on both operands (REQUIRE)");
+  return false;
 }
 
 Element ort_mul(const Params& p) {
@@ -236,16 +253,12 @@ void qlinear_elementwise(OpCall& c) {
   if (conv == Conv::kXnnpack) reject_if(bc.out.size() > 6, "xnnpack.fp32: at most 6 dimensions");
   if (conv == Conv::kTfliteDouble || conv == Conv::kTfliteSingle)
     if (bc.out.size() > 4) throw Unsupported("tflite: at most 4 dimensions (REQUIRE)");
-  if (is_add && conv == Conv::kOrt && bc.ia.size() > 1) {
-    const auto last = [](const std::vector<std::int64_t>& s) { return s.empty() ? std::int64_t{1} : s.back(); };
-    if (a.data.size() == 1 || b.data.size() == 1 || last(a.shape) != last(b.shape))
-      throw Unsupported("onnxruntime add: an operand read as a scalar per span (REQUIRE)");
-  }
+  const bool scalar_a = is_add && conv == Conv::kOrt && ort_add_scalar_a(a, b, bc.ia.size());
   const Params p = read_params<Op>(c, at, bt, conv);
   Element f;
   switch (conv) {
     case Conv::kXnnpack: f = is_add ? xnnpack_add(p) : xnnpack_mul(p); break;
-    case Conv::kOrt: f = is_add ? ort_add(p) : ort_mul(p); break;
+    case Conv::kOrt: f = is_add ? ort_add(p, scalar_a) : ort_mul(p); break;
     case Conv::kTfliteDouble: f = is_add ? tflite_add(p, false) : tflite_mul(p, false); break;
     case Conv::kTfliteSingle: f = is_add ? tflite_add(p, true) : tflite_mul(p, true); break;
   }

@@ -106,7 +106,7 @@ int count_ties(QEwOp op, QEwConvention c, const Problem& pr) {
       return floor_mod(v, ref::pow2(static_cast<unsigned>(k.shift))) == ref::pow2(static_cast<unsigned>(k.shift - 1));
     };
   } else if (op == QEwOp::Add && c == QEwConvention::OnnxRuntime) {
-    const auto k = ro::qlinear_add_onnxruntime_params(p);
+    const auto k = ro::qlinear_add_onnxruntime_params(p, ro::qlinear_add_onnxruntime_path(pr.a.shape, pr.b.shape));
     tie = [k](const Int& a, const Int& b) { return ties::is_half_integer(ro::qlinear_add_onnxruntime_value(a, b, k)); };
   } else if (op == QEwOp::Add) {
     const auto k = ro::qlinear_add_tflite_params(p, single);
@@ -236,7 +236,8 @@ bool is_tflite(QEwConvention c) {
 }
 
 // Two broadcast-compatible shapes, at most 4-D and a few dozen elements. The ONNX Runtime add
-// clause needs both operands to span the last axis (its REQUIRE): such draws are redrawn.
+// clause leaves unit last axes on both operands with different shapes to a REQUIRE: such draws
+// are redrawn.
 std::pair<Dims, Dims> draw_shapes(Rng& r) {
   const auto rank = r.uniform(1, 4);
   Dims out;
@@ -416,7 +417,7 @@ void common_hand_cases(Builder<Op>& b) {
     four.p.a_scale = ties::f32_dyadic(1, -7), four.p.b_scale = ties::f32_dyadic(3, -8);
     four.p.y_scale = add ? ties::f32_dyadic(1, -6) : ties::f32_dyadic(1, -8);
     b.add(four, "a (2, 1, 2, 3) with b (1, 2, 1, 3): 4-D broadcast on alternating axes");
-    if (!(ort && add)) {
+    {
       Problem sc = unit_problem(DType::I8, {3, 4}, {1});
       sc.b = array_of({1}, [](std::int64_t) { return -77; });
       sc.p.a_scale = ties::f32_dyadic(1, -7), sc.p.b_scale = ties::f32_dyadic(1, -7);
@@ -428,6 +429,21 @@ void common_hand_cases(Builder<Op>& b) {
       col.p.y_scale = add ? ties::f32_dyadic(1, -7) : ties::f32_dyadic(1, -9);
       col.p.a_zero_point = 120, col.p.b_zero_point = 131, col.p.y_zero_point = 128;
       b.add(col, "a (3, 1) with b (3, 4): a unit last axis");
+    }
+    if (ort && add) {
+      // ONNX Runtime reads a one-element a as a scalar: MLAS gets the roles swapped and folds a
+      // into its constant first (qlinear.add.onnxruntime, the ScalarA path).
+      Problem sa = unit_problem(DType::U8, {1}, {4, 5});
+      sa.a = array_of({1}, [](std::int64_t) { return 201; });
+      sa.p.a_scale = ties::f32_dyadic(3, -8), sa.p.b_scale = ties::f32_dyadic(1, -7);
+      sa.p.y_scale = ties::f32_dyadic(1, -6);
+      sa.p.a_zero_point = 190, sa.p.b_zero_point = 77, sa.p.y_zero_point = 101;
+      b.add(sa, "a of one element broadcast to (4, 5): ONNX Runtime's scalar-a path (roles swapped)");
+      Problem one = unit_problem(DType::I8, {1}, {1});
+      one.p.a_scale = ties::f32_dyadic(5, -9), one.p.b_scale = ties::f32_dyadic(1, -7);
+      one.p.y_scale = ties::f32_dyadic(1, -6);
+      one.p.a_zero_point = 3, one.p.b_zero_point = -9, one.p.y_zero_point = 1;
+      b.add(one, "a and b of one element: a one-element output takes the scalar-a path");
     }
   }
   // The fused clamp.

@@ -51,13 +51,25 @@ struct QEwXnnpackAdd {
 QEwXnnpackAdd qlinear_add_xnnpack_params(const QEwParams& p);
 
 // spec: qlinear.add.onnxruntime
+// How QLinearAdd<T>::Compute calls MLAS for two shapes: General (both operands span the output's
+// last axis, or b is one scalar per span: the same arithmetic), ScalarA (a one element, or a unit
+// last axis against a longer one: MLAS gets the operands' roles swapped and folds a into its
+// constant). Other shapes (unit last axes on both sides with different shapes, neither operand
+// one element) are a REQUIRE.
+enum class QEwOrtAddPath { General, ScalarA };
+QEwOrtAddPath qlinear_add_onnxruntime_path(const Shape& a, const Shape& b);
+
+// spec: qlinear.add.onnxruntime
 // MlasQLinearAddKernelAvx2Helper: r_a = fl32(s_a / s_y), r_b = fl32(s_b / s_y),
-// K = fl32(fl32(z_y) - fma(r_a, z_a, fl32(r_b z_b))).
+// K = fl32(fl32(z_y) - fma(r_a, z_a, fl32(r_b z_b))); on the ScalarA path (the roles swapped)
+// K = fl32(fl32(z_y) - fma(r_b, z_b, fl32(r_a z_a))).
 struct QEwOnnxRuntimeAdd {
   std::uint32_t a_ratio = 0, b_ratio = 0, fixed = 0;
+  bool scalar_a = false;  // the ScalarA path: a is folded into the constant first
 };
-QEwOnnxRuntimeAdd qlinear_add_onnxruntime_params(const QEwParams& p);
-// v = fma(a, r_a, fma(b, r_b, K)) (binary32 bits) for the codes a, b; REQUIRE it finite.
+QEwOnnxRuntimeAdd qlinear_add_onnxruntime_params(const QEwParams& p, QEwOrtAddPath path = QEwOrtAddPath::General);
+// v (binary32 bits) for the codes a, b: fma(a, r_a, fma(b, r_b, K)), or on the ScalarA path
+// fma(b, r_b, fma(a, r_a, K)); REQUIRE it finite.
 std::uint32_t qlinear_add_onnxruntime_value(const Int& a, const Int& b, const QEwOnnxRuntimeAdd& k);
 
 // spec: qlinear.add.tflite_double_round
@@ -92,7 +104,8 @@ QuantizedMultiplier qlinear_mul_tflite_params(const QEwParams& p, bool single_ro
 // The element function of (op, convention): y = f(a, b) for two codes. The convention's parameter
 // ERROR_IFs and REQUIREs are checked when it is made (not per element).
 using QEwElement = std::function<Int(const Int& a, const Int& b)>;
-QEwElement qlinear_ew_element(QEwOp op, const QEwParams& p, QEwConvention c);
+QEwElement qlinear_ew_element(QEwOp op, const QEwParams& p, QEwConvention c,
+                              QEwOrtAddPath ort_add_path = QEwOrtAddPath::General);
 
 // spec: qlinear.ew.broadcast
 // spec: qlinear.add.xnnpack_fp32
