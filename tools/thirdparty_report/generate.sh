@@ -44,7 +44,7 @@ backends=$("$QSPEC" backends 2>/dev/null || true)  # captured first: grep -q wou
 # libtorch also run with their dispatch lowered, to measure the ISAs of other machines here; a
 # setting that dispatches to an ISA already measured in this session (the CPU lacks what it asks
 # for, or the environment already lowers it) is skipped. XNNPACK has no such switch.
-CONFIG_LIST="gemmlowp:gemmlowp xnnpack:xnnpack
+CONFIG_LIST="gemmlowp:gemmlowp xnnpack:xnnpack armnn:armnn
   onednn:onednn onednn:onednn:ONEDNN_MAX_CPU_ISA=AVX512_CORE_VNNI onednn:onednn:ONEDNN_MAX_CPU_ISA=AVX512_CORE
   onednn:onednn:ONEDNN_MAX_CPU_ISA=AVX2_VNNI onednn:onednn:ONEDNN_MAX_CPU_ISA=AVX2 onednn:onednn:ONEDNN_MAX_CPU_ISA=AVX
   onednn:onednn:ONEDNN_MAX_CPU_ISA=SSE41
