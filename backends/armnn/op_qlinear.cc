@@ -54,7 +54,9 @@ Params read_params(const Call& call, qspec_dtype xt) {
   const auto& a = call.attrs;
   const auto ws = attr::get(a, Attr::w_scales);
   if (ws.size() != 1)
-    call.refuse("per-axis weight scales need QSymmS8 weights, on which Arm NN 20.08's CpuRef workloads abort");
+    call.refuse(
+        "per-axis weight scales need QSymmS8 weights: Arm NN 20.08's CpuRef FullyConnected rejects them, its "
+        "Convolution2d dies with SIGFPE (errata E-ARMNN-1)");
   // Arm NN's layers have no fused clamp (a separate Activation layer would requantize).
   const std::int64_t lo = thirdparty::dtype_min(xt), hi = thirdparty::dtype_max(xt);
   if (attr::get_or(a, Attr::y_min, lo) != lo || attr::get_or(a, Attr::y_max, hi) != hi)

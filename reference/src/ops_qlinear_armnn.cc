@@ -32,8 +32,8 @@ void check_params(const QLinearParams& p, bool same_types) {
                      name(p.w_type) + ")");
   QSPEC_ERROR_IF(p.w_scales.size() != 1,
                  kConv +
-                     ": per-axis weight scales need QSymmS8 weights, which Arm NN 20.08's CpuRef convolution "
-                     "and fully connected workloads abort on: one weight scale only");
+                     ": per-axis weight scales need QSymmS8 weights, which Arm NN 20.08's CpuRef FullyConnected "
+                     "rejects and its Convolution2d crashes on (SIGFPE, errata E-ARMNN-1): one weight scale only");
   QSPEC_REQUIRE(fits(p.x_zero_point, p.x_type) && fits(p.w_zero_point, p.w_type) && fits(p.y_zero_point, p.x_type),
                 kConv + ": zero points in their tensors' dtypes");
   QSPEC_REQUIRE(finite_positive(p.x_scale) && finite_positive(p.w_scales[0]) && finite_positive(p.y_scale),

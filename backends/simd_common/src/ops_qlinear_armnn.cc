@@ -37,7 +37,7 @@ Params read(const OpCall& c, const qspec_tensor& x, const qspec_tensor& w, bool 
   p.x_type = x.dtype, p.w_type = w.dtype;
   reject_if(same_types && p.x_type != p.w_type, "armnn.cpuref: FullyConnected's input and weight types mismatched");
   const auto ws = attr::get(c.attrs, Attr::w_scales);
-  reject_if(ws.size() != 1, "armnn.cpuref: one weight scale only (per-axis QSymmS8 weights abort in 20.08)");
+  reject_if(ws.size() != 1, "armnn.cpuref: one weight scale only (per-axis QSymmS8 weights: errata E-ARMNN-1)");
   p.x_scale = f32_of(attr::get(c.attrs, Attr::x_scale));
   p.w_scale = f32_of(ws[0]);
   p.y_scale = f32_of(attr::get(c.attrs, Attr::y_scale));
