@@ -23,7 +23,7 @@
 // The libtorch-side accumulation is exact (int32, asserted in range by the problem sizes).
 //
 // The onednn engine reuses a cached primitive whose zero points are stale when a later call has
-// the same output scale and shapes but other zero points (spec/errata.md E-LIBTORCH-3): the sweep
+// the same output scale and shapes but other zero points (spec/errata.md E-LIBTORCH-QLINEAR-1): the sweep
 // keeps the zero points a function of the scales (one (x_zp, y_zp) per output-scale key), so it
 // never reaches that bug; the errata entry has the two-call reproducer.
 //
@@ -336,5 +336,52 @@ TEST(crosscheck_libtorch_qlinear, QnnpackConv2dQuint8) { sweep(Engine::Qnnpack, 
 TEST(crosscheck_libtorch_qlinear, QnnpackConv2dQint8) { sweep(Engine::Qnnpack, false, false, 150, 150, 1604); }
 TEST(crosscheck_libtorch_qlinear, OnednnLinearQuint8) { sweep(Engine::Onednn, true, true, 150, 150, 1605); }
 TEST(crosscheck_libtorch_qlinear, OnednnConv2dQuint8) { sweep(Engine::Onednn, false, true, 150, 150, 1606); }
+
+// One linear of x = [[103]], w = [[55]] (zero points 0, no bias) with the scales below:
+// S1 = fl32(fl32(w_s x_s) fl32(1 / y_s)) gives acc S1 = 55.5 exactly (rne: 56), S2 =
+// fl32(fl32(x_s w_s) / y_s) is one ulp lower (55.4999..: 55). The qnnpack engine takes S1 for
+// quint8 activations (QNNPACK) and S2 for qint8 (XNNPACK): errata E-LIBTORCH-QLINEAR-2.
+TEST(crosscheck_libtorch_qlinear, QnnpackQuint8AndQint8DeriveTheScaleInDifferentOrders) {
+  if (!engine_available(Engine::Qnnpack)) GTEST_SKIP() << "this libtorch build has no qnnpack engine";
+  at::globalContext().setQEngine(at::QEngine::QNNPACK);
+  for (const bool u8 : {true, false}) {
+    Problem pr;
+    pr.fc = true, pr.u8 = u8;
+    pr.x = IntArray({1, 1}, {Int(103)});
+    pr.w = IntArray({1, 1}, {Int(55)});
+    pr.x_s = 0x3d771a74u, pr.w_s = {0x3c19ab68u}, pr.y_s = 0x3d6c910du;
+    bool tie = false;
+    const long long want = expected(pr, Engine::Qnnpack, Int(103 * 55), 0, tie);
+    EXPECT_EQ(want, u8 ? 56 : 55);
+    EXPECT_EQ(run(pr), std::vector<long long>{want}) << (u8 ? "quint8" : "qint8");
+  }
+}
+
+// libtorch 1.13's onednn engine keeps the zero points of the first primitive it creates for an
+// output scale and shapes: a second call with freshly prepacked weights, the same scales and other
+// zero points returns the first call's result (linear), or mixes the new input zero point with the
+// old output zero point (conv2d). A library bug, pinned here: errata E-LIBTORCH-QLINEAR-1.
+TEST(crosscheck_libtorch_qlinear, OnednnReusesStaleZeroPoints) {
+  if (!engine_available(Engine::Onednn)) GTEST_SKIP() << "this libtorch build has no onednn engine";
+  at::globalContext().setQEngine(at::QEngine::ONEDNN);
+  for (const bool fc : {true, false}) {
+    // Scales 1/1/1 with a shape no other test uses, so that this test's first call creates the key.
+    auto one = [&](long long x_zp, long long y_zp) {
+      Problem pr;
+      pr.fc = fc, pr.u8 = true;
+      pr.x = fc ? IntArray({1, 7}, std::vector<Int>(7, Int(0))) : IntArray({1, 1, 7, 1}, std::vector<Int>(7, Int(0)));
+      pr.x.data[0] = Int(10);
+      pr.w = fc ? IntArray({1, 7}, std::vector<Int>(7, Int(0))) : IntArray({1, 1, 7, 1}, std::vector<Int>(7, Int(0)));
+      pr.w.data[0] = Int(3);
+      pr.x_s = pr.y_s = 0x3f800000u, pr.w_s = {0x3f800000u};
+      pr.x_zp = x_zp, pr.y_zp = y_zp;
+      return run(pr);
+    };
+    // (10 - 2) 3 + 5 = 29 (the other taps have weight 0).
+    EXPECT_EQ(one(2, 5), std::vector<long long>{29}) << (fc ? "linear" : "conv2d");
+    // The clause: (10 - 4) 3 + 50 = 68. libtorch: 29 (linear), (10 - 4) 3 + 5 = 23 (conv2d).
+    EXPECT_EQ(one(4, 50), std::vector<long long>{fc ? 29 : 23}) << (fc ? "linear" : "conv2d");
+  }
+}
 
 }  // namespace
