@@ -27,6 +27,9 @@
 // keeps the zero points a function of the scales (one (x_zp, y_zp) per output-scale key), so it
 // never reaches that bug; the errata entry has the two-call reproducer.
 //
+// quantized::add of qint8 tensors under the qnnpack engine is XNNPACK's qs8 add (qadd.cpp xnnp_add):
+// qlinear.add.xnnpack_fp32 exactly, checked on random and tie-rich problems.
+//
 // Skipped (GTEST_SKIP, reported as SKIP by CTest) when the libtorch build lacks the engine.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
@@ -48,6 +51,7 @@
 #include "qspec/ref/float_conventions.h"
 #include "qspec/ref/ieee.h"
 #include "qspec/ref/ops/qlinear.h"
+#include "qspec/ref/ops/qlinear_elementwise.h"
 
 namespace {
 
@@ -382,6 +386,63 @@ TEST(crosscheck_libtorch_qlinear, OnednnReusesStaleZeroPoints) {
     // The clause: (10 - 4) 3 + 50 = 68. libtorch: 29 (linear), (10 - 4) 3 + 5 = 23 (conv2d).
     EXPECT_EQ(one(4, 50), std::vector<long long>{fc ? 29 : 23}) << (fc ? "linear" : "conv2d");
   }
+}
+
+// quantized::add of two qint8 tensors under the qnnpack engine against qlinear.add.xnnpack_fp32
+// (the reference's QEwConvention::XnnpackFp32): random scales and tie-rich dyadic ones. Parameter
+// sets the clause rejects (XNNPACK's scale-ratio limits) are not run.
+TEST(crosscheck_libtorch_qlinear, QnnpackAddQint8) {
+  if (!engine_available(Engine::Qnnpack)) GTEST_SKIP() << "this libtorch build has no qnnpack engine";
+  at::globalContext().setQEngine(at::QEngine::QNNPACK);
+  std::mt19937_64 g(1607);
+  auto pick = [&](long long lo, long long hi) { return std::uniform_int_distribution<long long>(lo, hi)(g); };
+  long long problems = 0, outputs = 0, rejected = 0, diffs = 0;
+  for (int i = 0; i < 300; ++i) {
+    const bool tie_rich = i % 2 == 1;
+    QEwParams p;
+    p.type = p.b_type = DType::I8;
+    p.a_scale = random_scale(g, tie_rich, true, -3, 0);
+    p.b_scale = random_scale(g, tie_rich, true, -3, 0);
+    p.y_scale = random_scale(g, tie_rich, true, 0, 1);
+    p.a_zero_point = Int(pick(-128, 127)), p.b_zero_point = Int(pick(-128, 127)), p.y_zero_point = Int(pick(-128, 127));
+    const long long len = pick(1, 40);
+    IntArray a = random_codes(g, {len}, -128, 127), b = random_codes(g, {len}, -128, 127);
+    QEwElement element;
+    try {
+      element = qlinear_ew_element(QEwOp::Add, p, QEwConvention::XnnpackFp32);
+    } catch (const ErrorIf&) {
+      ++rejected;
+      continue;
+    }
+    auto q = [&](const IntArray& v, std::uint32_t scale, const Int& zp) {
+      at::Tensor t = at::empty({len}, at::kChar);
+      for (long long k = 0; k < len; ++k)
+        t.data_ptr<std::int8_t>()[k] =
+            static_cast<std::int8_t>(static_cast<long long>(v.data[static_cast<std::size_t>(k)]));
+      return at::_make_per_tensor_quantized_tensor(t, as_float(scale),
+                                                   static_cast<std::int64_t>(static_cast<long long>(zp)));
+    };
+    const at::Tensor y = call_op("quantized::add", "",
+                                 {q(a, p.a_scale, p.a_zero_point), q(b, p.b_scale, p.b_zero_point),
+                                  static_cast<double>(as_float(p.y_scale)),
+                                  static_cast<std::int64_t>(static_cast<long long>(p.y_zero_point))})
+                             .toTensor()
+                             .int_repr();
+    ++problems;
+    for (long long k = 0; k < len; ++k) {
+      const auto kk = static_cast<std::size_t>(k);
+      const long long want = static_cast<long long>(element(a.data[kk], b.data[kk]));
+      const long long got = y.data_ptr<std::int8_t>()[k];
+      ++outputs;
+      if (got != want && ++diffs <= 5)
+        ADD_FAILURE() << "problem " << i << " element " << k << ": libtorch " << got << ", clause " << want;
+    }
+  }
+  std::printf(
+      "libtorch qnnpack add qint8: %lld problems, %lld outputs, %lld rejected by the clause, %lld differences\n",
+      problems, outputs, rejected, diffs);
+  EXPECT_EQ(diffs, 0);
+  EXPECT_GT(problems, 200);
 }
 
 }  // namespace
