@@ -36,6 +36,11 @@ QLinearEpilogue qlinear_epilogue(const QLinearParams& p, std::int64_t channels, 
       return qlinear_tflite_output(acc, m[o], p, single);
     };
   }
+  if (c == QLinearConvention::PytorchQnnpack) {
+    auto s = qlinear_pytorch_qnnpack_scales(p, channels, op);
+    return
+        [s = std::move(s), p](const Int& acc, std::size_t o) { return qlinear_pytorch_qnnpack_output(acc, s[o], p); };
+  }
   if (c == QLinearConvention::Tosa) {
     auto m = qlinear_tosa_multipliers(p, channels);
     return [m = std::move(m), p](const Int& acc, std::size_t o) { return qlinear_tosa_output(acc, m[o], p); };
@@ -49,6 +54,7 @@ QLinearEpilogue qlinear_epilogue(const QLinearParams& p, std::int64_t channels, 
 // spec: qlinear.onnxruntime
 // spec: qlinear.tflite
 // spec: qlinear.tosa
+// spec: qlinear.pytorch_qnnpack
 std::array<std::int64_t, 2> qlinear_conv2d_out_size(const Shape& x, const Shape& w, const QConvGeometry& g,
                                                     QLinearConvention c) {
   auto dim = [&](int axis) {
@@ -57,6 +63,7 @@ std::array<std::int64_t, 2> qlinear_conv2d_out_size(const Shape& x, const Shape&
     const std::int64_t pb = g.pads[a], pe = g.pads[a + 2];
     if (qlinear_is_tflite(c)) return qlinear_tflite_conv_out_dim(in, pb, pe, k, d, s);
     if (c == QLinearConvention::Tosa) return qlinear_tosa_conv_out_dim(in, pb, pe, k, d, s);
+    if (c == QLinearConvention::PytorchQnnpack) return qlinear_pytorch_conv_out_dim(in, pb, pe, k, d, s);
     return c == QLinearConvention::XnnpackFp32 ? qlinear_xnnpack_conv_out_dim(in, pb, pe, k, d, s)
                                                : qlinear_onnxruntime_conv_out_dim(in, pb, pe, k, d, s);
   };
@@ -70,6 +77,7 @@ std::array<std::int64_t, 2> qlinear_conv2d_out_size(const Shape& x, const Shape&
 // spec: qlinear.onnxruntime
 // spec: qlinear.tflite
 // spec: qlinear.tosa
+// spec: qlinear.pytorch_qnnpack
 IntArray qlinear_conv2d(const IntArray& x, const IntArray& w, const IntArray* bias, const QConvGeometry& g,
                         const QLinearParams& p, QLinearConvention c) {
   qlinear_conv2d_check(x.shape, w.shape, bias ? &bias->shape : nullptr, g);
@@ -87,6 +95,7 @@ IntArray qlinear_conv2d(const IntArray& x, const IntArray& w, const IntArray* bi
 // spec: qlinear.onnxruntime
 // spec: qlinear.tflite
 // spec: qlinear.tosa
+// spec: qlinear.pytorch_qnnpack
 IntArray qlinear_fully_connected(const IntArray& x, const IntArray& w, const IntArray* bias, const QLinearParams& p,
                                  QLinearConvention c) {
   qlinear_fully_connected_check(x.shape, w.shape, bias ? &bias->shape : nullptr);
