@@ -2735,6 +2735,18 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "required_flags": [
         "tie", "negative_tie", "saturate_low", "saturate_high", "pad_zero_point", "depthwise_multiplier",
         "dilation", "asymmetric_pads", "strides", "uint8", "no_bias", "float_sum_differs", "random"
+        ]
+      },
+      {
+      "name": "pytorch.qnnpack",
+      "clauses": ["qlinear.acc.conv2d", "qlinear.pytorch_qnnpack", "qlinear.xnnpack_fp32", "float.xnnpack_fp32"],
+      "description": "PyTorch 1.13 quantized::conv2d, qnnpack engine: quint8 activations (PyTorch's QNNPACK) S_o = fl32(fl32(w_s[o] x_s) fl32(1 / y_s)), y = sat(rne(fl32(fl32(acc) S_o)) + zp); qint8 activations are XNNPACK qs8 / qc8 (qlinear.xnnpack_fp32); qint8 weights; symmetric padding; no fused clamp",
+      "source": "pytorch/pytorch v1.13.1 aten/src/ATen/native/quantized/cpu/qconv.cpp PackedConvWeightsQnnp::apply_impl / apply_impl_xnnp, QnnpackUtils.h generate_requantization_scales, QuantUtils.h QuantizeBias, qnnpack/src/q8conv, q8dwconv (SSE2 fp32 requantization)",
+      "attributes": ["w_scales", "x_scale", "x_zero_point", "y_scale", "y_zero_point"],
+      "optional_attributes": ["dilations", "groups", "pads", "strides", "w_zero_point"],
+      "vectors": "ops/qlinear/conv2d/pytorch.qnnpack.json",
+      "required_flags": [
+        "tie", "tie_per_channel", "saturate_low", "saturate_high", "per_channel_exponents", "uint8_int8", "no_bias", "pad_zero_point", "depthwise_multiplier", "dilation", "strides", "groups", "scale_limit", "random"
       ]
     }
   ]
@@ -2838,6 +2850,18 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "vectors": "ops/qlinear/fully_connected/armnn.cpuref.json",
       "required_flags": [
         "tie", "negative_tie", "saturate_low", "saturate_high", "uint8", "no_bias", "float_sum_differs", "random"
+        ]
+      },
+      {
+      "name": "pytorch.qnnpack",
+      "clauses": ["qlinear.acc.fully_connected", "qlinear.pytorch_qnnpack", "qlinear.xnnpack_fp32", "float.xnnpack_fp32"],
+      "description": "PyTorch 1.13 quantized::linear, qnnpack engine: quint8 activations (PyTorch's QNNPACK) S_o = fl32(fl32(w_s[o] x_s) fl32(1 / y_s)), y = sat(rne(fl32(fl32(acc) S_o)) + zp); qint8 activations are XNNPACK qs8 (qlinear.xnnpack_fp32, per tensor only); qint8 weights; no fused clamp",
+      "source": "pytorch/pytorch v1.13.1 aten/src/ATen/native/quantized/cpu/qlinear.cpp PackedLinearWeightsQnnp::apply_impl / apply_impl_xnnp, QnnpackUtils.h generate_requantization_scales, QuantUtils.h QuantizeBias, qnnpack/src/q8gemm (SSE2 fp32 requantization)",
+      "attributes": ["w_scales", "x_scale", "x_zero_point", "y_scale", "y_zero_point"],
+      "optional_attributes": ["w_zero_point"],
+      "vectors": "ops/qlinear/fully_connected/pytorch.qnnpack.json",
+      "required_flags": [
+        "tie", "tie_per_channel", "saturate_low", "saturate_high", "per_channel_exponents", "uint8_int8", "no_bias", "scale_limit", "random"
       ]
     }
   ]

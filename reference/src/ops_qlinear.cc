@@ -40,6 +40,11 @@ QLinearEpilogue qlinear_epilogue(const QLinearParams& p, std::int64_t channels, 
       return qlinear_tflite_output(acc, m[o], p, single);
     };
   }
+  if (c == QLinearConvention::PytorchQnnpack) {
+    auto s = qlinear_pytorch_qnnpack_scales(p, channels, op);
+    return
+        [s = std::move(s), p](const Int& acc, std::size_t o) { return qlinear_pytorch_qnnpack_output(acc, s[o], p); };
+  }
   if (c == QLinearConvention::Tosa) {
     auto m = qlinear_tosa_multipliers(p, channels);
     return [m = std::move(m), p](const Int& acc, std::size_t o) { return qlinear_tosa_output(acc, m[o], p); };
@@ -53,6 +58,7 @@ QLinearEpilogue qlinear_epilogue(const QLinearParams& p, std::int64_t channels, 
 // spec: qlinear.onnxruntime
 // spec: qlinear.tflite
 // spec: qlinear.tosa
+// spec: qlinear.pytorch_qnnpack
 std::array<std::int64_t, 2> qlinear_conv2d_out_size(const Shape& x, const Shape& w, const QConvGeometry& g,
                                                     QLinearConvention c) {
   if (c == QLinearConvention::ArmnnCpuref) {  // its sums carry the shape (qlinear_armnn.h)
@@ -66,6 +72,7 @@ std::array<std::int64_t, 2> qlinear_conv2d_out_size(const Shape& x, const Shape&
     const std::int64_t pb = g.pads[a], pe = g.pads[a + 2];
     if (qlinear_is_tflite(c)) return qlinear_tflite_conv_out_dim(in, pb, pe, k, d, s);
     if (c == QLinearConvention::Tosa) return qlinear_tosa_conv_out_dim(in, pb, pe, k, d, s);
+    if (c == QLinearConvention::PytorchQnnpack) return qlinear_pytorch_conv_out_dim(in, pb, pe, k, d, s);
     return c == QLinearConvention::XnnpackFp32 ? qlinear_xnnpack_conv_out_dim(in, pb, pe, k, d, s)
                                                : qlinear_onnxruntime_conv_out_dim(in, pb, pe, k, d, s);
   };
@@ -79,6 +86,7 @@ std::array<std::int64_t, 2> qlinear_conv2d_out_size(const Shape& x, const Shape&
 // spec: qlinear.onnxruntime
 // spec: qlinear.tflite
 // spec: qlinear.tosa
+// spec: qlinear.pytorch_qnnpack
 IntArray qlinear_conv2d(const IntArray& x, const IntArray& w, const IntArray* bias, const QConvGeometry& g,
                         const QLinearParams& p, QLinearConvention c) {
   if (c == QLinearConvention::ArmnnCpuref) return qlinear_armnn_conv2d(x, w, bias, g, p);
@@ -97,6 +105,7 @@ IntArray qlinear_conv2d(const IntArray& x, const IntArray& w, const IntArray* bi
 // spec: qlinear.onnxruntime
 // spec: qlinear.tflite
 // spec: qlinear.tosa
+// spec: qlinear.pytorch_qnnpack
 IntArray qlinear_fully_connected(const IntArray& x, const IntArray& w, const IntArray* bias, const QLinearParams& p,
                                  QLinearConvention c) {
   if (c == QLinearConvention::ArmnnCpuref) return qlinear_armnn_fully_connected(x, w, bias, p);

@@ -152,6 +152,8 @@ std::int64_t qlinear_onnxruntime_conv_out_dim(std::int64_t in, std::int64_t pad_
 }
 
 std::vector<std::uint32_t> qlinear_scales(const QLinearParams& p, std::int64_t channels, QLinearConvention c) {
+  if (c == QLinearConvention::PytorchQnnpack)
+    throw std::logic_error("qlinear_scales: pytorch.qnnpack derives its scales per operator");
   if (qlinear_is_tflite(c) || c == QLinearConvention::Tosa)
     throw std::logic_error("qlinear_scales: TFLite's and TOSA's conventions have Q31 multipliers");
   return c == QLinearConvention::XnnpackFp32 ? qlinear_xnnpack_fp32_scales(p, channels)
@@ -159,6 +161,7 @@ std::vector<std::uint32_t> qlinear_scales(const QLinearParams& p, std::int64_t c
 }
 
 Int qlinear_output(const Int& acc, std::uint32_t scale, const QLinearParams& p, QLinearConvention c) {
+  if (c == QLinearConvention::PytorchQnnpack) return qlinear_pytorch_qnnpack_output(acc, scale, p);
   if (qlinear_is_tflite(c) || c == QLinearConvention::Tosa)
     throw std::logic_error("qlinear_output: TFLite's and TOSA's conventions have Q31 multipliers");
   return c == QLinearConvention::XnnpackFp32 ? qlinear_xnnpack_fp32_output(acc, scale, p)

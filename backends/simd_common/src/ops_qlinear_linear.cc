@@ -122,6 +122,8 @@ void add_qlinear_linear_ops(std::vector<OpEntry>& t) {
   t.push_back(entry<Mm>(Mm::conv::tflite_single_round, mm + tfs, qlinear_matmul<Convention::kTfliteSingle>));
   t.push_back(entry<Fc>(Fc::conv::tosa, fc + tosa, qlinear_fully_connected<Convention::kTosa>));
   t.push_back(entry<Mm>(Mm::conv::tosa, mm + tosa, qlinear_matmul<Convention::kTosa>));
+  t.push_back(entry<Fc>(Fc::conv::pytorch_qnnpack, fc + "PyTorch qnnpack: QNNPACK (quint8) / XNNPACK (qint8) fp32",
+                        qlinear_fully_connected<Convention::kPytorchQnnpack>));
 }
 
 }  // namespace qspec::simd

@@ -35,7 +35,7 @@ Params read_params(const OpCall& c, const Keys& k, const qspec_tensor& x, const 
   p.y_scale = f32_of(attr::get(c.attrs, k.y_scale));
   p.y_zero_point = attr::get(c.attrs, k.y_zero_point);
   p.y_min = lo_of(p.x_type), p.y_max = hi_of(p.x_type);
-  if (conv != Convention::kOnnxRuntime) {
+  if (has_clamp(conv)) {
     p.y_min = attr::get_or(c.attrs, k.y_min, p.y_min);
     p.y_max = attr::get_or(c.attrs, k.y_max, p.y_max);
   }
@@ -84,6 +84,34 @@ std::vector<float> fp32_scales(const Params& p, std::int64_t channels, Conventio
     if (!finite_positive(w)) throw Unsupported("onnxruntime: scales finite and positive (REQUIRE)");
     const float so = p.x_scale * w / p.y_scale;
     if (!std::isfinite(so)) throw Unsupported("onnxruntime: a finite requantization scale (REQUIRE)");
+    s.push_back(so);
+  }
+  return s;
+}
+
+// PyTorch 1.13's qnnpack engine (qlinear.pytorch_qnnpack): qint8 weights; quint8 activations through
+// QNNPACK, S_o = fl32(fl32(w_s[o] x_s) fl32(1 / y_s)); qint8 through XNNPACK (xnnpack.fp32's checks).
+std::vector<float> pytorch_qnnpack_scales(const Params& p, std::int64_t channels, OpKind op) {
+  using nn::reject_if;
+  const auto n = static_cast<std::int64_t>(p.w_scales.size());
+  reject_if(p.w_type != QSPEC_DTYPE_INT8, "pytorch.qnnpack: PyTorch's quantized weights are qint8");
+  reject_if(n != 1 && n != channels, "pytorch.qnnpack: the weight scales must have 1 or one-per-channel entries");
+  if (p.x_type == QSPEC_DTYPE_INT8) {
+    reject_if(op == OpKind::kFullyConnected && n > 1, "pytorch.qnnpack: no per-channel qint8 linear");
+    return fp32_scales(p, channels, Convention::kXnnpackFp32);
+  }
+  reject_if(!fits(p.x_zero_point, QSPEC_DTYPE_UINT8) || !fits(p.w_zero_point, QSPEC_DTYPE_INT8) ||
+                !fits(p.y_zero_point, QSPEC_DTYPE_UINT8),
+            "pytorch.qnnpack: a zero point does not fit its dtype");
+  if (!positive_normal(p.x_scale) || !positive_normal(p.y_scale))
+    throw Unsupported("pytorch.qnnpack: positive normal scales (REQUIRE)");
+  const float inv_y = 1.0f / p.y_scale;
+  std::vector<float> s;
+  for (std::int64_t o = 0; o < channels; ++o) {
+    const float w = p.w_scales[static_cast<std::size_t>(n == 1 ? 0 : o)];
+    if (!positive_normal(w)) throw Unsupported("pytorch.qnnpack: positive normal scales (REQUIRE)");
+    const float so = (w * p.x_scale) * inv_y;
+    reject_if(!positive_normal(so), "pytorch.qnnpack: requantization scale must be finite and positive");
     s.push_back(so);
   }
   return s;
@@ -181,7 +209,9 @@ std::vector<RequantParams> plan(const Params& p, std::int64_t channels, Conventi
   } else if (conv == Convention::kTosa) {
     out = tosa_plan(p, channels);
   } else {
-    for (float s : fp32_scales(p, channels, conv)) {
+    const std::vector<float> scales =
+        conv == Convention::kPytorchQnnpack ? pytorch_qnnpack_scales(p, channels, op) : fp32_scales(p, channels, conv);
+    for (float s : scales) {
       RequantParams rp;
       rp.kind = RequantKind::kFloatThenZp;
       rp.scale = s;

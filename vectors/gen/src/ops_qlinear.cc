@@ -119,6 +119,8 @@ struct Analysis {
   int float_sum_differs = 0;     // armnn.cpuref: outputs where the float sums change the rounded result
 };
 
+bool is_pytorch(QLinearConvention c) { return c == QLinearConvention::PytorchQnnpack; }
+
 ro::QLinearOp op_of(OpKind k) {
   return k == OpKind::Conv ? ro::QLinearOp::Conv2d
          : k == OpKind::Fc ? ro::QLinearOp::FullyConnected
@@ -180,7 +182,8 @@ Analysis analyse(const Problem& pr, QLinearConvention c) {
     }
     return an;
   }
-  an.scales = ro::qlinear_scales(pr.p, an.acc.shape.back(), c);
+  an.scales = is_pytorch(c) ? ro::qlinear_pytorch_qnnpack_scales(pr.p, an.acc.shape.back(), op_of(pr.kind))
+                            : ro::qlinear_scales(pr.p, an.acc.shape.back(), c);
   for (std::size_t i = 0; i < an.acc.data.size(); ++i)
     an.ties += ties::fp32_product_is_tie(an.acc.data[i], an.scales[i % channels]) ? 1 : 0;
   return an;
@@ -341,8 +344,6 @@ std::vector<std::pair<std::string, std::string>> notes_of(std::string_view conv)
 bool is_tflite(QLinearConvention c) { return ro::qlinear_is_tflite(c); }
 bool is_tosa(QLinearConvention c) { return c == QLinearConvention::Tosa; }
 bool is_armnn(QLinearConvention c) { return c == QLinearConvention::ArmnnCpuref; }
-// The conventions with a fused clamp (y_min, y_max).
-bool has_clamp(QLinearConvention c) { return c != QLinearConvention::OnnxRuntime && !is_armnn(c); }
 
 // ---- drawing problems ----
 
@@ -352,6 +353,8 @@ struct TypePair {
 // The (activation, weight) dtypes a convention accepts, and whether per-channel scales go with them.
 TypePair draw_types(Rng& r, QLinearConvention c, OpKind kind) {
   if ((is_tflite(c) && kind == OpKind::Matmul) || is_tosa(c)) return {DType::I8, DType::I8};  // int8 operators only
+  if (is_pytorch(c))
+    return r.coin() ? TypePair{DType::U8, DType::I8} : TypePair{DType::I8, DType::I8};  // qint8 weights
   if (c == QLinearConvention::XnnpackFp32 || is_tflite(c) || is_armnn(c))
     return r.uniform(0, 2) == 0 ? TypePair{DType::U8, DType::U8} : TypePair{DType::I8, DType::I8};
   switch (r.uniform(0, 2)) {
@@ -361,9 +364,10 @@ TypePair draw_types(Rng& r, QLinearConvention c, OpKind kind) {
   }
 }
 bool per_channel_allowed(const TypePair& t, QLinearConvention c, OpKind kind) {
-  if (is_tosa(c)) return true;                               // RESCALE per channel after every operator
-  if (is_armnn(c)) return false;                             // per-axis QSymmS8 weights: E-ARMNN-1
-  if (is_tflite(c) && kind == OpKind::Matmul) return false;  // BATCH_MATMUL is per tensor
+  if (is_tosa(c)) return true;                                         // RESCALE per channel after every operator
+  if (is_armnn(c)) return false;                                       // per-axis QSymmS8 weights: E-ARMNN-1
+  if (is_tflite(c) && kind == OpKind::Matmul) return false;            // BATCH_MATMUL is per tensor
+  if (is_pytorch(c)) return kind == OpKind::Conv || t.x == DType::U8;  // no per-channel qint8 linear
   return c == QLinearConvention::OnnxRuntime || t.x == DType::I8;
 }
 
@@ -406,6 +410,7 @@ Shapes draw_conv_shapes(Rng& r, QLinearConvention c) {
   g.dilations = {r.uniform(0, 3) == 0 ? 2 : 1, r.uniform(0, 3) == 0 ? 2 : 1};
   g.strides = {r.uniform(0, 2) == 0 ? 2 : 1, r.uniform(0, 2) == 0 ? 2 : 1};
   for (auto& p : g.pads) p = r.uniform(0, 3) == 0 ? 0 : r.uniform(0, 2);
+  if (is_pytorch(c)) g.pads[2] = g.pads[0], g.pads[3] = g.pads[1];  // one padding per axis
   const std::int64_t eh = g.dilations[0] * (kh - 1) + 1, ew = g.dilations[1] * (kw - 1) + 1;
   const std::int64_t h = std::max<std::int64_t>(1, eh - g.pads[0] - g.pads[2]) + r.uniform(0, 2);
   const std::int64_t w = std::max<std::int64_t>(1, ew - g.pads[1] - g.pads[3]) + r.uniform(0, 2);
@@ -473,7 +478,7 @@ std::int64_t draw_w_zero_point(Rng& r, const TypePair& t, QLinearConvention c, b
                                bool per_channel) {
   const bool tflite_symmetric = is_tflite(c) && (kind == OpKind::Conv || per_channel);
   if (t.w == DType::I8)
-    return c == QLinearConvention::XnnpackFp32 || tflite_symmetric
+    return c == QLinearConvention::XnnpackFp32 || tflite_symmetric || (is_pytorch(c) && t.x == DType::I8)
                ? 0
                : (near_middle ? r.uniform(-24, 24) : r.uniform(-128, 127));
   return near_middle ? r.uniform(96, 160) : r.uniform(0, 255);
@@ -515,9 +520,10 @@ Problem draw_tie_rich(Rng& r, OpKind kind, QLinearConvention c) {
   if (kind != OpKind::Matmul && r.uniform(0, 3) != 0)
     pr.b = array_of({s.channels}, [&](std::int64_t o) { return r.uniform(-16, 16) << u[static_cast<std::size_t>(o)]; });
   const int ex = static_cast<int>(r.uniform(-9, -3)), ey = static_cast<int>(r.uniform(-6, 0));
-  const std::int64_t cy_drawn = 2 * r.uniform(0, 3) + 1;
-  // Arm NN divides the float sum by s_y: a power of two keeps every float step exact.
-  const std::int64_t cy = is_armnn(c) ? 1 : cy_drawn;
+  // Arm NN divides the float sum by s_y, PyTorch's QNNPACK multiplies by fl32(1 / y_s): a power of
+  // two keeps every float step exact (and S_o a tie scale).
+  std::int64_t cy = 2 * r.uniform(0, 3) + 1;
+  if (is_armnn(c) || is_pytorch(c)) cy = 1;
   p.x_scale = ties::f32_dyadic(1, ex);
   p.y_scale = ties::f32_dyadic(cy, ey);
   p.w_scales.clear();
@@ -526,7 +532,7 @@ Problem draw_tie_rich(Rng& r, OpKind kind, QLinearConvention c) {
     p.w_scales.push_back(ties::channel_w_scale(ties::tie_scale(m[oi], u[oi]), ex, ey, cy));
   }
   p.y_zero_point = r.uniform(xlo + 16, xhi - 16);
-  if (has_clamp(c) && r.uniform(0, 4) == 0) {
+  if (ro::qlinear_has_clamp(c) && r.uniform(0, 4) == 0) {
     p.y_min = Int(xlo + r.uniform(1, 60));
     p.y_max = Int(xhi - r.uniform(1, 60));
   }
@@ -577,7 +583,7 @@ Problem draw_realistic(Rng& r, OpKind kind, QLinearConvention c, int boost) {
   const int es = 6 + boost - log_acc + static_cast<int>(r.uniform(-1, 1));
   p.y_scale = random_scale(r, ex + ew0 - es);
   p.y_zero_point = r.uniform(xlo + 32, xhi - 32);
-  if (has_clamp(c) && r.uniform(0, 7) == 0) {
+  if (ro::qlinear_has_clamp(c) && r.uniform(0, 7) == 0) {
     p.y_min = Int(xlo + r.uniform(1, 100));
     p.y_max = Int(xhi - r.uniform(1, 100));
   }
@@ -799,10 +805,54 @@ void add_armnn_hand_cases(Builder& b, OpKind kind) {
   }
 }
 
+// PyTorch's hand cases (qint8 weights; quint8 activations through QNNPACK, qint8 through XNNPACK).
+void add_pytorch_hand_cases(Builder& b, OpKind kind) {
+  b.add(unit_problem(kind, DType::I8, {1, 3, -1, -3, 5}, 0),
+        "qint8 (XNNPACK): ties 0.5 1.5 -0.5 -1.5 2.5 at S = 1/2 round to even: 0 2 0 -2 2");
+  Problem u8 = unit_problem(kind, DType::U8, {1, 3, -1, -3, 5}, 128);
+  u8.p.w_type = DType::I8, u8.p.w_zero_point = 0;
+  for (auto& v : u8.w.data) v = 1;
+  b.add(u8, "quint8 (QNNPACK), zero points 128: ties round to even before the zero point: 128 130 128 126 130");
+  Problem wzp = u8;
+  wzp.p.w_zero_point = -3;
+  for (auto& v : wzp.w.data) v = -2;
+  b.add(wzp, "quint8 with int8 weights -2 at w_zero_point -3 (w - z_w = 1): the same ties, 128 130 128 126 130");
+  Problem odd = unit_problem(kind, DType::I8, {1, 3, -1, -3}, 0);
+  odd.p.y_zero_point = 3;
+  b.add(odd, "odd output zero point 3: rne(k + 1/2) + 3, not rne(k + 1/2 + 3): 3 5 3 1");
+  Problem sat = unit_problem(kind, DType::I8, {127, -128, 100, -100}, 0);
+  sat.p.y_scale = ties::f32_dyadic(1, -2);  // S = 4
+  b.add(sat, "S = 4 saturates at both ends: 127 -128 127 -128");
+  Problem usat = u8;
+  usat.x = u8.x;
+  usat.p.y_scale = ties::f32_dyadic(1, -2);
+  b.add(usat, "quint8, S = 4: 132 140 124 116 148");
+  Problem big = u8;
+  big.p.x_scale = ties::f32_dyadic(1, 4), big.p.w_scales = {ties::f32_dyadic(1, 4)},
+  big.p.y_scale = ties::f32_dyadic(1, 0);
+  b.add(big, "quint8, S = 256: QNNPACK has no scale limit (XNNPACK's qs8 would reject it): 255 255 0 0 255");
+  Problem s256 = unit_problem(kind, DType::I8, {1}, 0);
+  s256.p.x_scale = ties::f32_dyadic(1, 4), s256.p.w_scales = {ties::f32_dyadic(1, 4)};
+  s256.p.y_scale = ties::f32_dyadic(1, 0);
+  b.add_invalid(s256, "qint8 (XNNPACK): requantization scale 16 * 16 / 1 = 256", {"scale_limit"});
+  Problem uw = unit_problem(kind, DType::U8, {1}, 128);
+  b.add_invalid(uw, "uint8 weights: PyTorch's quantized weights are qint8");
+  Problem qwzp = unit_problem(kind, DType::I8, {1}, 0);
+  qwzp.p.w_zero_point = 1, qwzp.w.data[0] = 2;
+  b.add_invalid(qwzp, "qint8 activations with w_zero_point 1: XNNPACK's qs8 takes no kernel zero point");
+  Problem tiny = u8;
+  tiny.p.x_scale = ties::f32_dyadic(1, -70), tiny.p.w_scales = {ties::f32_dyadic(1, -70)};
+  tiny.p.y_scale = ties::f32_dyadic(1, 10);
+  b.add_invalid(
+      tiny, "quint8: S = fl32(2^-140 2^-10) = fl32(2^-150) = 0: \"requantization scale must be finite and positive\"");
+}
+
 void add_common_hand_cases(Builder& b, OpKind kind) {
   const auto c = b.c;
   if (is_armnn(c)) return add_armnn_hand_cases(b, kind);
-  if (is_tosa(c)) {
+  if (is_pytorch(c)) {
+    add_pytorch_hand_cases(b, kind);
+  } else if (is_tosa(c)) {
     add_tosa_hand_cases(b, kind);
   } else if (is_tflite(c)) {
     add_tflite_hand_cases(b, kind);
@@ -932,7 +982,8 @@ Family qlinear_family(std::string_view conv, std::uint64_t seed, OpKind kind, in
 
 // A convolution's hand cases: padding with a non-zero zero point, geometry rejections.
 void conv_cases(Rng&, Builder& b) {
-  const bool xnn = b.c == QLinearConvention::XnnpackFp32, tfl = is_tflite(b.c), tosa = is_tosa(b.c);
+  const bool xnn = b.c == QLinearConvention::XnnpackFp32, tfl = is_tflite(b.c), tosa = is_tosa(b.c),
+             pt = is_pytorch(b.c);
   const bool arm = is_armnn(b.c);
   // 3x3 kernel over a 2x2 input with pads 1: every window overhangs the input; x_zp = 5 fills the padding.
   Problem pad = unit_problem(OpKind::Conv, DType::I8, {0}, 5);
@@ -981,7 +1032,9 @@ void conv_cases(Rng&, Builder& b) {
   dw.x = array_of({1, 3, 3, 2}, [](std::int64_t i) { return (i % 5) - 2; });
   dw.w = array_of({6, 2, 2, 1}, [](std::int64_t i) { return ((i % 3) - 1) << (i / 4 % 3); });
   dw.g.groups = 2;
-  dw.g.pads = tfl ? std::array<std::int64_t, 4>{0, 0, 1, 1} : std::array<std::int64_t, 4>{0, 1, 1, 0};
+  dw.g.pads = tfl  ? std::array<std::int64_t, 4>{0, 0, 1, 1}
+              : pt ? std::array<std::int64_t, 4>{1, 0, 1, 0}
+                   : std::array<std::int64_t, 4>{0, 1, 1, 0};
   dw.p.w_scales.clear();
   for (int o = 0; o < 6; ++o) dw.p.w_scales.push_back(ties::channel_w_scale(ties::tie_scale(1, o % 3), 0, 0));
   if (arm) {  // one weight scale (E-ARMNN-1)
@@ -989,8 +1042,18 @@ void conv_cases(Rng&, Builder& b) {
     b.add(dw, "depthwise, multiplier 3, pads (0, 1, 1, 0), one weight scale 2^-1");
     return;
   }
-  b.add(dw, tfl ? "depthwise, multiplier 3, SAME pads (0, 0, 1, 1), per-channel scales 2^-1, 2^-2, 2^-3"
-                : "depthwise, multiplier 3, pads (0, 1, 1, 0), per-channel scales 2^-1, 2^-2, 2^-3");
+  b.add(dw, tfl  ? "depthwise, multiplier 3, SAME pads (0, 0, 1, 1), per-channel scales 2^-1, 2^-2, 2^-3"
+            : pt ? "depthwise, multiplier 3, pads (1, 0, 1, 0), per-channel scales 2^-1, 2^-2, 2^-3"
+                 : "depthwise, multiplier 3, pads (0, 1, 1, 0), per-channel scales 2^-1, 2^-2, 2^-3");
+  if (pt) {
+    Problem asym = dw;
+    asym.g.pads = {0, 1, 1, 0};
+    b.add_invalid(asym, "pads (0, 1, 1, 0): quantized::conv2d takes one padding per axis");
+    Problem udw = dw;
+    udw.p.x_type = DType::U8, udw.p.x_zero_point = 100, udw.p.y_zero_point = 90;
+    for (auto& v : udw.x.data) v += 100;
+    b.add(udw, "quint8 depthwise, multiplier 3, x_zero_point 100 in the padding, per-channel scales 2^-1, 2^-2, 2^-3");
+  }
   if (tfl) {
     Problem asym = dw;
     asym.g.pads = {0, 1, 1, 0};
@@ -1014,6 +1077,18 @@ void fc_cases(Rng&, Builder& b) {
     order.p.x_scale = order.p.w_scales[0] = 0x3dcccccdu;  // fl32(0.1)
     order.p.y_scale = 0x3b3b3ee7u;                        // ~0.0028571
     b.add(order, "the summation order: 161.29 + 0.01 - 161.29 in float is 0.0099945: 3 (the exact sum gives 4)");
+  }
+  if (is_pytorch(b.c)) {
+    Problem pc = unit_problem(OpKind::Fc, DType::I8, {1, 3}, 0);
+    pc.w = array_of({2, 1}, [](std::int64_t) { return 1; });
+    pc.p.w_scales = {ties::f32_dyadic(1, 0), ties::f32_dyadic(1, 1)};
+    b.add_invalid(pc, "qint8 linear with per-channel weights: \"Unsupported config for dtype KQInt8\"");
+    Problem upc = pc;
+    upc.p.x_type = DType::U8, upc.p.x_zero_point = 128, upc.p.y_zero_point = 128;
+    for (auto& v : upc.x.data) v += 128;
+    b.add(upc,
+          "quint8 linear with per-channel scales 1, 2: S = 1/2 (channel 0: ties 1/2, 3/2) and 1 (channel 1): 128 129 "
+          "130 131");
   }
   Problem k = unit_problem(OpKind::Fc, DType::I8, {0}, 0);
   k.w = array_of({1, 2}, [](std::int64_t) { return 1; });
@@ -1083,6 +1158,9 @@ QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Mm>(Mm::conv::tosa, 1425, OpKind::Ma
 QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Conv>(Conv::conv::armnn_cpuref, 1406, OpKind::Conv, 260, 200, 60,
                                                   conv_cases));
 QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Fc>(Fc::conv::armnn_cpuref, 1416, OpKind::Fc, 220, 160, 50, fc_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Conv>(Conv::conv::pytorch_qnnpack, 1406, OpKind::Conv, 260, 200, 60,
+                                                  conv_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Fc>(Fc::conv::pytorch_qnnpack, 1416, OpKind::Fc, 220, 160, 50, fc_cases));
 
 }  // namespace
 }  // namespace qspec::vecgen

@@ -58,7 +58,15 @@ IntArray qlinear_acc_matmul(const IntArray& a, const IntArray& b, const Int& za,
 // ---- conventions ----
 
 // ArmnnCpuref has no integer accumulator: its layers are qlinear_armnn.h's float pipeline.
-enum class QLinearConvention { XnnpackFp32, OnnxRuntime, TfliteDoubleRound, TfliteSingleRound, Tosa, ArmnnCpuref };
+enum class QLinearConvention {
+  XnnpackFp32,
+  OnnxRuntime,
+  TfliteDoubleRound,
+  TfliteSingleRound,
+  Tosa,
+  ArmnnCpuref,
+  PytorchQnnpack
+};
 
 // Which operator a convention's parameter derivation is for (TFLite derives them per operator).
 enum class QLinearOp { Conv2d, FullyConnected, Matmul };
@@ -117,6 +125,30 @@ Int qlinear_onnxruntime_output(const Int& acc, std::uint32_t scale, const QLinea
 // ERROR_IF it is < 1 ("Invalid input shape").
 std::int64_t qlinear_onnxruntime_conv_out_dim(std::int64_t in, std::int64_t pad_begin, std::int64_t pad_end,
                                               std::int64_t kernel, std::int64_t dilation, std::int64_t stride);
+
+// Whether c has a fused [y_min, y_max] clamp (ONNX Runtime's, Arm NN's and PyTorch's operators have none).
+inline bool qlinear_has_clamp(QLinearConvention c) {
+  return c != QLinearConvention::OnnxRuntime && c != QLinearConvention::ArmnnCpuref &&
+         c != QLinearConvention::PytorchQnnpack;
+}
+
+// spec: qlinear.pytorch_qnnpack
+// The ERROR_IFs of PyTorch 1.13's quantized::linear / conv2d under the qnnpack engine for `channels`
+// output channels and the per-channel scales S_o. int8 (qint8) weights only. uint8 (quint8)
+// activations: PyTorch's QNNPACK, S_o = fl32(fl32(w_s[o] x_s) fl32(1 / y_s)), ERROR_IF S_o is not a
+// positive normal float (generate_requantization_scales); int8 (qint8) activations: XNNPACK qs8 / qc8,
+// qlinear.xnnpack_fp32's ERROR_IFs and S_o, and ERROR_IF a per-channel fully connected layer.
+std::vector<std::uint32_t> qlinear_pytorch_qnnpack_scales(const QLinearParams& p, std::int64_t channels, QLinearOp op);
+
+// spec: qlinear.pytorch_qnnpack
+// v = fl32(fl32(acc) S) (REQUIRE |v| < 2^31: _mm_cvtps_epi32's domain), y = sat(rne(v) + y_zero_point).
+Int qlinear_pytorch_qnnpack_output(const Int& acc, std::uint32_t scale, const QLinearParams& p);
+
+// spec: qlinear.pytorch_qnnpack
+// quantized::conv2d's output size of one axis: floor((in + 2 pad - dilation (kernel - 1) - 1) / stride) + 1;
+// ERROR_IF the pads of the axis differ (PyTorch takes one padding per axis) or the size is < 1.
+std::int64_t qlinear_pytorch_conv_out_dim(std::int64_t in, std::int64_t pad_begin, std::int64_t pad_end,
+                                          std::int64_t kernel, std::int64_t dilation, std::int64_t stride);
 
 // spec: qlinear.tflite
 // Whether TFLite derives op's multipliers on its per-channel path (PopulateConvolutionQuantizationParams:
