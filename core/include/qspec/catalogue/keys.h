@@ -1265,6 +1265,7 @@ struct qlinear_conv2d {
     static constexpr std::string_view tflite_double_round = "tflite.double_round";
     static constexpr std::string_view tflite_single_round = "tflite.single_round";
     static constexpr std::string_view tosa = "tosa";
+    static constexpr std::string_view onednn = "onednn";
   };
 };
 
@@ -1295,6 +1296,7 @@ struct qlinear_fully_connected {
     static constexpr std::string_view tflite_double_round = "tflite.double_round";
     static constexpr std::string_view tflite_single_round = "tflite.single_round";
     static constexpr std::string_view tosa = "tosa";
+    static constexpr std::string_view onednn = "onednn";
   };
 };
 
@@ -1372,6 +1374,7 @@ struct qlinear_matmul {
     static constexpr std::string_view tflite_double_round = "tflite.double_round";
     static constexpr std::string_view tflite_single_round = "tflite.single_round";
     static constexpr std::string_view tosa = "tosa";
+    static constexpr std::string_view onednn = "onednn";
   };
 };
 
