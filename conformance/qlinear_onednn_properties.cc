@@ -246,6 +246,11 @@ TEST(qlinear_onednn, RejectsWhatOnednnDoesNotImplement) {
   p.w_type = DType::I8;
   p.x_zero_point = 1000;  // s32 zero points: any int32
   EXPECT_NO_THROW(qlinear_matmul(x, w, p, kOnednn));
+  p.y_min = Int(6), p.y_max = Int(5);
+  EXPECT_THROW(qlinear_matmul(x, w, p, kOnednn), ErrorIf);  // eltwise_clip: beta < alpha
+  p.y_max = Int(6);
+  EXPECT_NO_THROW(qlinear_matmul(x, w, p, kOnednn));  // beta = alpha is allowed
+  p.y_min.reset(), p.y_max.reset();
   p.w_scales = {0x3f800000u, 0x3f800000u};
   EXPECT_THROW(qlinear_matmul(x, w, p, kOnednn), ErrorIf);  // 2 scales for 1 column
 }

@@ -89,8 +89,12 @@ dnnl::primitive_attr make_attr(const Call& call, const QParams& p, qspec_dtype y
   if (p.y_min || p.y_max) {
     const std::int64_t lo = y_dtype == QSPEC_DTYPE_UINT8 ? 0 : -128, hi = y_dtype == QSPEC_DTYPE_UINT8 ? 255 : 127;
     dnnl::post_ops po;
-    po.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, static_cast<float>(p.y_min.value_or(lo) - p.y_zp),
-                      static_cast<float>(p.y_max.value_or(hi) - p.y_zp));
+    try {
+      po.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, static_cast<float>(p.y_min.value_or(lo) - p.y_zp),
+                        static_cast<float>(p.y_max.value_or(hi) - p.y_zp));
+    } catch (const dnnl::error& e) {
+      call.refuse(std::string("oneDNN post_ops::append_eltwise(eltwise_clip): ") + e.what() + " (beta < alpha)");
+    }
     attr.set_post_ops(po);
   }
   return attr;

@@ -44,8 +44,10 @@ std::vector<std::uint32_t> qlinear_onednn_scales(const QLinearParams& p, std::in
     QSPEC_ERROR_IF(!fits(*z, DType::I32), kClause + ": zero points are s32");
   const Range r = int_range(p.x_type);
   const Int lo = p.y_min.value_or(r.lo), hi = p.y_max.value_or(r.hi);
-  QSPEC_REQUIRE(fits(lo, p.x_type) && fits(hi, p.x_type) && lo <= hi,
-                kClause + ": the clamp [y_min, y_max] lies in the dtype with y_min <= y_max");
+  QSPEC_ERROR_IF(
+      (p.y_min || p.y_max) && f32_compare(f32_from_int(hi - p.y_zero_point), f32_from_int(lo - p.y_zero_point)) < 0,
+      kClause + ": eltwise_clip needs beta >= alpha (post_ops::append_eltwise: invalid_arguments)");
+  QSPEC_REQUIRE(fits(lo, p.x_type) && fits(hi, p.x_type), kClause + ": the clamp [y_min, y_max] lies in the dtype");
   QSPEC_REQUIRE(finite_positive(p.x_scale) && finite_positive(p.y_scale), kClause + ": finite positive scales");
   std::vector<std::uint32_t> scales;
   for (std::int64_t o = 0; o < channels; ++o) {

@@ -184,8 +184,10 @@ std::vector<RequantParams> onednn_plan(const Params& p, std::int64_t channels, O
   reject_if(op == OpKind::kConv && p.w_zero_point != 0, "onednn: convolution rejects a weights zero point");
   for (std::int64_t z : {p.x_zero_point, p.w_zero_point, p.y_zero_point})
     reject_if(z < INT32_MIN || z > INT32_MAX, "onednn: zero points are s32");
-  if (!fits(p.y_min, p.x_type) || !fits(p.y_max, p.x_type) || p.y_min > p.y_max)
-    throw Unsupported("onednn: the clamp in the dtype with y_min <= y_max (REQUIRE)");
+  reject_if(static_cast<float>(p.y_max - p.y_zero_point) < static_cast<float>(p.y_min - p.y_zero_point),
+            "onednn: eltwise_clip needs beta >= alpha");
+  if (!fits(p.y_min, p.x_type) || !fits(p.y_max, p.x_type))
+    throw Unsupported("onednn: the clamp in the dtype (REQUIRE)");
   const bool clamped = p.y_min != lo_of(p.x_type) || p.y_max != hi_of(p.x_type);
   if (clamped && (p.y_zero_point < -(std::int64_t{1} << 23) || p.y_zero_point > (std::int64_t{1} << 23)))
     throw Unsupported("onednn: a clamp with |y_zero_point| > 2^23 is not the kernels' clamp");

@@ -759,6 +759,9 @@ void add_onednn_hand_cases(Builder& b, OpKind kind) {
   Problem point = unit_problem(kind, DType::I8, {1, 3, 40, -40}, 0);
   point.p.y_min = Int(5), point.p.y_max = Int(5);
   b.add(point, "clip with y_min = y_max = 5: every output is 5");
+  Problem inverted = unit_problem(kind, DType::I8, {1}, 0);
+  inverted.p.y_min = Int(6), inverted.p.y_max = Int(5);
+  b.add_invalid(inverted, "y_min 6 > y_max 5: eltwise_clip's beta < alpha (append_eltwise: invalid_arguments)");
   Problem zx = unit_problem(kind, DType::I8, {1, -3}, 0);
   zx.p.x_zero_point = 128;
   zx.x.data = {127, 125};

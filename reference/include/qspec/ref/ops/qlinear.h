@@ -192,7 +192,7 @@ void qlinear_tosa_matmul_check(const Shape& a, const Shape& b);
 // The ERROR_IFs of oneDNN 2.6's int8 primitives for `channels` output channels of op (s8 or u8
 // source, s8 weights; convolution: no weights zero point; the scale count) and the output scales
 // S_o = fl32(fl32(x_scale * w_scale[o]) / y_scale) a user passes to set_output_scales; REQUIRE
-// finite positive scales, S_o finite, the clamp in the dtype with y_min <= y_max.
+// finite positive scales, S_o finite, the clamp in the dtype; ERROR_IF y_max < y_min (eltwise_clip).
 std::vector<std::uint32_t> qlinear_onednn_scales(const QLinearParams& p, std::int64_t channels, QLinearOp op);
 
 // spec: qlinear.onednn
