@@ -367,8 +367,8 @@ void sweep(Kind kind, int random, int tie_rich, std::uint64_t seed, const char* 
   EXPECT_GT(c.ties, 0);
 }
 
-TEST(crosscheck_onednn_qlinear, Conv2d) { sweep(Kind::Conv, 300, 300, 1406, "conv2d"); }
-TEST(crosscheck_onednn_qlinear, FullyConnected) { sweep(Kind::Fc, 300, 300, 1416, "fully_connected"); }
-TEST(crosscheck_onednn_qlinear, Matmul) { sweep(Kind::Matmul, 300, 300, 1426, "matmul"); }
+TEST(crosscheck_onednn_qlinear, Conv2d) { sweep(Kind::Conv, 200, 200, 1406, "conv2d"); }
+TEST(crosscheck_onednn_qlinear, FullyConnected) { sweep(Kind::Fc, 200, 200, 1416, "fully_connected"); }
+TEST(crosscheck_onednn_qlinear, Matmul) { sweep(Kind::Matmul, 200, 200, 1426, "matmul"); }
 
 }  // namespace

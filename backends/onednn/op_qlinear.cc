@@ -167,18 +167,26 @@ std::vector<std::int64_t> read_dst(const memory& m, qspec_dtype t, std::size_t n
   return y;
 }
 
-// Reorders the user's weights into the layout the primitive chose and runs it.
-void execute(const dnnl::primitive& prim, const memory::desc& wei_pd_md, memory user_wei,
-             std::unordered_map<int, memory> args) {
+// Runs the primitive on the call's tensors: the user's weights reordered into the layout the
+// primitive chose, the bias (if any) as s32, the output written to yt.
+void compute(const dnnl::primitive& prim, const memory::desc& wei_pd_md, const memory::desc& src_md,
+             const qspec_tensor& xt, const memory::desc& user_wei_md, const qspec_tensor& wt,
+             const memory::desc& bias_md, const qspec_tensor* bt, const memory::desc& dst_md, std::size_t n,
+             qspec_tensor& yt) {
+  std::vector<std::uint8_t> x = bytes_of(xt), w = bytes_of(wt);
+  std::vector<std::int32_t> b = bt ? ints_of(*bt) : std::vector<std::int32_t>{};
   auto& st = cpu_stream();
-  memory wei = user_wei;
-  if (wei_pd_md != user_wei.get_desc()) {
+  memory src(src_md, cpu_engine(), x.data()), user_wei(user_wei_md, cpu_engine(), w.data());
+  memory dst(dst_md, cpu_engine()), wei = user_wei;
+  if (wei_pd_md != user_wei_md) {
     wei = memory(wei_pd_md, cpu_engine());
     dnnl::reorder(user_wei, wei).execute(st, user_wei, wei);
   }
-  args[DNNL_ARG_WEIGHTS] = wei;
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}};
+  if (bt) args[DNNL_ARG_BIAS] = memory(bias_md, cpu_engine(), b.data());
   prim.execute(st, args);
   st.wait();
+  write_ints(yt, read_dst(dst, xt.dtype, n));
 }
 
 Cache<dnnl::convolution_forward::primitive_desc>& conv_cache() {
@@ -228,14 +236,8 @@ void run_matmul(const Call& call, const QParams& p, const qspec_tensor& xt, cons
     hit = &cache.put(key, pd, dnnl::matmul(pd));
   }
   if (!call.has_outputs()) return;  // an invalid test the library accepted: nothing to compute
-  std::vector<std::uint8_t> x = bytes_of(xt), w = bytes_of(wt);
-  std::vector<std::int32_t> b = bt ? ints_of(*bt) : std::vector<std::int32_t>{};
-  memory src(src_md, cpu_engine(), x.data()), user_wei(user_wei_md, cpu_engine(), w.data());
-  memory dst(dst_md, cpu_engine());
-  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}};
-  if (bt) args[DNNL_ARG_BIAS] = memory(bias_md, cpu_engine(), b.data());
-  execute(hit->second, hit->first.weights_desc(), user_wei, args);
-  write_ints(yt, read_dst(dst, xt.dtype, static_cast<std::size_t>(product(dst_dims))));
+  compute(hit->second, hit->first.weights_desc(), src_md, xt, user_wei_md, wt, bias_md, bt, dst_md,
+          static_cast<std::size_t>(product(dst_dims)), yt);
 }
 
 }  // namespace
@@ -303,14 +305,8 @@ void run_qlinear_conv2d(const Call& call) {
     hit = &cache.put(key, cpd, dnnl::convolution_forward(cpd));
   }
   if (!call.has_outputs()) return;
-  std::vector<std::uint8_t> x = bytes_of(xt), w = bytes_of(wt);
-  std::vector<std::int32_t> b = bt ? ints_of(*bt) : std::vector<std::int32_t>{};
-  memory src(src_md, cpu_engine(), x.data()), user_wei(user_wei_md, cpu_engine(), w.data());
-  memory dst(dst_md, cpu_engine());
-  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}};
-  if (bt) args[DNNL_ARG_BIAS] = memory(bias_md, cpu_engine(), b.data());
-  execute(hit->second, hit->first.weights_desc(), user_wei, args);
-  write_ints(call.output(Op::out::y), read_dst(dst, xt.dtype, static_cast<std::size_t>(N * OH * OW * O)));
+  compute(hit->second, hit->first.weights_desc(), src_md, xt, user_wei_md, wt, bias_md, bt, dst_md,
+          static_cast<std::size_t>(N * OH * OW * O), call.output(Op::out::y));
 }
 
 void run_qlinear_fully_connected(const Call& call) {

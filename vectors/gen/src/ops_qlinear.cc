@@ -1071,9 +1071,9 @@ QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Mm>(Mm::conv::tflite_single_round, 1
 QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Conv>(Conv::conv::tosa, 1405, OpKind::Conv, 260, 200, 60, conv_cases));
 QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Fc>(Fc::conv::tosa, 1415, OpKind::Fc, 220, 160, 50, fc_cases));
 QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Mm>(Mm::conv::tosa, 1425, OpKind::Matmul, 220, 160, 50, matmul_cases));
-QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Conv>(Conv::conv::onednn, 1406, OpKind::Conv, 240, 180, 50, conv_cases));
-QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Fc>(Fc::conv::onednn, 1416, OpKind::Fc, 200, 150, 40, fc_cases));
-QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Mm>(Mm::conv::onednn, 1426, OpKind::Matmul, 200, 150, 40, matmul_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Conv>(Conv::conv::onednn, 1406, OpKind::Conv, 150, 110, 30, conv_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Fc>(Fc::conv::onednn, 1416, OpKind::Fc, 120, 90, 25, fc_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Mm>(Mm::conv::onednn, 1426, OpKind::Matmul, 120, 90, 25, matmul_cases));
 
 }  // namespace
 }  // namespace qspec::vecgen
