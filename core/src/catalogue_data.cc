@@ -2733,6 +2733,19 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "optional_attributes": ["dilations", "groups", "pads", "strides", "w_zero_point", "y_max", "y_min"],
       "vectors": "ops/qlinear/conv2d/onednn.json",
       "required_flags": ["tie", "tie_per_channel", "saturate_low", "saturate_high", "narrow_clamp", "per_channel_exponents", "pad_zero_point", "depthwise_multiplier", "dilation", "groups", "asymmetric_pads", "strides", "uint8_int8", "no_bias", "large_acc", "float_bias", "wide_zero_point", "random"]
+    },
+    {
+      "name": "armnn.cpuref",
+      "clauses": ["qlinear.acc.conv2d", "qlinear.armnn_cpuref"],
+      "description": "Arm NN 20.08 CpuRef Convolution2d (groups 1) and DepthwiseConvolution2d (groups = C, multiplier O / C): x~ = fl32(float(x - z_x) s_x), w~ likewise, per output sum = +0 then sum = fl32(sum + fl32(w~ x~)) over input channel, then kernel row, then kernel column (padding taps skipped), then + fl32(float(b) fl32(s_x s_w)); y = sat(round_half_away(fl32(sum / s_y)) + z_y); one weight scale; no fused clamp",
+      "source": "ARM-software/armnn v20.08 (Debian 20.08-12) src/backends/reference/workloads/ConvImpl.cpp Convolve, RefConvolution2dWorkload.cpp, RefDepthwiseConvolution2dWorkload.cpp, BaseIterator.hpp (QASymmS8Decoder/QASymm8Decoder, ScaledInt32Decoder, QASymmS8Encoder/QASymm8Encoder), src/armnn/TypesUtils.cpp armnn::Quantize/armnn::Dequantize, backends/reference/RefLayerSupport.cpp",
+      "attributes": ["w_scales", "x_scale", "x_zero_point", "y_scale", "y_zero_point"],
+      "optional_attributes": ["dilations", "groups", "pads", "strides", "w_zero_point"],
+      "vectors": "ops/qlinear/conv2d/armnn.cpuref.json",
+      "required_flags": [
+        "tie", "negative_tie", "saturate_low", "saturate_high", "pad_zero_point", "depthwise_multiplier",
+        "dilation", "asymmetric_pads", "strides", "uint8", "no_bias", "float_sum_differs", "random"
+      ]
     }
   ]
 }
@@ -2834,6 +2847,18 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "optional_attributes": ["w_zero_point", "y_max", "y_min"],
       "vectors": "ops/qlinear/fully_connected/onednn.json",
       "required_flags": ["tie", "tie_per_channel", "saturate_low", "saturate_high", "narrow_clamp", "per_channel_exponents", "uint8_int8", "no_bias", "large_acc", "float_bias", "w_zero_point", "wide_zero_point", "random"]
+    },
+    {
+      "name": "armnn.cpuref",
+      "clauses": ["qlinear.acc.fully_connected", "qlinear.armnn_cpuref"],
+      "description": "Arm NN 20.08 CpuRef FullyConnected (weights (O, K), transposed): x~ = fl32(float(x - z_x) s_x), w~ likewise, sum = +0 then sum = fl32(sum + fl32(w~[o,k] x~[n,k])) for k = 0..K-1, then + fl32(float(b) fl32(s_x s_w)); y = sat(round_half_away(fl32(sum / s_y)) + z_y); x and w of one dtype, one weight scale; no fused clamp",
+      "source": "ARM-software/armnn v20.08 (Debian 20.08-12) src/backends/reference/workloads/FullyConnected.cpp, RefFullyConnectedWorkload.cpp, BaseIterator.hpp (QASymmS8Decoder/QASymm8Decoder, ScaledInt32Decoder, QASymmS8Encoder/QASymm8Encoder), src/armnn/TypesUtils.cpp armnn::Quantize/armnn::Dequantize, backends/reference/RefLayerSupport.cpp",
+      "attributes": ["w_scales", "x_scale", "x_zero_point", "y_scale", "y_zero_point"],
+      "optional_attributes": ["w_zero_point"],
+      "vectors": "ops/qlinear/fully_connected/armnn.cpuref.json",
+      "required_flags": [
+        "tie", "negative_tie", "saturate_low", "saturate_high", "uint8", "no_bias", "float_sum_differs", "random"
+      ]
     }
   ]
 }

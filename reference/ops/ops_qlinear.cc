@@ -1,6 +1,6 @@
 // Reference-backend registrations of the engines' quantized operators (spec/operators_qlinear.md):
 // qlinear.conv2d, qlinear.fully_connected, qlinear.matmul under xnnpack.fp32, onnxruntime,
-// tflite.double_round, tflite.single_round, tosa and onednn.
+// tflite.double_round, tflite.single_round, tosa and onednn; conv2d and fully_connected under armnn.cpuref.
 //
 // Tensors, attributes and conventions are named through the catalogue's typed keys
 // (qspec::cat::qlinear_*; spec/catalogue/qlinear.*.json). Only the conventions that have a fused
@@ -44,7 +44,7 @@ ro::QLinearParams params(const Attrs& a, const QLinearKeys& k, const Tensor& x, 
   p.w_zero_point = Int(attr::get_or(a, k.w_zero_point, std::int64_t{0}));
   p.y_scale = attr::get(a, k.y_scale);
   p.y_zero_point = Int(attr::get(a, k.y_zero_point));
-  if (c != QLinearConvention::OnnxRuntime) {  // the conventions with a fused clamp
+  if (c != QLinearConvention::OnnxRuntime && c != QLinearConvention::ArmnnCpuref) {  // those with a fused clamp
     if (attr::has(a, k.y_min)) p.y_min = Int(attr::get(a, k.y_min));
     if (attr::has(a, k.y_max)) p.y_max = Int(attr::get(a, k.y_max));
   }
@@ -128,6 +128,9 @@ QSPEC_REGISTER_REF_OP(reg<cat::qlinear_conv2d>(cat::qlinear_conv2d::conv::onednn
 QSPEC_REGISTER_REF_OP(reg<cat::qlinear_fully_connected>(cat::qlinear_fully_connected::conv::onednn,
                                                         fully_connected_fn));
 QSPEC_REGISTER_REF_OP(reg<cat::qlinear_matmul>(cat::qlinear_matmul::conv::onednn, matmul_fn));
+QSPEC_REGISTER_REF_OP(reg<cat::qlinear_conv2d>(cat::qlinear_conv2d::conv::armnn_cpuref, conv2d_fn));
+QSPEC_REGISTER_REF_OP(reg<cat::qlinear_fully_connected>(cat::qlinear_fully_connected::conv::armnn_cpuref,
+                                                        fully_connected_fn));
 
 }  // namespace
 }  // namespace qspec::refops

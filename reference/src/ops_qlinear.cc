@@ -1,9 +1,11 @@
 // The engines' quantized operators end to end (spec/operators_qlinear.md): shapes and parameters
 // checked (ERROR_IF), then the exact accumulation, REQUIRE'd in int32, then the convention's epilogue.
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "qspec/ref/ops/qlinear.h"
+#include "qspec/ref/ops/qlinear_armnn.h"
 
 namespace qspec::ref::ops {
 namespace {
@@ -47,6 +49,8 @@ IntArray requantize_onednn(IntArray acc, const IntArray* bias, const QLinearPara
 }  // namespace
 
 QLinearEpilogue qlinear_epilogue(const QLinearParams& p, std::int64_t channels, QLinearConvention c, QLinearOp op) {
+  if (c == QLinearConvention::ArmnnCpuref)
+    throw std::logic_error("qlinear_epilogue: armnn.cpuref has no integer accumulator (qlinear_armnn.h)");
   if (qlinear_is_tflite(c)) {
     const bool single = c == QLinearConvention::TfliteSingleRound;
     auto m = qlinear_tflite_multipliers(p, channels, op, single);
@@ -72,6 +76,11 @@ QLinearEpilogue qlinear_epilogue(const QLinearParams& p, std::int64_t channels, 
 // spec: qlinear.onednn
 std::array<std::int64_t, 2> qlinear_conv2d_out_size(const Shape& x, const Shape& w, const QConvGeometry& g,
                                                     QLinearConvention c) {
+  if (c == QLinearConvention::ArmnnCpuref) {  // its sums carry the shape (qlinear_armnn.h)
+    const IntArray probe_x(x), probe_w(w);
+    const auto s = armnn_conv2d_sums(probe_x, probe_w, nullptr, g, QLinearParams{});
+    return {s.shape[1], s.shape[2]};
+  }
   auto dim = [&](int axis) {
     const auto a = static_cast<std::size_t>(axis);
     const std::int64_t in = x[a + 1], k = w[a + 1], d = g.dilations[a], s = g.strides[a];
@@ -95,6 +104,7 @@ std::array<std::int64_t, 2> qlinear_conv2d_out_size(const Shape& x, const Shape&
 // spec: qlinear.onednn
 IntArray qlinear_conv2d(const IntArray& x, const IntArray& w, const IntArray* bias, const QConvGeometry& g,
                         const QLinearParams& p, QLinearConvention c) {
+  if (c == QLinearConvention::ArmnnCpuref) return qlinear_armnn_conv2d(x, w, bias, g, p);
   qlinear_conv2d_check(x.shape, w.shape, bias ? &bias->shape : nullptr, g);
   if (c == QLinearConvention::Onednn) {
     qlinear_onednn_scales(p, w.dim(0), QLinearOp::Conv2d);  // the ERROR_IFs first
@@ -122,6 +132,7 @@ IntArray qlinear_conv2d(const IntArray& x, const IntArray& w, const IntArray* bi
 // spec: qlinear.onednn
 IntArray qlinear_fully_connected(const IntArray& x, const IntArray& w, const IntArray* bias, const QLinearParams& p,
                                  QLinearConvention c) {
+  if (c == QLinearConvention::ArmnnCpuref) return qlinear_armnn_fully_connected(x, w, bias, p);
   qlinear_fully_connected_check(x.shape, w.shape, bias ? &bias->shape : nullptr);
   if (c == QLinearConvention::Onednn) {
     qlinear_onednn_scales(p, w.dim(0), QLinearOp::FullyConnected);  // the ERROR_IFs first
@@ -146,6 +157,8 @@ IntArray qlinear_fully_connected(const IntArray& x, const IntArray& w, const Int
 // spec: qlinear.tosa
 // spec: qlinear.onednn
 IntArray qlinear_matmul(const IntArray& a, const IntArray& b, const QLinearParams& p, QLinearConvention c) {
+  if (c == QLinearConvention::ArmnnCpuref)
+    throw std::logic_error("qlinear_matmul: Arm NN 20.08 has no batched matmul layer (no armnn.cpuref)");
   const Shape out = qlinear_matmul_output_shape(a.shape, b.shape);
   QSPEC_ERROR_IF(qlinear_is_tflite(c) && (a.shape.size() > 5 || b.shape.size() > 5),
                  "tflite: BATCH_MATMUL supports ranks 2 to 5");

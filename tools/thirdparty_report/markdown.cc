@@ -157,7 +157,7 @@ void render_machines(std::ostringstream& md, const std::vector<const RunSummary*
      << "oneDNN's. So every run on this page is a measurement recorded with the machine it ran on and the\n"
      << "instruction set the library dispatched to (`isa`, which the adapter names in its version string),\n"
      << "kept as data in `tools/thirdparty_report/measurements/`; the page is rendered from that data\n"
-     << "alone. CI measures again on its own host (CTest `thirdparty_measurements_match`; each library's\n"
+     << "alone. CI measures again on its own host (CTest `thirdparty_measurements_match.<run>`; each library's\n"
      << "own conventions at every setting, the every-convention diagnosis at its first setting): a run at\n"
      << "an ISA recorded here must reproduce the recorded results exactly; a run at an ISA not recorded\n"
      << "here is reported as unrecorded and must contain no unclassified deviation. A deviation that occurs on some\n"

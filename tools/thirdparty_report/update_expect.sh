@@ -16,7 +16,7 @@ REPORT=$BUILD/tools/thirdparty_report/qspec_thirdparty_report
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 args=()
-for lib in gemmlowp xnnpack onednn libtorch onnxruntime; do
+for lib in gemmlowp xnnpack onednn libtorch onnxruntime armnn; do
   ls tools/thirdparty_report/measurements/"$lib".native.*.json >/dev/null 2>&1 || { echo "update_expect.sh: no measurement of $lib, skipped" >&2; continue; }
   args+=(--write-expect "$lib=backends/$lib/expect.txt")
 done

@@ -98,6 +98,7 @@ const std::vector<OpEntry>& op_table() {
     add_qlinear_lut_ops(t);
     add_qlinear_elementwise_ops(t);
     add_qlinear_concat_ops(t);
+    add_qlinear_armnn_ops(t);
     return t;
   }();
   return table;

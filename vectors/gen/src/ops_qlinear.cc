@@ -21,6 +21,8 @@
 #include "qspec/core/qlinear_keys.h"
 #include "qspec/ref/ieee.h"
 #include "qspec/ref/ops/qlinear.h"
+#include "qspec/ref/ops/qlinear_armnn.h"
+#include "qspec/ref/rounding.h"
 #include "qspec/ref/tflite_tosa.h"
 #include "qspec/refops.h"
 #include "qspec/refops/qlinear_convention.h"
@@ -114,6 +116,7 @@ struct Analysis {
   std::vector<ref::QuantizedMultiplier> multipliers;  // (M_o, shift_o) per output channel (TFLite)
   int ties = 0, negative_ties = 0;
   int double_single_differ = 0;  // outputs where TFLite's double and single rounding differ
+  int float_sum_differs = 0;     // armnn.cpuref: outputs where the float sums change the rounded result
 };
 
 ro::QLinearOp op_of(OpKind k) {
@@ -134,6 +137,24 @@ Analysis analyse(const Problem& pr, QLinearConvention c) {
     an.acc = ro::qlinear_acc_matmul(pr.x, pr.w, pr.p.x_zero_point, pr.p.w_zero_point);
   }
   const auto channels = static_cast<std::size_t>(an.acc.shape.back());
+  if (c == QLinearConvention::ArmnnCpuref) {  // ties of fl32(sum / s_y); the exact result rounded half away
+    const auto sums = pr.kind == OpKind::Conv ? ro::armnn_conv2d_sums(pr.x, pr.w, bias, pr.g, pr.p)
+                                              : ro::armnn_fully_connected_sums(pr.x, pr.w, bias, pr.p);
+    const ref::Rat exact_scale =
+        ref::f32_value(pr.p.x_scale) * ref::f32_value(pr.p.w_scales[0]) / ref::f32_value(pr.p.y_scale);
+    for (std::size_t i = 0; i < sums.sums.size(); ++i) {
+      const ref::Rat v = ref::f32_value(ref::f32_div(sums.sums[i], pr.p.y_scale));
+      if (ref::denominator(v) == 2) {
+        ++an.ties;
+        an.negative_ties += v < 0 ? 1 : 0;
+      }
+      const Int want =
+          ref::saturate(ref::round_half_away(an.acc.data[i] * exact_scale) + pr.p.y_zero_point, pr.p.x_type);
+      const Int got = ro::armnn_quantize(sums.sums[i], pr.p.y_scale, pr.p.y_zero_point, pr.p.x_type);
+      an.float_sum_differs += got != want ? 1 : 0;
+    }
+    return an;
+  }
   if (c == QLinearConvention::Tosa) {  // TOSA's right shift s: the multiplier M 2^-s
     an.multipliers = ro::qlinear_tosa_multipliers(pr.p, an.acc.shape.back());
     for (std::size_t i = 0; i < an.acc.data.size(); ++i) {
@@ -176,6 +197,7 @@ std::vector<std::string> auto_flags(const Problem& pr, QLinearConvention c, cons
   if (an.ties > 0) f.insert(p.w_scales.size() > 1 ? "tie_per_channel" : "tie");
   if (an.negative_ties > 0) f.insert("negative_tie");
   if (an.double_single_differ > 0 && c == QLinearConvention::TfliteDoubleRound) f.insert("double_round_differs");
+  if (an.float_sum_differs > 0) f.insert("float_sum_differs");
   const bool q31 = ro::qlinear_is_tflite(c) || c == QLinearConvention::Tosa;
   if ((q31 || is_onednn(c)) && p.w_type == DType::I8 && p.w_zero_point != 0) f.insert("w_zero_point");
   if (is_onednn(c)) {
@@ -325,9 +347,22 @@ const std::vector<std::pair<std::string, std::string>> kNotes = {
     {"random", "random draw"},
 };
 
+// The notes of a family: armnn.cpuref's adds its own flag (the other families' files stay as they were).
+std::vector<std::pair<std::string, std::string>> notes_of(std::string_view conv) {
+  auto notes = kNotes;
+  if (refops::qlinear_convention_of(conv) == QLinearConvention::ArmnnCpuref)
+    notes.insert(notes.end() - 1, {"float_sum_differs",
+                                   "an output where Arm NN's in-order float sums give another "
+                                   "code than the exact real result rounded half away"});
+  return notes;
+}
+
 bool is_tflite(QLinearConvention c) { return ro::qlinear_is_tflite(c); }
 bool is_tosa(QLinearConvention c) { return c == QLinearConvention::Tosa; }
 bool is_onednn(QLinearConvention c) { return c == QLinearConvention::Onednn; }
+bool is_armnn(QLinearConvention c) { return c == QLinearConvention::ArmnnCpuref; }
+// The conventions with a fused clamp (y_min, y_max).
+bool has_clamp(QLinearConvention c) { return c != QLinearConvention::OnnxRuntime && !is_armnn(c); }
 
 // ---- drawing problems ----
 
@@ -339,7 +374,7 @@ TypePair draw_types(Rng& r, QLinearConvention c, OpKind kind) {
   if ((is_tflite(c) && kind == OpKind::Matmul) || is_tosa(c)) return {DType::I8, DType::I8};  // int8 operators only
   if (is_onednn(c))  // s8 or u8 sources, s8 weights
     return r.coin() ? TypePair{DType::U8, DType::I8} : TypePair{DType::I8, DType::I8};
-  if (c == QLinearConvention::XnnpackFp32 || is_tflite(c))
+  if (c == QLinearConvention::XnnpackFp32 || is_tflite(c) || is_armnn(c))
     return r.uniform(0, 2) == 0 ? TypePair{DType::U8, DType::U8} : TypePair{DType::I8, DType::I8};
   switch (r.uniform(0, 2)) {
     case 0: return {DType::U8, DType::U8};
@@ -348,7 +383,8 @@ TypePair draw_types(Rng& r, QLinearConvention c, OpKind kind) {
   }
 }
 bool per_channel_allowed(const TypePair& t, QLinearConvention c, OpKind kind) {
-  if (is_tosa(c) || is_onednn(c)) return true;               // RESCALE / output scales per channel everywhere
+  if (is_tosa(c) || is_onednn(c)) return true;              // RESCALE / output scales per channel everywhere
+  if (is_armnn(c)) return false;                             // per-axis QSymmS8 weights: E-ARMNN-1
   if (is_tflite(c) && kind == OpKind::Matmul) return false;  // BATCH_MATMUL is per tensor
   return c == QLinearConvention::OnnxRuntime || t.x == DType::I8;
 }
@@ -377,8 +413,8 @@ std::array<std::int64_t, 2> same_pads(std::int64_t in, std::int64_t k, std::int6
 Shapes draw_conv_shapes(Rng& r, QLinearConvention c) {
   Shapes s;
   auto& g = s.g;
-  auto kind = r.uniform(0, 5);                              // 0-2: regular, 3: grouped, 4-5: depthwise
-  if ((is_tflite(c) || is_tosa(c)) && kind == 3) kind = 0;  // CONV_2D (groups 1) or DEPTHWISE_CONV_2D
+  auto kind = r.uniform(0, 5);                                             // 0-2: regular, 3: grouped, 4-5: depthwise
+  if ((is_tflite(c) || is_tosa(c) || is_armnn(c)) && kind == 3) kind = 0;  // groups 1 or depthwise only
   std::int64_t C, O;
   if (kind <= 2) {
     g.groups = 1, C = r.uniform(1, 4), O = r.uniform(1, 4);
@@ -502,7 +538,9 @@ Problem draw_tie_rich(Rng& r, OpKind kind, QLinearConvention c) {
   if (kind != OpKind::Matmul && r.uniform(0, 3) != 0)
     pr.b = array_of({s.channels}, [&](std::int64_t o) { return r.uniform(-16, 16) << u[static_cast<std::size_t>(o)]; });
   const int ex = static_cast<int>(r.uniform(-9, -3)), ey = static_cast<int>(r.uniform(-6, 0));
-  const std::int64_t cy = 2 * r.uniform(0, 3) + 1;
+  const std::int64_t cy_drawn = 2 * r.uniform(0, 3) + 1;
+  // Arm NN divides the float sum by s_y: a power of two keeps every float step exact.
+  const std::int64_t cy = is_armnn(c) ? 1 : cy_drawn;
   p.x_scale = ties::f32_dyadic(1, ex);
   p.y_scale = ties::f32_dyadic(cy, ey);
   p.w_scales.clear();
@@ -511,7 +549,7 @@ Problem draw_tie_rich(Rng& r, OpKind kind, QLinearConvention c) {
     p.w_scales.push_back(ties::channel_w_scale(ties::tie_scale(m[oi], u[oi]), ex, ey, cy));
   }
   p.y_zero_point = r.uniform(xlo + 16, xhi - 16);
-  if (c != QLinearConvention::OnnxRuntime && r.uniform(0, 4) == 0) {
+  if (has_clamp(c) && r.uniform(0, 4) == 0) {
     p.y_min = Int(xlo + r.uniform(1, 60));
     p.y_max = Int(xhi - r.uniform(1, 60));
   }
@@ -562,7 +600,7 @@ Problem draw_realistic(Rng& r, OpKind kind, QLinearConvention c, int boost) {
   const int es = 6 + boost - log_acc + static_cast<int>(r.uniform(-1, 1));
   p.y_scale = random_scale(r, ex + ew0 - es);
   p.y_zero_point = r.uniform(xlo + 32, xhi - 32);
-  if (c != QLinearConvention::OnnxRuntime && r.uniform(0, 7) == 0) {
+  if (has_clamp(c) && r.uniform(0, 7) == 0) {
     p.y_min = Int(xlo + r.uniform(1, 100));
     p.y_max = Int(xhi - r.uniform(1, 100));
   }
@@ -803,8 +841,58 @@ void add_onednn_hand_cases(Builder& b, OpKind kind) {
   b.add(per, "per-channel output scales 2^-1 and 3 2^-4 (set_output_scales mask 1 << channel axis)");
 }
 
+// Arm NN's own hand cases: ties rounded half away, the float bias, its rejections (it has its
+// own list: it takes any zero point and, for convolutions, mixed dtypes).
+void add_armnn_hand_cases(Builder& b, OpKind kind) {
+  b.add(unit_problem(kind, DType::I8, {1, 3, -1, -3, 5}, 0),
+        "ties 0.5 1.5 -0.5 -1.5 2.5 (sum / s_y exact) round half away from zero: 1 2 -1 -2 3");
+  b.add(unit_problem(kind, DType::U8, {1, 3, -1, -3, 5}, 128),
+        "uint8, zero points 128: ties round half away before the zero point is added: 129 130 127 126 131");
+  Problem odd = unit_problem(kind, DType::I8, {1, 3, -1, -3}, 0);
+  odd.p.y_zero_point = 3;
+  b.add(odd, "odd output zero point 3: round(k + 1/2) + 3: 4 5 2 1");
+  Problem sat = unit_problem(kind, DType::I8, {127, -128, 100, -100}, 0);
+  sat.p.y_scale = ties::f32_dyadic(1, -2);  // / 0.25
+  b.add(sat, "s_y = 1/4 saturates at both ends: 127 -128 127 -128");
+  Problem usat = unit_problem(kind, DType::U8, {127, -128, 100, -100}, 128);
+  usat.p.y_scale = ties::f32_dyadic(1, -2);
+  b.add(usat, "uint8, s_y = 1/4 saturates at both ends: 255 0 255 0");
+  // float(42991615) = 42991616 = 20.5 2^21: the bias rounds in binary32 before anything else.
+  Problem big = unit_problem(kind, DType::I8, {0}, 0);
+  big.b = array_of({1}, [](std::int64_t) { return 42991615; });
+  big.p.y_scale = ties::f32_dyadic(1, 21);
+  b.add(big, "bias 42991615 becomes 42991616.0f: 20.5 rounds away to 21 where the exact 20.4999995 gives 20");
+  // x~ = fl32(5 * fl32(0.7)) = fl32(3.49999994) = 3.5: the dequantization rounds onto a tie.
+  Problem deq = unit_problem(kind, DType::I8, {5}, 0);
+  deq.p.x_scale = 0x3f333333u;  // fl32(0.7) = 0.699999988
+  deq.p.y_scale = ties::f32_dyadic(1, 0);
+  b.add(deq, "x_scale fl32(0.7), x - z_x = 5: x~ = 3.5 (rounded), away to 4; the exact 3.49999994 gives 3");
+  Problem two = unit_problem(kind, DType::I8, {1}, 0);
+  two.w = array_of(kind == OpKind::Conv ? Dims{2, 1, 1, 1} : Dims{2, 1}, [](std::int64_t) { return 1; });
+  two.p.w_scales = {ties::f32_dyadic(1, 0), ties::f32_dyadic(1, 1)};
+  b.add_invalid(two,
+                "per-channel weight scales: per-axis QSymmS8 weights, which 20.08's FullyConnected rejects and "
+                "Convolution2d crashes on (E-ARMNN-1)");
+  Problem nsc = unit_problem(kind, DType::I8, {1}, 0);
+  nsc.p.w_scales = {nsc.p.w_scales[0], nsc.p.w_scales[0]};
+  b.add_invalid(nsc, "two weight scales for one output channel");
+  if (kind == OpKind::Fc) {
+    Problem su = unit_problem(kind, DType::I8, {1}, 0);
+    su.p.w_type = DType::U8, su.p.w_zero_point = 128, su.w.data[0] = 129;
+    b.add_invalid(su, "int8 activations with uint8 weights: FullyConnected's input and weight types mismatched");
+  } else {
+    Problem g2;
+    g2.kind = OpKind::Conv;
+    g2.x = array_of({1, 1, 1, 4}, [](std::int64_t i) { return i; });
+    g2.w = array_of({2, 1, 1, 2}, [](std::int64_t) { return 1; });
+    g2.g.groups = 2;
+    b.add_invalid(g2, "groups 2 with C = 4: Arm NN has no grouped convolution");
+  }
+}
+
 void add_common_hand_cases(Builder& b, OpKind kind) {
   const auto c = b.c;
+  if (is_armnn(c)) return add_armnn_hand_cases(b, kind);
   if (is_onednn(c)) {
     add_onednn_hand_cases(b, kind);
   } else if (is_tosa(c)) {
@@ -922,10 +1010,10 @@ template <class Op>
 Family qlinear_family(std::string_view conv, std::uint64_t seed, OpKind kind, int tie_rich, int realistic,
                       int saturating, void (*extra)(Rng&, Builder&)) {
   const std::string op(Op::op), cv(conv);
-  return family<Op>(conv, kNotes, seed, [op, cv, kind, tie_rich, realistic, saturating, extra](Rng& r) {
+  return family<Op>(conv, notes_of(conv), seed, [op, cv, kind, tie_rich, realistic, saturating, extra](Rng& r) {
     Builder b = make_builder(op, cv);
     add_common_hand_cases(b, kind);
-    if (kind != OpKind::Matmul && !is_tflite(b.c)) add_large_acc_case(b, kind);
+    if (kind != OpKind::Matmul && !is_tflite(b.c) && !is_armnn(b.c)) add_large_acc_case(b, kind);
     extra(r, b);
     b.add_random(
         tie_rich, [&] { return draw_tie_rich(r, kind, b.c); }, "tie-rich draw");
@@ -940,6 +1028,7 @@ Family qlinear_family(std::string_view conv, std::uint64_t seed, OpKind kind, in
 // A convolution's hand cases: padding with a non-zero zero point, geometry rejections.
 void conv_cases(Rng&, Builder& b) {
   const bool xnn = b.c == QLinearConvention::XnnpackFp32, tfl = is_tflite(b.c), tosa = is_tosa(b.c);
+  const bool arm = is_armnn(b.c);
   // 3x3 kernel over a 2x2 input with pads 1: every window overhangs the input; x_zp = 5 fills the padding.
   Problem pad = unit_problem(OpKind::Conv, DType::I8, {0}, 5);
   pad.x = array_of({1, 2, 2, 1}, [](std::int64_t i) { return 6 + i; });
@@ -960,7 +1049,7 @@ void conv_cases(Rng&, Builder& b) {
     over8.w = array_of({1, 3, 3, 1}, [](std::int64_t i) { return i - 4; });
     b.add_invalid(over8, "3x3 kernel over a 1x2 input, no padding: no output position", {"no_output_position"});
   }
-  if (!xnn && !tfl && !tosa && !is_onednn(b.c))  // oneDNN: a REQUIRE (no output position to compute)
+  if (!xnn && !tfl && !tosa && !arm && !is_onednn(b.c))  // oneDNN: a REQUIRE (no output position to compute)
     b.add_invalid(over, "3x3 kernel over a 1x2 input, no padding: no output position (Invalid input shape)",
                   {"no_output_position"});
   Problem grp = unit_problem(OpKind::Conv, DType::I8, {0}, 0);
@@ -990,6 +1079,11 @@ void conv_cases(Rng&, Builder& b) {
   dw.g.pads = tfl ? std::array<std::int64_t, 4>{0, 0, 1, 1} : std::array<std::int64_t, 4>{0, 1, 1, 0};
   dw.p.w_scales.clear();
   for (int o = 0; o < 6; ++o) dw.p.w_scales.push_back(ties::channel_w_scale(ties::tie_scale(1, o % 3), 0, 0));
+  if (arm) {  // one weight scale (E-ARMNN-1)
+    dw.p.w_scales.resize(1);
+    b.add(dw, "depthwise, multiplier 3, pads (0, 1, 1, 0), one weight scale 2^-1");
+    return;
+  }
   b.add(dw, tfl ? "depthwise, multiplier 3, SAME pads (0, 0, 1, 1), per-channel scales 2^-1, 2^-2, 2^-3"
                 : "depthwise, multiplier 3, pads (0, 1, 1, 0), per-channel scales 2^-1, 2^-2, 2^-3");
   if (tfl) {
@@ -1006,6 +1100,16 @@ void conv_cases(Rng&, Builder& b) {
 }
 
 void fc_cases(Rng&, Builder& b) {
+  if (is_armnn(b.c)) {
+    // Products 161.29, 0.01, -161.29 (scales fl32(0.1)) in this order: the 0.01 is absorbed into
+    // 161.29's precision, the sum is 0.0099945 and / s_y 3.498: 3, where the exact 3.5000001 gives 4.
+    Problem order = unit_problem(OpKind::Fc, DType::I8, {0}, 0);
+    order.x = array_of({1, 3}, [](std::int64_t i) { return i == 1 ? 1 : 127; });
+    order.w = array_of({1, 3}, [](std::int64_t i) { return i == 0 ? 127 : i == 1 ? 1 : -127; });
+    order.p.x_scale = order.p.w_scales[0] = 0x3dcccccdu;  // fl32(0.1)
+    order.p.y_scale = 0x3b3b3ee7u;                        // ~0.0028571
+    b.add(order, "the summation order: 161.29 + 0.01 - 161.29 in float is 0.0099945: 3 (the exact sum gives 4)");
+  }
   Problem k = unit_problem(OpKind::Fc, DType::I8, {0}, 0);
   k.w = array_of({1, 2}, [](std::int64_t) { return 1; });
   b.add_invalid(k, "x (1, 1) with w (1, 2): K differs");
@@ -1074,6 +1178,9 @@ QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Mm>(Mm::conv::tosa, 1425, OpKind::Ma
 QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Conv>(Conv::conv::onednn, 1406, OpKind::Conv, 150, 110, 30, conv_cases));
 QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Fc>(Fc::conv::onednn, 1416, OpKind::Fc, 120, 90, 25, fc_cases));
 QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Mm>(Mm::conv::onednn, 1426, OpKind::Matmul, 120, 90, 25, matmul_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Conv>(Conv::conv::armnn_cpuref, 1406, OpKind::Conv, 260, 200, 60,
+                                                  conv_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Fc>(Fc::conv::armnn_cpuref, 1416, OpKind::Fc, 220, 160, 50, fc_cases));
 
 }  // namespace
 }  // namespace qspec::vecgen

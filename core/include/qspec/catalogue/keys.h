@@ -1266,6 +1266,7 @@ struct qlinear_conv2d {
     static constexpr std::string_view tflite_single_round = "tflite.single_round";
     static constexpr std::string_view tosa = "tosa";
     static constexpr std::string_view onednn = "onednn";
+    static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
   };
 };
 
@@ -1297,6 +1298,7 @@ struct qlinear_fully_connected {
     static constexpr std::string_view tflite_single_round = "tflite.single_round";
     static constexpr std::string_view tosa = "tosa";
     static constexpr std::string_view onednn = "onednn";
+    static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
   };
 };
 

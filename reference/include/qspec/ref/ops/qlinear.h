@@ -57,7 +57,8 @@ IntArray qlinear_acc_matmul(const IntArray& a, const IntArray& b, const Int& za,
 
 // ---- conventions ----
 
-enum class QLinearConvention { XnnpackFp32, OnnxRuntime, TfliteDoubleRound, TfliteSingleRound, Tosa, Onednn };
+// ArmnnCpuref has no integer accumulator: its layers are qlinear_armnn.h's float pipeline.
+enum class QLinearConvention { XnnpackFp32, OnnxRuntime, TfliteDoubleRound, TfliteSingleRound, Tosa, ArmnnCpuref, Onednn };
 
 // Which operator a convention's parameter derivation is for (TFLite derives them per operator).
 enum class QLinearOp { Conv2d, FullyConnected, Matmul };

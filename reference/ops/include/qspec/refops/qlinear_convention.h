@@ -1,6 +1,6 @@
 // The reference's QLinearConvention of a qlinear op's convention name (spec/catalogue/qlinear.*.json:
-// conv2d, fully_connected and matmul name their conventions alike), for the registrations and the
-// vector generators.
+// conv2d, fully_connected and matmul name their conventions alike; armnn.cpuref: conv2d and fully_connected), for the
+// registrations and the vector generators.
 #pragma once
 
 #include <string_view>
@@ -18,6 +18,7 @@ inline ref::ops::QLinearConvention qlinear_convention_of(std::string_view name) 
   if (name == Names::tflite_single_round) return C::TfliteSingleRound;
   if (name == Names::tosa) return C::Tosa;
   if (name == Names::onednn) return C::Onednn;
+  if (name == Names::armnn_cpuref) return C::ArmnnCpuref;
   return C::OnnxRuntime;
 }
 

@@ -1,0 +1,55 @@
+// The Arm NN adapter (CpuRef backend): claims, dispatch, and the exported qspec_backend_create2.
+#include "qspec/thirdparty/adapter.h"
+
+#include <memory>
+#include <string>
+
+#include "network.h"
+#include "ops.h"
+#include "qspec/catalogue/keys.h"
+
+#ifndef QSPEC_ARMNN_VERSION
+#define QSPEC_ARMNN_VERSION "unknown"
+#endif
+
+namespace qspec::armnn_adapter {
+namespace {
+
+class ArmnnAdapter final : public thirdparty::Adapter {
+ public:
+  std::string name() const override { return "armnn"; }
+  std::string version() const override {
+    return std::string("Arm NN ") + QSPEC_ARMNN_VERSION + " (" + library_version() + "), backend CpuRef";
+  }
+
+  std::vector<thirdparty::Claim> claims() const override {
+    using thirdparty::claim;
+    return {
+        claim<cat::qlinear_conv2d>(cat::qlinear_conv2d::conv::armnn_cpuref,
+                                   "Convolution2d (groups 1) / DepthwiseConvolution2d (groups C), NHWC, "
+                                   "QAsymmS8/QAsymmU8, one weight scale, Signed32 bias of scale x_scale * w_scale"),
+        claim<cat::qlinear_fully_connected>(cat::qlinear_fully_connected::conv::armnn_cpuref,
+                                            "FullyConnected (TransposeWeightMatrix), QAsymmS8/QAsymmU8, one weight "
+                                            "scale, Signed32 bias of scale x_scale * w_scale"),
+    };
+  }
+
+  void run(const thirdparty::Call& call) override {
+    if (call.op == cat::qlinear_conv2d::op) return run_conv2d(call);
+    if (call.op == cat::qlinear_fully_connected::op) return run_fully_connected(call);
+    throw thirdparty::Unsupported("Arm NN adapter has no op '" + call.op + "'");
+  }
+};
+
+}  // namespace
+}  // namespace qspec::armnn_adapter
+
+extern "C" QSPEC_BACKEND_EXPORT int qspec_backend_create2(uint32_t host_abi_version,
+                                                          const qspec_backend_options* options, qspec_backend* out) {
+  try {
+    return qspec::thirdparty::make_backend(std::make_unique<qspec::armnn_adapter::ArmnnAdapter>(), host_abi_version,
+                                           options, out);
+  } catch (...) {
+    return 1;
+  }
+}
