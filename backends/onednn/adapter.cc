@@ -40,6 +40,18 @@ class OnednnAdapter final : public thirdparty::Adapter {
         thirdparty::claim<cat::tvm_qnn_max_pool2d>(cat::tvm_qnn_max_pool2d::conv::tvm,
                                                    "pooling_v2 pooling_max, NCHW, s8/u8/s32"),
         thirdparty::claim<cat::concat>(cat::concat::conv::mrt, "concat primitive, plain layouts, one data type"),
+        thirdparty::claim<cat::qlinear_conv2d>(
+            cat::qlinear_conv2d::conv::onednn,
+            "convolution_forward s8/u8 x s8 (weights tag::any), NHWC, s32 bias, output scales per tensor or per "
+            "channel, source and destination zero points, eltwise_clip for y_min/y_max"),
+        thirdparty::claim<cat::qlinear_fully_connected>(
+            cat::qlinear_fully_connected::conv::onednn,
+            "matmul s8/u8 x s8 (weights tag::any) with a (1, O) s32 bias, output scales per tensor or per channel, "
+            "source, weights and destination zero points, eltwise_clip (inner_product rejects zero points)"),
+        thirdparty::claim<cat::qlinear_matmul>(
+            cat::qlinear_matmul::conv::onednn,
+            "matmul s8/u8 x s8 (weights tag::any), batch broadcast, output scales per tensor or per column, "
+            "source, weights and destination zero points, eltwise_clip"),
     };
   }
 
@@ -53,6 +65,9 @@ class OnednnAdapter final : public thirdparty::Adapter {
     if (call.op == cat::max_pool2d::op) return run_max_pool2d(call, pool_keys<cat::max_pool2d>);
     if (call.op == cat::tvm_qnn_max_pool2d::op) return run_max_pool2d(call, pool_keys<cat::tvm_qnn_max_pool2d>);
     if (call.op == cat::concat::op) return run_concat(call);
+    if (call.op == cat::qlinear_conv2d::op) return run_qlinear_conv2d(call);
+    if (call.op == cat::qlinear_fully_connected::op) return run_qlinear_fully_connected(call);
+    if (call.op == cat::qlinear_matmul::op) return run_qlinear_matmul(call);
     throw thirdparty::Unsupported("oneDNN adapter has no op '" + call.op + "'");
   }
 };

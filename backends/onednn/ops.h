@@ -14,5 +14,8 @@ void run_conv2d(const thirdparty::Call& call);                            // op_
 void run_tvm_conv2d(const thirdparty::Call& call);                        // op_conv.cc
 void run_max_pool2d(const thirdparty::Call& call, const PoolKeys& keys);  // op_pool_concat.cc
 void run_concat(const thirdparty::Call& call);                            // op_pool_concat.cc
+void run_qlinear_conv2d(const thirdparty::Call& call);                    // op_qlinear.cc
+void run_qlinear_fully_connected(const thirdparty::Call& call);           // op_qlinear.cc
+void run_qlinear_matmul(const thirdparty::Call& call);                    // op_qlinear.cc
 
 }  // namespace qspec::onednn_adapter

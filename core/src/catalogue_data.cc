@@ -2725,6 +2725,16 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       ]
     },
     {
+      "name": "onednn",
+      "clauses": ["qlinear.acc.conv2d", "qlinear.onednn", "float.onednn_fp32"],
+      "description": "oneDNN 2.6 convolution_forward, s8/u8 source, s8 weights (no weights zero point), s32 bias, source zero point (padding = x_zero_point), output scales S_o = fl32(fl32(x_s * w_s[o]) / y_s) per tensor or per output channel, eltwise_clip(y_min - zp, y_max - zp), dst zero point: y = rne(sat(fl32(clip(fl32(fl32(fl32(acc) + fl32(b)) * S_o)) + fl32(zp))))",
+      "source": "oneDNN v2.6.3 (Debian libdnnl 2.6.3) src/cpu/ref_convolution_int8.cpp (execute_forward), src/cpu/simple_q10n.hpp saturate_and_round, include/oneapi/dnnl/dnnl.hpp primitive_attr::set_output_scales / set_zero_points / post_ops::append_eltwise(eltwise_clip); the jit int8 kernels (src/cpu/x64/jit_uni_x8s8s32x_conv_kernel.cpp, gemm_x8s8s32x_matmul.cpp) compute the same epilogue",
+      "attributes": ["w_scales", "x_scale", "x_zero_point", "y_scale", "y_zero_point"],
+      "optional_attributes": ["dilations", "groups", "pads", "strides", "w_zero_point", "y_max", "y_min"],
+      "vectors": "ops/qlinear/conv2d/onednn.json",
+      "required_flags": ["tie", "tie_per_channel", "saturate_low", "saturate_high", "narrow_clamp", "per_channel_exponents", "pad_zero_point", "depthwise_multiplier", "dilation", "groups", "asymmetric_pads", "strides", "uint8_int8", "no_bias", "large_acc", "float_bias", "wide_zero_point", "random"]
+    },
+    {
       "name": "armnn.cpuref",
       "clauses": ["qlinear.acc.conv2d", "qlinear.armnn_cpuref"],
       "description": "Arm NN 20.08 CpuRef Convolution2d (groups 1) and DepthwiseConvolution2d (groups = C, multiplier O / C): x~ = fl32(float(x - z_x) s_x), w~ likewise, per output sum = +0 then sum = fl32(sum + fl32(w~ x~)) over input channel, then kernel row, then kernel column (padding taps skipped), then + fl32(float(b) fl32(s_x s_w)); y = sat(round_half_away(fl32(sum / s_y)) + z_y); one weight scale; no fused clamp",
@@ -2839,6 +2849,16 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "tie", "tie_per_channel", "saturate_low", "saturate_high", "narrow_clamp", "per_channel_exponents", "no_bias", "w_zero_point",
         "negative_tie", "large_acc", "random"
       ]
+    },
+    {
+      "name": "onednn",
+      "clauses": ["qlinear.acc.fully_connected", "qlinear.onednn", "float.onednn_fp32"],
+      "description": "oneDNN 2.6 matmul of x (N, K) and w^T with a (1, O) s32 bias (inner_product rejects zero points): s8/u8 source, s8 weights, source and weights zero points, output scales S_o = fl32(fl32(x_s * w_s[o]) / y_s), eltwise_clip(y_min - zp, y_max - zp), dst zero point: y = rne(sat(fl32(clip(fl32(fl32(fl32(acc) + fl32(b)) * S_o)) + fl32(zp))))",
+      "source": "oneDNN v2.6.3 (Debian libdnnl 2.6.3) src/cpu/matmul/ref_matmul_int8.cpp (execute_forward), src/cpu/simple_q10n.hpp saturate_and_round, include/oneapi/dnnl/dnnl.hpp primitive_attr::set_output_scales / set_zero_points / post_ops::append_eltwise(eltwise_clip); the jit int8 kernels (src/cpu/x64/jit_uni_x8s8s32x_conv_kernel.cpp, gemm_x8s8s32x_matmul.cpp) compute the same epilogue",
+      "attributes": ["w_scales", "x_scale", "x_zero_point", "y_scale", "y_zero_point"],
+      "optional_attributes": ["w_zero_point", "y_max", "y_min"],
+      "vectors": "ops/qlinear/fully_connected/onednn.json",
+      "required_flags": ["tie", "tie_per_channel", "saturate_low", "saturate_high", "narrow_clamp", "per_channel_exponents", "uint8_int8", "no_bias", "large_acc", "float_bias", "w_zero_point", "wide_zero_point", "random"]
     },
     {
       "name": "armnn.cpuref",
@@ -3215,6 +3235,16 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "tie", "tie_per_channel", "saturate_low", "saturate_high", "narrow_clamp", "per_channel_exponents", "w_zero_point", "negative_tie",
         "large_acc", "random"
       ]
+    },
+    {
+      "name": "onednn",
+      "clauses": ["qlinear.acc.matmul", "qlinear.onednn", "float.onednn_fp32"],
+      "description": "oneDNN 2.6 matmul (batch dimensions broadcast, ranks aligned with leading 1s): s8/u8 source, s8 weights, source and weights zero points, output scales S_n = fl32(fl32(a_s * b_s[n]) / y_s) per tensor or per column, eltwise_clip(y_min - zp, y_max - zp), dst zero point: y = rne(sat(fl32(clip(fl32(fl32(acc) * S_n)) + fl32(zp))))",
+      "source": "oneDNN v2.6.3 (Debian libdnnl 2.6.3) src/cpu/matmul/ref_matmul_int8.cpp (execute_forward), src/cpu/simple_q10n.hpp saturate_and_round, include/oneapi/dnnl/dnnl.hpp primitive_attr::set_output_scales / set_zero_points / post_ops::append_eltwise(eltwise_clip); the jit int8 kernels (src/cpu/x64/jit_uni_x8s8s32x_conv_kernel.cpp, gemm_x8s8s32x_matmul.cpp) compute the same epilogue",
+      "attributes": ["a_scale", "a_zero_point", "b_scales", "y_scale", "y_zero_point"],
+      "optional_attributes": ["b_zero_point", "y_max", "y_min"],
+      "vectors": "ops/qlinear/matmul/onednn.json",
+      "required_flags": ["tie", "tie_per_channel", "saturate_low", "saturate_high", "narrow_clamp", "per_channel_exponents", "uint8_int8", "large_acc", "broadcast_batch", "w_zero_point", "wide_zero_point", "random"]
     }
   ]
 }

@@ -1,7 +1,7 @@
 // Reference-backend registrations of the engines' quantized operators (spec/operators_qlinear.md):
 // qlinear.conv2d, qlinear.fully_connected, qlinear.matmul under xnnpack.fp32, onnxruntime,
-// tflite.double_round, tflite.single_round and tosa; conv2d and fully_connected under armnn.cpuref
-// and pytorch.qnnpack.
+// tflite.double_round, tflite.single_round, tosa and onednn; conv2d and fully_connected under
+// armnn.cpuref and pytorch.qnnpack.
 //
 // Tensors, attributes and conventions are named through the catalogue's typed keys
 // (qspec::cat::qlinear_*; spec/catalogue/qlinear.*.json). Only the conventions that have a fused
@@ -125,6 +125,10 @@ QSPEC_REGISTER_REF_OP(reg<cat::qlinear_matmul>(cat::qlinear_matmul::conv::tflite
 QSPEC_REGISTER_REF_OP(reg<cat::qlinear_conv2d>(cat::qlinear_conv2d::conv::tosa, conv2d_fn));
 QSPEC_REGISTER_REF_OP(reg<cat::qlinear_fully_connected>(cat::qlinear_fully_connected::conv::tosa, fully_connected_fn));
 QSPEC_REGISTER_REF_OP(reg<cat::qlinear_matmul>(cat::qlinear_matmul::conv::tosa, matmul_fn));
+QSPEC_REGISTER_REF_OP(reg<cat::qlinear_conv2d>(cat::qlinear_conv2d::conv::onednn, conv2d_fn));
+QSPEC_REGISTER_REF_OP(reg<cat::qlinear_fully_connected>(cat::qlinear_fully_connected::conv::onednn,
+                                                        fully_connected_fn));
+QSPEC_REGISTER_REF_OP(reg<cat::qlinear_matmul>(cat::qlinear_matmul::conv::onednn, matmul_fn));
 QSPEC_REGISTER_REF_OP(reg<cat::qlinear_conv2d>(cat::qlinear_conv2d::conv::armnn_cpuref, conv2d_fn));
 QSPEC_REGISTER_REF_OP(reg<cat::qlinear_fully_connected>(cat::qlinear_fully_connected::conv::armnn_cpuref,
                                                         fully_connected_fn));

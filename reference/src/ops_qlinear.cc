@@ -1,5 +1,6 @@
 // The engines' quantized operators end to end (spec/operators_qlinear.md): shapes and parameters
 // checked (ERROR_IF), then the exact accumulation, REQUIRE'd in int32, then the convention's epilogue.
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -28,6 +29,23 @@ IntArray requantize(IntArray acc, const QLinearEpilogue& epilogue, const std::st
   return acc;
 }
 
+// oneDNN (qlinear.onednn): the s32 accumulator without the bias and the full one both REQUIRE'd
+// in int32, then the epilogue that adds the bias in float.
+IntArray requantize_onednn(IntArray acc, const IntArray* bias, const QLinearParams& p, QLinearOp op,
+                           const std::string& name) {
+  const auto channels = static_cast<std::size_t>(acc.shape.back());
+  const auto s = qlinear_onednn_scales(p, acc.shape.back(), op);
+  for (std::size_t i = 0; i < acc.data.size(); ++i) {
+    const std::size_t o = i % channels;
+    const std::optional<Int> b = bias ? std::optional<Int>(bias->data[o]) : std::nullopt;
+    QSPEC_REQUIRE(acc.data[i] >= kInt32Min && acc.data[i] <= kInt32Max, name + ": the s32 accumulator fits int32");
+    const Int full = acc.data[i] + b.value_or(Int(0));
+    QSPEC_REQUIRE(full >= kInt32Min && full <= kInt32Max, name + ": the exact accumulator with the bias fits int32");
+    acc.data[i] = qlinear_onednn_output(acc.data[i], b, s[o], p);
+  }
+  return acc;
+}
+
 }  // namespace
 
 QLinearEpilogue qlinear_epilogue(const QLinearParams& p, std::int64_t channels, QLinearConvention c, QLinearOp op) {
@@ -49,6 +67,8 @@ QLinearEpilogue qlinear_epilogue(const QLinearParams& p, std::int64_t channels, 
     auto m = qlinear_tosa_multipliers(p, channels);
     return [m = std::move(m), p](const Int& acc, std::size_t o) { return qlinear_tosa_output(acc, m[o], p); };
   }
+  if (c == QLinearConvention::Onednn)
+    throw std::logic_error("qlinear_epilogue: oneDNN adds the bias in float (qlinear_onednn_output)");
   auto s = qlinear_scales(p, channels, c);
   return [s = std::move(s), p, c](const Int& acc, std::size_t o) { return qlinear_output(acc, s[o], p, c); };
 }
@@ -59,6 +79,7 @@ QLinearEpilogue qlinear_epilogue(const QLinearParams& p, std::int64_t channels, 
 // spec: qlinear.tflite
 // spec: qlinear.tosa
 // spec: qlinear.pytorch_qnnpack
+// spec: qlinear.onednn
 std::array<std::int64_t, 2> qlinear_conv2d_out_size(const Shape& x, const Shape& w, const QConvGeometry& g,
                                                     QLinearConvention c) {
   if (c == QLinearConvention::ArmnnCpuref) {  // its sums carry the shape (qlinear_armnn.h)
@@ -73,6 +94,7 @@ std::array<std::int64_t, 2> qlinear_conv2d_out_size(const Shape& x, const Shape&
     if (qlinear_is_tflite(c)) return qlinear_tflite_conv_out_dim(in, pb, pe, k, d, s);
     if (c == QLinearConvention::Tosa) return qlinear_tosa_conv_out_dim(in, pb, pe, k, d, s);
     if (c == QLinearConvention::PytorchQnnpack) return qlinear_pytorch_conv_out_dim(in, pb, pe, k, d, s);
+    if (c == QLinearConvention::Onednn) return qlinear_onednn_conv_out_dim(in, pb, pe, k, d, s);
     return c == QLinearConvention::XnnpackFp32 ? qlinear_xnnpack_conv_out_dim(in, pb, pe, k, d, s)
                                                : qlinear_onnxruntime_conv_out_dim(in, pb, pe, k, d, s);
   };
@@ -87,10 +109,20 @@ std::array<std::int64_t, 2> qlinear_conv2d_out_size(const Shape& x, const Shape&
 // spec: qlinear.tflite
 // spec: qlinear.tosa
 // spec: qlinear.pytorch_qnnpack
+// spec: qlinear.onednn
 IntArray qlinear_conv2d(const IntArray& x, const IntArray& w, const IntArray* bias, const QConvGeometry& g,
                         const QLinearParams& p, QLinearConvention c) {
   if (c == QLinearConvention::ArmnnCpuref) return qlinear_armnn_conv2d(x, w, bias, g, p);
   qlinear_conv2d_check(x.shape, w.shape, bias ? &bias->shape : nullptr, g);
+  if (c == QLinearConvention::Onednn) {
+    qlinear_onednn_scales(p, w.dim(0), QLinearOp::Conv2d);  // the ERROR_IFs first
+    const auto [oh, ow] = qlinear_conv2d_out_size(x.shape, w.shape, g, c);
+    require_codes(x, p.x_type, "qlinear.conv2d: x");
+    require_codes(w, p.w_type, "qlinear.conv2d: w");
+    if (bias) require_codes(*bias, DType::I32, "qlinear.conv2d: b");
+    return requantize_onednn(qlinear_acc_conv2d(x, w, nullptr, g, p.x_zero_point, p.w_zero_point, oh, ow), bias, p,
+                             QLinearOp::Conv2d, "qlinear.conv2d");
+  }
   const auto epilogue = qlinear_epilogue(p, w.dim(0), c, QLinearOp::Conv2d);
   const auto [oh, ow] = qlinear_conv2d_out_size(x.shape, w.shape, g, c);
   require_codes(x, p.x_type, "qlinear.conv2d: x");
@@ -106,10 +138,19 @@ IntArray qlinear_conv2d(const IntArray& x, const IntArray& w, const IntArray* bi
 // spec: qlinear.tflite
 // spec: qlinear.tosa
 // spec: qlinear.pytorch_qnnpack
+// spec: qlinear.onednn
 IntArray qlinear_fully_connected(const IntArray& x, const IntArray& w, const IntArray* bias, const QLinearParams& p,
                                  QLinearConvention c) {
   if (c == QLinearConvention::ArmnnCpuref) return qlinear_armnn_fully_connected(x, w, bias, p);
   qlinear_fully_connected_check(x.shape, w.shape, bias ? &bias->shape : nullptr);
+  if (c == QLinearConvention::Onednn) {
+    qlinear_onednn_scales(p, w.dim(0), QLinearOp::FullyConnected);  // the ERROR_IFs first
+    require_codes(x, p.x_type, "qlinear.fully_connected: x");
+    require_codes(w, p.w_type, "qlinear.fully_connected: w");
+    if (bias) require_codes(*bias, DType::I32, "qlinear.fully_connected: b");
+    return requantize_onednn(qlinear_acc_fully_connected(x, w, nullptr, p.x_zero_point, p.w_zero_point), bias, p,
+                             QLinearOp::FullyConnected, "qlinear.fully_connected");
+  }
   const auto epilogue = qlinear_epilogue(p, w.dim(0), c, QLinearOp::FullyConnected);
   require_codes(x, p.x_type, "qlinear.fully_connected: x");
   require_codes(w, p.w_type, "qlinear.fully_connected: w");
@@ -123,6 +164,7 @@ IntArray qlinear_fully_connected(const IntArray& x, const IntArray& w, const Int
 // spec: qlinear.onnxruntime
 // spec: qlinear.tflite
 // spec: qlinear.tosa
+// spec: qlinear.onednn
 IntArray qlinear_matmul(const IntArray& a, const IntArray& b, const QLinearParams& p, QLinearConvention c) {
   if (c == QLinearConvention::ArmnnCpuref)
     throw std::logic_error("qlinear_matmul: Arm NN 20.08 has no batched matmul layer (no armnn.cpuref)");
@@ -130,6 +172,13 @@ IntArray qlinear_matmul(const IntArray& a, const IntArray& b, const QLinearParam
   QSPEC_ERROR_IF(qlinear_is_tflite(c) && (a.shape.size() > 5 || b.shape.size() > 5),
                  "tflite: BATCH_MATMUL supports ranks 2 to 5");
   if (c == QLinearConvention::Tosa) qlinear_tosa_matmul_check(a.shape, b.shape);
+  if (c == QLinearConvention::Onednn) {
+    qlinear_onednn_scales(p, out.back(), QLinearOp::Matmul);  // the ERROR_IFs first
+    require_codes(a, p.x_type, "qlinear.matmul: a");
+    require_codes(b, p.w_type, "qlinear.matmul: b");
+    return requantize_onednn(qlinear_acc_matmul(a, b, p.x_zero_point, p.w_zero_point), nullptr, p, QLinearOp::Matmul,
+                             "qlinear.matmul");
+  }
   const auto epilogue = qlinear_epilogue(p, out.back(), c, QLinearOp::Matmul);
   require_codes(a, p.x_type, "qlinear.matmul: a");
   require_codes(b, p.w_type, "qlinear.matmul: b");

@@ -1,4 +1,4 @@
-// Handler of qlinear.conv2d (spec/operators_qlinear.md) under xnnpack.fp32, onnxruntime, TFLite and TOSA: the
+// Handler of qlinear.conv2d (spec/operators_qlinear.md) under xnnpack.fp32, onnxruntime, TFLite, TOSA and oneDNN: the
 // exact NHWC convolution of the 8-bit engines (im2col through the GEMM engine, the direct depthwise
 // kernel), padded with the input zero point, plus the int32 bias, then the convention's epilogue.
 #include <algorithm>
@@ -107,7 +107,8 @@ void qlinear_conv2d(OpCall& c) {
                                                   p.x_zero_point, p.x_zero_point);
     qconv2d_nhwc(c.k, packed, xb.data(), x_signed, p.x_zero_point, p.x_zero_point, acc.data());
     if (bt)
-      for (std::size_t i = 0; i < acc.size(); ++i) acc[i] += b.data[i % static_cast<std::size_t>(O)];
+      for (std::size_t i = 0; i < acc.size(); ++i)
+        acc[i] = qlinear::add_bias(conv, acc[i], b.data[i % static_cast<std::size_t>(O)]);
   }
   qlinear::requantize(c.k, acc, plan, c.output(Op::out::y, 0), {g.n, oh, ow, O});
 }
@@ -128,6 +129,8 @@ void add_qlinear_conv_ops(std::vector<OpEntry>& t) {
       entry<Op>(Op::conv::tosa, conv + "TOSA RESCALE (double_round) and CLAMP", qlinear_conv2d<Convention::kTosa>));
   t.push_back(entry<Op>(Op::conv::pytorch_qnnpack, conv + "PyTorch qnnpack: QNNPACK (quint8) / XNNPACK (qint8) fp32",
                         qlinear_conv2d<Convention::kPytorchQnnpack>));
+  t.push_back(entry<Op>(Op::conv::onednn, conv + "oneDNN float bias, output scale, zero point before rounding",
+                        qlinear_conv2d<Convention::kOnednn>));
 }
 
 }  // namespace qspec::simd

@@ -1,6 +1,7 @@
 // Handlers of qlinear.fully_connected and qlinear.matmul (spec/operators_qlinear.md) under
-// xnnpack.fp32, onnxruntime, tflite.double_round, tflite.single_round and tosa: the exact product of the 8-bit GEMM
-// engines with zero points (one GEMM per broadcast batch of a matmul), the int32 bias, then the convention's epilogue.
+// xnnpack.fp32, onnxruntime, tflite.double_round, tflite.single_round, tosa and onednn: the exact product of the 8-bit
+// GEMM engines with zero points (one GEMM per broadcast batch of a matmul), the int32 bias, then the convention's
+// epilogue.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -41,7 +42,8 @@ void qlinear_fully_connected(OpCall& c) {
   std::vector<std::int64_t> acc =
       x.dim(0) == 0 ? std::vector<std::int64_t>{} : nn::fc_exact(c.k, x, w, p.x_zero_point, p.w_zero_point);
   if (bt)
-    for (std::size_t i = 0; i < acc.size(); ++i) acc[i] += b.data[i % static_cast<std::size_t>(O)];
+    for (std::size_t i = 0; i < acc.size(); ++i)
+      acc[i] = qlinear::add_bias(conv, acc[i], b.data[i % static_cast<std::size_t>(O)]);
   qlinear::requantize(c.k, acc, plan, c.output(Fc::out::y, 0), {x.dim(0), O});
 }
 
@@ -124,6 +126,9 @@ void add_qlinear_linear_ops(std::vector<OpEntry>& t) {
   t.push_back(entry<Mm>(Mm::conv::tosa, mm + tosa, qlinear_matmul<Convention::kTosa>));
   t.push_back(entry<Fc>(Fc::conv::pytorch_qnnpack, fc + "PyTorch qnnpack: QNNPACK (quint8) / XNNPACK (qint8) fp32",
                         qlinear_fully_connected<Convention::kPytorchQnnpack>));
+  const std::string dnn = "oneDNN float bias, output scale, zero point before rounding";
+  t.push_back(entry<Fc>(Fc::conv::onednn, fc + dnn, qlinear_fully_connected<Convention::kOnednn>));
+  t.push_back(entry<Mm>(Mm::conv::onednn, mm + dnn, qlinear_matmul<Convention::kOnednn>));
 }
 
 }  // namespace qspec::simd

@@ -200,7 +200,51 @@ std::vector<RequantParams> tosa_plan(const Params& p, std::int64_t channels) {
   return out;
 }
 
+// oneDNN's ERROR_IFs (spec/operators_qlinear.md, qlinear.onednn) and every channel's output scale
+// S_o = x_s * w_s[o] / y_s on kFloatInclZp: sat(rne(fl32(fl32(v * S_o) + fl32(zp)))) clamped to
+// [y_min, y_max], which equals the eltwise_clip post-op before the zero point where |zp| <= 2^23
+// (the clip bounds y - zp and their sums with zp are exact binary32 integers).
+std::vector<RequantParams> onednn_plan(const Params& p, std::int64_t channels, OpKind op) {
+  using nn::reject_if;
+  const auto n = static_cast<std::int64_t>(p.w_scales.size());
+  reject_if(p.w_type != QSPEC_DTYPE_INT8, "onednn: the int8 primitives take s8 weights only");
+  reject_if(n != 1 && n != channels, "onednn: output scales have 1 entry or one per output channel");
+  reject_if(op == OpKind::kConv && p.w_zero_point != 0, "onednn: convolution rejects a weights zero point");
+  for (std::int64_t z : {p.x_zero_point, p.w_zero_point, p.y_zero_point})
+    reject_if(z < INT32_MIN || z > INT32_MAX, "onednn: zero points are s32");
+  reject_if(static_cast<float>(p.y_max - p.y_zero_point) < static_cast<float>(p.y_min - p.y_zero_point),
+            "onednn: eltwise_clip needs beta >= alpha");
+  if (!fits(p.y_min, p.x_type) || !fits(p.y_max, p.x_type))
+    throw Unsupported("onednn: the clamp in the dtype (REQUIRE)");
+  const bool clamped = p.y_min != lo_of(p.x_type) || p.y_max != hi_of(p.x_type);
+  if (clamped && (p.y_zero_point < -(std::int64_t{1} << 23) || p.y_zero_point > (std::int64_t{1} << 23)))
+    throw Unsupported("onednn: a clamp with |y_zero_point| > 2^23 is not the kernels' clamp");
+  if (!finite_positive(p.x_scale) || !finite_positive(p.y_scale))
+    throw Unsupported("onednn: scales finite and positive (REQUIRE)");
+  std::vector<RequantParams> out;
+  for (std::int64_t o = 0; o < channels; ++o) {
+    const float w = p.w_scales[static_cast<std::size_t>(n == 1 ? 0 : o)];
+    if (!finite_positive(w)) throw Unsupported("onednn: scales finite and positive (REQUIRE)");
+    const float so = p.x_scale * w / p.y_scale;
+    if (!std::isfinite(so)) throw Unsupported("onednn: a finite output scale (REQUIRE)");
+    RequantParams rp;
+    rp.kind = RequantKind::kFloatInclZp;
+    rp.scale = so;
+    out.push_back(rp);
+  }
+  return out;
+}
+
 }  // namespace
+
+std::int64_t add_bias(Convention conv, std::int64_t acc, std::int64_t b) {
+  if (conv != Convention::kOnednn) return acc + b;
+  if (acc < INT32_MIN || acc > INT32_MAX || acc + b < INT32_MIN || acc + b > INT32_MAX)
+    throw Unsupported("onednn: the accumulator with and without the bias in int32 (REQUIRE)");
+  volatile float v = static_cast<float>(acc);  // d = static_cast<float>(acc); d += (float)bias
+  v = v + static_cast<float>(b);
+  return static_cast<std::int64_t>(v);  // an integer of magnitude <= 2^31
+}
 
 std::vector<RequantParams> plan(const Params& p, std::int64_t channels, Convention conv, OpKind op) {
   std::vector<RequantParams> out;
@@ -208,6 +252,8 @@ std::vector<RequantParams> plan(const Params& p, std::int64_t channels, Conventi
     out = tflite_plan(p, channels, conv, op);
   } else if (conv == Convention::kTosa) {
     out = tosa_plan(p, channels);
+  } else if (conv == Convention::kOnednn) {
+    out = onednn_plan(p, channels, op);
   } else {
     const std::vector<float> scales =
         conv == Convention::kPytorchQnnpack ? pytorch_qnnpack_scales(p, channels, op) : fp32_scales(p, channels, conv);

@@ -36,7 +36,7 @@ inline bool fits(std::int64_t v, qspec_dtype t) { return v >= lo_of(t) && v <= h
 inline bool positive_normal(float f) { return std::isnormal(f) && f > 0.0f; }
 inline bool finite_positive(float f) { return std::isfinite(f) && f > 0.0f; }
 
-enum class Convention { kXnnpackFp32, kOnnxRuntime, kTfliteDouble, kTfliteSingle, kTosa, kPytorchQnnpack };
+enum class Convention { kXnnpackFp32, kOnnxRuntime, kTfliteDouble, kTfliteSingle, kTosa, kPytorchQnnpack, kOnednn };
 
 // Whether a convention has a fused [y_min, y_max] clamp (ONNX Runtime's and PyTorch's operators have none).
 constexpr bool has_clamp(Convention c) { return c != Convention::kOnnxRuntime && c != Convention::kPytorchQnnpack; }
@@ -69,9 +69,14 @@ Params read_params(const OpCall& c, const Keys& k, const qspec_tensor& x, const 
 // The convention's ERROR_IFs of operator creation for `channels` output channels of op (throw
 // Rejected), then the finalized requantization kernel parameters of every output channel: the
 // binary32 scale S_o = (x_scale * w_scale[o]) / y_scale (kFloatThenZp), TFLite's Q31 multiplier
-// of its binary64 real multiplier (kQ31Double / kShiftRound) or TOSA's RESCALE (kShiftRound). A REQUIRE the parameters
+// of its binary64 real multiplier (kQ31Double / kShiftRound), TOSA's RESCALE (kShiftRound) or oneDNN's output
+// scale with the zero point added before rounding (kFloatInclZp). A REQUIRE the parameters
 // violate throws Unsupported.
 std::vector<RequantParams> plan(const Params& p, std::int64_t channels, Convention conv, OpKind op);
+
+// The accumulator plus the bias as the convention adds them: exactly (int64), or, for oneDNN, in
+// binary32: the integer fl32(fl32(acc) + fl32(b)) (REQUIRE acc and acc + b in int32, else Unsupported).
+std::int64_t add_bias(Convention conv, std::int64_t acc, std::int64_t b);
 
 // y = the epilogue of every accumulator (REQUIRE'd in int32, else Unsupported) with the parameters
 // of its channel, the last axis; written to `out` with `shape` (its dtype is x's).

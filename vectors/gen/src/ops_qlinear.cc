@@ -189,6 +189,9 @@ Analysis analyse(const Problem& pr, QLinearConvention c) {
   return an;
 }
 
+bool is_onednn(QLinearConvention c);
+bool fits_dtype(const Int& v, DType t) { return v >= lo_of(t) && v <= hi_of(t); }
+
 int exponent_of(std::uint32_t bits) { return static_cast<int>((bits >> 23) & 0xffu) - 127; }
 
 std::vector<std::string> auto_flags(const Problem& pr, QLinearConvention c, const Analysis& an, const Tensor& y) {
@@ -199,7 +202,19 @@ std::vector<std::string> auto_flags(const Problem& pr, QLinearConvention c, cons
   if (an.double_single_differ > 0 && c == QLinearConvention::TfliteDoubleRound) f.insert("double_round_differs");
   if (an.float_sum_differs > 0) f.insert("float_sum_differs");
   const bool q31 = ro::qlinear_is_tflite(c) || c == QLinearConvention::Tosa;
-  if (q31 && p.w_type == DType::I8 && p.w_zero_point != 0) f.insert("w_zero_point");
+  if ((q31 || is_onednn(c)) && p.w_type == DType::I8 && p.w_zero_point != 0) f.insert("w_zero_point");
+  if (is_onednn(c)) {
+    if (!fits_dtype(p.x_zero_point, p.x_type) || !fits_dtype(p.y_zero_point, p.x_type)) f.insert("wide_zero_point");
+    if (pr.b) {  // oneDNN adds the bias in float: fl32(fl32(acc) + fl32(b)) != fl32(acc + b) somewhere
+      const auto channels = static_cast<std::size_t>(an.acc.shape.back());
+      for (std::size_t i = 0; i < an.acc.data.size(); ++i) {
+        const Int& b = pr.b->data[i % channels];
+        if (ref::f32_add(ref::f32_from_int(an.acc.data[i] - b), ref::f32_from_int(b)) !=
+            ref::f32_from_int(an.acc.data[i]))
+          f.insert("float_bias");
+      }
+    }
+  }
   const std::int64_t tmin = lo_of(p.x_type), tmax = hi_of(p.x_type);
   const bool narrowed = (p.y_min && *p.y_min > tmin) || (p.y_max && *p.y_max < tmax);
   for (auto v : y.data) {
@@ -328,6 +343,10 @@ const std::vector<std::pair<std::string, std::string>> kNotes = {
     {"double_round_differs",
      "an output where TFLite's double rounding differs from single rounding (requant.double_round_vs_single)"},
     {"w_zero_point", "int8 weights with a non-zero zero point (TFLite's per-tensor fully connected and batch matmul)"},
+    {"float_bias",
+     "oneDNN adds the bias in float: fl32(fl32(acc) + fl32(b)) differs from fl32(acc + b) (accumulator and bias "
+     "beyond 2^24)"},
+    {"wide_zero_point", "a zero point outside the tensor's dtype: oneDNN's zero points are s32"},
     {"random", "random draw"},
 };
 
@@ -343,6 +362,7 @@ std::vector<std::pair<std::string, std::string>> notes_of(std::string_view conv)
 
 bool is_tflite(QLinearConvention c) { return ro::qlinear_is_tflite(c); }
 bool is_tosa(QLinearConvention c) { return c == QLinearConvention::Tosa; }
+bool is_onednn(QLinearConvention c) { return c == QLinearConvention::Onednn; }
 bool is_armnn(QLinearConvention c) { return c == QLinearConvention::ArmnnCpuref; }
 
 // ---- drawing problems ----
@@ -355,6 +375,8 @@ TypePair draw_types(Rng& r, QLinearConvention c, OpKind kind) {
   if ((is_tflite(c) && kind == OpKind::Matmul) || is_tosa(c)) return {DType::I8, DType::I8};  // int8 operators only
   if (is_pytorch(c))
     return r.coin() ? TypePair{DType::U8, DType::I8} : TypePair{DType::I8, DType::I8};  // qint8 weights
+  if (is_onednn(c))                                                                     // s8 or u8 sources, s8 weights
+    return r.coin() ? TypePair{DType::U8, DType::I8} : TypePair{DType::I8, DType::I8};
   if (c == QLinearConvention::XnnpackFp32 || is_tflite(c) || is_armnn(c))
     return r.uniform(0, 2) == 0 ? TypePair{DType::U8, DType::U8} : TypePair{DType::I8, DType::I8};
   switch (r.uniform(0, 2)) {
@@ -364,7 +386,7 @@ TypePair draw_types(Rng& r, QLinearConvention c, OpKind kind) {
   }
 }
 bool per_channel_allowed(const TypePair& t, QLinearConvention c, OpKind kind) {
-  if (is_tosa(c)) return true;                                         // RESCALE per channel after every operator
+  if (is_tosa(c) || is_onednn(c)) return true;                         // RESCALE / output scales per channel everywhere
   if (is_armnn(c)) return false;                                       // per-axis QSymmS8 weights: E-ARMNN-1
   if (is_tflite(c) && kind == OpKind::Matmul) return false;            // BATCH_MATMUL is per tensor
   if (is_pytorch(c)) return kind == OpKind::Conv || t.x == DType::U8;  // no per-channel qint8 linear
@@ -477,8 +499,9 @@ std::int64_t weight_channel(OpKind k, const Dims& w, std::int64_t i) {
 std::int64_t draw_w_zero_point(Rng& r, const TypePair& t, QLinearConvention c, bool near_middle, OpKind kind,
                                bool per_channel) {
   const bool tflite_symmetric = is_tflite(c) && (kind == OpKind::Conv || per_channel);
+  const bool onednn_conv = is_onednn(c) && kind == OpKind::Conv;  // convolution rejects a weights zero point
   if (t.w == DType::I8)
-    return c == QLinearConvention::XnnpackFp32 || tflite_symmetric || (is_pytorch(c) && t.x == DType::I8)
+    return c == QLinearConvention::XnnpackFp32 || tflite_symmetric || onednn_conv || (is_pytorch(c) && t.x == DType::I8)
                ? 0
                : (near_middle ? r.uniform(-24, 24) : r.uniform(-128, 127));
   return near_middle ? r.uniform(96, 160) : r.uniform(0, 255);
@@ -756,6 +779,74 @@ void add_tosa_hand_cases(Builder& b, OpKind kind) {
   }
 }
 
+// oneDNN's own hand cases: the zero point added before rounding, the clip post-op before it, u8
+// sources with s8 weights, s32 zero points, the bias added in float, the s8-weights-only rule.
+void add_onednn_hand_cases(Builder& b, OpKind kind) {
+  b.add(unit_problem(kind, DType::I8, {1, 3, -1, -3, 5}, 0),
+        "ties 0.5 1.5 -0.5 -1.5 2.5 at S = 1/2, zero point 0: round half to even: 0 2 0 -2 2");
+  Problem odd = unit_problem(kind, DType::I8, {1, 3, -1, -3}, 0);
+  odd.p.y_zero_point = 3;
+  b.add(odd, "odd output zero point 3 added before rounding: rne(k + 1/2 + 3): 4 4 2 2 (XNNPACK: 3 5 3 1)");
+  Problem u8 = unit_problem(kind, DType::I8, {1, 3, -1, -3, 5}, 0);
+  u8.p.x_type = DType::U8, u8.p.x_zero_point = 128, u8.p.y_zero_point = 127;
+  for (auto& v : u8.x.data) v += 128;
+  b.add(u8, "u8 source, s8 weights, x_zero_point 128, y_zero_point 127: rne(k + 1/2 + 127): 128 128 126 126 130");
+  Problem sat = unit_problem(kind, DType::I8, {127, -128, 100, -100}, 0);
+  sat.p.y_scale = ties::f32_dyadic(1, -2);  // S = 4
+  b.add(sat, "S = 4 saturates at both ends: 127 -128 127 -128");
+  Problem narrow = unit_problem(kind, DType::I8, {1, 3, 40, -40}, 0);
+  narrow.p.y_min = Int(-10), narrow.p.y_max = Int(1);
+  b.add(narrow, "eltwise_clip(-10, 1) with zero point 0: 0 1 1 -10");
+  Problem clip_zp = unit_problem(kind, DType::I8, {1, 3, 40, -40, -21}, 0);
+  clip_zp.p.y_zero_point = 5, clip_zp.p.y_min = Int(-10), clip_zp.p.y_max = Int(9);
+  b.add(clip_zp, "clip(-15, 4) before the zero point 5: 6 6 9 -10 -6");
+  Problem point = unit_problem(kind, DType::I8, {1, 3, 40, -40}, 0);
+  point.p.y_min = Int(5), point.p.y_max = Int(5);
+  b.add(point, "clip with y_min = y_max = 5: every output is 5");
+  Problem inverted = unit_problem(kind, DType::I8, {1}, 0);
+  inverted.p.y_min = Int(6), inverted.p.y_max = Int(5);
+  b.add_invalid(inverted, "y_min 6 > y_max 5: eltwise_clip's beta < alpha (append_eltwise: invalid_arguments)");
+  Problem zx = unit_problem(kind, DType::I8, {1, -3}, 0);
+  zx.p.x_zero_point = 128;
+  zx.x.data = {127, 125};
+  b.add(zx, "x_zero_point 128 with an s8 source: oneDNN's zero points are s32: acc -1 -3: -0.5 -1.5 -> 0 -2");
+  Problem zy = unit_problem(kind, DType::I8, {1, 3, -1}, 0);
+  zy.p.x_type = DType::U8, zy.p.x_zero_point = 0, zy.p.y_zero_point = 256;
+  zy.x.data = {1, 3, 0};
+  b.add(zy, "y_zero_point 256 with a u8 destination: 256.5 257.5 256 saturate to 255");
+  Problem nzy = unit_problem(kind, DType::I8, {1, 3, 200}, 0);
+  nzy.p.y_zero_point = -200;
+  nzy.x.data = {1, 3, 127};
+  b.add(nzy, "y_zero_point -200 with an s8 destination: -199.5 -198.5 -136.5 saturate to -128");
+  if (kind != OpKind::Matmul) {
+    // acc 1 and bias 2^25 + 2: fl32(1) + fl32(2^25 + 2) = 1 + 2^25 -> 2^25, times S = 101 2^-26 is the
+    // tie 50.5 -> 50; fl32(acc + b) = fl32(2^25 + 3) = 2^25 + 4 gives 50.500006 -> 51.
+    Problem fb = unit_problem(kind, DType::I8, {1}, 0);
+    fb.b = array_of({1}, [](std::int64_t) { return 33554434; });
+    fb.p.y_scale = ties::f32_dyadic(1, 0);
+    fb.p.w_scales = {ties::f32_dyadic(101, -26)};
+    b.add(fb, "acc 1 with bias 2^25 + 2 added in float: 2^25 * 101 2^-26 = 50.5 -> 50 (exact sum: 51)");
+  }
+  Problem wzp = unit_problem(kind, DType::I8, {1, 3, -1, -3}, 0);
+  wzp.p.w_zero_point = 3, wzp.w.data[0] = 4;
+  if (kind == OpKind::Conv)
+    b.add_invalid(wzp, "convolution with a weights zero point 3: zero_points_ok rejects it (unimplemented)");
+  else
+    b.add(wzp, "matmul with a weights zero point 3 (common): ties 0 2 0 -2");
+  Problem u8w = unit_problem(kind, DType::U8, {1}, 128);
+  b.add_invalid(u8w, "u8 weights: the int8 primitives take s8 weights only");
+  Problem per = unit_problem(kind, DType::I8, {0}, 0);
+  if (kind == OpKind::Matmul) {
+    per.x = array_of({2, 2}, [](std::int64_t i) { return i + 1; });
+    per.w = array_of({2, 2}, [](std::int64_t i) { return 2 * i - 1; });
+  } else {
+    per.x = array_of(kind == OpKind::Conv ? Dims{1, 1, 1, 2} : Dims{1, 2}, [](std::int64_t i) { return i + 1; });
+    per.w = array_of(kind == OpKind::Conv ? Dims{2, 1, 1, 2} : Dims{2, 2}, [](std::int64_t i) { return 2 * i - 1; });
+  }
+  per.p.w_scales = {ties::f32_dyadic(1, -1), ties::f32_dyadic(3, -4)};
+  b.add(per, "per-channel output scales 2^-1 and 3 2^-4 (set_output_scales mask 1 << channel axis)");
+}
+
 // Arm NN's own hand cases: ties rounded half away, the float bias, its rejections (it has its
 // own list: it takes any zero point and, for convolutions, mixed dtypes).
 void add_armnn_hand_cases(Builder& b, OpKind kind) {
@@ -852,6 +943,8 @@ void add_common_hand_cases(Builder& b, OpKind kind) {
   if (is_armnn(c)) return add_armnn_hand_cases(b, kind);
   if (is_pytorch(c)) {
     add_pytorch_hand_cases(b, kind);
+  } else if (is_onednn(c)) {
+    add_onednn_hand_cases(b, kind);
   } else if (is_tosa(c)) {
     add_tosa_hand_cases(b, kind);
   } else if (is_tflite(c)) {
@@ -869,14 +962,16 @@ void add_common_hand_cases(Builder& b, OpKind kind) {
     sat.p.y_scale = ties::f32_dyadic(1, -2);  // S = 4
     b.add(sat, "S = 4 saturates at both ends: 127 -128 127 -128");
   }
-  // Invalid at every convention.
-  Problem zx = unit_problem(kind, DType::I8, {1}, 0);
-  zx.p.x_zero_point = 128;
-  zx.x.data[0] = 127;
-  b.add_invalid(zx, "x_zero_point 128 does not fit int8");
-  Problem zy = unit_problem(kind, DType::U8, {1}, 128);
-  zy.p.y_zero_point = 256;
-  b.add_invalid(zy, "y_zero_point 256 does not fit uint8");
+  // Invalid at every convention but oneDNN's (its zero points are s32: add_onednn_hand_cases).
+  if (!is_onednn(c)) {
+    Problem zx = unit_problem(kind, DType::I8, {1}, 0);
+    zx.p.x_zero_point = 128;
+    zx.x.data[0] = 127;
+    b.add_invalid(zx, "x_zero_point 128 does not fit int8");
+    Problem zy = unit_problem(kind, DType::U8, {1}, 128);
+    zy.p.y_zero_point = 256;
+    b.add_invalid(zy, "y_zero_point 256 does not fit uint8");
+  }
   Problem su = unit_problem(kind, DType::I8, {1}, 0);
   su.p.x_type = DType::I8, su.p.w_type = DType::U8, su.p.w_zero_point = 128, su.w.data[0] = 129;
   b.add_invalid(su, "int8 activations with uint8 weights: no such operator or kernel");
@@ -1005,7 +1100,7 @@ void conv_cases(Rng&, Builder& b) {
     over8.w = array_of({1, 3, 3, 1}, [](std::int64_t i) { return i - 4; });
     b.add_invalid(over8, "3x3 kernel over a 1x2 input, no padding: no output position", {"no_output_position"});
   }
-  if (!xnn && !tfl && !tosa && !arm)
+  if (!xnn && !tfl && !tosa && !arm && !is_onednn(b.c))  // oneDNN: a REQUIRE (no output position to compute)
     b.add_invalid(over, "3x3 kernel over a 1x2 input, no padding: no output position (Invalid input shape)",
                   {"no_output_position"});
   Problem grp = unit_problem(OpKind::Conv, DType::I8, {0}, 0);
@@ -1155,6 +1250,9 @@ QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Mm>(Mm::conv::tflite_single_round, 1
 QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Conv>(Conv::conv::tosa, 1405, OpKind::Conv, 260, 200, 60, conv_cases));
 QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Fc>(Fc::conv::tosa, 1415, OpKind::Fc, 220, 160, 50, fc_cases));
 QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Mm>(Mm::conv::tosa, 1425, OpKind::Matmul, 220, 160, 50, matmul_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Conv>(Conv::conv::onednn, 1406, OpKind::Conv, 150, 110, 30, conv_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Fc>(Fc::conv::onednn, 1416, OpKind::Fc, 120, 90, 25, fc_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Mm>(Mm::conv::onednn, 1426, OpKind::Matmul, 120, 90, 25, matmul_cases));
 QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Conv>(Conv::conv::armnn_cpuref, 1406, OpKind::Conv, 260, 200, 60,
                                                   conv_cases));
 QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Fc>(Fc::conv::armnn_cpuref, 1416, OpKind::Fc, 220, 160, 50, fc_cases));

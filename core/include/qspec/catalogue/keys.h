@@ -1265,6 +1265,7 @@ struct qlinear_conv2d {
     static constexpr std::string_view tflite_double_round = "tflite.double_round";
     static constexpr std::string_view tflite_single_round = "tflite.single_round";
     static constexpr std::string_view tosa = "tosa";
+    static constexpr std::string_view onednn = "onednn";
     static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
     static constexpr std::string_view pytorch_qnnpack = "pytorch.qnnpack";
   };
@@ -1297,6 +1298,7 @@ struct qlinear_fully_connected {
     static constexpr std::string_view tflite_double_round = "tflite.double_round";
     static constexpr std::string_view tflite_single_round = "tflite.single_round";
     static constexpr std::string_view tosa = "tosa";
+    static constexpr std::string_view onednn = "onednn";
     static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
     static constexpr std::string_view pytorch_qnnpack = "pytorch.qnnpack";
   };
@@ -1376,6 +1378,7 @@ struct qlinear_matmul {
     static constexpr std::string_view tflite_double_round = "tflite.double_round";
     static constexpr std::string_view tflite_single_round = "tflite.single_round";
     static constexpr std::string_view tosa = "tosa";
+    static constexpr std::string_view onednn = "onednn";
   };
 };
 

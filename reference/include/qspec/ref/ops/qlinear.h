@@ -65,7 +65,8 @@ enum class QLinearConvention {
   TfliteSingleRound,
   Tosa,
   ArmnnCpuref,
-  PytorchQnnpack
+  PytorchQnnpack,
+  Onednn
 };
 
 // Which operator a convention's parameter derivation is for (TFLite derives them per operator).
@@ -220,6 +221,27 @@ void qlinear_tosa_conv_groups_check(const Shape& x, const QConvGeometry& g);
 // spec: qlinear.tosa
 // TOSA MATMUL takes [N, H, C] x [N, C, W]: ERROR_IF the batch dimensions of a and b differ (no broadcast).
 void qlinear_tosa_matmul_check(const Shape& a, const Shape& b);
+
+// spec: qlinear.onednn
+// The ERROR_IFs of oneDNN 2.6's int8 primitives for `channels` output channels of op (s8 or u8
+// source, s8 weights; convolution: no weights zero point; the scale count) and the output scales
+// S_o = fl32(fl32(x_scale * w_scale[o]) / y_scale) a user passes to set_output_scales; REQUIRE
+// finite positive scales, S_o finite, the clamp in the dtype; ERROR_IF y_max < y_min (eltwise_clip).
+std::vector<std::uint32_t> qlinear_onednn_scales(const QLinearParams& p, std::int64_t channels, QLinearOp op);
+
+// spec: qlinear.onednn
+// oneDNN's epilogue of the s32 accumulator `acc` (the bias not included): d = fl32(acc); with a
+// bias d = fl32(d + fl32(bias)); d = fl32(d * S); with a clamp the eltwise_clip post-op
+// d = min(max(d, fl32(y_min - zy)), fl32(y_max - zy)); d = fl32(d + fl32(zy)); saturate in float;
+// y = rne(d).
+Int qlinear_onednn_output(const Int& acc, const std::optional<Int>& bias, std::uint32_t scale, const QLinearParams& p);
+
+// spec: qlinear.onednn
+// oneDNN's convolution output size, as a user computes the destination dims:
+// floor((in + pad_begin + pad_end - dilation (kernel - 1) - 1) / stride) + 1; REQUIRE the dilated
+// kernel to fit the padded input (no output position otherwise).
+std::int64_t qlinear_onednn_conv_out_dim(std::int64_t in, std::int64_t pad_begin, std::int64_t pad_end,
+                                         std::int64_t kernel, std::int64_t dilation, std::int64_t stride);
 
 // ---- the operators: accumulation, then the convention (parameters checked first) ----
 

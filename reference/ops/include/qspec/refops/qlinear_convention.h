@@ -17,6 +17,7 @@ inline ref::ops::QLinearConvention qlinear_convention_of(std::string_view name) 
   if (name == Names::tflite_double_round) return C::TfliteDoubleRound;
   if (name == Names::tflite_single_round) return C::TfliteSingleRound;
   if (name == Names::tosa) return C::Tosa;
+  if (name == Names::onednn) return C::Onednn;
   if (name == Names::armnn_cpuref) return C::ArmnnCpuref;
   if (name == Names::pytorch_qnnpack) return C::PytorchQnnpack;
   return C::OnnxRuntime;
