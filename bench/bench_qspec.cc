@@ -1,4 +1,5 @@
-// The qspec implementations in the benchmark: the avx2 backend (best ISA, AVX2-only, scalar) and
+// The qspec implementations in the benchmark: the avx2 backend (best ISA, VNNI on ymm only,
+// AVX2-only, scalar) and
 // the exact reference (on shrunk problems: it computes with cpp_int, thousands of times slower).
 #include <cstring>
 #include <memory>
@@ -56,7 +57,7 @@ Runner requant_runner(const KernelSet& k, const RequantProblem& p, std::int8_t* 
   auto attrs = std::make_shared<std::string>(p.attrs.dump());
   auto shape = std::make_shared<std::int64_t>(static_cast<std::int64_t>(p.x.size()));
   return [b, op, attrs, shape, &p, y] {
-    qspec_tensor in{cat::requantize::in::x.data(), QSPEC_DTYPE_INT32, 1, shape.get(),
+    qspec_tensor in{cat::requantize::in::x.data(),         QSPEC_DTYPE_INT32, 1, shape.get(),
                     const_cast<std::int32_t*>(p.x.data()), p.x.size() * 4};
     qspec_tensor out{cat::requantize::out::y.data(), QSPEC_DTYPE_INT8, 1, shape.get(), y, p.x.size()};
     char msg[256];
@@ -78,13 +79,19 @@ Impl backend_impl(const std::string& lib, const simd::CpuFeatures& f) {
 
 simd::CpuFeatures without_vnni() {
   simd::CpuFeatures f = simd::detect_cpu_features();
-  f.avx512vnni = false;
+  f.avx512vnni = f.zmm = false;
+  return f;
+}
+simd::CpuFeatures without_zmm() {
+  simd::CpuFeatures f = simd::detect_cpu_features();
+  f.zmm = false;
   return f;
 }
 
 QSPEC_REGISTER_BENCH_IMPL(backend_impl("avx2", simd::detect_cpu_features()));
 QSPEC_REGISTER_BENCH_IMPL(simd::detect_cpu_features().avx512vnni ? backend_impl("avx2_no_vnni", without_vnni())
                                                                  : Impl{});
+QSPEC_REGISTER_BENCH_IMPL(simd::detect_cpu_features().zmm ? backend_impl("avx2_ymm", without_zmm()) : Impl{});
 QSPEC_REGISTER_BENCH_IMPL(backend_impl("scalar", simd::CpuFeatures{}));
 
 // ---- the exact reference (cpp_int), on problems shrunk 64x ----

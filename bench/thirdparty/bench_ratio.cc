@@ -98,11 +98,14 @@ int main(int argc, char** argv) {
       }
       const auto s1 = name.find('/'), s2 = name.find('/', s1 == std::string::npos ? 0 : s1 + 1);
       if (s1 == std::string::npos || s2 == std::string::npos) continue;
-      const std::string op = name.substr(3, s1 - 3), lib = name.substr(s1 + 1, s2 - s1 - 1), shape = name.substr(s2 + 1);
+      const std::string op = name.substr(3, s1 - 3), lib = name.substr(s1 + 1, s2 - s1 - 1),
+                        shape = name.substr(s2 + 1);
       e.seconds = to_seconds(b.value("cpu_time", 0.0), b.value("time_unit", "ns"));
       // Shrunk runs: compare rates, i.e. time per operation from the GOPS / Gelem/s counter.
-      if (b.contains("GOPS")) e.rate = b["GOPS"].get<double>() * 1e9;
-      else if (b.contains("Gelem/s")) e.rate = b["Gelem/s"].get<double>() * 1e9;
+      if (b.contains("GOPS"))
+        e.rate = b["GOPS"].get<double>() * 1e9;
+      else if (b.contains("Gelem/s"))
+        e.rate = b["Gelem/s"].get<double>() * 1e9;
       Samples& sm = samples[{op, shape, label.empty() ? lib : lib + "@" + label}];
       sm.shrunk = sm.shrunk || e.shrunk;
       if (median) {
@@ -120,7 +123,8 @@ int main(int argc, char** argv) {
     const auto base = libs.find("avx2");
     if (base == libs.end()) continue;
     for (const auto& [lib, e] : libs) {
-      if (lib == "avx2" || lib == "reference" || lib == "scalar" || lib == "avx2_no_vnni") continue;
+      if (lib == "avx2" || lib == "reference" || lib == "scalar" || lib == "avx2_no_vnni" || lib == "avx2_ymm")
+        continue;
       const Entry& a = base->second;
       const bool by_rate = (a.shrunk || e.shrunk) && a.rate > 0 && e.rate > 0;
       const double ratio = by_rate ? e.rate / a.rate : a.seconds / e.seconds;
