@@ -12,6 +12,7 @@
 #include "qspec/simd/avx2_backend.h"
 #include "qspec/simd/conv.h"
 #include "qspec/simd/qgemm.h"
+#include "qspec/simd/requant.h"
 
 namespace qspec::bench {
 namespace {
@@ -45,6 +46,40 @@ Runner conv_runner(const KernelSet& k, const ConvProblem& p, std::int32_t* y) {
   return [ks, w, &p, y] { simd::qconv2d_nhwc(*ks, *w, p.x.data(), true, p.zx, p.zx, y); };
 }
 
+// The int8-output operators as qspec's qlinear ops compute them under xnnpack.fp32 (no bias):
+// the exact int32 product into a scratch buffer, then the requantization kernel kFloatThenZp
+// (sat(rne(fl32(acc) * scale) + zp)) over it: two passes (a fused epilogue is issue 18 part 2).
+simd::RequantParams int8out_params() {
+  simd::RequantParams r;
+  r.kind = simd::RequantKind::kFloatThenZp;
+  r.out = simd::OutType::I8;
+  r.zp = Int8Out::kOutZp;
+  r.scale = Int8Out::kScale;
+  r.zp_f = static_cast<float>(Int8Out::kOutZp);
+  simd::finalize(r);
+  return r;
+}
+
+Runner fc8_runner(const KernelSet& k, const FcProblem& p, std::int8_t* y) {
+  auto acc = std::make_shared<std::vector<std::int32_t>>(static_cast<std::size_t>(p.m * p.n));
+  Runner gemm = fc_runner(k, p, acc->data());
+  const simd::RequantFn rq = k.requant;
+  return [gemm, acc, rq, y, r = int8out_params()] {
+    gemm();
+    rq(r, acc->size(), acc->data(), y);
+  };
+}
+
+Runner conv8_runner(const KernelSet& k, const ConvProblem& p, std::int8_t* y) {
+  auto acc = std::make_shared<std::vector<std::int32_t>>(static_cast<std::size_t>(p.oh() * p.ow() * p.o));
+  Runner conv = conv_runner(k, p, acc->data());
+  const simd::RequantFn rq = k.requant;
+  return [conv, acc, rq, y, r = int8out_params()] {
+    conv();
+    rq(r, acc->size(), acc->data(), y);
+  };
+}
+
 // Requantization through the backend's C ABI, exactly as `qspec run` drives it.
 Runner requant_runner(const KernelSet& k, const RequantProblem& p, std::int8_t* y) {
   auto b = std::shared_ptr<qspec_backend>(new qspec_backend{}, [](qspec_backend* q) {
@@ -74,6 +109,8 @@ Impl backend_impl(const std::string& lib, const simd::CpuFeatures& f) {
   impl.fc = [k](const FcProblem& p, std::int32_t* y) { return fc_runner(k, p, y); };
   impl.conv = [k](const ConvProblem& p, std::int32_t* y) { return conv_runner(k, p, y); };
   impl.requant = [k](const RequantProblem& p, std::int8_t* y) { return requant_runner(k, p, y); };
+  impl.fc8 = [k](const FcProblem& p, std::int8_t* y) { return fc8_runner(k, p, y); };
+  impl.conv8 = [k](const ConvProblem& p, std::int8_t* y) { return conv8_runner(k, p, y); };
   return impl;
 }
 
