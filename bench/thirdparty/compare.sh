@@ -20,7 +20,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 export OMP_NUM_THREADS=1
 has() { grep -qw "$1" /proc/cpuinfo && echo yes || echo no; }
-echo "# machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs), $(nproc) cores; AVX-512 VNNI:" \
+echo "# machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs), $(grep -c ^processor /proc/cpuinfo) cores; AVX-512 VNNI:" \
   "$(has avx512_vnni), AVX-VNNI: $(has avx_vnni), AMX-INT8: $(has amx_int8); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 reps=(--benchmark_repetitions="${QSPEC_BENCH_REPETITIONS:-5}" --benchmark_enable_random_interleaving=true
       --benchmark_display_aggregates_only=true)
