@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <initializer_list>
@@ -26,6 +27,19 @@ std::vector<Impl>& impls() {
 bool register_impl(Impl impl) {
   impls().push_back(std::move(impl));
   return true;
+}
+
+std::int8_t epilogue(std::int64_t acc, Epilogue e) {
+  // acc * 2^-7 is exact in binary32 for the benchmarks' accumulators (< 2^24 in magnitude).
+  const float v = static_cast<float>(acc) * Int8Out::kScale;
+  const long r = e == Epilogue::kZpAfterRounding ? std::lrint(v) + Int8Out::kOutZp
+                                                 : std::lrint(v + static_cast<float>(Int8Out::kOutZp));
+  return static_cast<std::int8_t>(std::clamp<long>(r, -128, 127));
+}
+
+std::string& runner_label() {
+  static std::string s;
+  return s;
 }
 
 std::string FcProblem::shape() const {
@@ -175,6 +189,38 @@ bool check(const P& p, Get get_runner, const Impl& judge, const Impl& impl, std:
   return true;
 }
 
+// An int8-output implementation against its library's epilogue over the judge's exact accumulators.
+template <class P, class Get8, class Get32>
+bool check8(const P& p, Get8 get8, Get32 get32, const Impl& judge, const Impl& impl, std::size_t n_out) {
+  std::vector<std::int32_t> acc(n_out);
+  std::vector<std::int8_t> got(n_out);
+  Runner rj = get32(judge)(p, acc.data());
+  runner_label().clear();
+  Runner ri = get8(impl)(p, got.data());
+  if (!rj || !ri) return static_cast<bool>(ri);
+  rj();
+  ri();
+  for (std::size_t i = 0; i < n_out; ++i)
+    if (got[i] != epilogue(acc[i], impl.int8_epilogue)) {
+      std::fprintf(stderr,
+                   "bench: %s (int8 output) disagrees with its epilogue over the exact accumulators on %s "
+                   "(output %zu: %d, expected %d): not benchmarked\n",
+                   impl.lib.c_str(), p.shape().c_str(), i, got[i], epilogue(acc[i], impl.int8_epilogue));
+      return false;
+    }
+  return true;
+}
+
+// Registers BM name timing run; the label is what the runner factory said (runner_label()).
+void register_timed(const std::string& name, Runner run, double ops) {
+  benchmark::RegisterBenchmark(name.c_str(), [run, ops, label = runner_label()](benchmark::State& st) {
+    for (auto _ : st) run();
+    st.counters["GOPS"] =
+        benchmark::Counter(ops * static_cast<double>(st.iterations()) * 1e-9, benchmark::Counter::kIsRate);
+    if (!label.empty()) st.SetLabel(label);
+  })->Unit(benchmark::kMicrosecond);
+}
+
 struct Holder {  // problems and outputs must outlive the registered lambdas
   std::vector<std::unique_ptr<FcProblem>> fcs;
   std::vector<std::unique_ptr<ConvProblem>> convs;
@@ -190,48 +236,51 @@ void register_all(Holder& h) {
     for (std::int64_t m : {1, 16, 128}) fcs.push_back(make_fc(m, nk, nk));
   std::vector<ConvProblem> convs = {make_conv(56, 56, 64, 64, 3, 1), make_conv(112, 112, 32, 32, 3, 32)};
   std::vector<RequantProblem> requants = make_requants(std::size_t{1} << 20);
+  auto get_fc = [](const Impl& i) { return i.fc; };
+  auto get_conv = [](const Impl& i) { return i.conv; };
+  auto get_fc8 = [](const Impl& i) { return i.fc8; };
+  auto get_conv8 = [](const Impl& i) { return i.conv8; };
+  auto conv_op = [](const ConvProblem& p) { return std::string(p.groups > 1 ? "depthwise_conv2d" : "conv2d"); };
 
   for (const Impl& impl : impls()) {
     for (const auto& full : fcs) {
-      if (!impl.fc) continue;
       auto p = std::make_unique<FcProblem>(shrink(full, impl.shrink));
       const std::size_t n_out = static_cast<std::size_t>(p->m * p->n);
-      if (!check<FcProblem, std::int32_t>(
-              *p, [](const Impl& i) { return i.fc; }, judge, impl, n_out))
-        continue;
-      auto out = std::make_unique<std::vector<std::int32_t>>(n_out);
-      Runner run = impl.fc(*p, out->data());
-      const double ops = p->ops();
-      std::string name = "BM_fully_connected/" + impl.lib + "/" + full.shape();
-      if (p->m != full.m || p->n != full.n) name += "[run_at_" + p->shape() + "]";
-      benchmark::RegisterBenchmark(name.c_str(), [run, ops](benchmark::State& st) {
-        for (auto _ : st) run();
-        st.counters["GOPS"] =
-            benchmark::Counter(ops * static_cast<double>(st.iterations()) * 1e-9, benchmark::Counter::kIsRate);
-      })->Unit(benchmark::kMicrosecond);
+      std::string suffix = full.shape();
+      if (p->m != full.m || p->n != full.n) suffix += "[run_at_" + p->shape() + "]";
+      if (impl.fc && check<FcProblem, std::int32_t>(*p, get_fc, judge, impl, n_out)) {
+        auto out = std::make_unique<std::vector<std::int32_t>>(n_out);
+        runner_label().clear();
+        register_timed("BM_fully_connected/" + impl.lib + "/" + suffix, impl.fc(*p, out->data()), p->ops());
+        h.outs32.push_back(std::move(out));
+      }
+      if (impl.fc8 && check8(*p, get_fc8, get_fc, judge, impl, n_out)) {
+        auto out = std::make_unique<std::vector<std::int8_t>>(n_out);
+        runner_label().clear();
+        register_timed("BM_fully_connected_int8out/" + impl.lib + "/" + suffix, impl.fc8(*p, out->data()), p->ops());
+        h.outs8.push_back(std::move(out));
+      }
       h.fcs.push_back(std::move(p));
-      h.outs32.push_back(std::move(out));
     }
     for (const auto& full : convs) {
-      if (!impl.conv) continue;
       auto p = std::make_unique<ConvProblem>(shrink(full, impl.shrink));
       const std::size_t n_out = static_cast<std::size_t>(p->oh() * p->ow() * p->o);
-      if (!check<ConvProblem, std::int32_t>(
-              *p, [](const Impl& i) { return i.conv; }, judge, impl, n_out))
-        continue;
-      auto out = std::make_unique<std::vector<std::int32_t>>(n_out);
-      Runner run = impl.conv(*p, out->data());
-      const double ops = p->ops();
-      std::string name =
-          std::string(full.groups > 1 ? "BM_depthwise_conv2d/" : "BM_conv2d/") + impl.lib + "/" + full.shape();
-      if (p->h != full.h) name += "[run_at_" + p->shape() + "]";
-      benchmark::RegisterBenchmark(name.c_str(), [run, ops](benchmark::State& st) {
-        for (auto _ : st) run();
-        st.counters["GOPS"] =
-            benchmark::Counter(ops * static_cast<double>(st.iterations()) * 1e-9, benchmark::Counter::kIsRate);
-      })->Unit(benchmark::kMicrosecond);
+      std::string suffix = full.shape();
+      if (p->h != full.h) suffix += "[run_at_" + p->shape() + "]";
+      if (impl.conv && check<ConvProblem, std::int32_t>(*p, get_conv, judge, impl, n_out)) {
+        auto out = std::make_unique<std::vector<std::int32_t>>(n_out);
+        runner_label().clear();
+        register_timed("BM_" + conv_op(full) + "/" + impl.lib + "/" + suffix, impl.conv(*p, out->data()), p->ops());
+        h.outs32.push_back(std::move(out));
+      }
+      if (impl.conv8 && check8(*p, get_conv8, get_conv, judge, impl, n_out)) {
+        auto out = std::make_unique<std::vector<std::int8_t>>(n_out);
+        runner_label().clear();
+        register_timed("BM_" + conv_op(full) + "_int8out/" + impl.lib + "/" + suffix, impl.conv8(*p, out->data()),
+                       p->ops());
+        h.outs8.push_back(std::move(out));
+      }
       h.convs.push_back(std::move(p));
-      h.outs32.push_back(std::move(out));
     }
     for (const auto& full : requants) {
       if (!impl.requant) continue;

@@ -6,6 +6,13 @@
 //   fully_connected  y[m][n] = sum_k (x[m][k] - zx) * w[n][k]       int8 x int8 -> int32
 //   conv2d           NHWC int8 input, OIHW int8 weights, zero-point padding -> int32 NHWC
 //   requantize       int32 -> int8 under one named convention (attributes as in the vectors)
+// and the int8-output operators (BM_<op>_int8out/...: fully connected / conv2d as the libraries
+// ship them, the accumulators requantized to int8 with the scales of Int8Out): each checked
+// against its own library's epilogue over the exact accumulators (Epilogue).
+//
+// A library may register several configurations of one operator (oneDNN: matmul / inner product /
+// 1x1 convolution, s8 / u8 source...) as <lib>.<configuration>; bench_ratio compares qspec with
+// the fastest exact one and names it.
 #pragma once
 
 #include <cstdint>
@@ -45,12 +52,33 @@ struct RequantProblem {
 // A prepared run: everything that can be done once (weight packing...) is done before.
 using Runner = std::function<void()>;
 
+// The requantization of the int8-output operators: input scale 0.5, weight scale 1/64, output
+// scale 1 (so acc * 2^-7, exact in binary32), output zero point -3 (odd: ties to even then tell
+// the two epilogues apart).
+struct Int8Out {
+  static constexpr float kInScale = 0.5f, kWeightScale = 1.0f / 64, kOutScale = 1.0f;
+  static constexpr float kScale = kInScale * kWeightScale / kOutScale;
+  static constexpr int kOutZp = -3;
+};
+// How a library forms the int8 output from the accumulator: XNNPACK (and qspec's xnnpack.fp32
+// convention) sat(rne(acc * s) + zp); oneDNN sat(rne(acc * s + zp)).
+enum class Epilogue { kZpAfterRounding, kZpBeforeRounding };
+std::int8_t epilogue(std::int64_t acc, Epilogue e);
+
+// What a runner factory may say about the run it prepared (e.g. oneDNN's implementation name,
+// the dispatched ISA): the driver clears it, calls the factory and puts it in the benchmark's label.
+std::string& runner_label();
+
 struct Impl {
   std::string lib;  // the <lib> of BM_<op>/<lib>/<shape>
   // Each returns a runner writing into the given output, or an empty function if unsupported.
   std::function<Runner(const FcProblem&, std::int32_t* y)> fc;
   std::function<Runner(const ConvProblem&, std::int32_t* y)> conv;
   std::function<Runner(const RequantProblem&, std::int8_t* y)> requant;
+  // The int8-output operators (scales of Int8Out), and the epilogue they compute.
+  std::function<Runner(const FcProblem&, std::int8_t* y)> fc8;
+  std::function<Runner(const ConvProblem&, std::int8_t* y)> conv8;
+  Epilogue int8_epilogue = Epilogue::kZpAfterRounding;
   // Problems too slow for this implementation at full size are shrunk by this factor along M /
   // output rows / elements (the counters stay per-op rates, so they compare).
   int shrink = 1;

@@ -1,4 +1,5 @@
-// The qspec implementations in the benchmark: the avx2 backend (best ISA, AVX2-only, scalar) and
+// The qspec implementations in the benchmark: the avx2 backend (best ISA, VNNI on ymm only,
+// AVX2-only, scalar) and
 // the exact reference (on shrunk problems: it computes with cpp_int, thousands of times slower).
 #include <cstring>
 #include <memory>
@@ -11,6 +12,7 @@
 #include "qspec/simd/avx2_backend.h"
 #include "qspec/simd/conv.h"
 #include "qspec/simd/qgemm.h"
+#include "qspec/simd/requant.h"
 
 namespace qspec::bench {
 namespace {
@@ -44,6 +46,40 @@ Runner conv_runner(const KernelSet& k, const ConvProblem& p, std::int32_t* y) {
   return [ks, w, &p, y] { simd::qconv2d_nhwc(*ks, *w, p.x.data(), true, p.zx, p.zx, y); };
 }
 
+// The int8-output operators as qspec's qlinear ops compute them under xnnpack.fp32 (no bias):
+// the exact int32 product into a scratch buffer, then the requantization kernel kFloatThenZp
+// (sat(rne(fl32(acc) * scale) + zp)) over it: two passes (a fused epilogue is issue 18 part 2).
+simd::RequantParams int8out_params() {
+  simd::RequantParams r;
+  r.kind = simd::RequantKind::kFloatThenZp;
+  r.out = simd::OutType::I8;
+  r.zp = Int8Out::kOutZp;
+  r.scale = Int8Out::kScale;
+  r.zp_f = static_cast<float>(Int8Out::kOutZp);
+  simd::finalize(r);
+  return r;
+}
+
+Runner fc8_runner(const KernelSet& k, const FcProblem& p, std::int8_t* y) {
+  auto acc = std::make_shared<std::vector<std::int32_t>>(static_cast<std::size_t>(p.m * p.n));
+  Runner gemm = fc_runner(k, p, acc->data());
+  const simd::RequantFn rq = k.requant;
+  return [gemm, acc, rq, y, r = int8out_params()] {
+    gemm();
+    rq(r, acc->size(), acc->data(), y);
+  };
+}
+
+Runner conv8_runner(const KernelSet& k, const ConvProblem& p, std::int8_t* y) {
+  auto acc = std::make_shared<std::vector<std::int32_t>>(static_cast<std::size_t>(p.oh() * p.ow() * p.o));
+  Runner conv = conv_runner(k, p, acc->data());
+  const simd::RequantFn rq = k.requant;
+  return [conv, acc, rq, y, r = int8out_params()] {
+    conv();
+    rq(r, acc->size(), acc->data(), y);
+  };
+}
+
 // Requantization through the backend's C ABI, exactly as `qspec run` drives it.
 Runner requant_runner(const KernelSet& k, const RequantProblem& p, std::int8_t* y) {
   auto b = std::shared_ptr<qspec_backend>(new qspec_backend{}, [](qspec_backend* q) {
@@ -56,7 +92,7 @@ Runner requant_runner(const KernelSet& k, const RequantProblem& p, std::int8_t* 
   auto attrs = std::make_shared<std::string>(p.attrs.dump());
   auto shape = std::make_shared<std::int64_t>(static_cast<std::int64_t>(p.x.size()));
   return [b, op, attrs, shape, &p, y] {
-    qspec_tensor in{cat::requantize::in::x.data(), QSPEC_DTYPE_INT32, 1, shape.get(),
+    qspec_tensor in{cat::requantize::in::x.data(),         QSPEC_DTYPE_INT32, 1, shape.get(),
                     const_cast<std::int32_t*>(p.x.data()), p.x.size() * 4};
     qspec_tensor out{cat::requantize::out::y.data(), QSPEC_DTYPE_INT8, 1, shape.get(), y, p.x.size()};
     char msg[256];
@@ -73,18 +109,26 @@ Impl backend_impl(const std::string& lib, const simd::CpuFeatures& f) {
   impl.fc = [k](const FcProblem& p, std::int32_t* y) { return fc_runner(k, p, y); };
   impl.conv = [k](const ConvProblem& p, std::int32_t* y) { return conv_runner(k, p, y); };
   impl.requant = [k](const RequantProblem& p, std::int8_t* y) { return requant_runner(k, p, y); };
+  impl.fc8 = [k](const FcProblem& p, std::int8_t* y) { return fc8_runner(k, p, y); };
+  impl.conv8 = [k](const ConvProblem& p, std::int8_t* y) { return conv8_runner(k, p, y); };
   return impl;
 }
 
 simd::CpuFeatures without_vnni() {
   simd::CpuFeatures f = simd::detect_cpu_features();
-  f.avx512vnni = false;
+  f.avx512vnni = f.zmm = false;
+  return f;
+}
+simd::CpuFeatures without_zmm() {
+  simd::CpuFeatures f = simd::detect_cpu_features();
+  f.zmm = false;
   return f;
 }
 
 QSPEC_REGISTER_BENCH_IMPL(backend_impl("avx2", simd::detect_cpu_features()));
 QSPEC_REGISTER_BENCH_IMPL(simd::detect_cpu_features().avx512vnni ? backend_impl("avx2_no_vnni", without_vnni())
                                                                  : Impl{});
+QSPEC_REGISTER_BENCH_IMPL(simd::detect_cpu_features().zmm ? backend_impl("avx2_ymm", without_zmm()) : Impl{});
 QSPEC_REGISTER_BENCH_IMPL(backend_impl("scalar", simd::CpuFeatures{}));
 
 // ---- the exact reference (cpp_int), on problems shrunk 64x ----

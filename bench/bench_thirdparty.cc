@@ -1,20 +1,21 @@
 // The third-party libraries in the benchmark: gemmlowp, XNNPACK and oneDNN on the same problems as
-// qspec's backend (bench_problems.h), single-threaded, each through its own public API.
+// qspec's backend (bench_problems.h), single-threaded, each through its own public API, in every
+// configuration a performance-minded user would try (bench_ratio keeps the fastest exact one).
 //
-// - fully_connected / conv2d (int32 accumulators, activation zero point, zero-point padding):
+// - fully_connected / conv2d with int32 outputs (activation zero point, zero-point padding):
 //   gemmlowp (uint8 GEMM: int8 operands shifted by +128 with offsets; conv by im2col, no depthwise),
-//   oneDNN (matmul / convolution with a source zero point, weights in the layout oneDNN picks).
-//   XNNPACK has no int32-output operator: its fully connected / convolution always requantize, so
-//   they are registered separately as BM_<op>/xnnpack_int8out/<shape> (checked against an exact
-//   emulation of XNNPACK's fp32 epilogue over the exact accumulators).
+//   oneDNN as onednn.<configuration> (matmul / inner product / 1x1 convolution, s8 or u8 source,
+//   run-time or folded zero point; convolutions with s8 or u8 source), weights reordered once into
+//   the layout oneDNN picks; the benchmark's label is the implementation oneDNN dispatched to.
+// - the same operators with int8 outputs (BM_<op>_int8out): oneDNN's configurations with an output
+//   scale and a destination zero point, XNNPACK's qs8 and qc8 operators.
 // - requantize: each library's own requantization for the conventions it implements (see below).
-// Every implementation's output is checked against qspec's avx2 backend before it is timed (the
-// driver skips a disagreeing one). oneDNN honours ONEDNN_MAX_CPU_ISA (e.g. AVX2_VNNI for an
-// ISA-for-ISA comparison with the avx2 backend); its OpenMP runtime is held to one thread.
+// Every implementation's output is checked before it is timed (the driver skips a disagreeing
+// one, saying so). oneDNN honours ONEDNN_MAX_CPU_ISA (e.g. AVX2_VNNI for an ISA-for-ISA comparison
+// with the avx2 backend); its OpenMP runtime is held to one thread.
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
 #include <gemmlowp/public/gemmlowp.h>
-#include <oneapi/dnnl/dnnl.hpp>
 #include <xnnpack.h>
 
 #include <bit>
@@ -22,10 +23,13 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <oneapi/dnnl/dnnl.hpp>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "bench_problems.h"
@@ -127,55 +131,158 @@ dnnl::stream& dnnl_stream() {
   return s;
 }
 
-Runner onednn_fc(const FcProblem& p, std::int32_t* y) {
+// The configurations a performance-minded user would try (bench_problems.h): the primitive, the
+// source type (u8: the int8 activations + 128 with the zero point + 128, converted once, as a
+// model whose activations are u8 holds them), and the source zero point either as a run-time
+// attribute or folded into an s32 bias (-zp * colsum(W), formed at weight-load time).
+enum class DnnPrim { kMatmul, kInnerProduct, kConv1x1 };
+struct DnnFc {
+  const char* name;
+  DnnPrim prim;
+  bool u8;
+  bool fold;
+};
+constexpr DnnFc kDnnFcConfigs[] = {
+    {"matmul_s8", DnnPrim::kMatmul, false, false},      {"matmul_u8", DnnPrim::kMatmul, true, false},
+    {"matmul_u8_fold", DnnPrim::kMatmul, true, true},   {"ip_s8_fold", DnnPrim::kInnerProduct, false, true},
+    {"ip_u8_fold", DnnPrim::kInnerProduct, true, true}, {"conv1x1_s8", DnnPrim::kConv1x1, false, false},
+    {"conv1x1_u8", DnnPrim::kConv1x1, true, false},
+};
+
+// The int8-output attributes: output scale and destination zero point (bench_problems.h Int8Out).
+void int8out_attr(dnnl::primitive_attr& attr) {
+  attr.set_output_scales(0, {Int8Out::kScale});
+  attr.set_zero_points(DNNL_ARG_DST, 0, {Int8Out::kOutZp});
+}
+
+// The source as the configuration takes it: int8 as given, or u8 = int8 + 128.
+struct DnnSrc {
+  std::shared_ptr<std::vector<std::uint8_t>> u8;
+  const void* data;
+  std::int32_t zp;
+};
+DnnSrc dnn_src(const std::vector<std::int8_t>& x, std::int32_t zx, bool u8) {
+  DnnSrc s;
+  if (!u8) {
+    s.data = x.data();
+    s.zp = zx;
+    return s;
+  }
+  s.u8 = std::make_shared<std::vector<std::uint8_t>>(shifted(x));
+  s.data = s.u8->data();
+  s.zp = zx + 128;
+  return s;
+}
+
+// A prepared oneDNN primitive with its weights reordered once into the layout it picked.
+template <class PD, class Prim>
+Runner dnn_runner(const PD& pd, const dnnl::memory::desc& user_w_md, const std::int8_t* w_data, const DnnSrc& src_data,
+                  const dnnl::memory::desc& src_md, const dnnl::memory::desc& dst_md, void* y,
+                  std::shared_ptr<std::vector<std::int32_t>> bias) {
   using dnnl::memory;
   auto& eng = dnnl_engine();
-  const memory::desc src_md({p.m, p.k}, memory::data_type::s8, memory::format_tag::ab);
-  const memory::desc wei_any({p.k, p.n}, memory::data_type::s8, memory::format_tag::any);
-  const memory::desc dst_md({p.m, p.n}, memory::data_type::s32, memory::format_tag::ab);
-  dnnl::primitive_attr attr;
-  attr.set_zero_points(DNNL_ARG_SRC, 0, {p.zx});
-  const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, wei_any, dst_md), attr, eng);
-  // Weights reordered once into oneDNN's layout (as a user's model load does).
-  memory user_w({{p.k, p.n}, memory::data_type::s8, memory::format_tag::ba}, eng, const_cast<std::int8_t*>(p.w.data()));
+  memory user_w(user_w_md, eng, const_cast<std::int8_t*>(w_data));
   auto w = std::make_shared<memory>(pd.weights_desc(), eng);
   dnnl::reorder(user_w, *w).execute(dnnl_stream(), user_w, *w);
   dnnl_stream().wait();
-  auto prim = std::make_shared<dnnl::matmul>(pd);
-  auto src = std::make_shared<memory>(src_md, eng, const_cast<std::int8_t*>(p.x.data()));
+  runner_label() = pd.impl_info_str();
+  auto prim = std::make_shared<Prim>(pd);
+  auto src = std::make_shared<memory>(src_md, eng, const_cast<void*>(src_data.data));
   auto dst = std::make_shared<memory>(dst_md, eng, y);
-  return [prim, src, w, dst] {
-    prim->execute(dnnl_stream(), {{DNNL_ARG_SRC, *src}, {DNNL_ARG_WEIGHTS, *w}, {DNNL_ARG_DST, *dst}});
+  std::shared_ptr<memory> b;
+  if (bias) b = std::make_shared<memory>(pd.bias_desc(), eng, bias->data());
+  auto keep = src_data.u8;
+  return [prim, src, w, dst, b, bias, keep] {
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, *src}, {DNNL_ARG_WEIGHTS, *w}, {DNNL_ARG_DST, *dst}};
+    if (b) args.insert({DNNL_ARG_BIAS, *b});
+    prim->execute(dnnl_stream(), args);
     dnnl_stream().wait();
   };
 }
 
-Runner onednn_conv(const ConvProblem& p, std::int32_t* y) {
+Runner onednn_fc(const DnnFc& c, const FcProblem& p, void* y, bool int8out) {
   using dnnl::memory;
+  using dt = memory::data_type;
+  using tag = memory::format_tag;
   auto& eng = dnnl_engine();
+  const DnnSrc s = dnn_src(p.x, p.zx, c.u8);
+  const dt src_t = c.u8 ? dt::u8 : dt::s8, dst_t = int8out ? dt::s8 : dt::s32;
+  dnnl::primitive_attr attr;
+  if (!c.fold) attr.set_zero_points(DNNL_ARG_SRC, 0, {s.zp});
+  if (int8out) int8out_attr(attr);
+  std::shared_ptr<std::vector<std::int32_t>> bias;
+  if (c.fold) {  // -zp * colsum(W): exact in int32 here
+    bias = std::make_shared<std::vector<std::int32_t>>(static_cast<std::size_t>(p.n));
+    for (std::int64_t j = 0; j < p.n; ++j) {
+      std::int32_t sum = 0;
+      for (std::int64_t t = 0; t < p.k; ++t) sum += p.w[static_cast<std::size_t>(j * p.k + t)];
+      (*bias)[static_cast<std::size_t>(j)] = -s.zp * sum;
+    }
+  }
+  try {
+    if (c.prim == DnnPrim::kMatmul) {
+      const memory::desc src_md({p.m, p.k}, src_t, tag::ab), dst_md({p.m, p.n}, dst_t, tag::ab);
+      const memory::desc wei_any({p.k, p.n}, dt::s8, tag::any);
+      const memory::desc bias_md = c.fold ? memory::desc({1, p.n}, dt::s32, tag::ab) : memory::desc();
+      const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, wei_any, bias_md, dst_md), attr, eng);
+      return dnn_runner<dnnl::matmul::primitive_desc, dnnl::matmul>(pd, {{p.k, p.n}, dt::s8, tag::ba}, p.w.data(), s,
+                                                                    src_md, dst_md, y, bias);
+    }
+    if (c.prim == DnnPrim::kInnerProduct) {
+      const memory::desc src_md({p.m, p.k}, src_t, tag::nc), dst_md({p.m, p.n}, dst_t, tag::nc);
+      const memory::desc wei_any({p.n, p.k}, dt::s8, tag::any), bias_md({p.n}, dt::s32, tag::x);
+      const dnnl::inner_product_forward::primitive_desc pd(
+          dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_inference, src_md, wei_any, bias_md, dst_md), attr,
+          eng);
+      return dnn_runner<dnnl::inner_product_forward::primitive_desc, dnnl::inner_product_forward>(
+          pd, {{p.n, p.k}, dt::s8, tag::oi}, p.w.data(), s, src_md, dst_md, y, bias);
+    }
+    // 1x1 convolution over the M rows as the pixels of a 1 x M image (NHWC: row-major M x K).
+    const memory::desc src_md({1, p.k, 1, p.m}, src_t, tag::nhwc), dst_md({1, p.n, 1, p.m}, dst_t, tag::nhwc);
+    const memory::desc wei_any({p.n, p.k, 1, 1}, dt::s8, tag::any);
+    const memory::desc bias_md = c.fold ? memory::desc({p.n}, dt::s32, tag::x) : memory::desc();
+    const dnnl::convolution_forward::primitive_desc pd(
+        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_md,
+                                        wei_any, bias_md, dst_md, {1, 1}, {0, 0}, {0, 0}),
+        attr, eng);
+    return dnn_runner<dnnl::convolution_forward::primitive_desc, dnnl::convolution_forward>(
+        pd, {{p.n, p.k, 1, 1}, dt::s8, tag::oihw}, p.w.data(), s, src_md, dst_md, y, bias);
+  } catch (const dnnl::error& e) {
+    std::fprintf(stderr, "bench: onednn.%s has no implementation for %s%s (%s): not benchmarked\n", c.name,
+                 p.shape().c_str(), int8out ? " with int8 output" : "", e.what());
+    return {};
+  }
+}
+
+// conv2d / depthwise with the source zero point as a run-time attribute (padding then stands for
+// the zero point; folding it into a bias would be wrong at the borders), s8 or u8 source.
+Runner onednn_conv(bool u8, const ConvProblem& p, void* y, bool int8out) {
+  using dnnl::memory;
+  using dt = memory::data_type;
+  auto& eng = dnnl_engine();
+  const DnnSrc s = dnn_src(p.x, p.zx, u8);
   const memory::dims src_dims{1, p.c, p.h, p.w}, dst_dims{1, p.o, p.oh(), p.ow()};
   const memory::dims wei_dims = p.groups == 1 ? memory::dims{p.o, p.c, p.k, p.k}
                                               : memory::dims{p.groups, p.o / p.groups, p.c / p.groups, p.k, p.k};
-  const memory::desc src_md(src_dims, memory::data_type::s8, memory::format_tag::nhwc);
-  const memory::desc dst_md(dst_dims, memory::data_type::s32, memory::format_tag::nhwc);
-  const memory::desc wei_any(wei_dims, memory::data_type::s8, memory::format_tag::any);
+  const memory::desc src_md(src_dims, u8 ? dt::u8 : dt::s8, memory::format_tag::nhwc);
+  const memory::desc dst_md(dst_dims, int8out ? dt::s8 : dt::s32, memory::format_tag::nhwc);
+  const memory::desc wei_any(wei_dims, dt::s8, memory::format_tag::any);
   dnnl::primitive_attr attr;
-  attr.set_zero_points(DNNL_ARG_SRC, 0, {p.zx});  // padding then stands for the zero point
-  const dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_md,
-                                          wei_any, dst_md, {p.stride, p.stride}, {0, 0}, {p.pad, p.pad}, {p.pad, p.pad});
-  const dnnl::convolution_forward::primitive_desc pd(d, attr, eng);
-  memory user_w({wei_dims, memory::data_type::s8, p.groups == 1 ? memory::format_tag::oihw : memory::format_tag::goihw}, eng,
-                const_cast<std::int8_t*>(p.wt.data()));
-  auto w = std::make_shared<memory>(pd.weights_desc(), eng);
-  dnnl::reorder(user_w, *w).execute(dnnl_stream(), user_w, *w);
-  dnnl_stream().wait();
-  auto prim = std::make_shared<dnnl::convolution_forward>(pd);
-  auto src = std::make_shared<memory>(src_md, eng, const_cast<std::int8_t*>(p.x.data()));
-  auto dst = std::make_shared<memory>(dst_md, eng, y);
-  return [prim, src, w, dst] {
-    prim->execute(dnnl_stream(), {{DNNL_ARG_SRC, *src}, {DNNL_ARG_WEIGHTS, *w}, {DNNL_ARG_DST, *dst}});
-    dnnl_stream().wait();
-  };
+  attr.set_zero_points(DNNL_ARG_SRC, 0, {s.zp});
+  if (int8out) int8out_attr(attr);
+  try {
+    const dnnl::convolution_forward::primitive_desc pd(
+        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_md,
+                                        wei_any, dst_md, {p.stride, p.stride}, {0, 0}, {p.pad, p.pad}, {p.pad, p.pad}),
+        attr, eng);
+    return dnn_runner<dnnl::convolution_forward::primitive_desc, dnnl::convolution_forward>(
+        pd, {wei_dims, dt::s8, p.groups == 1 ? memory::format_tag::oihw : memory::format_tag::goihw}, p.wt.data(), s,
+        src_md, dst_md, y, nullptr);
+  } catch (const dnnl::error& e) {
+    std::fprintf(stderr, "bench: onednn.conv_%s has no implementation for %s%s (%s): not benchmarked\n",
+                 u8 ? "u8" : "s8", p.shape().c_str(), int8out ? " with int8 output" : "", e.what());
+    return {};
+  }
 }
 
 // ---------------- requantize: each library's own requantization, prepared once ----------------
@@ -247,8 +354,8 @@ Runner xnnpack_requant(const RequantProblem& p, std::int8_t* y) {
   auto in = std::make_shared<std::vector<std::int8_t>>(1, 0);
   auto op = std::make_shared<XnnOpHolder>();
   if (xnn_create_fully_connected_nc_qs8(1, n, 1, n, 0, scale_of(p), 1.0f, kernel->data(), p.x.data(),
-                                        static_cast<std::int8_t>(int_attr(p, R::attr::output_zero_point)), 1.0f, INT8_MIN,
-                                        INT8_MAX, 0, &op->op) != xnn_status_success ||
+                                        static_cast<std::int8_t>(int_attr(p, R::attr::output_zero_point)), 1.0f,
+                                        INT8_MIN, INT8_MAX, 0, &op->op) != xnn_status_success ||
       xnn_setup_fully_connected_nc_qs8(op->op, 1, in->data(), y, nullptr) != xnn_status_success)
     return {};
   return [op, kernel, in] { xnn_run_operator(op->op, nullptr); };
@@ -282,12 +389,28 @@ Impl gemmlowp_impl() {
   i.requant = gemmlowp_requant;
   return i;
 }
-Impl onednn_impl() {
+// oneDNN: the requantize reorder, and every configuration as onednn.<configuration>; each takes
+// int32 and int8 outputs (oneDNN adds the destination zero point before rounding).
+Impl onednn_requant_impl() {
   Impl i;
   i.lib = "onednn";
-  i.fc = onednn_fc;
-  i.conv = onednn_conv;
   i.requant = onednn_requant;
+  return i;
+}
+Impl onednn_fc_impl(const DnnFc& c) {
+  Impl i;
+  i.lib = std::string("onednn.") + c.name;
+  i.fc = [c](const FcProblem& p, std::int32_t* y) { return onednn_fc(c, p, y, false); };
+  i.fc8 = [c](const FcProblem& p, std::int8_t* y) { return onednn_fc(c, p, y, true); };
+  i.int8_epilogue = Epilogue::kZpBeforeRounding;
+  return i;
+}
+Impl onednn_conv_impl(bool u8) {
+  Impl i;
+  i.lib = u8 ? "onednn.conv_u8" : "onednn.conv_s8";
+  i.conv = [u8](const ConvProblem& p, std::int32_t* y) { return onednn_conv(u8, p, y, false); };
+  i.conv8 = [u8](const ConvProblem& p, std::int8_t* y) { return onednn_conv(u8, p, y, true); };
+  i.int8_epilogue = Epilogue::kZpBeforeRounding;
   return i;
 }
 Impl xnnpack_impl() {
@@ -299,115 +422,108 @@ Impl xnnpack_impl() {
 
 QSPEC_REGISTER_BENCH_IMPL(gemmlowp_impl());
 QSPEC_REGISTER_BENCH_IMPL(xnnpack_impl());
-QSPEC_REGISTER_BENCH_IMPL(onednn_impl());
+QSPEC_REGISTER_BENCH_IMPL(onednn_requant_impl());
+[[maybe_unused]] const bool kOnednnConfigs = [] {
+  for (const DnnFc& c : kDnnFcConfigs) register_impl(onednn_fc_impl(c));
+  register_impl(onednn_conv_impl(false));
+  register_impl(onednn_conv_impl(true));
+  return true;
+}();
 
-// ---------------- XNNPACK fully connected / convolution (requantized int8 outputs) ----------------
+// ---------------- XNNPACK fully connected / convolution (int8 outputs only) ----------------
+//
+// XNNPACK has no int32-output operator: its qs8 (per-tensor weight scale) and qc8 (per-channel)
+// operators always requantize (sat(rne(acc * s) + zp), Epilogue::kZpAfterRounding). Fully
+// connected as qs8 fully_connected and as a qc8 1x1 convolution over the M rows (no qc8 fully
+// connected in this XNNPACK); convolution and depthwise as qs8 and qc8 convolutions (OHWI weights).
 
-// XNNPACK's x86 epilogue, emulated exactly: sat(rne(fl32(fl32(acc) * scale)) + zp) (the
-// accumulators here stay below 2^24, so fl32(acc) is exact).
-std::int8_t xnn_epilogue(std::int64_t acc, float scale, int zp) {
-  float v = static_cast<float>(acc) * scale;
-  v = std::min(v, static_cast<float>(127 - zp));
-  v = std::max(v, static_cast<float>(-128 - zp));
-  return static_cast<std::int8_t>(static_cast<int>(std::nearbyint(v)) + zp);
+Runner xnn_owned(std::shared_ptr<XnnOpHolder> op, std::shared_ptr<void> keep) {
+  return [op, keep] { xnn_run_operator(op->op, nullptr); };
 }
 
-constexpr float kInScale = 0.5f, kKernelScale = 1.0f / 64, kOutScale = 1.0f;  // scale 2^-7, exact
-constexpr int kOutZp = -3;
-
-void register_xnnpack_int8out() {
-  if (xnn_initialize(nullptr) != xnn_status_success) return;
-  std::mt19937_64 rng(20261122);
-  auto bytes = [&rng](std::size_t n) {
-    std::vector<std::int8_t> v(n);
-    for (auto& x : v) x = static_cast<std::int8_t>(rng());
-    return v;
-  };
-  const float scale = kInScale * kKernelScale / kOutScale;
-  const int zx = 3;
-  for (std::int64_t nk : {256, 1024})
-    for (std::int64_t m : {1, 16, 128}) {
-      auto x = std::make_shared<std::vector<std::int8_t>>(bytes(static_cast<std::size_t>(m * nk)));
-      auto w = std::make_shared<std::vector<std::int8_t>>(bytes(static_cast<std::size_t>(nk * nk)));
-      auto y = std::make_shared<std::vector<std::int8_t>>(static_cast<std::size_t>(m * nk));
-      auto op = std::make_shared<XnnOpHolder>();
-      const auto n = static_cast<std::size_t>(nk), k = static_cast<std::size_t>(nk);
-      if (xnn_create_fully_connected_nc_qs8(k, n, k, n, zx, kInScale, kKernelScale, w->data(), nullptr, kOutZp, kOutScale,
-                                            INT8_MIN, INT8_MAX, 0, &op->op) != xnn_status_success ||
-          xnn_setup_fully_connected_nc_qs8(op->op, static_cast<std::size_t>(m), x->data(), y->data(), nullptr) !=
-              xnn_status_success)
-        continue;
-      xnn_run_operator(op->op, nullptr);
-      bool good = true;
-      for (std::int64_t i = 0; i < m && good; ++i)
-        for (std::int64_t j = 0; j < nk && good; ++j) {
-          std::int64_t acc = 0;
-          for (std::int64_t t = 0; t < nk; ++t)
-            acc += (static_cast<std::int64_t>((*x)[static_cast<std::size_t>(i * nk + t)]) - zx) * (*w)[static_cast<std::size_t>(j * nk + t)];
-          good = (*y)[static_cast<std::size_t>(i * nk + j)] == xnn_epilogue(acc, scale, kOutZp);
-        }
-      const std::string shape = "M" + std::to_string(m) + "_N" + std::to_string(nk) + "_K" + std::to_string(nk);
-      if (!good) {
-        std::fprintf(stderr, "bench: xnnpack fully connected disagrees with its emulated epilogue on %s\n", shape.c_str());
-        continue;
-      }
-      const double ops = 2.0 * static_cast<double>(m * nk * nk);
-      benchmark::RegisterBenchmark(("BM_fully_connected/xnnpack_int8out/" + shape).c_str(), [op, x, w, y, ops](benchmark::State& st) {
-        for (auto _ : st) xnn_run_operator(op->op, nullptr);
-        st.counters["GOPS"] = benchmark::Counter(ops * static_cast<double>(st.iterations()) * 1e-9, benchmark::Counter::kIsRate);
-      })->Unit(benchmark::kMicrosecond);
-    }
-  // conv2d 3x3 s1 56x56 64->64 and depthwise 3x3 112x112x32, NHWC, padding 1 (input zero point).
-  struct Shape {
-    std::int64_t h, c, o, groups;
-    const char* op;
-    const char* name;
-  };
-  for (const Shape s : {Shape{56, 64, 64, 1, "BM_conv2d", "56x56x64_64_3x3"},
-                        Shape{112, 32, 32, 32, "BM_depthwise_conv2d", "112x112x32_dw3x3"}}) {
-    const std::size_t gic = static_cast<std::size_t>(s.c / s.groups), goc = static_cast<std::size_t>(s.o / s.groups);
-    auto x = std::make_shared<std::vector<std::int8_t>>(bytes(static_cast<std::size_t>(s.h * s.h * s.c)));
-    auto w = std::make_shared<std::vector<std::int8_t>>(bytes(static_cast<std::size_t>(s.o) * gic * 9));  // OHWI
-    auto y = std::make_shared<std::vector<std::int8_t>>(static_cast<std::size_t>(s.h * s.h * s.o));
-    auto op = std::make_shared<XnnOpHolder>();
-    if (xnn_create_convolution2d_nhwc_qs8(1, 1, 1, 1, 3, 3, 1, 1, 1, 1, static_cast<std::uint32_t>(s.groups), gic, goc,
-                                          static_cast<std::size_t>(s.c), static_cast<std::size_t>(s.o), zx, kInScale,
-                                          kKernelScale, w->data(), nullptr, kOutZp, kOutScale, INT8_MIN, INT8_MAX, 0,
+Runner xnnpack_fc8(bool qc8, const FcProblem& p, std::int8_t* y) {
+  if (xnn_initialize(nullptr) != xnn_status_success) return {};
+  auto op = std::make_shared<XnnOpHolder>();
+  const auto n = static_cast<std::size_t>(p.n), k = static_cast<std::size_t>(p.k), m = static_cast<std::size_t>(p.m);
+  const auto zx = static_cast<std::int8_t>(p.zx), zy = static_cast<std::int8_t>(Int8Out::kOutZp);
+  if (!qc8) {
+    if (xnn_create_fully_connected_nc_qs8(k, n, k, n, zx, Int8Out::kInScale, Int8Out::kWeightScale, p.w.data(), nullptr,
+                                          zy, Int8Out::kOutScale, INT8_MIN, INT8_MAX, 0,
                                           &op->op) != xnn_status_success ||
-        xnn_setup_convolution2d_nhwc_qs8(op->op, 1, static_cast<std::size_t>(s.h), static_cast<std::size_t>(s.h), x->data(),
-                                         y->data(), nullptr) != xnn_status_success)
-      continue;
-    xnn_run_operator(op->op, nullptr);
-    // Check a strided sample of outputs against the exact accumulator and the emulated epilogue.
-    bool good = true;
-    for (std::int64_t idx = 0; idx < s.h * s.h * s.o && good; idx += 97) {
-      const std::int64_t oc = idx % s.o, pix = idx / s.o, oy = pix / s.h, ox = pix % s.h, g = oc / static_cast<std::int64_t>(goc);
-      std::int64_t acc = 0;
-      for (std::int64_t ky = 0; ky < 3; ++ky)
-        for (std::int64_t kx = 0; kx < 3; ++kx)
-          for (std::size_t ic = 0; ic < gic; ++ic) {
-            const std::int64_t iy = oy + ky - 1, ix = ox + kx - 1;
-            const std::int64_t xv = (iy < 0 || iy >= s.h || ix < 0 || ix >= s.h)
-                                        ? zx
-                                        : (*x)[static_cast<std::size_t>((iy * s.h + ix) * s.c + g * static_cast<std::int64_t>(gic) +
-                                                                        static_cast<std::int64_t>(ic))];
-            acc += (xv - zx) * (*w)[static_cast<std::size_t>(((oc * 3 + ky) * 3 + kx) * static_cast<std::int64_t>(gic)) + ic];
-          }
-      good = (*y)[static_cast<std::size_t>(idx)] == xnn_epilogue(acc, kInScale * kKernelScale / kOutScale, kOutZp);
-    }
-    if (!good) {
-      std::fprintf(stderr, "bench: xnnpack convolution disagrees with its emulated epilogue on %s\n", s.name);
-      continue;
-    }
-    const double ops = 2.0 * static_cast<double>(s.h * s.h * s.o) * static_cast<double>(gic) * 9;
-    benchmark::RegisterBenchmark((std::string(s.op) + "/xnnpack_int8out/" + s.name).c_str(), [op, x, w, y, ops](benchmark::State& st) {
-      for (auto _ : st) xnn_run_operator(op->op, nullptr);
-      st.counters["GOPS"] = benchmark::Counter(ops * static_cast<double>(st.iterations()) * 1e-9, benchmark::Counter::kIsRate);
-    })->Unit(benchmark::kMicrosecond);
+        xnn_setup_fully_connected_nc_qs8(op->op, m, p.x.data(), y, nullptr) != xnn_status_success)
+      return {};
+    return xnn_owned(op, nullptr);
   }
+  auto scales = std::make_shared<std::vector<float>>(n, Int8Out::kWeightScale);
+  if (xnn_create_convolution2d_nhwc_qc8(0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, k, n, k, n, zx, Int8Out::kInScale,
+                                        scales->data(), p.w.data(), nullptr, zy, Int8Out::kOutScale, INT8_MIN, INT8_MAX,
+                                        0, &op->op) != xnn_status_success ||
+      xnn_setup_convolution2d_nhwc_qc8(op->op, 1, 1, m, p.x.data(), y, nullptr) != xnn_status_success)
+    return {};
+  return xnn_owned(op, scales);
 }
 
-[[maybe_unused]] const bool kXnnpackRegistered = (register_xnnpack_int8out(), true);
+Runner xnnpack_conv8(bool qc8, const ConvProblem& p, std::int8_t* y) {
+  if (xnn_initialize(nullptr) != xnn_status_success) return {};
+  const std::int64_t gic = p.c / p.groups, taps = p.k * p.k;
+  // OIHW -> OHWI (per group: O x (kh, kw, gic)).
+  auto w = std::make_shared<std::vector<std::int8_t>>(p.wt.size());
+  for (std::int64_t o = 0; o < p.o; ++o)
+    for (std::int64_t ci = 0; ci < gic; ++ci)
+      for (std::int64_t t = 0; t < taps; ++t)
+        (*w)[static_cast<std::size_t>((o * taps + t) * gic + ci)] =
+            p.wt[static_cast<std::size_t>((o * gic + ci) * taps + t)];
+  auto op = std::make_shared<XnnOpHolder>();
+  const auto pad = static_cast<std::uint32_t>(p.pad), kk = static_cast<std::uint32_t>(p.k),
+             st = static_cast<std::uint32_t>(p.stride), groups = static_cast<std::uint32_t>(p.groups);
+  const auto zx = static_cast<std::int8_t>(p.zx), zy = static_cast<std::int8_t>(Int8Out::kOutZp);
+  const std::size_t g_in = static_cast<std::size_t>(gic), g_out = static_cast<std::size_t>(p.o / p.groups);
+  const auto c = static_cast<std::size_t>(p.c), o = static_cast<std::size_t>(p.o);
+  auto scales = std::make_shared<std::vector<float>>(o, Int8Out::kWeightScale);
+  const bool ok = qc8 ? xnn_create_convolution2d_nhwc_qc8(pad, pad, pad, pad, kk, kk, st, st, 1, 1, groups, g_in, g_out,
+                                                          c, o, zx, Int8Out::kInScale, scales->data(), w->data(),
+                                                          nullptr, zy, Int8Out::kOutScale, INT8_MIN, INT8_MAX, 0,
+                                                          &op->op) == xnn_status_success &&
+                            xnn_setup_convolution2d_nhwc_qc8(op->op, 1, static_cast<std::size_t>(p.h),
+                                                             static_cast<std::size_t>(p.w), p.x.data(), y,
+                                                             nullptr) == xnn_status_success
+                      : xnn_create_convolution2d_nhwc_qs8(pad, pad, pad, pad, kk, kk, st, st, 1, 1, groups, g_in, g_out,
+                                                          c, o, zx, Int8Out::kInScale, Int8Out::kWeightScale, w->data(),
+                                                          nullptr, zy, Int8Out::kOutScale, INT8_MIN, INT8_MAX, 0,
+                                                          &op->op) == xnn_status_success &&
+                            xnn_setup_convolution2d_nhwc_qs8(op->op, 1, static_cast<std::size_t>(p.h),
+                                                             static_cast<std::size_t>(p.w), p.x.data(), y,
+                                                             nullptr) == xnn_status_success;
+  if (!ok) return {};
+  return xnn_owned(op, std::make_shared<std::pair<decltype(w), decltype(scales)>>(w, scales));
+}
+
+// XNNPACK's x86 int8 kernels as its dispatch picks them: this snapshot has avx512skx (VPMADDWD on
+// zmm) as its best qs8 / qc8 GEMM and depthwise kernels, and no VNNI ones.
+std::string xnnpack_isa() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512vl"))
+    return "isa avx512skx (XNNPACK's best x86 int8 kernels here; none use VNNI)";
+  if (__builtin_cpu_supports("avx2")) return "isa avx2";
+  return "isa below avx2";
+}
+
+Impl xnnpack_int8out_impl(bool qc8) {
+  Impl i;
+  i.lib = qc8 ? "xnnpack.qc8" : "xnnpack.qs8";
+  i.fc8 = [qc8](const FcProblem& p, std::int8_t* y) {
+    runner_label() = xnnpack_isa();
+    return xnnpack_fc8(qc8, p, y);
+  };
+  i.conv8 = [qc8](const ConvProblem& p, std::int8_t* y) {
+    runner_label() = xnnpack_isa();
+    return xnnpack_conv8(qc8, p, y);
+  };
+  return i;
+}
+QSPEC_REGISTER_BENCH_IMPL(xnnpack_int8out_impl(false));
+QSPEC_REGISTER_BENCH_IMPL(xnnpack_int8out_impl(true));
 
 }  // namespace
 }  // namespace qspec::bench

@@ -1,6 +1,7 @@
 # Runs CMD (a ;-list) and passes only if it exits EXPECT_RC and its output contains every
 # ;-separated EXPECT_TEXT. When REQUIRE_FILE is given and absent it prints "QSPEC-SKIP" and
-# stops (the test's SKIP_REGULAR_EXPRESSION turns that into "skipped").
+# stops (the test's SKIP_REGULAR_EXPRESSION turns that into "skipped"); likewise, after the run,
+# when SKIP_UNLESS_TEXT is given and the output lacks it (e.g. a CPU without the ISA path asked for).
 if(DEFINED REQUIRE_FILE AND NOT EXISTS "${REQUIRE_FILE}")
   message("QSPEC-SKIP: ${REQUIRE_FILE} does not exist yet")
   return()
@@ -12,6 +13,13 @@ if(n GREATER 20000)
   message("${shown}\n... (${n} characters)")
 else()
   message("${out}${err}")
+endif()
+if(DEFINED SKIP_UNLESS_TEXT)
+  string(FIND "${out}${err}" "${SKIP_UNLESS_TEXT}" pos)
+  if(pos EQUAL -1)
+    message("QSPEC-SKIP: the output does not contain '${SKIP_UNLESS_TEXT}' (this CPU lacks that path)")
+    return()
+  endif()
 endif()
 if(NOT rc EQUAL ${EXPECT_RC})
   message(FATAL_ERROR "expected exit status ${EXPECT_RC}, got ${rc}")

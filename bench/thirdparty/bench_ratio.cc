@@ -4,6 +4,11 @@
 //   bench_ratio run.json [LABEL=other_run.json ...]
 // Libraries of a LABEL=file are shown as lib@LABEL (e.g. onednn@avx2_vnni for a run under
 // ONEDNN_MAX_CPU_ISA=AVX2_VNNI). A ratio above 1 means the library is faster than qspec's backend.
+// A library's configurations (<lib>.<configuration>, or <lib>-<engine>) are one library: the table
+// keeps its fastest configuration (every one the benchmark times was checked exact before) and
+// names it, with the benchmark's label (the implementation / ISA the library dispatched to); a
+// second table lists every configuration. <lib>_int8out benchmarks of an int32-output operator
+// (libtorch's) are int8-output operators: they go to the <op>_int8out rows.
 // Benchmarks that ran on a shrunk problem ("[run_at_...]") are compared per operation rate.
 // Times are CPU times (single-threaded runs: not inflated by preemption on a busy machine); with
 // --benchmark_repetitions=N the median of the N repetitions (or Google Benchmark's own median
@@ -24,6 +29,7 @@ struct Entry {
   double seconds = 0;  // CPU time per iteration
   double rate = 0;     // operations (GOPS) or elements (Gelem/s) per second, if reported
   bool shrunk = false;
+  std::string label;  // the benchmark's label (e.g. the library's dispatched implementation)
 };
 
 // Repetitions of one benchmark, and Google Benchmark's median aggregate if it reported one.
@@ -47,7 +53,7 @@ Entry summarize(const Samples& s) {
     t.push_back(e.seconds);
     r.push_back(e.rate);
   }
-  return Entry{median_of(t), median_of(r), s.shrunk};
+  return Entry{median_of(t), median_of(r), s.shrunk, s.runs.front().label};
 }
 
 double to_seconds(double t, const std::string& unit) {
@@ -98,11 +104,19 @@ int main(int argc, char** argv) {
       }
       const auto s1 = name.find('/'), s2 = name.find('/', s1 == std::string::npos ? 0 : s1 + 1);
       if (s1 == std::string::npos || s2 == std::string::npos) continue;
-      const std::string op = name.substr(3, s1 - 3), lib = name.substr(s1 + 1, s2 - s1 - 1), shape = name.substr(s2 + 1);
+      std::string op = name.substr(3, s1 - 3), lib = name.substr(s1 + 1, s2 - s1 - 1);
+      const std::string shape = name.substr(s2 + 1);
+      if (const std::string tail = "_int8out"; lib.size() > tail.size() && lib.ends_with(tail)) {
+        lib.resize(lib.size() - tail.size());
+        op += tail;
+      }
+      e.label = b.value("label", "");
       e.seconds = to_seconds(b.value("cpu_time", 0.0), b.value("time_unit", "ns"));
       // Shrunk runs: compare rates, i.e. time per operation from the GOPS / Gelem/s counter.
-      if (b.contains("GOPS")) e.rate = b["GOPS"].get<double>() * 1e9;
-      else if (b.contains("Gelem/s")) e.rate = b["Gelem/s"].get<double>() * 1e9;
+      if (b.contains("GOPS"))
+        e.rate = b["GOPS"].get<double>() * 1e9;
+      else if (b.contains("Gelem/s"))
+        e.rate = b["Gelem/s"].get<double>() * 1e9;
       Samples& sm = samples[{op, shape, label.empty() ? lib : lib + "@" + label}];
       sm.shrunk = sm.shrunk || e.shrunk;
       if (median) {
@@ -114,18 +128,59 @@ int main(int argc, char** argv) {
     }
     for (const auto& [key, sm] : samples) table[{std::get<0>(key), std::get<1>(key)}][std::get<2>(key)] = summarize(sm);
   }
+  auto internal = [](const std::string& lib) {
+    return lib == "avx2" || lib == "reference" || lib == "scalar" || lib == "avx2_no_vnni" || lib == "avx2_ymm";
+  };
+  // lib[.config][@label] -> (lib@label, config); "libtorch-qnnpack" is libtorch's qnnpack engine.
+  auto split = [](const std::string& full) {
+    std::string name = full, label;
+    if (const auto at = name.find('@'); at != std::string::npos) {
+      label = name.substr(at);
+      name.resize(at);
+    }
+    const auto dot = name.find_first_of(".-");
+    if (dot == std::string::npos) return std::make_pair(name + label, std::string("default"));
+    return std::make_pair(name.substr(0, dot) + label, name.substr(dot + 1));
+  };
+  auto ratio_of = [](const Entry& a, const Entry& e, bool& by_rate) {
+    by_rate = (a.shrunk || e.shrunk) && a.rate > 0 && e.rate > 0;
+    return by_rate ? e.rate / a.rate : a.seconds / e.seconds;
+  };
   std::printf("# median CPU time per iteration; avx2/lib < 1: qspec's avx2 backend is faster\n");
-  std::printf("%-22s %-36s %-24s %12s %12s %10s\n", "op", "shape", "library", "avx2 (us)", "lib (us)", "avx2/lib");
+  std::printf("# each library at its fastest exact configuration (the benchmark times only exact ones)\n");
+  std::printf("%-26s %-26s %-22s %-16s %11s %11s %9s  %s\n", "op", "shape", "library", "configuration", "avx2 (us)",
+              "lib (us)", "avx2/lib", "dispatched");
+  for (const auto& [key, libs] : table) {
+    const auto base = libs.find("avx2");
+    if (base == libs.end()) continue;
+    std::map<std::string, std::pair<std::string, const Entry*>> best;  // library -> fastest configuration
+    for (const auto& [lib, e] : libs) {
+      if (internal(lib)) continue;
+      const auto [family, config] = split(lib);
+      auto& b = best[family];
+      if (!b.second || e.seconds < b.second->seconds) b = {config, &e};
+    }
+    for (const auto& [family, b] : best) {
+      bool by_rate = false;
+      const double ratio = ratio_of(base->second, *b.second, by_rate);
+      std::printf("%-26s %-26s %-22s %-16s %11.4g %11.4g %9.3f  %s%s\n", key.first.c_str(), key.second.c_str(),
+                  family.c_str(), b.first.c_str(), base->second.seconds * 1e6, b.second->seconds * 1e6, ratio,
+                  b.second->label.c_str(), by_rate ? " (by rate: shrunk problem)" : "");
+    }
+  }
+  std::printf("\n# every configuration timed\n");
+  std::printf("%-26s %-26s %-36s %11s %11s %9s  %s\n", "op", "shape", "library", "avx2 (us)", "lib (us)", "avx2/lib",
+              "dispatched");
   for (const auto& [key, libs] : table) {
     const auto base = libs.find("avx2");
     if (base == libs.end()) continue;
     for (const auto& [lib, e] : libs) {
-      if (lib == "avx2" || lib == "reference" || lib == "scalar" || lib == "avx2_no_vnni") continue;
-      const Entry& a = base->second;
-      const bool by_rate = (a.shrunk || e.shrunk) && a.rate > 0 && e.rate > 0;
-      const double ratio = by_rate ? e.rate / a.rate : a.seconds / e.seconds;
-      std::printf("%-22s %-36s %-24s %12.4g %12.4g %10.3f%s\n", key.first.c_str(), key.second.c_str(), lib.c_str(),
-                  a.seconds * 1e6, e.seconds * 1e6, ratio, by_rate ? " (by rate: shrunk problem)" : "");
+      if (internal(lib)) continue;
+      bool by_rate = false;
+      const double ratio = ratio_of(base->second, e, by_rate);
+      std::printf("%-26s %-26s %-36s %11.4g %11.4g %9.3f  %s%s\n", key.first.c_str(), key.second.c_str(), lib.c_str(),
+                  base->second.seconds * 1e6, e.seconds * 1e6, ratio, e.label.c_str(),
+                  by_rate ? " (by rate: shrunk problem)" : "");
     }
   }
   return 0;

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # qspec's avx2 backend against gemmlowp, XNNPACK, oneDNN and libtorch (when built), single-threaded:
-# runs bench_kernels twice (all libraries; then oneDNN and libtorch's onednn engine alone under
-# ONEDNN_MAX_CPU_ISA=AVX2_VNNI, the ISA-for-ISA run)
-# and prints avx2 time / library time per shape with bench_ratio: the median CPU time of
-# QSPEC_BENCH_REPETITIONS (default 5) repetitions, interleaved in random order so that a slow spell
-# of the machine does not land on one library.
+# runs bench_kernels twice (every library in every configuration the benchmark has, int32- and
+# int8-output operators, and the machine's VPDPBUSD peaks; then oneDNN and libtorch's onednn
+# engine alone under ONEDNN_MAX_CPU_ISA=AVX2_VNNI, the ISA-for-ISA run) and prints avx2 time /
+# library time per shape with bench_ratio, each library at its fastest exact configuration (named,
+# with the implementation / ISA it dispatched to): the median CPU time of QSPEC_BENCH_REPETITIONS
+# (default 5) repetitions, interleaved in random order so that a slow spell of the machine does not
+# land on one library. The machine and its load are printed first.
 #
 #   bench/thirdparty/compare.sh [BUILD_DIR] [extra bench_kernels flags]   (default build/default)
 set -euo pipefail
@@ -17,10 +19,22 @@ for f in "$BENCH" "$RATIO"; do [ -x "$f" ] || { echo "compare.sh: $f not built" 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 export OMP_NUM_THREADS=1
+has() { grep -qw "$1" /proc/cpuinfo && echo yes || echo no; }
+echo "# machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs), $(grep -c ^processor /proc/cpuinfo) cores; AVX-512 VNNI:" \
+  "$(has avx512_vnni), AVX-VNNI: $(has avx_vnni), AMX-INT8: $(has amx_int8); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 reps=(--benchmark_repetitions="${QSPEC_BENCH_REPETITIONS:-5}" --benchmark_enable_random_interleaving=true
       --benchmark_display_aggregates_only=true)
-"$BENCH" --benchmark_filter='/(avx2|gemmlowp|xnnpack|xnnpack_int8out|onednn|libtorch_int8out|libtorch-qnnpack_int8out)/' \
+libs='(avx2|gemmlowp|xnnpack[.a-z0-9_]*|onednn[.a-z0-9_]*|libtorch[-a-z0-9_]*)'
+"$BENCH" --benchmark_filter="/$libs/|BM_peak/vpdpbusd" \
   --benchmark_out="$out/all.json" --benchmark_out_format=json "${reps[@]}" "$@" >&2
-ONEDNN_MAX_CPU_ISA=AVX2_VNNI "$BENCH" --benchmark_filter='/(onednn|libtorch_int8out)/' \
+ONEDNN_MAX_CPU_ISA=AVX2_VNNI "$BENCH" --benchmark_filter='/(onednn[.a-z0-9_]*|libtorch_int8out)/' \
   --benchmark_out="$out/avx2_vnni.json" --benchmark_out_format=json "${reps[@]}" "$@" >&2
+echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 "$RATIO" "$out/all.json" "avx2_vnni=$out/avx2_vnni.json"
+# The VPDPBUSD peaks of this core (GOPS; qspec's rate over them is in the table's notes).
+python3 - "$out/all.json" <<'PY' 2>/dev/null || true
+import json, sys
+for b in json.load(open(sys.argv[1]))["benchmarks"]:
+    if b["name"].startswith("BM_peak/") and b.get("aggregate_name") == "median":
+        print("# %s median: %.0f GOPS" % (b["run_name"], b["GOPS"] / 1e9 if b["GOPS"] > 1e6 else b["GOPS"]))
+PY

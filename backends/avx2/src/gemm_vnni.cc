@@ -183,20 +183,8 @@ class VnniEngine final : public GemmEngine {
   const char* name() const override { return "avx512vnni-ymm"; }
 
   void pack(std::int64_t n, std::int64_t k, const std::int8_t* b, std::int64_t ldb, PackedB& out) const override {
-    const std::int64_t k4 = (k + 3) / 4, panels = (n + kNr - 1) / kNr;
-    out.n = n;
-    out.k = k;
+    pack_vnni_panels(n, k, b, ldb, out);
     out.engine = this;
-    out.row_sums.assign(static_cast<std::size_t>(n), 0);
-    out.data.resize(static_cast<std::size_t>(panels * k4 * 64));
-    auto* d = reinterpret_cast<std::int8_t*>(out.data.data());
-    std::memset(d, 0, static_cast<std::size_t>(panels * k4 * 64));
-    for (std::int64_t j = 0; j < n; ++j) {
-      std::int8_t* col = d + (j / kNr) * k4 * 64 + (j % kNr) * 4;
-      std::int32_t s = 0;
-      for (std::int64_t t = 0; t < k; ++t) s += col[(t / 4) * 64 + t % 4] = b[j * ldb + t];
-      out.row_sums[static_cast<std::size_t>(j)] = s;
-    }
   }
 
   void prepare_a(std::int64_t m, std::int64_t k, const std::uint8_t* a, std::int64_t lda, std::uint8_t flip,
@@ -286,6 +274,22 @@ class VnniEngine final : public GemmEngine {
 };
 
 }  // namespace
+
+void pack_vnni_panels(std::int64_t n, std::int64_t k, const std::int8_t* b, std::int64_t ldb, PackedB& out) {
+  const std::int64_t k4 = (k + 3) / 4, panels = (n + kNr - 1) / kNr;
+  out.n = n;
+  out.k = k;
+  out.row_sums.assign(static_cast<std::size_t>(n), 0);
+  out.data.resize(static_cast<std::size_t>(panels * k4 * 64));
+  auto* d = reinterpret_cast<std::int8_t*>(out.data.data());
+  std::memset(d, 0, static_cast<std::size_t>(panels * k4 * 64));
+  for (std::int64_t j = 0; j < n; ++j) {
+    std::int8_t* col = d + (j / kNr) * k4 * 64 + (j % kNr) * 4;
+    std::int32_t s = 0;
+    for (std::int64_t t = 0; t < k; ++t) s += col[(t / 4) * 64 + t % 4] = b[j * ldb + t];
+    out.row_sums[static_cast<std::size_t>(j)] = s;
+  }
+}
 
 const GemmEngine& gemm_engine_vnni() {
   static const VnniEngine e;

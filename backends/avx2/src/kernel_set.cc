@@ -17,6 +17,7 @@ KernelSet kernel_set(const CpuFeatures& f) {
     k.gemm = &gemm_engine_vnni();
     k.depthwise = depthwise_vnni;
   }
+  if (f.avx512vnni && f.zmm) k.gemm = &gemm_engine_vnni512();  // FC, matmul and every im2col conv
   k.isa = isa_name(f);
   return k;
 }

@@ -36,17 +36,24 @@ class BackendAbi : public ::testing::Test {
 // must be said, never silently run the best path under a lower path's test name.
 TEST(CpuCap, LowersThePathOrNamesTheUnknownValue) {
   CpuFeatures all;
-  all.avx2 = all.avx512vnni = all.neon = all.dotprod = true;
+  all.avx2 = all.avx512vnni = all.zmm = all.neon = all.dotprod = true;
   std::string problem;
   const CpuFeatures avx2 = cap_cpu_features(all, "avx2", &problem);
   EXPECT_TRUE(avx2.avx2);
   EXPECT_FALSE(avx2.avx512vnni);
+  EXPECT_FALSE(avx2.zmm);
+  const CpuFeatures ymm = cap_cpu_features(all, "avx512vnni-ymm", &problem);
+  EXPECT_TRUE(ymm.avx512vnni);
+  EXPECT_FALSE(ymm.zmm);
+  EXPECT_EQ(isa_name(ymm), "avx2+avx512vnni");
+  EXPECT_EQ(isa_name(all), "avx2+avx512vnni+zmm");
   EXPECT_EQ(isa_name(cap_cpu_features(all, "scalar", &problem)), "scalar");
   EXPECT_FALSE(cap_cpu_features(all, "neon", &problem).dotprod);
   EXPECT_TRUE(problem.empty()) << problem;
   EXPECT_TRUE(cap_cpu_features(all, "", &problem).avx512vnni);
   EXPECT_TRUE(cap_cpu_features(all, "AVX2", &problem).avx512vnni);
-  EXPECT_NE(problem.find("QSPEC_SIMD_ISA=AVX2 is not one of scalar, avx2, neon"), std::string::npos) << problem;
+  EXPECT_NE(problem.find("QSPEC_SIMD_ISA=AVX2 is not one of scalar, avx2, avx512vnni-ymm, neon"), std::string::npos)
+      << problem;
 }
 
 TEST_F(BackendAbi, Identity) {

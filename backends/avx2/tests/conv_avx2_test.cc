@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <string>
 #include <vector>
 
 #include "qspec/simd/avx2_backend.h"
@@ -19,8 +20,25 @@ std::vector<KernelSet> kernel_sets() {
     only_avx2.avx512vnni = false;
     v.push_back(avx2::kernel_set(only_avx2));
   }
-  if (f.avx512vnni) v.push_back(avx2::kernel_set(f));
+  if (f.avx512vnni) {
+    CpuFeatures ymm = f;
+    ymm.zmm = false;
+    v.push_back(avx2::kernel_set(ymm));
+  }
+  if (f.avx512vnni && f.zmm) v.push_back(avx2::kernel_set(f));
   return v;
+}
+
+// Names the levels this host cannot run (their kernels are then untested here, not passed).
+TEST(qconv2d, EveryIsaLevelOfThisHost) {
+  std::string isas, missing;
+  for (const KernelSet& k : kernel_sets()) isas += " " + k.isa;
+  const CpuFeatures f = detect_cpu_features();
+  if (!f.avx2) missing += " avx2";
+  if (!f.avx512vnni) missing += " avx2+avx512vnni";
+  if (!(f.avx512vnni && f.zmm)) missing += " avx2+avx512vnni+zmm";
+  if (!missing.empty()) GTEST_SKIP() << "tested:" << isas << "; skipped (this CPU lacks them):" << missing;
+  EXPECT_EQ(isas, " scalar avx2 avx2+avx512vnni avx2+avx512vnni+zmm");
 }
 
 class ConvTester {

@@ -5,6 +5,7 @@
 
 #include <climits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "gemm_tester.h"  // backends/simd_common/testing
@@ -21,7 +22,21 @@ std::vector<const GemmEngine*> engines() {
   const CpuFeatures f = detect_cpu_features();
   if (f.avx2) v.push_back(&avx2::gemm_engine_madd());
   if (f.avx512vnni) v.push_back(&avx2::gemm_engine_vnni());
+  if (f.avx512vnni && f.zmm) v.push_back(&avx2::gemm_engine_vnni512());
   return v;
+}
+
+// Names the engines this host cannot run (their kernels are then untested here, not passed).
+TEST(qgemm, EveryEngineOfThisHost) {
+  std::string names;
+  for (const GemmEngine* e : engines()) names += std::string(" ") + e->name();
+  const CpuFeatures f = detect_cpu_features();
+  std::string missing;
+  if (!f.avx2) missing += " avx2-madd";
+  if (!f.avx512vnni) missing += " avx512vnni-ymm";
+  if (!(f.avx512vnni && f.zmm)) missing += " avx512vnni-zmm";
+  if (!missing.empty()) GTEST_SKIP() << "tested:" << names << "; skipped (this CPU lacks them):" << missing;
+  EXPECT_EQ(names, std::string(" ") + scalar_gemm_engine().name() + " avx2-vpmaddwd avx512vnni-ymm avx512vnni-zmm");
 }
 
 TEST(qgemm, EveryTail) {
@@ -79,6 +94,20 @@ TEST(qgemm, GemvEveryTail) {
     GemmTester().m(1).n(33).k(29).lda_pad(3).seed(9).Test(*e);
     GemmTester().m(1).n(65).k(64).a_signed(false).constant(255, 0x80).Test(*e);  // 255 * -128 sums
   }
+}
+
+// The zmm engine's blocks: 8-row microkernels over panel pairs (32 columns), then a single
+// panel; every row tail 1..7 after full blocks, odd and even panel counts, with and without a
+// k tail (rows padded to 4 bytes).
+TEST(qgemm, RowBlockAndPanelPairTails) {
+  std::uint64_t seed = 300;
+  for (const GemmEngine* e : engines())
+    for (std::int64_t m : {8, 9, 11, 15, 16, 17, 23, 24})
+      for (std::int64_t n : {31, 32, 48, 49, 64, 80})
+        for (std::int64_t k : {36, 37}) {
+          ++seed;
+          GemmTester().m(m).n(n).k(k).seed(seed).za(seed % 3 == 0 ? -128 : 2).zw(seed % 2 ? 127 : -1).Test(*e);
+        }
 }
 
 // run_fused (qgemm's single-chunk path) adds row_add[i] + col_mul * rowsum(B)[j] modulo 2^32:

@@ -70,6 +70,14 @@ QConvWeights pack_conv_weights(const KernelSet& k, const ConvGeom& g, const void
 
 namespace {
 
+// n bytes in 16-byte fixed-size copies (inlined as vector moves: the im2col rows are thousands of
+// short copies, and a library memcpy call per tap costs as much as the copy).
+inline void copy_bytes(std::uint8_t* dst, const std::uint8_t* src, std::int64_t n) {
+  std::int64_t t = 0;
+  for (; t + 16 <= n; t += 16) std::memcpy(dst + t, src + t, 16);
+  if (t < n) std::memcpy(dst + t, src + t, static_cast<std::size_t>(n - t));
+}
+
 template <class Out>
 void depthwise_path(const KernelSet& k, const QConvWeights& w, const std::uint8_t* x, bool x_signed, std::int64_t za,
                     std::int64_t pad, Out* y) {
@@ -102,12 +110,30 @@ void qconv2d_nhwc(const KernelSet& k, const QConvWeights& w, const void* x_nhwc,
   const bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.ph2 <= 0 &&
                          g.pw2 <= 0 && g.groups == 1 && !x_signed;
   constexpr std::int64_t kTile = 64;  // output pixels per im2col tile
-  thread_local std::vector<std::uint8_t> col;
-  thread_local std::vector<std::int64_t> sums;
+  thread_local std::vector<std::uint8_t> col, xu;
+  thread_local std::vector<std::int64_t> sums, pixel_sums;
   col.resize(static_cast<std::size_t>(std::max<std::int64_t>(kTile * kk, 1)));
   sums.resize(kTile);
+  // Not pointwise: the input flipped to u8 once (int8 -> u8: XOR 0x80), and each input pixel's
+  // sum over the group's channels, so that an im2col row is plain copies and its row sum the sum of
+  // its taps' pixel sums (kh * kw adds instead of a pass over kk bytes per row).
+  const std::uint8_t* xs = x;
+  const auto pad_u = static_cast<std::uint8_t>(pad_raw ^ flip);
+  const std::int64_t pad_sum = cg * pad_u, pixels = g.h * g.w;
+  if (!pointwise) {
+    if (flip != 0) {
+      xu.resize(static_cast<std::size_t>(std::max<std::int64_t>(g.n * pixels * g.c, 1)));
+      xs = xu.data();
+    }
+    pixel_sums.resize(static_cast<std::size_t>(std::max<std::int64_t>(pixels, 1)));
+  }
   for (std::int64_t n = 0; n < g.n; ++n)
-    for (std::int64_t gi = 0; gi < g.groups; ++gi)
+    for (std::int64_t gi = 0; gi < g.groups; ++gi) {
+      if (!pointwise) {  // the group's channels of every pixel flipped (if signed) and summed: one vector pass
+        const std::int64_t off = n * pixels * g.c + gi * cg;
+        k.gemm->prepare_a(pixels, cg, x + off, g.c, flip, flip != 0 ? xu.data() + off : nullptr, g.c,
+                          pixel_sums.data());
+      }
       for (std::int64_t p0 = 0; p0 < oh * ow; p0 += kTile) {
         const std::int64_t tp = std::min(kTile, oh * ow - p0);
         const std::uint8_t* a = col.data();
@@ -120,22 +146,43 @@ void qconv2d_nhwc(const KernelSet& k, const QConvWeights& w, const void* x_nhwc,
           for (std::int64_t r = 0; r < tp; ++r) {
             const std::int64_t p = (p0 + r) / ow, q = (p0 + r) % ow;
             std::uint8_t* dst = col.data() + r * kk;
-            for (std::int64_t i = 0; i < g.kh; ++i)
-              for (std::int64_t j = 0; j < g.kw; ++j, dst += cg) {
-                const std::int64_t h = p * g.sh + i * g.dh - g.ph, v = q * g.sw + j * g.dw - g.pw;
-                if (h < 0 || h >= g.h || v < 0 || v >= g.w)
-                  std::memset(dst, pad_raw, static_cast<std::size_t>(cg));
-                else
-                  std::memcpy(dst, x + ((n * g.h + h) * g.w + v) * g.c + gi * cg, static_cast<std::size_t>(cg));
+            std::int64_t sum = 0;
+            for (std::int64_t i = 0; i < g.kh; ++i) {
+              const std::int64_t h = p * g.sh + i * g.dh - g.ph, v0 = q * g.sw - g.pw;
+              const std::int64_t v_last = v0 + (g.kw - 1) * g.dw;
+              if (h >= 0 && h < g.h && v0 >= 0 && v_last < g.w && (g.dw == 1 || g.groups == 1) && cg == g.c) {
+                // Every tap of this kernel row inside: with dilation 1 and one group, the kw taps
+                // are kw * c contiguous input bytes.
+                const std::uint8_t* src = xs + ((n * g.h + h) * g.w + v0) * g.c;
+                if (g.dw == 1) {
+                  copy_bytes(dst, src, g.kw * cg);
+                } else {
+                  for (std::int64_t j = 0; j < g.kw; ++j) copy_bytes(dst + j * cg, src + j * g.dw * g.c, cg);
+                }
+                for (std::int64_t j = 0; j < g.kw; ++j)
+                  sum += pixel_sums[static_cast<std::size_t>(h * g.w + v0 + j * g.dw)];
+                dst += g.kw * cg;
+                continue;
               }
+              for (std::int64_t j = 0; j < g.kw; ++j, dst += cg) {
+                const std::int64_t v = v0 + j * g.dw;
+                if (h < 0 || h >= g.h || v < 0 || v >= g.w) {
+                  std::memset(dst, pad_u, static_cast<std::size_t>(cg));
+                  sum += pad_sum;
+                } else {
+                  copy_bytes(dst, xs + ((n * g.h + h) * g.w + v) * g.c + gi * cg, cg);
+                  sum += pixel_sums[static_cast<std::size_t>(h * g.w + v)];
+                }
+              }
+            }
+            sums[static_cast<std::size_t>(r)] = sum;
           }
-          // int8 -> u8 (XOR 0x80) in place, and the row sums, in one vector pass.
-          k.gemm->prepare_a(tp, kk, col.data(), kk, flip, col.data(), kk, sums.data());
         }
         // The group's og output channels of these tp pixels, written in place (row stride o).
         qgemm_u8(*k.gemm, tp, a, lda, sums.data(), za_u, w.per_group[static_cast<std::size_t>(gi)], w.zw,
                  y + (n * oh * ow + p0) * g.o + gi * og, g.o);
       }
+    }
 }
 
 template void qconv2d_nhwc<std::int32_t>(const KernelSet&, const QConvWeights&, const void*, bool, std::int64_t,

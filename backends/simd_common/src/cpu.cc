@@ -18,6 +18,7 @@ CpuFeatures detect_cpu_features() {
   f.avx2 = __builtin_cpu_supports("avx2");
   f.avx512vnni = f.avx2 && __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl") &&
                  __builtin_cpu_supports("avx512bw");
+  f.zmm = f.avx512vnni && __builtin_cpu_supports("avx512f");
 #elif defined(__aarch64__)
   f.neon = true;
 #if defined(__linux__) && defined(HWCAP_ASIMDDP)
@@ -31,14 +32,20 @@ CpuFeatures cap_cpu_features(CpuFeatures f, const std::string& cap, std::string*
   if (cap.empty()) return f;
   if (cap == "scalar") return CpuFeatures{};
   if (cap == "avx2") {
-    f.avx512vnni = false;
+    f.avx512vnni = f.zmm = false;
+    return f;
+  }
+  if (cap == "avx512vnni-ymm") {
+    f.zmm = false;
     return f;
   }
   if (cap == "neon") {
     f.dotprod = false;
     return f;
   }
-  if (problem) *problem = "QSPEC_SIMD_ISA=" + cap + " is not one of scalar, avx2, neon: ignored, the best path runs";
+  if (problem)
+    *problem =
+        "QSPEC_SIMD_ISA=" + cap + " is not one of scalar, avx2, avx512vnni-ymm, neon: ignored, the best path runs";
   return f;
 }
 
@@ -56,7 +63,7 @@ const CpuFeatures& cpu_features() {
 }
 
 std::string isa_name(const CpuFeatures& f) {
-  if (f.avx2) return f.avx512vnni ? "avx2+avx512vnni" : "avx2";
+  if (f.avx2) return f.avx512vnni ? (f.zmm ? "avx2+avx512vnni+zmm" : "avx2+avx512vnni") : "avx2";
   if (f.neon) return f.dotprod ? "neon+dotprod" : "neon";
   return "scalar";
 }

@@ -22,10 +22,14 @@ void dequantize(std::size_t n, const std::int32_t* x, std::int32_t zp, float s, 
 void prepare_a_avx2(std::int64_t m, std::int64_t k, const std::uint8_t* a, std::int64_t lda, std::uint8_t flip,
                     std::uint8_t* dst, std::int64_t ldd, std::int64_t* sums);
 
-// u8 x s8 engines: VPMADDWD on widened operands (AVX2), VPDPBUSD on ymm (AVX512-VNNI + VL; with
-// a GEMV kernel for single rows).
+// u8 x s8 engines: VPMADDWD on widened operands (AVX2), VPDPBUSD on ymm (AVX512-VNNI + VL) and on
+// zmm (AVX512F + BW + VNNI), the VNNI ones with a GEMV kernel for single rows.
 const GemmEngine& gemm_engine_madd();
 const GemmEngine& gemm_engine_vnni();
+const GemmEngine& gemm_engine_vnni512();
+// The VNNI engines' shared layout of B: 16-column panels, 64 bytes (16 columns x 4 k) per group
+// of 4 k values, zero-padded; fills everything but out.engine.
+void pack_vnni_panels(std::int64_t n, std::int64_t k, const std::int8_t* b, std::int64_t ldb, PackedB& out);
 
 // Depthwise conv2d (NHWC, multiplier 1), 16 channels per step with VPMADDWD on tap pairs.
 void depthwise(const DepthwiseArgs& a);

@@ -8,13 +8,15 @@ namespace qspec::simd {
 struct CpuFeatures {
   bool avx2 = false;        // x86: AVX2 (with the OS saving ymm state)
   bool avx512vnni = false;  // x86: VPDPBUSD on ymm (AVX512-VNNI + AVX512VL + AVX512BW)
+  bool zmm = false;         // x86: the VNNI kernels on zmm registers (avx512vnni + AVX512F)
   bool neon = false;        // AArch64: Advanced SIMD (always present on AArch64 Linux)
   bool dotprod = false;     // AArch64: SDOT/UDOT (HWCAP_ASIMDDP)
 };
 
 // What the CPU offers, capped by the environment variable QSPEC_SIMD_ISA: "scalar" disables
-// every SIMD path, "avx2" disables VNNI, "neon" disables the dot-product instructions. Tests and
-// benchmarks use it to exercise the lower paths on a machine that has the higher ones.
+// every SIMD path, "avx2" disables VNNI, "avx512vnni-ymm" keeps VNNI on 256-bit registers (no
+// zmm kernels), "neon" disables the dot-product instructions. Tests and benchmarks use it to
+// exercise the lower paths on a machine that has the higher ones.
 const CpuFeatures& cpu_features();
 
 // The features the process detected, ignoring QSPEC_SIMD_ISA.
@@ -24,7 +26,7 @@ CpuFeatures detect_cpu_features();
 // *problem (cpu_features() prints it on stderr).
 CpuFeatures cap_cpu_features(CpuFeatures f, const std::string& cap, std::string* problem);
 
-// "avx2+avx512vnni", "avx2", "neon+dotprod", "neon" or "scalar".
+// "avx2+avx512vnni+zmm", "avx2+avx512vnni", "avx2", "neon+dotprod", "neon" or "scalar".
 std::string isa_name(const CpuFeatures& f);
 
 }  // namespace qspec::simd
