@@ -13,7 +13,8 @@
 #       records nothing; exits 77 when CONFIGS names only backends that do not start here
 # Environment: VECTORS (default vectors), OUT (default docs/third-party.md), KEEP=DIR keeps the
 # reports and logs in DIR, CONFIGS="label ..." measures only those run labels, MEASUREMENTS=DIR
-# another record (default tools/thirdparty_report/measurements).
+# another record (default tools/thirdparty_report/measurements), EMULATED=0 leaves the runs under
+# qemu-x86_64 (tens of minutes) as recorded.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${1:-build/default}
@@ -60,6 +61,10 @@ for spec in $CONFIG_LIST; do
   if [ -n "${CONFIGS:-}" ] && [[ " $(tr -s '[:space:]' ' ' <<<"$CONFIGS") " != *" $label "* ]]; then continue; fi
   if [ -n "${CHECK:-}" ] && [[ $lib == *-qemu.json ]]; then
     echo "generate.sh: $label with $setting (emulated) is recorded, not re-measured by CHECK=1" >&2
+    continue
+  fi
+  if [ "${EMULATED:-1}" = 0 ] && [[ $lib == *-qemu.json ]]; then
+    echo "generate.sh: EMULATED=0: $label with $setting (emulated) keeps its recorded measurement" >&2
     continue
   fi
   env_args=()
