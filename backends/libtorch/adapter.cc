@@ -5,8 +5,8 @@
 #include <string>
 
 #include "ops.h"
-#include "torch_isa.h"
 #include "qspec/catalogue/keys.h"
+#include "torch_isa.h"
 
 #ifndef QSPEC_LIBTORCH_VERSION
 #define QSPEC_LIBTORCH_VERSION "unknown"
@@ -27,7 +27,7 @@ class LibtorchAdapter final : public thirdparty::Adapter {
   }
 
   std::vector<thirdparty::Claim> claims() const override {
-    return {
+    std::vector<thirdparty::Claim> c = {
         thirdparty::claim<cat::quantize>(cat::quantize::conv::pytorch_quantize_per_tensor,
                                          "at::quantize_per_tensor to qint8 / quint8 / qint32"),
         thirdparty::claim<cat::quantize_per_channel>(cat::quantize_per_channel::conv::pytorch_quantize_per_channel,
@@ -57,6 +57,19 @@ class LibtorchAdapter final : public thirdparty::Adapter {
         thirdparty::claim<cat::tvm_qnn_concatenate>(cat::tvm_qnn_concatenate::conv::tvm,
                                                     "quantized::cat with the output scale and zero point", true),
     };
+    // The pytorch.qnnpack arithmetic is the qnnpack engine's; the onednn engine computes these
+    // operators another way (spec/errata.md E-LIBTORCH-QLINEAR-1, -3) that no convention pins yet.
+    if (qnnpack()) {
+      c.push_back(thirdparty::claim<cat::qlinear_fully_connected>(
+          cat::qlinear_fully_connected::conv::pytorch_qnnpack,
+          "quantized::linear_prepack + quantized::linear, qnnpack engine (quint8 / qint8 activations, qint8 weights; "
+          "the int32 bias as a float that QuantizeBias maps back onto it)"));
+      c.push_back(thirdparty::claim<cat::qlinear_conv2d>(
+          cat::qlinear_conv2d::conv::pytorch_qnnpack,
+          "quantized::conv2d_prepack + quantized::conv2d.new, qnnpack engine (NHWC <-> NCHW, symmetric pads; the "
+          "int32 bias as a float that QuantizeBias maps back onto it)"));
+    }
+    return c;
   }
 
   void run(const thirdparty::Call& call) override {
@@ -71,10 +84,13 @@ class LibtorchAdapter final : public thirdparty::Adapter {
     if (call.op == cat::tvm_qnn_add::op) return run_tvm_add(call);
     if (call.op == cat::tvm_qnn_dense::op) return run_tvm_dense(call);
     if (call.op == cat::tvm_qnn_conv2d::op) return run_tvm_conv2d(call);
+    if (call.op == cat::qlinear_fully_connected::op && qnnpack()) return run_qlinear_fully_connected(call);
+    if (call.op == cat::qlinear_conv2d::op && qnnpack()) return run_qlinear_conv2d(call);
     throw thirdparty::Unsupported("libtorch adapter has no op '" + call.op + "'");
   }
 
  private:
+  bool qnnpack() const { return engine_.rfind("qengine qnnpack", 0) == 0; }
   std::string engine_;
 };
 

@@ -10,9 +10,7 @@
 // point zp + 128), and the int8 output taken back the same way: an exact change of
 // representation (the shift is even, so no tie changes side). Weights are qint8; a uint8 kernel
 // becomes qint8 the same way (q - 128, zp - 128).
-#include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/ivalue.h>
-#include <ATen/core/stack.h>
 #include <ATen/ops/_make_per_tensor_quantized_tensor.h>
 #include <ATen/ops/cat.h>
 #include <ATen/ops/empty.h>
@@ -41,16 +39,6 @@ std::int64_t int_or(const nlohmann::ordered_json& a, const attr::Int& key, std::
 }
 double f32_attr(const nlohmann::ordered_json& a, const attr::F32& key) {
   return static_cast<double>(f32_from_bits(attr::get(a, key)));
-}
-
-// Calls a quantized operator registered with libtorch's dispatcher; returns its first result.
-c10::IValue call_op(const Call& call, const char* name, const char* overload, std::vector<c10::IValue> args) {
-  return guarded(call, name, [&] {
-    const c10::OperatorHandle op = c10::Dispatcher::singleton().findSchemaOrThrow(name, overload);
-    torch::jit::Stack stack(std::move(args));
-    op.callBoxed(&stack);
-    return stack.at(0);
-  });
 }
 
 // Values and zero point moved by `shift` (+128: int8 -> uint8; -128: uint8 -> int8).

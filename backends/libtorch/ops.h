@@ -24,5 +24,7 @@ void run_tvm_concatenate(const thirdparty::Call& call);                   // op_
 void run_tvm_add(const thirdparty::Call& call);                           // op_nn.cc
 void run_tvm_dense(const thirdparty::Call& call);                         // op_nn.cc
 void run_tvm_conv2d(const thirdparty::Call& call);                        // op_nn.cc
+void run_qlinear_fully_connected(const thirdparty::Call& call);           // op_qlinear.cc: qnnpack engine
+void run_qlinear_conv2d(const thirdparty::Call& call);                    // op_qlinear.cc: qnnpack engine
 
 }  // namespace qspec::libtorch_adapter

@@ -3,9 +3,11 @@
 
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/stack.h>
 #include <ATen/ops/_make_per_tensor_quantized_tensor.h>
-#include <ATen/ops/int_repr.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/int_repr.h>
 
 #include <cctype>
 #include <cstdlib>
@@ -117,6 +119,16 @@ std::string select_engine() {
       throw std::runtime_error(std::string("QSPEC_LIBTORCH_QENGINE=") + want + ": this libtorch has " + available);
   }
   return "qengine " + engine_name(ctx.qEngine()) + "; available: " + available;
+}
+
+c10::IValue call_op(const thirdparty::Call& call, const char* name, const char* overload,
+                    std::vector<c10::IValue> args) {
+  return guarded(call, name, [&] {
+    const c10::OperatorHandle op = c10::Dispatcher::singleton().findSchemaOrThrow(name, overload);
+    torch::jit::Stack stack(std::move(args));
+    op.callBoxed(&stack);
+    return stack.at(0);
+  });
 }
 
 void set_single_thread() { at::set_num_threads(1); }

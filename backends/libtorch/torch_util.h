@@ -2,10 +2,12 @@
 #pragma once
 
 #include <ATen/core/Tensor.h>
+#include <ATen/core/ivalue.h>
 
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "qspec/backend.h"
 #include "qspec/thirdparty/adapter.h"
@@ -40,5 +42,11 @@ auto guarded(const thirdparty::Call& call, const std::string& what, Fn&& fn) -> 
     call.refuse(what + ": " + e.what_without_backtrace());
   }
 }
+
+// Calls a quantized operator registered with libtorch's dispatcher by name (the quantized
+// operators are not in ATen's C++ API; TorchScript calls them so); returns its first result. A
+// libtorch error becomes call.refuse, as in guarded.
+c10::IValue call_op(const thirdparty::Call& call, const char* name, const char* overload,
+                    std::vector<c10::IValue> args);
 
 }  // namespace qspec::libtorch_adapter
