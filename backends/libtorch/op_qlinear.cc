@@ -65,6 +65,17 @@ Quant read_quant(const Call& call, const qspec_tensor& xt, const qspec_tensor& w
   if (q.ws.size() != 1 && static_cast<std::int64_t>(q.ws.size()) != out_channels)
     call.refuse(std::to_string(q.ws.size()) + " weight scales for " + std::to_string(out_channels) +
                 " output channels (one, or one per output channel)");
+  // qint8 activations run XNNPACK inside libtorch, whose params init functions assert
+  // S = x_scale * w_scale / y_scale >= 2^-32 (the clause's REQUIRE; Debian's build keeps asserts
+  // and the process aborts): not run, rather than crash.
+  const auto normal = [](float v) { return v > 0 && std::isnormal(v); };
+  const auto xs = static_cast<float>(q.xs), ys = static_cast<float>(q.ys);
+  if (xt.dtype == QSPEC_DTYPE_INT8)
+    for (float w : q.ws)
+      if (normal(xs) && normal(w) && normal(ys) && xs * w / ys < 0x1p-32f)
+        throw Unsupported(
+            "requantization scale below 2^-32: XNNPACK (libtorch's qint8 path) asserts, outside the "
+            "REQUIREs");
   return q;
 }
 

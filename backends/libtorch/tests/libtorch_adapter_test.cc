@@ -45,6 +45,15 @@ TEST(libtorch_adapter, ClaimsThePytorchConventions) {
   EXPECT_FALSE(torch().supports("tvm.qnn.dense", "tvm"));
 }
 
+// pytorch.qnnpack is the qnnpack engine's arithmetic: the default engine (onednn in Debian's
+// build) computes linear / conv2d another way (errata E-LIBTORCH-QLINEAR-1, -3) and claims neither.
+TEST(libtorch_adapter, TheDefaultEngineDoesNotClaimPytorchQnnpack) {
+  if (std::string(torch().backend().version).find("qengine qnnpack") != std::string::npos)
+    GTEST_SKIP() << "QSPEC_LIBTORCH_QENGINE=qnnpack in the environment: " << torch().backend().version;
+  EXPECT_FALSE(torch().supports("qlinear.fully_connected", "pytorch.qnnpack"));
+  EXPECT_FALSE(torch().supports("qlinear.conv2d", "pytorch.qnnpack"));
+}
+
 // The research table: x / s = .5, 1.5, 2.5 with s = .25, zp 3 -> rne 0, 2, 2 -> 3, 5, 5 (oneDNN,
 // adding zp first, gives 4, 4, 6). -0.125 / .25 = -.5 -> -0 -> 3; 100 / .25 = 400 -> 127.
 TEST(libtorch_adapter, QuantizeRoundsHalfEvenThenAddsTheZeroPoint) {
