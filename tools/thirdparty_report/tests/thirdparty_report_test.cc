@@ -130,6 +130,25 @@ TEST_F(ThirdpartyReport, DeviationsOfSomeInstructionSetsAreNamedAndExpectedThere
   EXPECT_NE(e.find("requantize/a.json 3 FAIL documented: no check\n"), std::string::npos) << e;
 }
 
+// A variant configuration of the adapter (generate.sh's "libtorch-qnnpack", "onnxruntime-fed")
+// reads the library's expect file, so its deviations are written there; another library whose
+// name merely starts alike is not. Regression: only the exact label was read.
+TEST_F(ThirdpartyReport, VariantConfigurationsOfTheLibraryShareItsExpectFile) {
+  in_.runs.push_back(measured("own.json", "lib 1.0 (isa: avx2)", /*second_fails=*/false));
+  RunSummary variant = measured("variant.json", "lib 1.0 (isa: avx2)");
+  variant.label = "lib-variant";
+  in_.runs.push_back(variant);
+  RunSummary other = measured("other.json", "lib 1.0 (isa: sse41)");
+  other.label = "library";
+  in_.runs.push_back(other);
+  in_.annotations = load_annotations(write(dir_ / "a.json", kAnnotations).string());
+  std::string why;
+  ASSERT_TRUE(write_expect_file(in_, "lib", (dir_ / "expect.txt").string(), why)) << why;
+  const std::string e = read(dir_ / "expect.txt");
+  EXPECT_NE(e.find("requantize/a.json 2 FAIL library bug: rounds the other way\n"), std::string::npos) << e;
+  EXPECT_NE(e.find("(ISAs: avx2)"), std::string::npos) << e;  // one ISA, not the other library's
+}
+
 // A sixth pattern field classifies a class on some instruction sets only: the same class key
 // can be two findings on two ISAs (oneDNN's matmul saturates at avx512_core only).
 TEST_F(ThirdpartyReport, AnnotationsCanNameTheInstructionSet) {
