@@ -57,8 +57,19 @@ class LibtorchAdapter final : public thirdparty::Adapter {
         thirdparty::claim<cat::tvm_qnn_concatenate>(cat::tvm_qnn_concatenate::conv::tvm,
                                                     "quantized::cat with the output scale and zero point", true),
     };
-    // The pytorch.qnnpack arithmetic is the qnnpack engine's; the onednn engine computes these
-    // operators another way (spec/errata.md E-LIBTORCH-QLINEAR-1, -3) that no convention pins yet.
+    // The pytorch.qnnpack arithmetic is the qnnpack engine's, pytorch.onednn the onednn engine's.
+    if (onednn()) {
+      c.push_back(thirdparty::claim<cat::qlinear_fully_connected>(
+          cat::qlinear_fully_connected::conv::pytorch_onednn,
+          "quantized::linear_prepack + quantized::linear, onednn engine (quint8 activations, qint8 weights; the "
+          "int32 bias as a float b_f with fl32(b_f c_o) = fl32(b); a batch size per zero-point set: "
+          "E-LIBTORCH-QLINEAR-1)"));
+      c.push_back(thirdparty::claim<cat::qlinear_conv2d>(
+          cat::qlinear_conv2d::conv::pytorch_onednn,
+          "quantized::conv2d_prepack + quantized::conv2d.new, onednn engine (NHWC <-> NCHW, symmetric pads; the "
+          "int32 bias as a float b_f with fl32(b_f c_o) = fl32(b); a batch size per zero-point set: "
+          "E-LIBTORCH-QLINEAR-1)"));
+    }
     if (qnnpack()) {
       c.push_back(thirdparty::claim<cat::qlinear_fully_connected>(
           cat::qlinear_fully_connected::conv::pytorch_qnnpack,
@@ -84,13 +95,16 @@ class LibtorchAdapter final : public thirdparty::Adapter {
     if (call.op == cat::tvm_qnn_add::op) return run_tvm_add(call);
     if (call.op == cat::tvm_qnn_dense::op) return run_tvm_dense(call);
     if (call.op == cat::tvm_qnn_conv2d::op) return run_tvm_conv2d(call);
-    if (call.op == cat::qlinear_fully_connected::op && qnnpack()) return run_qlinear_fully_connected(call);
-    if (call.op == cat::qlinear_conv2d::op && qnnpack()) return run_qlinear_conv2d(call);
+    const Engine engine = onednn() ? Engine::Onednn : Engine::Qnnpack;
+    if (call.op == cat::qlinear_fully_connected::op && (qnnpack() || onednn()))
+      return run_qlinear_fully_connected(call, engine);
+    if (call.op == cat::qlinear_conv2d::op && (qnnpack() || onednn())) return run_qlinear_conv2d(call, engine);
     throw thirdparty::Unsupported("libtorch adapter has no op '" + call.op + "'");
   }
 
  private:
   bool qnnpack() const { return engine_.rfind("qengine qnnpack", 0) == 0; }
+  bool onednn() const { return engine_.rfind("qengine onednn", 0) == 0; }
   std::string engine_;
 };
 

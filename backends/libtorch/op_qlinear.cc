@@ -1,6 +1,7 @@
-// libtorch's quantized::linear and quantized::conv2d under the qnnpack engine on the engine
-// operators qlinear.fully_connected / qlinear.conv2d, convention pytorch.qnnpack
-// (spec/operators_qlinear.md `qlinear.pytorch_qnnpack`), driven as a PyTorch user drives them.
+// libtorch's quantized::linear and quantized::conv2d on the engine operators
+// qlinear.fully_connected / qlinear.conv2d, driven as a PyTorch user drives them: conventions
+// pytorch.qnnpack under the qnnpack engine (spec/operators_qlinear.md `qlinear.pytorch_qnnpack`) and
+// pytorch.onednn under the onednn engine (spec/operators_qlinear_pytorch_onednn.md).
 //
 // - Activations keep their type (uint8 -> quint8: PyTorch's QNNPACK; int8 -> qint8: XNNPACK
 //   inside libtorch), weights are qint8 per tensor or per output channel (axis 0), all from the
@@ -11,19 +12,29 @@
 //   quantizes it inside (QuantizeBias, errata E-LIBTORCH-QLINEAR-3), so each b[o] is handed over as
 //   a float that this quantization turns back into b[o] exactly, and the call is UNSUPPORTED
 //   where no float does (a scale product above 1 leaves gaps between the reachable integers).
+//   Under the onednn engine the bias stays float and is scaled by c_o = fl32(r(x_s) r(w_s[o]))
+//   (r(s) = fl32(1.0 / double(s))): b[o] is handed over as a float b_f with fl32(b_f c_o) =
+//   fl32(b[o]), the clause's bias term, UNSUPPORTED where none exists.
+// - The onednn engine reuses cached primitives keyed without the zero points (errata
+//   E-LIBTORCH-QLINEAR-1): each new zero-point set of a (shapes, scales) key gets its own batch
+//   size, the input padded with extra rows (or images) of x_zero_point whose outputs are dropped.
 #include <ATen/ops/_make_per_channel_quantized_tensor.h>
 #include <ATen/ops/_make_per_tensor_quantized_tensor.h>
+#include <ATen/ops/cat.h>
 #include <ATen/ops/full.h>
 #include <ATen/ops/quantize_per_tensor.h>
 #include <ATen/ops/tensor.h>
 #include <ATen/ops/zeros.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ops.h"
@@ -107,9 +118,32 @@ std::optional<float> float_bias(std::int64_t b, double xs, float ws) {
   return std::nullopt;
 }
 
+// ideep's reciprocal scale (1.0 / q_scale() in double, stored as float) and the factor c_o by which
+// the onednn engine scales a float bias into accumulator units.
+float reciprocal(double s) { return static_cast<float>(1.0 / static_cast<double>(static_cast<float>(s))); }
+float onednn_bias_scale(double xs, float ws) { return reciprocal(xs) * reciprocal(ws); }
+
+// A float b_f whose bias term under the onednn engine, fl32(b_f c), is fl32(b), if any: the float
+// nearest fl32(b) / c and its neighbours.
+std::optional<float> onednn_float_bias(std::int64_t b, double xs, float ws) {
+  const float c = onednn_bias_scale(xs, ws), target = static_cast<float>(b);
+  if (b == 0) return 0.0f;
+  if (!(c > 0) || std::isinf(c)) return std::nullopt;
+  const float f0 = static_cast<float>(static_cast<double>(target) / static_cast<double>(c));
+  float up = f0, down = f0;
+  for (int step = 0; step < 8; ++step) {
+    volatile float pu = up * c, pd = down * c;  // one binary32 product each, as the engine computes it
+    if (pu == target) return up;
+    if (pd == target) return down;
+    up = std::nextafter(up, std::numeric_limits<float>::infinity());
+    down = std::nextafter(down, -std::numeric_limits<float>::infinity());
+  }
+  return std::nullopt;
+}
+
 // The float bias tensor (O) for the vector's int32 b, or None without one.
 template <class Op>
-c10::IValue bias(const Call& call, const Quant& q, std::int64_t out_channels) {
+c10::IValue bias(const Call& call, const Quant& q, std::int64_t out_channels, Engine engine) {
   if (!call.has_input(Op::in::b)) return c10::IValue();
   const qspec_tensor& bt = call.input(Op::in::b);
   if (bt.dtype != QSPEC_DTYPE_INT32) call.refuse("the bias is int32");
@@ -119,6 +153,16 @@ c10::IValue bias(const Call& call, const Quant& q, std::int64_t out_channels) {
   std::vector<float> bf(b.size());
   for (std::size_t o = 0; o < b.size(); ++o) {
     const float ws = q.ws[q.ws.size() == 1 ? 0 : o];
+    if (engine == Engine::Onednn) {
+      const std::optional<float> f = onednn_float_bias(b[o], q.xs, ws);
+      if (!f)
+        throw Unsupported("no float32 bias b_f has fl32(b_f * c) = fl32(b[" + std::to_string(o) + "]) = fl32(" +
+                          std::to_string(b[o]) +
+                          ") with c = fl32(fl32(1 / x_scale) fl32(1 / w_scale)) (the onednn engine scales a float "
+                          "bias; qlinear.pytorch_onednn item 3)");
+      bf[o] = *f;
+      continue;
+    }
     const std::optional<float> f = float_bias(b[o], q.xs, ws);
     if (!f)
       throw Unsupported("no float32 bias quantizes to b[" + std::to_string(o) + "] = " + std::to_string(b[o]) +
@@ -137,10 +181,21 @@ void check_zero_point(const Call& call, const char* what, double scale, std::int
   guarded(call, what, [&] { return at::quantize_per_tensor(at::zeros({1}, at::kFloat), scale, zp, qtype); });
 }
 
-at::Tensor activation(const Call& call, const at::Tensor& x, const Quant& q) {
+// x with `extra` more entries along axis 0, filled with the code x_zero_point (their outputs are dropped).
+at::Tensor pad_batch(const at::Tensor& x, std::int64_t extra, std::int64_t zx) {
+  if (extra == 0) return x;
+  std::vector<std::int64_t> shape = x.sizes().vec();
+  shape[0] = extra;
+  return at::cat({x, at::full(shape, zx, x.options())}, 0);
+}
+
+// The quantized activation of the int tensor x (N first), with `extra` more batch entries of the
+// code x_zero_point (their outputs are dropped; see fresh_primitive_batch).
+at::Tensor activation(const Call& call, const at::Tensor& x, const Quant& q, std::int64_t extra = 0) {
   const c10::ScalarType qtype = x.scalar_type() == at::kChar ? c10::kQInt8 : c10::kQUInt8;
   check_zero_point(call, "activation zero point", q.xs, q.zx, qtype);
-  return guarded(call, "activation", [&] { return at::_make_per_tensor_quantized_tensor(x, q.xs, q.zx); });
+  const at::Tensor padded = pad_batch(x, extra, q.zx);
+  return guarded(call, "activation", [&] { return at::_make_per_tensor_quantized_tensor(padded, q.xs, q.zx); });
 }
 
 // The qint8 weights from an int8 tensor already in libtorch's layout (O first).
@@ -154,9 +209,41 @@ at::Tensor weight(const Call& call, const at::Tensor& w, const Quant& q) {
   });
 }
 
+// The batch size that gives this call's zero points a primitive of their own under the onednn
+// engine (E-LIBTORCH-QLINEAR-1), whose cached state is keyed by the shapes and the output scales,
+// not the zero points: the smallest size >= n that no other zero-point set of this key (the
+// shapes but the batch, the output scales) has used. One process runs many vectors; the map stays small.
+std::int64_t fresh_primitive_batch(Engine engine, const std::string& key, std::int64_t n, const Quant& q) {
+  if (engine != Engine::Onednn) return n;
+  static std::map<std::string, std::map<std::int64_t, std::tuple<std::int64_t, std::int64_t>>> used;
+  auto& sizes = used[key];
+  const std::tuple<std::int64_t, std::int64_t> zps{q.zx, q.zy};
+  std::int64_t size = n;
+  while (sizes.count(size) != 0 && sizes[size] != zps) ++size;
+  sizes[size] = zps;
+  return size;
+}
+
+// The dimensions of t but the first (the batch).
+std::string shape_key(const qspec_tensor& t) {
+  std::string k;
+  for (int i = 1; i < t.rank; ++i) k += std::to_string(t.shape[i]) + "x";
+  return k;
+}
+// The output scales oneDNN is given, M_o = fl32(r(y_s) / fl32(r(x_s) r(w_s[o]))): what the
+// engine's stale cache is keyed on (with the shapes), not PyTorch's scales.
+std::string scale_key(const Quant& q) {
+  std::string k;
+  for (float w : q.ws) {
+    volatile float m = reciprocal(q.ys) / onednn_bias_scale(q.xs, w);
+    k += "/" + std::to_string(std::bit_cast<std::uint32_t>(static_cast<float>(m)));
+  }
+  return k;
+}
+
 }  // namespace
 
-void run_qlinear_fully_connected(const Call& call) {
+void run_qlinear_fully_connected(const Call& call, Engine engine) {
   using K = cat::qlinear_fully_connected;
   const qspec_tensor &xt = call.input(K::in::x), &wt = call.input(K::in::w);
   qspec_tensor& yt = call.output(K::out::y);
@@ -164,14 +251,17 @@ void run_qlinear_fully_connected(const Call& call) {
   if (xt.shape[1] != wt.shape[1]) call.refuse("x and w differ in K");
   const std::int64_t o = wt.shape[0];
   const Quant q = read_quant<K>(call, xt, wt, yt, o);
-  const at::Tensor x = activation(call, int_tensor(xt), q);
+  const std::int64_t n = xt.shape[0];
+  const std::int64_t extra =
+      fresh_primitive_batch(engine, "fc" + shape_key(xt) + shape_key(wt) + scale_key(q), n, q) - n;
+  const at::Tensor x = activation(call, int_tensor(xt), q, extra);
   const at::Tensor w = weight(call, int_tensor(wt), q);
-  const c10::IValue packed = call_op(call, "quantized::linear_prepack", "", {w, bias<K>(call, q, o)});
+  const c10::IValue packed = call_op(call, "quantized::linear_prepack", "", {w, bias<K>(call, q, o, engine)});
   const at::Tensor y = call_op(call, "quantized::linear", "", {x, packed, q.ys, q.zy}).toTensor();
-  write_int_repr(yt, y);
+  write_int_repr(yt, y.narrow(0, 0, n));
 }
 
-void run_qlinear_conv2d(const Call& call) {
+void run_qlinear_conv2d(const Call& call, Engine engine) {
   using K = cat::qlinear_conv2d;
   using A = K::attr;
   const qspec_tensor &xt = call.input(K::in::x), &wt = call.input(K::in::w);
@@ -187,15 +277,22 @@ void run_qlinear_conv2d(const Call& call) {
                 std::to_string(pads[0]) + ", " + std::to_string(pads[1]) + ", " + std::to_string(pads[2]) + ", " +
                 std::to_string(pads[3]) + "]");
   const std::int64_t groups = attr::get_or(call.attrs, A::groups, 1);
+  if (engine == Engine::Onednn && groups >= 1 && (xt.shape[3] % groups != 0 || xt.shape[3] / groups != wt.shape[3]))
+    call.refuse(
+        "the input channels are not groups * the weights' channels (oneDNN: could not create a descriptor "
+        "for a convolution forward propagation primitive)");
+  const std::int64_t n = xt.shape[0];
+  const std::int64_t extra =
+      fresh_primitive_batch(engine, "conv" + shape_key(xt) + shape_key(wt) + scale_key(q), n, q) - n;
   // NHWC -> NCHW and OHWI -> OIHW as logical views; libtorch packs them its own way.
-  const at::Tensor x = activation(call, int_tensor(xt).permute({0, 3, 1, 2}).contiguous(), q);
+  const at::Tensor x = activation(call, int_tensor(xt).permute({0, 3, 1, 2}).contiguous(), q, extra);
   const at::Tensor w = weight(call, int_tensor(wt).permute({0, 3, 1, 2}).contiguous(), q);
   const c10::IValue packed =
       call_op(call, "quantized::conv2d_prepack", "",
-              {w, bias<K>(call, q, o), c10::List<std::int64_t>({st[0], st[1]}),
+              {w, bias<K>(call, q, o, engine), c10::List<std::int64_t>({st[0], st[1]}),
                c10::List<std::int64_t>({pads[0], pads[1]}), c10::List<std::int64_t>({dil[0], dil[1]}), groups});
   const at::Tensor y = call_op(call, "quantized::conv2d", "new", {x, packed, q.ys, q.zy}).toTensor();
-  write_int_repr(yt, y.permute({0, 2, 3, 1}));
+  write_int_repr(yt, y.narrow(0, 0, n).permute({0, 2, 3, 1}));
 }
 
 }  // namespace qspec::libtorch_adapter

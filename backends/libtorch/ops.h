@@ -24,7 +24,9 @@ void run_tvm_concatenate(const thirdparty::Call& call);                   // op_
 void run_tvm_add(const thirdparty::Call& call);                           // op_nn.cc
 void run_tvm_dense(const thirdparty::Call& call);                         // op_nn.cc
 void run_tvm_conv2d(const thirdparty::Call& call);                        // op_nn.cc
-void run_qlinear_fully_connected(const thirdparty::Call& call);           // op_qlinear.cc: qnnpack engine
-void run_qlinear_conv2d(const thirdparty::Call& call);                    // op_qlinear.cc: qnnpack engine
+// The quantized engine an operator runs under (its convention: pytorch.qnnpack / pytorch.onednn).
+enum class Engine { Qnnpack, Onednn };
+void run_qlinear_fully_connected(const thirdparty::Call& call, Engine engine);  // op_qlinear.cc
+void run_qlinear_conv2d(const thirdparty::Call& call, Engine engine);           // op_qlinear.cc
 
 }  // namespace qspec::libtorch_adapter

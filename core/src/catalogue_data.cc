@@ -2758,6 +2758,18 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "required_flags": [
         "tie", "tie_per_channel", "saturate_low", "saturate_high", "per_channel_exponents", "uint8_int8", "no_bias", "pad_zero_point", "depthwise_multiplier", "dilation", "strides", "groups", "scale_limit", "random"
       ]
+    },
+    {
+      "name": "pytorch.onednn",
+      "clauses": ["qlinear.acc.conv2d", "qlinear.pytorch_onednn", "qlinear.onednn"],
+      "description": "PyTorch 1.13 quantized::conv2d, onednn engine (ideep): quint8 activations, qint8 weights (zero point 0) per tensor or per channel; oneDNN output scale M_o = fl32(r(y_s) / fl32(r(x_s) r(w_s[o]))) with r(s) = fl32(fl64(1 / fl64(s))); d = fl32(fl32(acc) + fl32(b)), y = sat(rne(fl32(fl32(d M_o) + fl32(zp)))); symmetric padding; no fused clamp",
+      "source": "pytorch/pytorch v1.13.1 aten/src/ATen/native/quantized/cpu/qconv.cpp PackedConvWeightsOnednn::apply_impl, qconv_prepack.cpp PackedConvWeightsOnednn::prepack, OnednnUtils.h; oneDNN ref_convolution_int8.cpp / simple_q10n.hpp (the epilogue of qlinear.onednn)",
+      "attributes": ["w_scales", "x_scale", "x_zero_point", "y_scale", "y_zero_point"],
+      "optional_attributes": ["dilations", "groups", "pads", "strides", "w_zero_point"],
+      "vectors": "ops/qlinear/conv2d/pytorch.onednn.json",
+      "required_flags": [
+        "tie", "tie_per_channel", "saturate_low", "saturate_high", "per_channel_exponents", "uint8_int8", "no_bias", "pad_zero_point", "depthwise_multiplier", "dilation", "strides", "groups", "random"
+      ]
     }
   ]
 }
@@ -2882,6 +2894,18 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "vectors": "ops/qlinear/fully_connected/pytorch.qnnpack.json",
       "required_flags": [
         "tie", "tie_per_channel", "saturate_low", "saturate_high", "per_channel_exponents", "uint8_int8", "no_bias", "scale_limit", "random"
+      ]
+    },
+    {
+      "name": "pytorch.onednn",
+      "clauses": ["qlinear.acc.fully_connected", "qlinear.pytorch_onednn", "qlinear.onednn"],
+      "description": "PyTorch 1.13 quantized::linear, onednn engine (ideep): quint8 activations, qint8 weights (zero point 0) per tensor or per channel; oneDNN output scale M_o = fl32(r(y_s) / fl32(r(x_s) r(w_s[o]))) with r(s) = fl32(fl64(1 / fl64(s))); d = fl32(fl32(acc) + fl32(b)), y = sat(rne(fl32(fl32(d M_o) + fl32(zp)))); no fused clamp",
+      "source": "pytorch/pytorch v1.13.1 aten/src/ATen/native/quantized/cpu/qlinear.cpp PackedLinearWeightsOnednn::apply_impl, qlinear_prepack.cpp PackedLinearWeightsOnednn::prepack, OnednnUtils.h; oneDNN ref_matmul_int8.cpp / simple_q10n.hpp (the epilogue of qlinear.onednn)",
+      "attributes": ["w_scales", "x_scale", "x_zero_point", "y_scale", "y_zero_point"],
+      "optional_attributes": ["w_zero_point"],
+      "vectors": "ops/qlinear/fully_connected/pytorch.onednn.json",
+      "required_flags": [
+        "tie", "tie_per_channel", "saturate_low", "saturate_high", "per_channel_exponents", "uint8_int8", "no_bias", "large_acc", "random"
       ]
     }
   ]

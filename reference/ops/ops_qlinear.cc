@@ -1,7 +1,7 @@
 // Reference-backend registrations of the engines' quantized operators (spec/operators_qlinear.md):
 // qlinear.conv2d, qlinear.fully_connected, qlinear.matmul under xnnpack.fp32, onnxruntime,
 // tflite.double_round, tflite.single_round, tosa and onednn; conv2d and fully_connected under
-// armnn.cpuref and pytorch.qnnpack.
+// armnn.cpuref, pytorch.qnnpack and pytorch.onednn.
 //
 // Tensors, attributes and conventions are named through the catalogue's typed keys
 // (qspec::cat::qlinear_*; spec/catalogue/qlinear.*.json). Only the conventions that have a fused
@@ -134,6 +134,9 @@ QSPEC_REGISTER_REF_OP(reg<cat::qlinear_fully_connected>(cat::qlinear_fully_conne
                                                         fully_connected_fn));
 QSPEC_REGISTER_REF_OP(reg<cat::qlinear_conv2d>(cat::qlinear_conv2d::conv::pytorch_qnnpack, conv2d_fn));
 QSPEC_REGISTER_REF_OP(reg<cat::qlinear_fully_connected>(cat::qlinear_fully_connected::conv::pytorch_qnnpack,
+                                                        fully_connected_fn));
+QSPEC_REGISTER_REF_OP(reg<cat::qlinear_conv2d>(cat::qlinear_conv2d::conv::pytorch_onednn, conv2d_fn));
+QSPEC_REGISTER_REF_OP(reg<cat::qlinear_fully_connected>(cat::qlinear_fully_connected::conv::pytorch_onednn,
                                                         fully_connected_fn));
 
 }  // namespace

@@ -31,10 +31,20 @@ IntArray requantize(IntArray acc, const QLinearEpilogue& epilogue, const std::st
 
 // oneDNN (qlinear.onednn): the s32 accumulator without the bias and the full one both REQUIRE'd
 // in int32, then the epilogue that adds the bias in float.
+// The output scales of the conventions with oneDNN's epilogue (qlinear.onednn, qlinear.pytorch_onednn).
+std::vector<std::uint32_t> onednn_epilogue_scales(const QLinearParams& p, std::int64_t channels, QLinearOp op,
+                                                  QLinearConvention c) {
+  return c == QLinearConvention::PytorchOnednn ? qlinear_pytorch_onednn_scales(p, channels)
+                                               : qlinear_onednn_scales(p, channels, op);
+}
+bool has_onednn_epilogue(QLinearConvention c) {
+  return c == QLinearConvention::Onednn || c == QLinearConvention::PytorchOnednn;
+}
+
 IntArray requantize_onednn(IntArray acc, const IntArray* bias, const QLinearParams& p, QLinearOp op,
-                           const std::string& name) {
+                           const std::string& name, QLinearConvention c = QLinearConvention::Onednn) {
   const auto channels = static_cast<std::size_t>(acc.shape.back());
-  const auto s = qlinear_onednn_scales(p, acc.shape.back(), op);
+  const auto s = onednn_epilogue_scales(p, acc.shape.back(), op, c);
   for (std::size_t i = 0; i < acc.data.size(); ++i) {
     const std::size_t o = i % channels;
     const std::optional<Int> b = bias ? std::optional<Int>(bias->data[o]) : std::nullopt;
@@ -67,7 +77,7 @@ QLinearEpilogue qlinear_epilogue(const QLinearParams& p, std::int64_t channels, 
     auto m = qlinear_tosa_multipliers(p, channels);
     return [m = std::move(m), p](const Int& acc, std::size_t o) { return qlinear_tosa_output(acc, m[o], p); };
   }
-  if (c == QLinearConvention::Onednn)
+  if (has_onednn_epilogue(c))
     throw std::logic_error("qlinear_epilogue: oneDNN adds the bias in float (qlinear_onednn_output)");
   auto s = qlinear_scales(p, channels, c);
   return [s = std::move(s), p, c](const Int& acc, std::size_t o) { return qlinear_output(acc, s[o], p, c); };
@@ -80,6 +90,7 @@ QLinearEpilogue qlinear_epilogue(const QLinearParams& p, std::int64_t channels, 
 // spec: qlinear.tosa
 // spec: qlinear.pytorch_qnnpack
 // spec: qlinear.onednn
+// spec: qlinear.pytorch_onednn
 std::array<std::int64_t, 2> qlinear_conv2d_out_size(const Shape& x, const Shape& w, const QConvGeometry& g,
                                                     QLinearConvention c) {
   if (c == QLinearConvention::ArmnnCpuref) {  // its sums carry the shape (qlinear_armnn.h)
@@ -93,7 +104,8 @@ std::array<std::int64_t, 2> qlinear_conv2d_out_size(const Shape& x, const Shape&
     const std::int64_t pb = g.pads[a], pe = g.pads[a + 2];
     if (qlinear_is_tflite(c)) return qlinear_tflite_conv_out_dim(in, pb, pe, k, d, s);
     if (c == QLinearConvention::Tosa) return qlinear_tosa_conv_out_dim(in, pb, pe, k, d, s);
-    if (c == QLinearConvention::PytorchQnnpack) return qlinear_pytorch_conv_out_dim(in, pb, pe, k, d, s);
+    if (c == QLinearConvention::PytorchQnnpack || c == QLinearConvention::PytorchOnednn)
+      return qlinear_pytorch_conv_out_dim(in, pb, pe, k, d, s);
     if (c == QLinearConvention::Onednn) return qlinear_onednn_conv_out_dim(in, pb, pe, k, d, s);
     return c == QLinearConvention::XnnpackFp32 ? qlinear_xnnpack_conv_out_dim(in, pb, pe, k, d, s)
                                                : qlinear_onnxruntime_conv_out_dim(in, pb, pe, k, d, s);
@@ -110,18 +122,19 @@ std::array<std::int64_t, 2> qlinear_conv2d_out_size(const Shape& x, const Shape&
 // spec: qlinear.tosa
 // spec: qlinear.pytorch_qnnpack
 // spec: qlinear.onednn
+// spec: qlinear.pytorch_onednn
 IntArray qlinear_conv2d(const IntArray& x, const IntArray& w, const IntArray* bias, const QConvGeometry& g,
                         const QLinearParams& p, QLinearConvention c) {
   if (c == QLinearConvention::ArmnnCpuref) return qlinear_armnn_conv2d(x, w, bias, g, p);
   qlinear_conv2d_check(x.shape, w.shape, bias ? &bias->shape : nullptr, g);
-  if (c == QLinearConvention::Onednn) {
-    qlinear_onednn_scales(p, w.dim(0), QLinearOp::Conv2d);  // the ERROR_IFs first
+  if (has_onednn_epilogue(c)) {
+    onednn_epilogue_scales(p, w.dim(0), QLinearOp::Conv2d, c);  // the ERROR_IFs first
     const auto [oh, ow] = qlinear_conv2d_out_size(x.shape, w.shape, g, c);
     require_codes(x, p.x_type, "qlinear.conv2d: x");
     require_codes(w, p.w_type, "qlinear.conv2d: w");
     if (bias) require_codes(*bias, DType::I32, "qlinear.conv2d: b");
     return requantize_onednn(qlinear_acc_conv2d(x, w, nullptr, g, p.x_zero_point, p.w_zero_point, oh, ow), bias, p,
-                             QLinearOp::Conv2d, "qlinear.conv2d");
+                             QLinearOp::Conv2d, "qlinear.conv2d", c);
   }
   const auto epilogue = qlinear_epilogue(p, w.dim(0), c, QLinearOp::Conv2d);
   const auto [oh, ow] = qlinear_conv2d_out_size(x.shape, w.shape, g, c);
@@ -139,17 +152,18 @@ IntArray qlinear_conv2d(const IntArray& x, const IntArray& w, const IntArray* bi
 // spec: qlinear.tosa
 // spec: qlinear.pytorch_qnnpack
 // spec: qlinear.onednn
+// spec: qlinear.pytorch_onednn
 IntArray qlinear_fully_connected(const IntArray& x, const IntArray& w, const IntArray* bias, const QLinearParams& p,
                                  QLinearConvention c) {
   if (c == QLinearConvention::ArmnnCpuref) return qlinear_armnn_fully_connected(x, w, bias, p);
   qlinear_fully_connected_check(x.shape, w.shape, bias ? &bias->shape : nullptr);
-  if (c == QLinearConvention::Onednn) {
-    qlinear_onednn_scales(p, w.dim(0), QLinearOp::FullyConnected);  // the ERROR_IFs first
+  if (has_onednn_epilogue(c)) {
+    onednn_epilogue_scales(p, w.dim(0), QLinearOp::FullyConnected, c);  // the ERROR_IFs first
     require_codes(x, p.x_type, "qlinear.fully_connected: x");
     require_codes(w, p.w_type, "qlinear.fully_connected: w");
     if (bias) require_codes(*bias, DType::I32, "qlinear.fully_connected: b");
     return requantize_onednn(qlinear_acc_fully_connected(x, w, nullptr, p.x_zero_point, p.w_zero_point), bias, p,
-                             QLinearOp::FullyConnected, "qlinear.fully_connected");
+                             QLinearOp::FullyConnected, "qlinear.fully_connected", c);
   }
   const auto epilogue = qlinear_epilogue(p, w.dim(0), c, QLinearOp::FullyConnected);
   require_codes(x, p.x_type, "qlinear.fully_connected: x");
@@ -168,6 +182,8 @@ IntArray qlinear_fully_connected(const IntArray& x, const IntArray& w, const Int
 IntArray qlinear_matmul(const IntArray& a, const IntArray& b, const QLinearParams& p, QLinearConvention c) {
   if (c == QLinearConvention::ArmnnCpuref)
     throw std::logic_error("qlinear_matmul: Arm NN 20.08 has no batched matmul layer (no armnn.cpuref)");
+  if (c == QLinearConvention::PytorchOnednn)
+    throw std::logic_error("qlinear_matmul: pytorch.onednn is a convention of conv2d and fully_connected only");
   const Shape out = qlinear_matmul_output_shape(a.shape, b.shape);
   QSPEC_ERROR_IF(qlinear_is_tflite(c) && (a.shape.size() > 5 || b.shape.size() > 5),
                  "tflite: BATCH_MATMUL supports ranks 2 to 5");

@@ -158,6 +158,7 @@ std::vector<std::uint32_t> qlinear_scales(const QLinearParams& p, std::int64_t c
     throw std::logic_error("qlinear_scales: TFLite's and TOSA's conventions have Q31 multipliers");
   // oneDNN's output scales (the convolution's weights zero point check is the operator's).
   if (c == QLinearConvention::Onednn) return qlinear_onednn_scales(p, channels, QLinearOp::Matmul);
+  if (c == QLinearConvention::PytorchOnednn) return qlinear_pytorch_onednn_scales(p, channels);
   return c == QLinearConvention::XnnpackFp32 ? qlinear_xnnpack_fp32_scales(p, channels)
                                              : qlinear_onnxruntime_scales(p, channels);
 }
@@ -166,7 +167,7 @@ Int qlinear_output(const Int& acc, std::uint32_t scale, const QLinearParams& p, 
   if (c == QLinearConvention::PytorchQnnpack) return qlinear_pytorch_qnnpack_output(acc, scale, p);
   if (qlinear_is_tflite(c) || c == QLinearConvention::Tosa)
     throw std::logic_error("qlinear_output: TFLite's and TOSA's conventions have Q31 multipliers");
-  if (c == QLinearConvention::Onednn)
+  if (c == QLinearConvention::Onednn || c == QLinearConvention::PytorchOnednn)
     throw std::logic_error("qlinear_output: oneDNN adds the bias in float (qlinear_onednn_output)");
   return c == QLinearConvention::XnnpackFp32 ? qlinear_xnnpack_fp32_output(acc, scale, p)
                                              : qlinear_onnxruntime_output(acc, scale, p);

@@ -66,11 +66,12 @@ Int qlinear_pytorch_qnnpack_output(const Int& acc, std::uint32_t scale, const QL
 }
 
 // spec: qlinear.pytorch_qnnpack
+// spec: qlinear.pytorch_onednn
 std::int64_t qlinear_pytorch_conv_out_dim(std::int64_t in, std::int64_t pad_begin, std::int64_t pad_end,
                                           std::int64_t kernel, std::int64_t dilation, std::int64_t stride) {
-  QSPEC_ERROR_IF(pad_begin != pad_end, "pytorch.qnnpack: quantized::conv2d takes one padding per axis (both sides)");
+  QSPEC_ERROR_IF(pad_begin != pad_end, "pytorch: quantized::conv2d takes one padding per axis (both sides)");
   const std::int64_t numerator = in + 2 * pad_begin - dilation * (kernel - 1) - 1;
-  QSPEC_ERROR_IF(numerator < 0, "pytorch.qnnpack: the dilated kernel is larger than the padded input");
+  QSPEC_ERROR_IF(numerator < 0, "pytorch: the dilated kernel is larger than the padded input");
   return numerator / stride + 1;
 }
 

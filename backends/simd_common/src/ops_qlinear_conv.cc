@@ -46,9 +46,9 @@ std::int64_t out_dim(std::int64_t in, std::int64_t pb, std::int64_t pe, std::int
     reject_if(pb != t / 2 || pe != t - t / 2, "tflite: pads are neither VALID's nor SAME's");
   }
   if (conv == Convention::kOnnxRuntime) reject_if(span < 0, "onnxruntime: no output position (Invalid input shape)");
-  if (conv == Convention::kPytorchQnnpack) {
-    reject_if(pb != pe, "pytorch.qnnpack: quantized::conv2d takes one padding per axis");
-    reject_if(span < 0, "pytorch.qnnpack: no output position");
+  if (conv == Convention::kPytorchQnnpack || conv == Convention::kPytorchOnednn) {
+    reject_if(pb != pe, "pytorch: quantized::conv2d takes one padding per axis");
+    reject_if(span < 0, "pytorch: no output position");
   }
   if (span < 0) throw Unsupported("the dilated kernel must fit the padded input (a REQUIRE)");
   return span / s + 1;
@@ -131,6 +131,8 @@ void add_qlinear_conv_ops(std::vector<OpEntry>& t) {
                         qlinear_conv2d<Convention::kPytorchQnnpack>));
   t.push_back(entry<Op>(Op::conv::onednn, conv + "oneDNN float bias, output scale, zero point before rounding",
                         qlinear_conv2d<Convention::kOnednn>));
+  t.push_back(entry<Op>(Op::conv::pytorch_onednn, conv + "PyTorch onednn: reciprocal scales, oneDNN's float epilogue",
+                        qlinear_conv2d<Convention::kPytorchOnednn>));
 }
 
 }  // namespace qspec::simd

@@ -128,6 +128,8 @@ void add_qlinear_linear_ops(std::vector<OpEntry>& t) {
                         qlinear_fully_connected<Convention::kPytorchQnnpack>));
   const std::string dnn = "oneDNN float bias, output scale, zero point before rounding";
   t.push_back(entry<Fc>(Fc::conv::onednn, fc + dnn, qlinear_fully_connected<Convention::kOnednn>));
+  t.push_back(entry<Fc>(Fc::conv::pytorch_onednn, fc + "PyTorch onednn: reciprocal scales, oneDNN's float epilogue",
+                        qlinear_fully_connected<Convention::kPytorchOnednn>));
   t.push_back(entry<Mm>(Mm::conv::onednn, mm + dnn, qlinear_matmul<Convention::kOnednn>));
 }
 

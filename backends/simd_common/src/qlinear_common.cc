@@ -235,10 +235,42 @@ std::vector<RequantParams> onednn_plan(const Params& p, std::int64_t channels, O
   return out;
 }
 
+// PyTorch 1.13's onednn engine (qlinear.pytorch_onednn): quint8 activations, qint8 weights of zero
+// point 0; ideep's reciprocal scales r(s) = fl32(fl64(1 / fl64(s))), M_o = fl32(r(y_s) / fl32(r(x_s)
+// r(w_s[o]))) on oneDNN's kFloatInclZp epilogue without a clamp.
+std::vector<RequantParams> pytorch_onednn_plan(const Params& p, std::int64_t channels) {
+  using nn::reject_if;
+  const auto n = static_cast<std::int64_t>(p.w_scales.size());
+  reject_if(p.x_type != QSPEC_DTYPE_UINT8, "pytorch.onednn: data type of input should be QUint8");
+  reject_if(p.w_type != QSPEC_DTYPE_INT8, "pytorch.onednn: PyTorch's quantized weights are qint8");
+  reject_if(n != 1 && n != channels, "pytorch.onednn: the weight scales must have 1 or one-per-channel entries");
+  reject_if(p.w_zero_point != 0, "pytorch.onednn: ONEDNN only supports symmetric quantization of weight");
+  reject_if(!fits(p.x_zero_point, QSPEC_DTYPE_UINT8), "pytorch.onednn: x_zero_point does not fit quint8");
+  if (!fits(p.y_zero_point, QSPEC_DTYPE_UINT8)) throw Unsupported("pytorch.onednn: y_zero_point in quint8 (REQUIRE)");
+  if (!positive_normal(p.x_scale) || !positive_normal(p.y_scale))
+    throw Unsupported("pytorch.onednn: positive normal scales (REQUIRE)");
+  const auto reciprocal = [](float s) { return static_cast<float>(1.0 / static_cast<double>(s)); };
+  const float dst = reciprocal(p.y_scale);
+  std::vector<RequantParams> out;
+  for (std::int64_t o = 0; o < channels; ++o) {
+    const float w = p.w_scales[static_cast<std::size_t>(n == 1 ? 0 : o)];
+    if (!positive_normal(w)) throw Unsupported("pytorch.onednn: positive normal scales (REQUIRE)");
+    const float c = reciprocal(p.x_scale) * reciprocal(w);
+    const float m = positive_normal(c) ? dst / c : 0.0f;
+    if (!positive_normal(c) || !positive_normal(m))
+      throw Unsupported("pytorch.onednn: positive normal oneDNN scales (REQUIRE)");
+    RequantParams rp;
+    rp.kind = RequantKind::kFloatInclZp;
+    rp.scale = m;
+    out.push_back(rp);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::int64_t add_bias(Convention conv, std::int64_t acc, std::int64_t b) {
-  if (conv != Convention::kOnednn) return acc + b;
+  if (!has_onednn_epilogue(conv)) return acc + b;
   if (acc < INT32_MIN || acc > INT32_MAX || acc + b < INT32_MIN || acc + b > INT32_MAX)
     throw Unsupported("onednn: the accumulator with and without the bias in int32 (REQUIRE)");
   volatile float v = static_cast<float>(acc);  // d = static_cast<float>(acc); d += (float)bias
@@ -254,6 +286,8 @@ std::vector<RequantParams> plan(const Params& p, std::int64_t channels, Conventi
     out = tosa_plan(p, channels);
   } else if (conv == Convention::kOnednn) {
     out = onednn_plan(p, channels, op);
+  } else if (conv == Convention::kPytorchOnednn) {
+    out = pytorch_onednn_plan(p, channels);
   } else {
     const std::vector<float> scales =
         conv == Convention::kPytorchQnnpack ? pytorch_qnnpack_scales(p, channels, op) : fp32_scales(p, channels, conv);

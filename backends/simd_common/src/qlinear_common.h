@@ -36,10 +36,23 @@ inline bool fits(std::int64_t v, qspec_dtype t) { return v >= lo_of(t) && v <= h
 inline bool positive_normal(float f) { return std::isnormal(f) && f > 0.0f; }
 inline bool finite_positive(float f) { return std::isfinite(f) && f > 0.0f; }
 
-enum class Convention { kXnnpackFp32, kOnnxRuntime, kTfliteDouble, kTfliteSingle, kTosa, kPytorchQnnpack, kOnednn };
+enum class Convention {
+  kXnnpackFp32,
+  kOnnxRuntime,
+  kTfliteDouble,
+  kTfliteSingle,
+  kTosa,
+  kPytorchQnnpack,
+  kOnednn,
+  kPytorchOnednn
+};
 
 // Whether a convention has a fused [y_min, y_max] clamp (ONNX Runtime's and PyTorch's operators have none).
-constexpr bool has_clamp(Convention c) { return c != Convention::kOnnxRuntime && c != Convention::kPytorchQnnpack; }
+constexpr bool has_clamp(Convention c) {
+  return c != Convention::kOnnxRuntime && c != Convention::kPytorchQnnpack && c != Convention::kPytorchOnednn;
+}
+// Whether c has oneDNN's epilogue: the bias added in float, the zero point before rounding.
+constexpr bool has_onednn_epilogue(Convention c) { return c == Convention::kOnednn || c == Convention::kPytorchOnednn; }
 
 // The operator whose parameters a convention derives (TFLite derives them per operator).
 enum class OpKind { kConv, kFullyConnected, kMatmul };

@@ -120,6 +120,8 @@ struct Analysis {
 };
 
 bool is_pytorch(QLinearConvention c) { return c == QLinearConvention::PytorchQnnpack; }
+// PyTorch's onednn engine: quint8 activations only, weights of zero point 0, oneDNN's epilogue.
+bool is_pytorch_onednn(QLinearConvention c) { return c == QLinearConvention::PytorchOnednn; }
 
 ro::QLinearOp op_of(OpKind k) {
   return k == OpKind::Conv ? ro::QLinearOp::Conv2d
@@ -373,6 +375,7 @@ struct TypePair {
 // The (activation, weight) dtypes a convention accepts, and whether per-channel scales go with them.
 TypePair draw_types(Rng& r, QLinearConvention c, OpKind kind) {
   if ((is_tflite(c) && kind == OpKind::Matmul) || is_tosa(c)) return {DType::I8, DType::I8};  // int8 operators only
+  if (is_pytorch_onednn(c)) return {DType::U8, DType::I8};  // "data type of input should be QUint8"
   if (is_pytorch(c))
     return r.coin() ? TypePair{DType::U8, DType::I8} : TypePair{DType::I8, DType::I8};  // qint8 weights
   if (is_onednn(c))                                                                     // s8 or u8 sources, s8 weights
@@ -386,10 +389,10 @@ TypePair draw_types(Rng& r, QLinearConvention c, OpKind kind) {
   }
 }
 bool per_channel_allowed(const TypePair& t, QLinearConvention c, OpKind kind) {
-  if (is_tosa(c) || is_onednn(c)) return true;                         // RESCALE / output scales per channel everywhere
-  if (is_armnn(c)) return false;                                       // per-axis QSymmS8 weights: E-ARMNN-1
-  if (is_tflite(c) && kind == OpKind::Matmul) return false;            // BATCH_MATMUL is per tensor
-  if (is_pytorch(c)) return kind == OpKind::Conv || t.x == DType::U8;  // no per-channel qint8 linear
+  if (is_tosa(c) || is_onednn(c) || is_pytorch_onednn(c)) return true;  // output scales per channel everywhere
+  if (is_armnn(c)) return false;                                        // per-axis QSymmS8 weights: E-ARMNN-1
+  if (is_tflite(c) && kind == OpKind::Matmul) return false;             // BATCH_MATMUL is per tensor
+  if (is_pytorch(c)) return kind == OpKind::Conv || t.x == DType::U8;   // no per-channel qint8 linear
   return c == QLinearConvention::OnnxRuntime || t.x == DType::I8;
 }
 
@@ -432,7 +435,7 @@ Shapes draw_conv_shapes(Rng& r, QLinearConvention c) {
   g.dilations = {r.uniform(0, 3) == 0 ? 2 : 1, r.uniform(0, 3) == 0 ? 2 : 1};
   g.strides = {r.uniform(0, 2) == 0 ? 2 : 1, r.uniform(0, 2) == 0 ? 2 : 1};
   for (auto& p : g.pads) p = r.uniform(0, 3) == 0 ? 0 : r.uniform(0, 2);
-  if (is_pytorch(c)) g.pads[2] = g.pads[0], g.pads[3] = g.pads[1];  // one padding per axis
+  if (is_pytorch(c) || is_pytorch_onednn(c)) g.pads[2] = g.pads[0], g.pads[3] = g.pads[1];  // one padding per axis
   const std::int64_t eh = g.dilations[0] * (kh - 1) + 1, ew = g.dilations[1] * (kw - 1) + 1;
   const std::int64_t h = std::max<std::int64_t>(1, eh - g.pads[0] - g.pads[2]) + r.uniform(0, 2);
   const std::int64_t w = std::max<std::int64_t>(1, ew - g.pads[1] - g.pads[3]) + r.uniform(0, 2);
@@ -501,7 +504,8 @@ std::int64_t draw_w_zero_point(Rng& r, const TypePair& t, QLinearConvention c, b
   const bool tflite_symmetric = is_tflite(c) && (kind == OpKind::Conv || per_channel);
   const bool onednn_conv = is_onednn(c) && kind == OpKind::Conv;  // convolution rejects a weights zero point
   if (t.w == DType::I8)
-    return c == QLinearConvention::XnnpackFp32 || tflite_symmetric || onednn_conv || (is_pytorch(c) && t.x == DType::I8)
+    return c == QLinearConvention::XnnpackFp32 || is_pytorch_onednn(c) || tflite_symmetric || onednn_conv ||
+                   (is_pytorch(c) && t.x == DType::I8)
                ? 0
                : (near_middle ? r.uniform(-24, 24) : r.uniform(-128, 127));
   return near_middle ? r.uniform(96, 160) : r.uniform(0, 255);
@@ -546,7 +550,9 @@ Problem draw_tie_rich(Rng& r, OpKind kind, QLinearConvention c) {
   // Arm NN divides the float sum by s_y, PyTorch's QNNPACK multiplies by fl32(1 / y_s): a power of
   // two keeps every float step exact (and S_o a tie scale).
   std::int64_t cy = 2 * r.uniform(0, 3) + 1;
-  if (is_armnn(c) || is_pytorch(c)) cy = 1;
+  if (is_armnn(c) || is_pytorch(c) || is_pytorch_onednn(c)) cy = 1;
+  if (is_pytorch_onednn(c))  // ideep's reciprocal scales stay exact (and M_o = S_o) for powers of two
+    std::fill(m.begin(), m.end(), 1);
   p.x_scale = ties::f32_dyadic(1, ex);
   p.y_scale = ties::f32_dyadic(cy, ey);
   p.w_scales.clear();
@@ -938,9 +944,78 @@ void add_pytorch_hand_cases(Builder& b, OpKind kind) {
       tiny, "quint8: S = fl32(2^-140 2^-10) = fl32(2^-150) = 0: \"requantization scale must be finite and positive\"");
 }
 
+// q made a quint8 problem: activation codes and both zero points moved up by 128 (the same
+// accumulators, outputs 128 higher), the weights kept int8.
+Problem as_quint8(Problem q) {
+  q.p.x_type = DType::U8;
+  q.p.x_zero_point = q.p.x_zero_point + 128, q.p.y_zero_point = q.p.y_zero_point + 128;
+  for (auto& v : q.x.data) v += 128;
+  return q;
+}
+
+// PyTorch's onednn engine: quint8 activations, oneDNN's float epilogue (the zero point before
+// rounding, the bias added in float) with ideep's reciprocal scales; its rejections.
+void add_pytorch_onednn_hand_cases(Builder& b, OpKind kind) {
+  const Problem ties = as_quint8(unit_problem(kind, DType::I8, {1, 3, -1, -3, 5}, 0));
+  b.add(ties,
+        "zero points 128: ties 0.5 1.5 -0.5 -1.5 2.5 rounded after the zero point, half to even: "
+        "128 130 128 126 130");
+  Problem odd = ties;
+  odd.p.y_zero_point = 3;
+  odd.x.data.pop_back();
+  if (kind == OpKind::Conv) odd.x.shape[1] = 4;
+  if (kind == OpKind::Fc) odd.x.shape[0] = 4;
+  b.add(odd, "odd output zero point 3 added before rounding: rne(k + 1/2 + 3): 4 4 2 2 (qnnpack: 3 5 3 1)");
+  Problem sat = as_quint8(unit_problem(kind, DType::I8, {127, -128, 100, -100}, 0));
+  sat.p.y_scale = ties::f32_dyadic(1, -2);  // M = 4
+  b.add(sat, "M = 4 saturates at both ends: 255 0 255 0");
+  // acc 1, bias 2^25 + 2: fl32(1) + fl32(2^25 + 2) = 1 + 2^25 -> 2^25, times M = 2^-26 is the tie 0.5
+  // -> 0; the exact sum 2^25 + 3 (fl32: 2^25 + 4) gives 0.50000006 -> 1.
+  Problem fb = as_quint8(unit_problem(kind, DType::I8, {1}, 0));
+  fb.p.x_zero_point = 0, fb.p.y_zero_point = 0, fb.x.data = {1};
+  fb.b = array_of({1}, [](std::int64_t) { return 33554434; });
+  fb.p.y_scale = ties::f32_dyadic(1, 26);
+  b.add(fb, "acc 1 with bias 2^25 + 2 added in float: 2^25 2^-26 = 0.5 -> 0 (the exact sum gives 1)");
+  // acc 42991617 (a bias): fl32 42991616 = 20.5 2^21, times 2^-21: the tie 20.5 -> 20, exact 20.50000048 -> 21.
+  Problem big = as_quint8(unit_problem(kind, DType::I8, {0}, 0));
+  big.p.x_zero_point = 0, big.p.y_zero_point = 0, big.x.data = {0};
+  big.b = array_of({1}, [](std::int64_t) { return 42991617; });
+  big.p.y_scale = ties::f32_dyadic(1, 21);
+  b.add(big, "acc 42991617 rounds to 42991616 in float32: 20.5 -> 20 where the real value 20.50000048 gives 21");
+  // y_scale fl32(0.1): r(y_s) = fl32(1 / 0.100000001) = 9.99999905 (1 ulp below 10), so M = r(y_s)
+  // where XNNPACK's fl32(1 / 0.1f) is 10: acc 15 * 2^-1 ... the outputs differ from the xnnpack.fp32 derivation's.
+  Problem recip = as_quint8(unit_problem(kind, DType::I8, {1, 2, 3, 13, 25}, 0));
+  recip.p.y_scale = 0x3dcccccdu;  // fl32(0.1)
+  recip.p.x_scale = ties::f32_dyadic(1, -1), recip.p.w_scales = {ties::f32_dyadic(1, -1)};
+  b.add(recip, "y_scale fl32(0.1), x_scale = w_scale = 1/2: M = fl32(r(0.1f) / 4), ideep's reciprocal scales");
+  Problem per = as_quint8(unit_problem(kind, DType::I8, {0}, 0));
+  per.x = array_of(kind == OpKind::Conv ? Dims{1, 1, 1, 2} : Dims{1, 2}, [](std::int64_t i) { return 129 + i; });
+  per.w = array_of(kind == OpKind::Conv ? Dims{2, 1, 1, 2} : Dims{2, 2}, [](std::int64_t i) { return 2 * i - 1; });
+  per.p.w_scales = {ties::f32_dyadic(1, -1), ties::f32_dyadic(1, -4)};
+  per.p.y_scale = ties::f32_dyadic(1, 0);
+  b.add(per, "per-channel weight scales 2^-1 and 2^-4 (exponents differ): acc 1 and 13: 128.5 -> 128, 128.8125 -> 129");
+  b.add_invalid(unit_problem(kind, DType::I8, {1}, 0),
+                "qint8 activations: \"data type of input should be QUint8\" (the onednn engine's check)");
+  Problem wzp = ties;
+  wzp.p.w_zero_point = 3;
+  for (auto& v : wzp.w.data) v = 4;
+  b.add_invalid(wzp,
+                "w_zero_point 3: \"ONEDNN only supports symmetric quantization of weight, whose zero point "
+                "must be 0\" (linear_prepack / conv_prepack)");
+  Problem uw = unit_problem(kind, DType::U8, {1}, 128);
+  b.add_invalid(uw, "uint8 weights: PyTorch's quantized weights are qint8");
+  Problem zx = ties;
+  zx.p.x_zero_point = 256;
+  b.add_invalid(zx, "x_zero_point 256 does not fit quint8 (checkZeroPoint)");
+  Problem nsc = ties;
+  nsc.p.w_scales = {nsc.p.w_scales[0], nsc.p.w_scales[0]};
+  b.add_invalid(nsc, "two weight scales for one output channel");
+}
+
 void add_common_hand_cases(Builder& b, OpKind kind) {
   const auto c = b.c;
   if (is_armnn(c)) return add_armnn_hand_cases(b, kind);
+  if (is_pytorch_onednn(c)) return add_pytorch_onednn_hand_cases(b, kind);
   if (is_pytorch(c)) {
     add_pytorch_hand_cases(b, kind);
   } else if (is_onednn(c)) {
@@ -1063,7 +1138,8 @@ Family qlinear_family(std::string_view conv, std::uint64_t seed, OpKind kind, in
   return family<Op>(conv, notes_of(conv), seed, [op, cv, kind, tie_rich, realistic, saturating, extra](Rng& r) {
     Builder b = make_builder(op, cv);
     add_common_hand_cases(b, kind);
-    if (kind != OpKind::Matmul && !is_tflite(b.c) && !is_armnn(b.c)) add_large_acc_case(b, kind);
+    if (kind != OpKind::Matmul && !is_tflite(b.c) && !is_armnn(b.c) && !is_pytorch_onednn(b.c))
+      add_large_acc_case(b, kind);
     extra(r, b);
     b.add_random(
         tie_rich, [&] { return draw_tie_rich(r, kind, b.c); }, "tie-rich draw");
@@ -1075,8 +1151,55 @@ Family qlinear_family(std::string_view conv, std::uint64_t seed, OpKind kind, in
   });
 }
 
+// PyTorch's onednn engine's convolution cases (quint8): padding with the input zero point, a
+// depthwise multiplier with per-channel scales, one padding per axis, geometry rejections.
+void pytorch_onednn_conv_cases(Builder& b) {
+  Problem pad = as_quint8(unit_problem(OpKind::Conv, DType::I8, {0}, 5));
+  pad.x = array_of({1, 2, 2, 1}, [](std::int64_t i) { return 134 + i; });
+  pad.w = array_of({1, 3, 3, 1}, [](std::int64_t i) { return i - 4; });
+  pad.g.pads = {1, 1, 1, 1};
+  pad.p.y_scale = ties::f32_dyadic(1, 0);
+  b.add(pad, "pads 1 around a 2x2 input with x_zero_point 133: padded taps hold 133 and contribute 0");
+  Problem dw;
+  dw.kind = OpKind::Conv;
+  dw.p.x_type = DType::U8, dw.p.w_type = DType::I8;
+  dw.p.x_zero_point = 100, dw.p.y_zero_point = 90;
+  dw.x = array_of({1, 3, 3, 2}, [](std::int64_t i) { return 100 + (i % 5) - 2; });
+  dw.w = array_of({6, 2, 2, 1}, [](std::int64_t i) { return ((i % 3) - 1) << (i / 4 % 3); });
+  dw.g.groups = 2;
+  dw.g.pads = {1, 0, 1, 0};
+  dw.g.dilations = {2, 1};
+  dw.p.w_scales.clear();
+  for (int o = 0; o < 6; ++o) dw.p.w_scales.push_back(ties::channel_w_scale(ties::tie_scale(1, o % 3), 0, 0));
+  b.add(dw,
+        "depthwise, multiplier 3, dilation (2, 1), pads (1, 0, 1, 0), x_zero_point 100 in the padding, "
+        "per-channel scales 2^-1, 2^-2, 2^-3");
+  Problem asym = dw;
+  asym.g.pads = {0, 1, 1, 0};
+  b.add_invalid(asym, "pads (0, 1, 1, 0): quantized::conv2d takes one padding per axis");
+  Problem over = as_quint8(unit_problem(OpKind::Conv, DType::I8, {0}, 10));
+  over.x = array_of({1, 1, 2, 1}, [](std::int64_t i) { return 139 + i; });
+  over.w = array_of({1, 3, 3, 1}, [](std::int64_t i) { return i - 4; });
+  b.add_invalid(over, "3x3 kernel over a 1x2 input, no padding: no output position", {"no_output_position"});
+  Problem grp = as_quint8(unit_problem(OpKind::Conv, DType::I8, {0}, 0));
+  grp.x = array_of({1, 1, 1, 3}, [](std::int64_t i) { return 128 + i; });
+  grp.w = array_of({2, 1, 1, 1}, [](std::int64_t) { return 1; });
+  grp.g.groups = 2;
+  b.add_invalid(grp, "groups 2 do not divide C = 3");
+  Problem bias = as_quint8(unit_problem(OpKind::Conv, DType::I8, {0}, 0));
+  bias.b = array_of({2}, [](std::int64_t) { return 1; });
+  b.add_invalid(bias, "bias of 2 entries for 1 output channel");
+  Problem st = as_quint8(unit_problem(OpKind::Conv, DType::I8, {0}, 0));
+  st.g.strides = {0, 1};
+  b.add_invalid(st, "stride 0");
+  Problem dl = as_quint8(unit_problem(OpKind::Conv, DType::I8, {0}, 0));
+  dl.g.dilations = {1, 0};
+  b.add_invalid(dl, "dilation 0");
+}
+
 // A convolution's hand cases: padding with a non-zero zero point, geometry rejections.
 void conv_cases(Rng&, Builder& b) {
+  if (is_pytorch_onednn(b.c)) return pytorch_onednn_conv_cases(b);
   const bool xnn = b.c == QLinearConvention::XnnpackFp32, tfl = is_tflite(b.c), tosa = is_tosa(b.c),
              pt = is_pytorch(b.c);
   const bool arm = is_armnn(b.c);
@@ -1163,6 +1286,15 @@ void conv_cases(Rng&, Builder& b) {
 }
 
 void fc_cases(Rng&, Builder& b) {
+  if (is_pytorch_onednn(b.c)) {
+    Problem k = as_quint8(unit_problem(OpKind::Fc, DType::I8, {0}, 0));
+    k.w = array_of({1, 2}, [](std::int64_t) { return 1; });
+    b.add_invalid(k, "x (1, 1) with w (1, 2): K differs");
+    Problem bias = as_quint8(unit_problem(OpKind::Fc, DType::I8, {0}, 0));
+    bias.b = array_of({3}, [](std::int64_t) { return 0; });
+    b.add_invalid(bias, "bias of 3 entries for 1 output channel");
+    return;
+  }
   if (is_armnn(b.c)) {
     // Products 161.29, 0.01, -161.29 (scales fl32(0.1)) in this order: the 0.01 is absorbed into
     // 161.29's precision, the sum is 0.0099945 and / s_y 3.498: 3, where the exact 3.5000001 gives 4.
@@ -1259,6 +1391,9 @@ QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Fc>(Fc::conv::armnn_cpuref, 1416, Op
 QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Conv>(Conv::conv::pytorch_qnnpack, 1406, OpKind::Conv, 260, 200, 60,
                                                   conv_cases));
 QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Fc>(Fc::conv::pytorch_qnnpack, 1416, OpKind::Fc, 220, 160, 50, fc_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Conv>(Conv::conv::pytorch_onednn, 1407, OpKind::Conv, 150, 110, 30,
+                                                  conv_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(qlinear_family<Fc>(Fc::conv::pytorch_onednn, 1417, OpKind::Fc, 120, 90, 25, fc_cases));
 
 }  // namespace
 }  // namespace qspec::vecgen

@@ -1268,6 +1268,7 @@ struct qlinear_conv2d {
     static constexpr std::string_view onednn = "onednn";
     static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
     static constexpr std::string_view pytorch_qnnpack = "pytorch.qnnpack";
+    static constexpr std::string_view pytorch_onednn = "pytorch.onednn";
   };
 };
 
@@ -1301,6 +1302,7 @@ struct qlinear_fully_connected {
     static constexpr std::string_view onednn = "onednn";
     static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
     static constexpr std::string_view pytorch_qnnpack = "pytorch.qnnpack";
+    static constexpr std::string_view pytorch_onednn = "pytorch.onednn";
   };
 };
 

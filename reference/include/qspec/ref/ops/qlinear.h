@@ -66,7 +66,8 @@ enum class QLinearConvention {
   Tosa,
   ArmnnCpuref,
   PytorchQnnpack,
-  Onednn
+  Onednn,
+  PytorchOnednn
 };
 
 // Which operator a convention's parameter derivation is for (TFLite derives them per operator).
@@ -130,7 +131,7 @@ std::int64_t qlinear_onnxruntime_conv_out_dim(std::int64_t in, std::int64_t pad_
 // Whether c has a fused [y_min, y_max] clamp (ONNX Runtime's, Arm NN's and PyTorch's operators have none).
 inline bool qlinear_has_clamp(QLinearConvention c) {
   return c != QLinearConvention::OnnxRuntime && c != QLinearConvention::ArmnnCpuref &&
-         c != QLinearConvention::PytorchQnnpack;
+         c != QLinearConvention::PytorchQnnpack && c != QLinearConvention::PytorchOnednn;
 }
 
 // spec: qlinear.pytorch_qnnpack
@@ -278,5 +279,18 @@ Int qlinear_output(const Int& acc, std::uint32_t scale, const QLinearParams& p, 
 // parameter derivation for `channels` output channels: y = epilogue(acc, channel).
 using QLinearEpilogue = std::function<Int(const Int& acc, std::size_t channel)>;
 QLinearEpilogue qlinear_epilogue(const QLinearParams& p, std::int64_t channels, QLinearConvention c, QLinearOp op);
+
+// spec: qlinear.pytorch_onednn
+// The ERROR_IFs of PyTorch 1.13's quantized::linear / conv2d under the onednn engine (quint8
+// activations, qint8 weights with zero point 0, 1 or `channels` weight scales, zero points in uint8)
+// and the output scales oneDNN is given: with r(s) = fl32(fl64(1 / fl64(s))) (ideep's reciprocal
+// scales), c_o = fl32(r(x_s) r(w_s[o])) and M_o = fl32(r(y_s) / c_o). The epilogue is
+// qlinear_onednn_output with M_o and no clamp (the bias term fl32(b[o]) added in float).
+std::vector<std::uint32_t> qlinear_pytorch_onednn_scales(const QLinearParams& p, std::int64_t channels);
+
+// spec: qlinear.pytorch_onednn
+// c_o = fl32(r(x_s) r(w_s)), the factor by which the engine scales the user's float bias into
+// accumulator units (the bias term it adds is fl32(b_f c_o)).
+std::uint32_t qlinear_pytorch_onednn_bias_scale(std::uint32_t x_scale, std::uint32_t w_scale);
 
 }  // namespace qspec::ref::ops

@@ -20,6 +20,7 @@ inline ref::ops::QLinearConvention qlinear_convention_of(std::string_view name) 
   if (name == Names::onednn) return C::Onednn;
   if (name == Names::armnn_cpuref) return C::ArmnnCpuref;
   if (name == Names::pytorch_qnnpack) return C::PytorchQnnpack;
+  if (name == Names::pytorch_onednn) return C::PytorchOnednn;
   return C::OnnxRuntime;
 }
 
