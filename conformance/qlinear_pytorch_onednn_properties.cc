@@ -163,14 +163,16 @@ TEST(qlinear_pytorch_onednn, TiesRoundAfterTheZeroPointAndQuint8ActivationsOnly)
   // 0.5 1.5 -0.5 -1.5 + 3 = 3.5 4.5 2.5 1.5: half to even after the zero point (qnnpack: 3 5 3 1).
   EXPECT_EQ(qlinear_fully_connected(x, w, nullptr, p, QLinearConvention::PytorchOnednn),
             IntArray({4, 1}, {Int(4), Int(4), Int(2), Int(2)}));
-  // M_o = fl32(r(y_s) / fl32(r(x_s) r(w_s))) with r(s) = fl32(fl64(1 / fl64(s))), for x_s = 3, y_s = fl32(0.1).
+  // The reciprocal derivation: x_s = fl32(0.1), w_s = 1, y_s = 7 give M = fl32(fl32(1 / 7) / fl32(1 / 0.1f))
+  // = 0.0142857153, one ulp above fl32(fl32(0.1f * 1) / 7) = 0.0142857144: acc 35 gives 0.50000006 -> 1
+  // (zero point 0), where the quotient derivation gives the tie 0.5 -> 0.
   QLinearParams q = p;
-  q.x_scale = 0x40400000u;  // 3
-  q.y_scale = 0x3dcccccdu;  // fl32(0.1)
-  const auto m = qlinear_pytorch_onednn_scales(q, 1);
-  const float want = static_cast<float>(1.0 / static_cast<double>(0.1f)) /
-                     (static_cast<float>(1.0 / 3.0) * static_cast<float>(1.0 / 1.0));
-  EXPECT_EQ(m.at(0), std::bit_cast<std::uint32_t>(want));
+  q.x_zero_point = Int(0), q.y_zero_point = Int(0);
+  q.x_scale = 0x3dcccccdu, q.y_scale = 0x40e00000u;
+  EXPECT_EQ(qlinear_fully_connected(IntArray({1, 1}, {Int(35)}), w, nullptr, q, QLinearConvention::PytorchOnednn),
+            IntArray({1, 1}, {Int(1)}));
+  EXPECT_EQ(qlinear_fully_connected(IntArray({1, 1}, {Int(35)}), w, nullptr, q, QLinearConvention::Onednn),
+            IntArray({1, 1}, {Int(0)}));
   QLinearParams i8 = p;
   i8.x_type = DType::I8;
   EXPECT_THROW(qlinear_fully_connected(x, w, nullptr, i8, QLinearConvention::PytorchOnednn), ErrorIf);

@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "plugin_client.h"
 
@@ -46,12 +49,56 @@ TEST(libtorch_adapter, ClaimsThePytorchConventions) {
 }
 
 // pytorch.qnnpack is the qnnpack engine's arithmetic: the default engine (onednn in Debian's
-// build) computes linear / conv2d another way (errata E-LIBTORCH-QLINEAR-1, -3) and claims neither.
-TEST(libtorch_adapter, TheDefaultEngineDoesNotClaimPytorchQnnpack) {
-  if (std::string(torch().backend().version).find("qengine qnnpack") != std::string::npos)
-    GTEST_SKIP() << "QSPEC_LIBTORCH_QENGINE=qnnpack in the environment: " << torch().backend().version;
+// build) computes linear / conv2d another way (errata E-LIBTORCH-QLINEAR-3, -5): pytorch.onednn.
+TEST(libtorch_adapter, TheDefaultEngineClaimsPytorchOnednnNotPytorchQnnpack) {
+  if (std::string(torch().backend().version).find("qengine onednn") == std::string::npos)
+    GTEST_SKIP() << "the engine is not onednn: " << torch().backend().version;
   EXPECT_FALSE(torch().supports("qlinear.fully_connected", "pytorch.qnnpack"));
   EXPECT_FALSE(torch().supports("qlinear.conv2d", "pytorch.qnnpack"));
+  EXPECT_TRUE(torch().supports("qlinear.fully_connected", "pytorch.onednn"));
+  EXPECT_TRUE(torch().supports("qlinear.conv2d", "pytorch.onednn"));
+}
+
+std::string onednn_fc_attrs(float x_scale, int x_zp, float w_scale, float y_scale, int y_zp) {
+  return std::string("{\"x_scale\":\"") + f32_hex(x_scale) + "\",\"x_zero_point\":" + std::to_string(x_zp) +
+         ",\"w_scales\":[\"" + f32_hex(w_scale) + "\"],\"y_scale\":\"" + f32_hex(y_scale) +
+         "\",\"y_zero_point\":" + std::to_string(y_zp) + "}";
+}
+
+// The onednn engine caches primitives keyed without the zero points (E-LIBTORCH-QLINEAR-1): two
+// calls with the same shapes and scales and other zero points must each get their own. Scales 1:
+// x = [10, 0, ...] (7 taps), w = [3, 0, ...]: (10 - 2) 3 + 5 = 29, then (10 - 4) 3 + 50 = 68
+// (libtorch alone gives 29 twice), then the first again: 29.
+TEST(libtorch_adapter, OnednnLinearUsesEachCallsZeroPoints) {
+  if (std::string(torch().backend().version).find("qengine onednn") == std::string::npos)
+    GTEST_SKIP() << "the engine is not onednn: " << torch().backend().version;
+  std::vector<std::int64_t> xv(7, 0), wv(7, 0);
+  xv[0] = 10, wv[0] = 3;
+  const HostTensor x{"x", QSPEC_DTYPE_UINT8, {1, 7}, xv}, w{"w", QSPEC_DTYPE_INT8, {1, 7}, wv};
+  for (auto [zx, zy, want] : {std::tuple{2, 5, 29}, std::tuple{4, 50, 68}, std::tuple{2, 5, 29}}) {
+    auto r = torch().run("qlinear.fully_connected", "pytorch.onednn", onednn_fc_attrs(1.0f, zx, 1.0f, 1.0f, zy),
+                         {x, w}, QSPEC_DTYPE_UINT8, {1, 1});
+    ASSERT_EQ(r.status, QSPEC_STATUS_OK) << r.message;
+    EXPECT_EQ(r.y, std::vector<std::int64_t>{want}) << "x_zero_point " << zx << ", y_zero_point " << zy;
+  }
+}
+
+// The int32 bias 7 with x_scale 3: the engine adds fl32(b_f c) with c = fl32(fl32(1 / 3) 1), so the
+// adapter must hand over a b_f with fl32(b_f c) = 7; acc 1 + 7 = 8, M = fl32(fl32(1 / 3) / c) = 1:
+// 8 + y_zero_point 0 = 8. A zero point of the weights is refused (symmetric weights only).
+TEST(libtorch_adapter, OnednnLinearAddsTheVectorsInt32BiasAndRefusesWeightZeroPoints) {
+  if (std::string(torch().backend().version).find("qengine onednn") == std::string::npos)
+    GTEST_SKIP() << "the engine is not onednn: " << torch().backend().version;
+  const HostTensor x{"x", QSPEC_DTYPE_UINT8, {1, 1}, {1}}, w{"w", QSPEC_DTYPE_INT8, {1, 1}, {1}};
+  const HostTensor b{"b", QSPEC_DTYPE_INT32, {1}, {7}};
+  auto r = torch().run("qlinear.fully_connected", "pytorch.onednn", onednn_fc_attrs(3.0f, 0, 1.0f, 3.0f, 0), {x, w, b},
+                       QSPEC_DTYPE_UINT8, {1, 1});
+  ASSERT_EQ(r.status, QSPEC_STATUS_OK) << r.message;
+  EXPECT_EQ(r.y, std::vector<std::int64_t>{8});
+  std::string wzp = onednn_fc_attrs(1.0f, 0, 1.0f, 1.0f, 0);
+  wzp.insert(wzp.size() - 1, ",\"w_zero_point\":2");
+  auto z = torch().run("qlinear.fully_connected", "pytorch.onednn", wzp, {x, w}, QSPEC_DTYPE_UINT8, {1, 1});
+  EXPECT_EQ(z.status, QSPEC_STATUS_REJECTED) << z.message;
 }
 
 // The research table: x / s = .5, 1.5, 2.5 with s = .25, zp 3 -> rne 0, 2, 2 -> 3, 5, 5 (oneDNN,

@@ -982,12 +982,16 @@ void add_pytorch_onednn_hand_cases(Builder& b, OpKind kind) {
   big.b = array_of({1}, [](std::int64_t) { return 42991617; });
   big.p.y_scale = ties::f32_dyadic(1, 21);
   b.add(big, "acc 42991617 rounds to 42991616 in float32: 20.5 -> 20 where the real value 20.50000048 gives 21");
-  // y_scale fl32(0.1): r(y_s) = fl32(1 / 0.100000001) = 9.99999905 (1 ulp below 10), so M = r(y_s)
-  // where XNNPACK's fl32(1 / 0.1f) is 10: acc 15 * 2^-1 ... the outputs differ from the xnnpack.fp32 derivation's.
-  Problem recip = as_quint8(unit_problem(kind, DType::I8, {1, 2, 3, 13, 25}, 0));
-  recip.p.y_scale = 0x3dcccccdu;  // fl32(0.1)
-  recip.p.x_scale = ties::f32_dyadic(1, -1), recip.p.w_scales = {ties::f32_dyadic(1, -1)};
-  b.add(recip, "y_scale fl32(0.1), x_scale = w_scale = 1/2: M = fl32(r(0.1f) / 4), ideep's reciprocal scales");
+  // The reciprocal derivation: x_s = fl32(0.1), w_s = 1, y_s = 7: M = fl32(r(7) / fl32(r(0.1f) r(1))) is one
+  // ulp above fl32(fl32(0.1f * 1) / 7): acc 35 gives 0.50000006 -> 1 where the quotient gives the tie 0.5 -> 0.
+  Problem recip = as_quint8(unit_problem(kind, DType::I8, {35, 5, 105}, 0));
+  recip.p.x_zero_point = 0, recip.p.y_zero_point = 0;
+  for (auto& v : recip.x.data) v -= 128;
+  recip.p.x_scale = 0x3dcccccdu;  // fl32(0.1)
+  recip.p.y_scale = ties::f32_dyadic(7, 0);
+  b.add(recip,
+        "x_scale fl32(0.1), y_scale 7: ideep's reciprocal scales give M one ulp above x_s w_s / y_s: acc 35 "
+        "-> 0.50000006 -> 1 (xnnpack.fp32's derivation: the tie 0.5 -> 0)");
   Problem per = as_quint8(unit_problem(kind, DType::I8, {0}, 0));
   per.x = array_of(kind == OpKind::Conv ? Dims{1, 1, 1, 2} : Dims{1, 2}, [](std::int64_t i) { return 129 + i; });
   per.w = array_of(kind == OpKind::Conv ? Dims{2, 1, 1, 2} : Dims{2, 2}, [](std::int64_t i) { return 2 * i - 1; });
