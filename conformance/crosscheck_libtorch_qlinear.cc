@@ -27,6 +27,9 @@
 // keeps the zero points a function of the scales (one (x_zp, y_zp) per output-scale key), so it
 // never reaches that bug; the errata entry has the two-call reproducer.
 //
+// The onednn engine is also run against the clause qlinear.pytorch_onednn through the reference
+// (OnednnLinearIsTheClause, OnednnConv2dIsTheClause), with float biases whose bias term is an integer.
+//
 // quantized::add of qint8 tensors under the qnnpack engine is XNNPACK's qs8 add (qadd.cpp xnnp_add):
 // qlinear.add.xnnpack_fp32 exactly, checked on random and tie-rich problems.
 //
@@ -39,7 +42,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <random>
@@ -52,6 +57,7 @@
 #include "qspec/ref/ieee.h"
 #include "qspec/ref/ops/qlinear.h"
 #include "qspec/ref/ops/qlinear_elementwise.h"
+#include "qspec/ref/rounding.h"
 
 namespace {
 
@@ -333,6 +339,90 @@ void sweep(Engine e, bool fc, bool u8, int random_problems, int tie_problems, st
   EXPECT_EQ(n.diffs, 0);
   EXPECT_GT(n.ties, 0) << "the tie-rich problems produced no exact tie";
 }
+
+// The onednn engine against the clause qlinear.pytorch_onednn itself (the reference's
+// qlinear_fully_connected / qlinear_conv2d under QLinearConvention::PytorchOnednn): the problems of
+// the sweep, each float bias replaced by one whose bias term fl32(b_f c_o) is an integer b[o] (the
+// clause's int32 bias), the rest as drawn; problems where no float reaches b[o] are not run.
+void clause_sweep(bool fc, int random_problems, int tie_problems, std::uint64_t seed) {
+  if (!engine_available(Engine::Onednn)) GTEST_SKIP() << "this libtorch build has no onednn engine";
+  at::globalContext().setQEngine(at::QEngine::ONEDNN);
+  at::set_num_threads(1);
+  std::mt19937_64 g(seed);
+  Counts n;
+  long long skipped = 0;
+  std::map<std::vector<std::uint32_t>, std::pair<long long, long long>> zps;  // E-LIBTORCH-QLINEAR-1
+  for (int i = 0; i < random_problems + tie_problems; ++i) {
+    Problem pr = draw(g, Engine::Onednn, fc, true, i >= random_problems);
+    const std::size_t O = static_cast<std::size_t>(pr.w.shape[0]);
+    std::vector<std::uint32_t> key;
+    for (auto ws : pr.w_s)
+      key.push_back(f32_div(onednn_recip(pr.y_s), f32_mul(onednn_recip(pr.x_s), onednn_recip(ws))));
+    const auto [it, fresh] = zps.emplace(key, std::make_pair(pr.x_zp, pr.y_zp));
+    if (!fresh) std::tie(pr.x_zp, pr.y_zp) = it->second;
+    std::optional<IntArray> b;
+    bool reachable = true;
+    if (pr.b) {
+      b = IntArray({static_cast<std::int64_t>(O)});
+      for (std::size_t o = 0; o < O; ++o) {
+        const std::uint32_t c = qlinear_pytorch_onednn_bias_scale(pr.x_s, w_scale(pr, o));
+        const Int bi = round_half_even(f32_value(f32_mul((*pr.b)[o], c)));  // an integer near the drawn term
+        b->data[o] = bi;
+        // The float nearest fl32(bi) / c and its neighbours: one whose term is fl32(bi) exactly.
+        const std::uint32_t target = f32_from_int(bi);
+        float up = as_float(f32_from_f64(f64_div(f64_from_f32(target), f64_from_f32(c)))), down = up;
+        bool found = false;
+        for (int step = 0; step < 8 && !found; ++step) {
+          for (float v : {up, down})
+            if (!found && f32_mul(bits(v), c) == target) (*pr.b)[o] = bits(v), found = true;
+          up = std::nextafter(up, std::numeric_limits<float>::infinity());
+          down = std::nextafter(down, -std::numeric_limits<float>::infinity());
+        }
+        reachable = reachable && found;
+      }
+    }
+    if (!reachable) {
+      ++skipped;
+      continue;
+    }
+    QLinearParams p;
+    p.x_type = DType::U8, p.w_type = DType::I8;
+    p.x_scale = pr.x_s, p.w_scales = pr.w_s, p.y_scale = pr.y_s;
+    p.x_zero_point = Int(pr.x_zp), p.y_zero_point = Int(pr.y_zp);
+    const IntArray* bp = b ? &*b : nullptr;
+    const IntArray want = pr.fc ? qlinear_fully_connected(pr.x, pr.w, bp, p, QLinearConvention::PytorchOnednn)
+                                : qlinear_conv2d(pr.x, pr.w, bp, pr.g, p, QLinearConvention::PytorchOnednn);
+    const std::vector<long long> got = run(pr);
+    ASSERT_EQ(got.size(), want.data.size()) << "problem " << i;
+    ++n.problems;
+    const auto scales = qlinear_pytorch_onednn_scales(p, static_cast<std::int64_t>(O));
+    const IntArray acc = pr.fc ? qlinear_acc_fully_connected(pr.x, pr.w, nullptr, p.x_zero_point, Int(0)) : [&] {
+      const auto [oh, ow] = qlinear_conv2d_out_size(pr.x.shape, pr.w.shape, pr.g, QLinearConvention::PytorchOnednn);
+      return qlinear_acc_conv2d(pr.x, pr.w, nullptr, pr.g, p.x_zero_point, Int(0), oh, ow);
+    }();
+    for (std::size_t k = 0; k < got.size(); ++k) {
+      const std::size_t o = k % O;
+      std::uint32_t d = f32_from_int(acc.data[k]);
+      if (b) d = f32_add(d, f32_from_int(b->data[o]));
+      const Rat v = f32_value(f32_add(f32_mul(d, scales[o]), f32_from_int(p.y_zero_point)));
+      ++n.outputs;
+      n.ties += half_integer(v) && v > Rat(0) && v < Rat(255);
+      if (got[k] != static_cast<long long>(want.data[k]) && ++n.diffs <= 5)
+        ADD_FAILURE() << "problem " << i << (pr.fc ? " linear" : " conv2d") << " output " << k << ": libtorch "
+                      << got[k] << ", qlinear.pytorch_onednn " << want.data[k];
+    }
+  }
+  std::printf(
+      "libtorch onednn %s against qlinear.pytorch_onednn: %lld problems (%lld with an unreachable bias not run), "
+      "%lld outputs (%lld exact ties), %lld differences\n",
+      fc ? "linear" : "conv2d", n.problems, skipped, n.outputs, n.ties, n.diffs);
+  EXPECT_EQ(n.diffs, 0);
+  EXPECT_GT(n.ties, 0) << "the tie-rich problems produced no exact tie";
+  EXPECT_GT(n.problems, (random_problems + tie_problems) / 2) << "most problems must be run";
+}
+
+TEST(crosscheck_libtorch_qlinear, OnednnLinearIsTheClause) { clause_sweep(true, 100, 100, 1611); }
+TEST(crosscheck_libtorch_qlinear, OnednnConv2dIsTheClause) { clause_sweep(false, 100, 100, 1612); }
 
 TEST(crosscheck_libtorch_qlinear, QnnpackLinearQuint8) { sweep(Engine::Qnnpack, true, true, 150, 150, 1601); }
 TEST(crosscheck_libtorch_qlinear, QnnpackLinearQint8) { sweep(Engine::Qnnpack, true, false, 150, 150, 1602); }
