@@ -67,8 +67,7 @@ dnnl::stream& stream() {
 bool has_avx512_core() {
   using i = dnnl::cpu_isa;
   const auto isa = dnnl::get_effective_cpu_isa();
-  return isa == i::avx512_core || isa == i::avx512_core_vnni || isa == i::avx512_core_bf16 ||
-         isa == i::avx512_core_amx;
+  return isa == i::avx512_core || isa == i::avx512_core_vnni || isa == i::avx512_core_bf16 || isa == i::avx512_core_amx;
 }
 const char* isa_name() {
   using i = dnnl::cpu_isa;
@@ -193,7 +192,7 @@ bool run(const Problem& pr, std::vector<long long>& out, std::string& impl) {
   const auto [oh, ow] = qlinear_pool_out_size(pr.x.shape, g);
   const Dims src{pr.x.dim(0), pr.x.dim(3), pr.x.dim(1), pr.x.dim(2)}, dst{pr.x.dim(0), pr.x.dim(3), oh, ow};
   const memory::desc smd(src, dt, memory::format_tag::nhwc), dmd(dst, dt, memory::format_tag::nhwc);
-  const auto alg = pr.kind == Kind::Max ? dnnl::algorithm::pooling_max
+  const auto alg = pr.kind == Kind::Max                 ? dnnl::algorithm::pooling_max
                    : pr.include || pr.kind == Kind::Gap ? dnnl::algorithm::pooling_avg_include_padding
                                                         : dnnl::algorithm::pooling_avg_exclude_padding;
   dnnl::primitive_attr attr;
@@ -206,10 +205,9 @@ bool run(const Problem& pr, std::vector<long long>& out, std::string& impl) {
                         static_cast<float>(static_cast<long long>(pr.p.y_max.value_or(Int(hi_of(pr.p.type))))));
       attr.set_post_ops(po);
     }
-    const dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, alg, smd, dmd,
-                                           {g.strides[0], g.strides[1]}, {g.kernel[0], g.kernel[1]},
-                                           {g.dilations[0] - 1, g.dilations[1] - 1}, {g.pads[0], g.pads[1]},
-                                           {g.pads[2], g.pads[3]});
+    const dnnl::pooling_v2_forward::desc d(
+        dnnl::prop_kind::forward_inference, alg, smd, dmd, {g.strides[0], g.strides[1]}, {g.kernel[0], g.kernel[1]},
+        {g.dilations[0] - 1, g.dilations[1] - 1}, {g.pads[0], g.pads[1]}, {g.pads[2], g.pads[3]});
     pd = dnnl::pooling_v2_forward::primitive_desc(d, attr, engine());
   } catch (const dnnl::error&) {
     return false;

@@ -228,8 +228,7 @@ TEST(qlinear_avg_pool2d_onednn, ReciprocalAndDivisionDifferAtFourteenTaps) {
   for (std::size_t i = 0; i < 14; ++i) x.data[i] = Int(i < 7 ? -126 : -127);
   QPoolGeometry g;
   g.kernel = {2, 7};
-  EXPECT_THROW(qlinear_avg_pool2d(x, g, true, params(DType::I8), QPoolConvention::OneDnn),
-               qspec::ref::RequireViolated);
+  EXPECT_THROW(qlinear_avg_pool2d(x, g, true, params(DType::I8), QPoolConvention::OneDnn), qspec::ref::RequireViolated);
   // With a pad not below the kernel, ref runs at every ISA: the division.
   g.pads = {2, 0, 0, 0};
   const IntArray y = qlinear_avg_pool2d(x, g, true, params(DType::I8), QPoolConvention::OneDnn);

@@ -65,8 +65,9 @@ template <class A>
 std::int64_t shared_zero_point(const Call& call, qspec_dtype t) {
   const std::int64_t zx = attr::get(call.attrs, A::x_zero_point), zy = attr::get(call.attrs, A::y_zero_point);
   if (attr::get(call.attrs, A::x_scale) != attr::get(call.attrs, A::y_scale) || zx != zy)
-    call.refuse("oneDNN 2.6 pooling has no quantization parameters (output scales and zero points are "
-                "unimplemented): x and y must share scale and zero point");
+    call.refuse(
+        "oneDNN 2.6 pooling has no quantization parameters (output scales and zero points are "
+        "unimplemented): x and y must share scale and zero point");
   const std::int64_t lo = t == QSPEC_DTYPE_UINT8 ? 0 : -128, hi = t == QSPEC_DTYPE_UINT8 ? 255 : 127;
   if (zx < lo || zx > hi) call.refuse("the zero point must fit the data type");
   return zx;

@@ -25,7 +25,7 @@ Int qlinear_onednn_avgpool_output(const Int& code_sum, std::int64_t count, OneDn
   // zero addend); ref: d /= num_summands.
   const std::uint32_t q = path == OneDnnPoolPath::Jit ? f32_mul(s, f32_div(0x3f800000u, c)) : f32_div(s, c);
   const Range r = int_range(p.type);
-  const Int y = saturate(round_half_even(f32_value(q)), r);  // saturate_and_round: nearbyint under rne
+  const Int y = saturate(round_half_even(f32_value(q)), r);                   // saturate_and_round: nearbyint under rne
   return saturate(y, Range{p.y_min.value_or(r.lo), p.y_max.value_or(r.hi)});  // eltwise_clip
 }
 

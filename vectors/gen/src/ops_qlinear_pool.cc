@@ -155,7 +155,8 @@ std::vector<Rat> rounded_values(const Problem& pr, QPoolConvention c) {
       // oneDNN averages the codes: q = fl32(fl32(s) * fl32(1 / c)) (jit) or fl32(fl32(s) / fl32(c)) (ref).
       Int s(0);
       for (const auto& v : codes) s += v;
-      const std::int64_t n = pr.kind == Kind::Avg && !pr.count_include_pad ? static_cast<std::int64_t>(codes.size()) : K;
+      const std::int64_t n =
+          pr.kind == Kind::Avg && !pr.count_include_pad ? static_cast<std::int64_t>(codes.size()) : K;
       const std::uint32_t fs = ref::f32_from_int(s), fc = ref::f32_from_int(Int(n));
       const bool jit = ro::qlinear_onednn_pool_path(pr.x.shape, g, nullptr) == ro::OneDnnPoolPath::Jit;
       out.push_back(ref::f32_value(jit ? ref::f32_mul(fs, ref::f32_div(0x3f800000u, fc)) : ref::f32_div(fs, fc)));
@@ -490,8 +491,9 @@ void avg_cases(Rng&, Builder& b) {
   if (b.tfl() || b.dnn()) asym.p.y_zero_point = asym.p.x_zero_point;
   if (!b.tfl() && !b.dnn()) b.add(asym, "pads (1, 0, 0, 1) with x_zero_point != 0: padded taps count as real 0");
   if (b.dnn())
-    b.add_invalid(asym, "include-padding, pads (1, 0, 0, 1), zero point 3: oneDNN counts a padded tap as the code 0 "
-                        "(real -3 s), not the real 0",
+    b.add_invalid(asym,
+                  "include-padding, pads (1, 0, 0, 1), zero point 3: oneDNN counts a padded tap as the code 0 "
+                  "(real -3 s), not the real 0",
                   {"pad_zero_point"});
   Problem excl = asym;
   excl.count_include_pad = false;
@@ -587,7 +589,7 @@ IntArray spread_sums(std::int64_t h, std::int64_t w, const std::vector<std::int6
   for (std::int64_t ch = 0; ch < C; ++ch) {
     const std::int64_t sum = sums[static_cast<std::size_t>(ch)];
     const std::int64_t q = sum >= 0 ? sum / n : -((-sum + n - 1) / n);  // floor(sum / n)
-    const std::int64_t extra = sum - q * n;                              // taps holding q + 1
+    const std::int64_t extra = sum - q * n;                             // taps holding q + 1
     for (std::int64_t i = 0; i < n; ++i) a.data[static_cast<std::size_t>(i * C + ch)] = Int(q + (i < extra ? 1 : 0));
   }
   return a;
@@ -618,8 +620,9 @@ void onednn_avg_cases(Builder& b) {
   Problem rec = ok;
   rec.g.kernel = {2, 7};
   rec.x = spread_sums(2, 7, reciprocal_sums(14, DType::I8, 16));
-  b.add(rec, "c = 14 (2x7 over 2x7, 16 channels: jit at every ISA): sums where fl32(s) * fl32(1/14) and "
-             "fl32(s) / 14 round differently (s = -1771: s / 14 = -126.5, the reciprocal gives -127)");
+  b.add(rec,
+        "c = 14 (2x7 over 2x7, 16 channels: jit at every ISA): sums where fl32(s) * fl32(1/14) and "
+        "fl32(s) / 14 round differently (s = -1771: s / 14 = -126.5, the reciprocal gives -127)");
   Problem recu = rec;
   recu.p.type = DType::U8;
   recu.g.kernel = {4, 7};
@@ -627,19 +630,22 @@ void onednn_avg_cases(Builder& b) {
   b.add(recu, "uint8, c = 28 (4x7 over 4x7, 16 channels, jit): sums where the reciprocal and the division differ");
   Problem refp = rec;
   refp.g.pads = {2, 0, 0, 0};
-  b.add(refp, "the same input with pads (2, 0, 0, 0) >= KH = 2: ref_pooling runs (a division by KH KW = 14), "
-              "the first window is all padding (0)");
+  b.add(refp,
+        "the same input with pads (2, 0, 0, 0) >= KH = 2: ref_pooling runs (a division by KH KW = 14), "
+        "the first window is all padding (0)");
   Problem excl = rec;
   excl.count_include_pad = false;
   excl.g.pads = {1, 0, 1, 0};
   excl.x = spread_sums(2, 7, reciprocal_sums(14, DType::I8, 16));
   excl.p.x_zero_point = excl.p.y_zero_point = Int(-5);
-  b.add(excl, "exclude-padding, pads (1, 0, 1, 0), zero point -5: the top and bottom windows divide by the 7 taps "
-              "inside, the middle one by 14 (jit)");
+  b.add(excl,
+        "exclude-padding, pads (1, 0, 1, 0), zero point -5: the top and bottom windows divide by the 7 taps "
+        "inside, the middle one by 14 (jit)");
   Problem big = ok;
   big.count_include_pad = false;
   big.g.pads = {0, 0, 2, 0};
-  b.add_invalid(big, "exclude-padding with a bottom pad of 2 >= KH = 2: invalid_arguments (a window outside the source)");
+  b.add_invalid(big,
+                "exclude-padding with a bottom pad of 2 >= KH = 2: invalid_arguments (a window outside the source)");
   Problem resc = ok;
   resc.p.y_scale = f32_bits(1, 1);
   b.add_invalid(resc, "y_scale != x_scale: oneDNN 2.6 pooling takes no output scale");
@@ -698,8 +704,9 @@ void gap_cases(Rng&, Builder& b) {
   if (b.dnn()) {
     Problem rec = ok;
     rec.x = spread_sums(2, 7, reciprocal_sums(14, DType::I8, 16));
-    b.add(rec, "2x7 image, 16 channels (N C = 16: jit at every ISA): sums where fl32(s) * fl32(1/14) and "
-               "fl32(s) / 14 round differently");
+    b.add(rec,
+          "2x7 image, 16 channels (N C = 16: jit at every ISA): sums where fl32(s) * fl32(1/14) and "
+          "fl32(s) / 14 round differently");
     Problem recu = rec;
     recu.p.type = DType::U8;
     recu.x = spread_sums(5, 6, reciprocal_sums(30, DType::U8, 16));
@@ -789,7 +796,8 @@ Family pool_family(std::string_view conv, std::uint64_t seed, Kind kind, int tie
                    void (*extra)(Rng&, Builder&)) {
   const std::string op(Op::op), cv(conv);
   const QPoolConvention c = convention_of<Op>(conv);
-  return family<Op>(conv, c == QPoolConvention::OneDnn ? onednn_notes() : kNotes, seed, [op, cv, c, kind, tie_rich, realistic, saturating, extra](Rng& r) {
+  auto notes = c == QPoolConvention::OneDnn ? onednn_notes() : kNotes;
+  return family<Op>(conv, notes, seed, [op, cv, c, kind, tie_rich, realistic, saturating, extra](Rng& r) {
     Builder b{op, cv, c, kind, {}};
     extra(r, b);
     b.add_random(
