@@ -52,6 +52,16 @@ class OnednnAdapter final : public thirdparty::Adapter {
             cat::qlinear_matmul::conv::onednn,
             "matmul s8/u8 x s8 (weights tag::any), batch broadcast, output scales per tensor or per column, "
             "source, weights and destination zero points, eltwise_clip"),
+        thirdparty::claim<cat::qlinear_avg_pool2d>(
+            cat::qlinear_avg_pool2d::conv::onednn,
+            "pooling_v2_forward pooling_avg_include_padding / _exclude_padding, s8/u8 NHWC, forward_inference, "
+            "eltwise_clip for y_min/y_max; x and y parameters must be equal (no quantization attributes)"),
+        thirdparty::claim<cat::qlinear_global_avg_pool>(
+            cat::qlinear_global_avg_pool::conv::onednn,
+            "pooling_v2_forward average pooling with the kernel (H, W), s8/u8 NHWC, eltwise_clip"),
+        thirdparty::claim<cat::qlinear_max_pool2d>(
+            cat::qlinear_max_pool2d::conv::onednn,
+            "pooling_v2_forward pooling_max (dilation d - 1), s8/u8 NHWC, eltwise_clip for y_min/y_max"),
     };
   }
 
@@ -68,6 +78,9 @@ class OnednnAdapter final : public thirdparty::Adapter {
     if (call.op == cat::qlinear_conv2d::op) return run_qlinear_conv2d(call);
     if (call.op == cat::qlinear_fully_connected::op) return run_qlinear_fully_connected(call);
     if (call.op == cat::qlinear_matmul::op) return run_qlinear_matmul(call);
+    if (call.op == cat::qlinear_avg_pool2d::op) return run_qlinear_avg_pool2d(call);
+    if (call.op == cat::qlinear_global_avg_pool::op) return run_qlinear_global_avg_pool(call);
+    if (call.op == cat::qlinear_max_pool2d::op) return run_qlinear_max_pool2d(call);
     throw thirdparty::Unsupported("oneDNN adapter has no op '" + call.op + "'");
   }
 };

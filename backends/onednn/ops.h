@@ -17,5 +17,8 @@ void run_concat(const thirdparty::Call& call);                            // op_
 void run_qlinear_conv2d(const thirdparty::Call& call);                    // op_qlinear.cc
 void run_qlinear_fully_connected(const thirdparty::Call& call);           // op_qlinear.cc
 void run_qlinear_matmul(const thirdparty::Call& call);                    // op_qlinear.cc
+void run_qlinear_avg_pool2d(const thirdparty::Call& call);                // op_qlinear_pool.cc
+void run_qlinear_global_avg_pool(const thirdparty::Call& call);           // op_qlinear_pool.cc
+void run_qlinear_max_pool2d(const thirdparty::Call& call);                // op_qlinear_pool.cc
 
 }  // namespace qspec::onednn_adapter

@@ -2509,6 +2509,45 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "global_path",
         "random"
       ]
+    },
+    {
+      "name": "onednn",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.avg_pool2d.onednn"
+      ],
+      "description": "oneDNN 2.6 pooling_avg_include_padding / _exclude_padding on s8/u8 NHWC codes (no quantization parameters: x and y share them; include-padding counts padded taps as code 0, so ERROR_IF x_zero_point != 0 there): s = sum of the codes inside, c = KH KW or the taps inside; jit (every pad below its kernel dimension, N C min(H,OH) min(W,OW) >= 16): q = fl32(fl32(s) * fl32(1 / c)); ref (a pad not below its kernel dimension): q = fl32(fl32(s) / fl32(c)); y = clamp(sat(rne(q)), y_min, y_max) (eltwise_clip)",
+      "source": "oneDNN v2.6.3 (Debian libdnnl 2.6.3) src/cpu/x64/jit_uni_i8i8_pooling.cpp (compute_avg_step, jit_conf, execute_forward: idivider = 1.0f / count), src/cpu/ref_pooling.cpp (ker_avg / ker_max, saturate_and_round), src/cpu/simple_q10n.hpp, src/cpu/cpu_pooling_list.cpp, src/common/pooling.cpp (pooling_desc_init)",
+      "attributes": [
+        "kernel",
+        "x_scale",
+        "x_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [
+        "count_include_pad",
+        "pads",
+        "strides",
+        "y_max",
+        "y_min"
+      ],
+      "vectors": "ops/qlinear/avg_pool2d/onednn.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "narrow_clamp",
+        "count_include_pad",
+        "count_exclude_pad",
+        "asymmetric_pads",
+        "pad_zero_point",
+        "strides",
+        "uint8",
+        "ref_path",
+        "reciprocal_differs",
+        "random"
+      ]
     }
   ]
 }
@@ -3048,6 +3087,35 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "scale_limit",
         "random"
       ]
+    },
+    {
+      "name": "onednn",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.global_avg_pool.onednn"
+      ],
+      "description": "oneDNN 2.6 average pooling with the kernel = the image (no padding), s8/u8 codes, x and y sharing their parameters: q = fl32(fl32(s) * fl32(1 / fl32(H W))) (jit, N C >= 16; REQUIRE that ref's fl32(fl32(s) / fl32(H W)) rounds alike when N C < 16), y = clamp(sat(rne(q)), y_min, y_max)",
+      "source": "oneDNN v2.6.3 (Debian libdnnl 2.6.3) src/cpu/x64/jit_uni_i8i8_pooling.cpp (compute_avg_step, jit_conf, execute_forward: idivider = 1.0f / count), src/cpu/ref_pooling.cpp (ker_avg / ker_max, saturate_and_round), src/cpu/simple_q10n.hpp, src/cpu/cpu_pooling_list.cpp, src/common/pooling.cpp (pooling_desc_init)",
+      "attributes": [
+        "x_scale",
+        "x_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [
+        "y_max",
+        "y_min"
+      ],
+      "vectors": "ops/qlinear/global_avg_pool/onednn.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "narrow_clamp",
+        "uint8",
+        "reciprocal_differs",
+        "random"
+      ]
     }
   ]
 }
@@ -3407,6 +3475,35 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "strides",
         "narrow_clamp",
         "uint8",
+        "random"
+      ]
+    },
+    {
+      "name": "onednn",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.max_pool2d.onednn"
+      ],
+      "description": "oneDNN 2.6 pooling_max (pooling_v2 with dilation d - 1) on s8/u8 codes: the maximum of the taps inside, lowest(T) for a window without one, clamp(m, y_min, y_max) (eltwise_clip; ERROR_IF y_max < y_min)",
+      "source": "oneDNN v2.6.3 (Debian libdnnl 2.6.3) src/cpu/x64/jit_uni_i8i8_pooling.cpp (compute_avg_step, jit_conf, execute_forward: idivider = 1.0f / count), src/cpu/ref_pooling.cpp (ker_avg / ker_max, saturate_and_round), src/cpu/simple_q10n.hpp, src/cpu/cpu_pooling_list.cpp, src/common/pooling.cpp (pooling_desc_init)",
+      "attributes": [
+        "kernel"
+      ],
+      "optional_attributes": [
+        "dilations",
+        "pads",
+        "strides",
+        "y_max",
+        "y_min"
+      ],
+      "vectors": "ops/qlinear/max_pool2d/onednn.json",
+      "required_flags": [
+        "asymmetric_pads",
+        "dilation",
+        "strides",
+        "narrow_clamp",
+        "uint8",
+        "empty_window",
         "random"
       ]
     }

@@ -68,6 +68,7 @@ IntArray qlinear_avg_pool2d(const IntArray& x, const QPoolGeometry& g, bool coun
                             QPoolConvention c) {
   const std::string op = "qlinear.avg_pool2d";
   QSPEC_ERROR_IF(g.dilations[0] != 1 || g.dilations[1] != 1, op + ": average pooling has no dilation");
+  if (c == QPoolConvention::OneDnn) return qlinear_onednn_avg_pool2d(x, g, count_include_pad, p);
   const auto [oh, ow] = qlinear_pool_out_size(x.shape, g);
   const std::int64_t H = x.dim(1), W = x.dim(2), K = g.kernel[0] * g.kernel[1];
   IntArray y(Shape{x.dim(0), oh, ow, x.dim(3)});
@@ -128,6 +129,7 @@ IntArray qlinear_global_avg_pool(const IntArray& x, const QPoolParams& p, QPoolC
   const auto shape_ok = qlinear_pool_out_size(x.shape, g);  // the shape checks (ERROR_IF)
   (void)shape_ok;
   g.kernel = {x.dim(1), x.dim(2)};
+  if (c == QPoolConvention::OneDnn) return qlinear_onednn_avg_pool2d(x, g, false, p);  // kernel = the image
   const std::int64_t n = x.dim(1) * x.dim(2);
   std::uint32_t scale = 0;
   if (c == QPoolConvention::XnnpackFp32) scale = qlinear_global_avg_pool_xnnpack_scale(p, n);
@@ -148,6 +150,7 @@ IntArray qlinear_global_avg_pool(const IntArray& x, const QPoolParams& p, QPoolC
 // spec: qlinear.max_pool2d.xnnpack
 // spec: qlinear.max_pool2d.onnxruntime
 // spec: qlinear.max_pool2d.tflite
+// spec: qlinear.max_pool2d.onednn
 IntArray qlinear_max_pool2d(const IntArray& x, const QPoolGeometry& g, const QPoolParams& p, QPoolConvention c) {
   const std::string op = "qlinear.max_pool2d";
   const auto [oh, ow] = qlinear_pool_out_size(x.shape, g);
@@ -160,6 +163,9 @@ IntArray qlinear_max_pool2d(const IntArray& x, const QPoolGeometry& g, const QPo
     QSPEC_ERROR_IF(lo >= hi, "xnnpack.fp32 max pooling: range min must be below range max");
   } else if (c == QPoolConvention::OnnxRuntime) {
     onnxruntime_pads(g);
+  } else if (c == QPoolConvention::OneDnn) {
+    QSPEC_ERROR_IF(lo < r.lo || lo > r.hi || hi < r.lo || hi > r.hi, "onednn: y_min and y_max must fit the dtype");
+    QSPEC_ERROR_IF(hi < lo, "onednn max pooling: y_max < y_min (eltwise_clip needs beta >= alpha)");
   } else {
     QSPEC_ERROR_IF(g.dilations[0] != 1 || g.dilations[1] != 1, "tflite: MaxPool has no dilation");
     tflite_pool_params(p, false);

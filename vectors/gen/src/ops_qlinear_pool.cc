@@ -151,6 +151,15 @@ std::vector<Rat> rounded_values(const Problem& pr, QPoolConvention c) {
       const std::int64_t n = pr.count_include_pad ? K : static_cast<std::int64_t>(codes.size());
       const std::uint32_t m = ref::f32_div(sum, ref::f32_from_int(Int(n)));
       out.push_back(ref::f32_value(ref::f32_add(ref::f32_div(m, p.y_scale), ref::f32_from_int(p.y_zero_point))));
+    } else if (c == QPoolConvention::OneDnn) {
+      // oneDNN averages the codes: q = fl32(fl32(s) * fl32(1 / c)) (jit) or fl32(fl32(s) / fl32(c)) (ref).
+      Int s(0);
+      for (const auto& v : codes) s += v;
+      const std::int64_t n =
+          pr.kind == Kind::Avg && !pr.count_include_pad ? static_cast<std::int64_t>(codes.size()) : K;
+      const std::uint32_t fs = ref::f32_from_int(s), fc = ref::f32_from_int(Int(n));
+      const bool jit = ro::qlinear_onednn_pool_path(pr.x.shape, g, nullptr) == ro::OneDnnPoolPath::Jit;
+      out.push_back(ref::f32_value(jit ? ref::f32_mul(fs, ref::f32_div(0x3f800000u, fc)) : ref::f32_div(fs, fc)));
     } else if (pr.kind == Kind::Avg) {
       if (codes.empty()) continue;
       Int s(0);
@@ -163,6 +172,32 @@ std::vector<Rat> rounded_values(const Problem& pr, QPoolConvention c) {
     }
   }
   return out;
+}
+
+// oneDNN's two implementations: "ref_path" where a pad is not below its kernel dimension (ref_pooling
+// divides), "reciprocal_differs" where a window's output differs between the jit kernels' reciprocal
+// and ref's division (the output the clause's path gives is the vector's).
+void onednn_flags(const Problem& pr, std::set<std::string>& f) {
+  ro::QPoolGeometry g = pr.g;
+  std::int64_t oh = 1, ow = 1;
+  if (pr.kind == Kind::Gap) {
+    g = ro::QPoolGeometry{};
+    g.kernel = {pr.x.dim(1), pr.x.dim(2)};
+  } else {
+    const auto size = ro::qlinear_pool_out_size(pr.x.shape, g);
+    oh = size[0];
+    ow = size[1];
+  }
+  if (ro::qlinear_onednn_pool_path(pr.x.shape, g, nullptr) == ro::OneDnnPoolPath::Ref) f.insert("ref_path");
+  const std::int64_t K = g.kernel[0] * g.kernel[1];
+  for (const auto& codes : ro::qlinear_pool_window_codes(pr.x, g, oh, ow)) {
+    Int s(0);
+    for (const auto& v : codes) s += v;
+    const std::int64_t n = pr.kind == Kind::Avg && !pr.count_include_pad ? static_cast<std::int64_t>(codes.size()) : K;
+    if (ro::qlinear_onednn_avgpool_output(s, n, ro::OneDnnPoolPath::Jit, pr.p) !=
+        ro::qlinear_onednn_avgpool_output(s, n, ro::OneDnnPoolPath::Ref, pr.p))
+      f.insert("reciprocal_differs");
+  }
 }
 
 std::vector<std::string> auto_flags(const Problem& pr, QPoolConvention c, const Tensor& y) {
@@ -201,6 +236,7 @@ std::vector<std::string> auto_flags(const Problem& pr, QPoolConvention c, const 
     }
   }
   if (pr.kind == Kind::Gap && p.x_scale != p.y_scale) f.insert("rescaled");
+  if (c == QPoolConvention::OneDnn && pr.kind != Kind::Max) onednn_flags(pr, f);
   if (pr.drawn) f.insert("random");
   return {f.begin(), f.end()};
 }
@@ -262,6 +298,7 @@ struct Builder {
   bool xnn() const { return c == QPoolConvention::XnnpackFp32; }
   bool ort() const { return c == QPoolConvention::OnnxRuntime; }
   bool tfl() const { return c == QPoolConvention::Tflite; }
+  bool dnn() const { return c == QPoolConvention::OneDnn; }
 };
 
 const std::vector<std::pair<std::string, std::string>> kNotes = {
@@ -284,6 +321,15 @@ const std::vector<std::pair<std::string, std::string>> kNotes = {
     {"scale_limit", "a requantization scale or scale ratio the engine rejects"},
     {"random", "random draw"},
 };
+
+// oneDNN's families add the two implementations' flags (the other families' notes stay as they are).
+std::vector<std::pair<std::string, std::string>> onednn_notes() {
+  auto n = kNotes;
+  n.emplace_back("ref_path", "a pad not below its kernel dimension: oneDNN runs ref_pooling (fl32(s) / fl32(c))");
+  n.emplace_back("reciprocal_differs",
+                 "a window whose output differs between the jit kernels' fl32(s) * fl32(1 / c) and ref's division");
+  return n;
+}
 
 // ---- drawing ----
 
@@ -356,6 +402,8 @@ Problem draw(Rng& r, const Builder& b, int mode) {
              mode == 1 ? pow2[r.uniform(1, 2)] : r.uniform(1, 5), r.uniform(1, 4)};
   }
   if (b.kind == Kind::Avg) pr.count_include_pad = b.xnn() ? true : (b.tfl() ? false : r.coin());
+  if (b.dnn() && b.kind == Kind::Avg && !pr.count_include_pad)
+    for (std::size_t i = 0; i < 4; ++i) pr.g.pads[i] = std::min(pr.g.pads[i], pr.g.kernel[i % 2] - 1);
   const std::int64_t lo = lo_of(p.type), hi = hi_of(p.type);
   // The zero points: anywhere in the dtype (saturating draws: near the ends).
   const std::int64_t zx = mode == 2 ? (r.coin() ? lo + r.uniform(0, 20) : hi - r.uniform(0, 20)) : r.uniform(lo, hi);
@@ -396,7 +444,13 @@ Problem draw(Rng& r, const Builder& b, int mode) {
     p.x_scale = random_scale(r, ex);
     p.y_zero_point = Int(mode == 2 ? r.uniform(lo, hi) : r.uniform(lo + 30, hi - 30));
   }
-  const bool has_clamp = b.xnn() || (b.tfl() && b.kind == Kind::Avg);
+  if (b.dnn()) {
+    // No quantization parameters: x and y share them; padding counted as code 0 needs z = 0.
+    p.y_scale = p.x_scale;
+    p.y_zero_point = p.x_zero_point;
+    if (pr.count_include_pad && any_pad(pr.g)) p.x_zero_point = p.y_zero_point = Int(0);
+  }
+  const bool has_clamp = b.xnn() || b.dnn() || (b.tfl() && b.kind == Kind::Avg);
   if (has_clamp && r.uniform(0, 3) == 0) {
     const std::int64_t a = r.uniform(lo, hi - 1);
     const std::int64_t c = r.uniform(a + 1, hi);
@@ -424,6 +478,8 @@ Problem base(Kind k, DType t) {
   return pr;
 }
 
+void onednn_avg_cases(Builder& b);  // below, with the other oneDNN helpers
+
 void avg_cases(Rng&, Builder& b) {
   const DType t = b.xnn() ? DType::U8 : DType::I8;
   Problem ok = base(Kind::Avg, t);
@@ -432,8 +488,13 @@ void avg_cases(Rng&, Builder& b) {
   Problem asym = ok;
   asym.g.pads = {1, 0, 0, 1};
   asym.p.x_zero_point = Int(t == DType::I8 ? 3 : 12);
-  if (b.tfl()) asym.p.y_zero_point = asym.p.x_zero_point;
-  if (!b.tfl()) b.add(asym, "pads (1, 0, 0, 1) with x_zero_point != 0: padded taps count as real 0");
+  if (b.tfl() || b.dnn()) asym.p.y_zero_point = asym.p.x_zero_point;
+  if (!b.tfl() && !b.dnn()) b.add(asym, "pads (1, 0, 0, 1) with x_zero_point != 0: padded taps count as real 0");
+  if (b.dnn())
+    b.add_invalid(asym,
+                  "include-padding, pads (1, 0, 0, 1), zero point 3: oneDNN counts a padded tap as the code 0 "
+                  "(real -3 s), not the real 0",
+                  {"pad_zero_point"});
   Problem excl = asym;
   excl.count_include_pad = false;
   if (!b.xnn()) b.add(excl, "pads (1, 0, 0, 1), count_include_pad = 0: divided by the taps inside");
@@ -505,6 +566,7 @@ void avg_cases(Rng&, Builder& b) {
     big.p.y_scale = f32_bits(1, 0);
     b.add_invalid(big, "global fallback with S = 2^12 / 9 >= 256: parameter out of computation range", {"scale_limit"});
   }
+  if (b.dnn()) onednn_avg_cases(b);
   if (b.tfl()) {
     Problem empty = ok;
     empty.count_include_pad = false;
@@ -516,6 +578,93 @@ void avg_cases(Rng&, Builder& b) {
     clamp.p.y_max = Int(1);
     b.add(clamp, "a fused clamp [-1, 1] narrower than int8");
   }
+}
+
+// A (1, H, W, C) input whose channel ch holds the sum sums[ch] spread over its H W codes (each code
+// floor or ceil of the mean), so a window over the whole image sums to it.
+IntArray spread_sums(std::int64_t h, std::int64_t w, const std::vector<std::int64_t>& sums) {
+  const auto C = static_cast<std::int64_t>(sums.size());
+  IntArray a({1, h, w, C});
+  const std::int64_t n = h * w;
+  for (std::int64_t ch = 0; ch < C; ++ch) {
+    const std::int64_t sum = sums[static_cast<std::size_t>(ch)];
+    const std::int64_t q = sum >= 0 ? sum / n : -((-sum + n - 1) / n);  // floor(sum / n)
+    const std::int64_t extra = sum - q * n;                             // taps holding q + 1
+    for (std::int64_t i = 0; i < n; ++i) a.data[static_cast<std::size_t>(i * C + ch)] = Int(q + (i < extra ? 1 : 0));
+  }
+  return a;
+}
+
+// The first `count` sums s of T's codes over n taps where the jit's fl32(s) * fl32(1 / n) and ref's
+// fl32(s) / fl32(n) round to different codes (both ends of the range, alternately).
+std::vector<std::int64_t> reciprocal_sums(std::int64_t n, DType t, std::size_t count) {
+  ro::QPoolParams p;
+  p.type = t;
+  std::vector<std::int64_t> lo_side, hi_side;
+  for (std::int64_t s = lo_of(t) * n; s <= hi_of(t) * n; ++s)
+    if (ro::qlinear_onednn_avgpool_output(Int(s), n, ro::OneDnnPoolPath::Jit, p) !=
+        ro::qlinear_onednn_avgpool_output(Int(s), n, ro::OneDnnPoolPath::Ref, p))
+      (s < (lo_of(t) + hi_of(t)) * n / 2 ? lo_side : hi_side).push_back(s);
+  std::vector<std::int64_t> out;
+  for (std::size_t i = 0; out.size() < count && (i < lo_side.size() || i < hi_side.size()); ++i) {
+    if (i < lo_side.size()) out.push_back(lo_side[i]);
+    if (i < hi_side.size() && out.size() < count) out.push_back(hi_side[hi_side.size() - 1 - i]);
+  }
+  return out;
+}
+
+// oneDNN's own cases: the jit reciprocal against ref's division, the padding rules, the clip.
+void onednn_avg_cases(Builder& b) {
+  Problem ok = base(Kind::Avg, DType::I8);
+  // c = 14 (a 2x7 window over a 2x7 image), 16 channels: P = N C min(H, OH) min(W, OW) = 16, jit.
+  Problem rec = ok;
+  rec.g.kernel = {2, 7};
+  rec.x = spread_sums(2, 7, reciprocal_sums(14, DType::I8, 16));
+  b.add(rec,
+        "c = 14 (2x7 over 2x7, 16 channels: jit at every ISA): sums where fl32(s) * fl32(1/14) and "
+        "fl32(s) / 14 round differently (s = -1771: s / 14 = -126.5, the reciprocal gives -127)");
+  Problem recu = rec;
+  recu.p.type = DType::U8;
+  recu.g.kernel = {4, 7};
+  recu.x = spread_sums(4, 7, reciprocal_sums(28, DType::U8, 16));
+  b.add(recu, "uint8, c = 28 (4x7 over 4x7, 16 channels, jit): sums where the reciprocal and the division differ");
+  Problem refp = rec;
+  refp.g.pads = {2, 0, 0, 0};
+  b.add(refp,
+        "the same input with pads (2, 0, 0, 0) >= KH = 2: ref_pooling runs (a division by KH KW = 14), "
+        "the first window is all padding (0)");
+  Problem excl = rec;
+  excl.count_include_pad = false;
+  excl.g.pads = {1, 0, 1, 0};
+  excl.x = spread_sums(2, 7, reciprocal_sums(14, DType::I8, 16));
+  excl.p.x_zero_point = excl.p.y_zero_point = Int(-5);
+  b.add(excl,
+        "exclude-padding, pads (1, 0, 1, 0), zero point -5: the top and bottom windows divide by the 7 taps "
+        "inside, the middle one by 14 (jit)");
+  Problem big = ok;
+  big.count_include_pad = false;
+  big.g.pads = {0, 0, 2, 0};
+  b.add_invalid(big,
+                "exclude-padding with a bottom pad of 2 >= KH = 2: invalid_arguments (a window outside the source)");
+  Problem resc = ok;
+  resc.p.y_scale = f32_bits(1, 1);
+  b.add_invalid(resc, "y_scale != x_scale: oneDNN 2.6 pooling takes no output scale");
+  Problem zp = ok;
+  zp.p.y_zero_point = Int(1);
+  b.add_invalid(zp, "y_zero_point != x_zero_point: oneDNN 2.6 pooling takes no zero point");
+  Problem inv = ok;
+  inv.p.y_min = Int(3), inv.p.y_max = Int(2);
+  b.add_invalid(inv, "y_max < y_min: eltwise_clip needs beta >= alpha");
+  Problem eq = ok;
+  eq.p.y_min = Int(-1), eq.p.y_max = Int(-1);
+  b.add(eq, "y_min = y_max = -1: eltwise_clip(-1, -1) is accepted, every output is -1");
+  Problem u8z = ok;
+  u8z.p.type = DType::U8;
+  u8z.x = iota({1, 3, 3, 1}, 250, 1, DType::U8);
+  u8z.p.x_zero_point = u8z.p.y_zero_point = Int(128);
+  u8z.count_include_pad = false;
+  u8z.g.pads = {1, 1, 1, 1};
+  b.add(u8z, "uint8 near 255, exclude-padding, zero point 128: the padding is never counted");
 }
 
 void gap_cases(Rng&, Builder& b) {
@@ -552,6 +701,24 @@ void gap_cases(Rng&, Builder& b) {
     zp.p.y_zero_point = Int(-1);
     b.add_invalid(zp, "y_zero_point -1 does not fit uint8");
   }
+  if (b.dnn()) {
+    Problem rec = ok;
+    rec.x = spread_sums(2, 7, reciprocal_sums(14, DType::I8, 16));
+    b.add(rec,
+          "2x7 image, 16 channels (N C = 16: jit at every ISA): sums where fl32(s) * fl32(1/14) and "
+          "fl32(s) / 14 round differently");
+    Problem recu = rec;
+    recu.p.type = DType::U8;
+    recu.x = spread_sums(5, 6, reciprocal_sums(30, DType::U8, 16));
+    recu.p.x_zero_point = recu.p.y_zero_point = Int(100);
+    b.add(recu, "uint8 5x6 image, 16 channels, zero point 100: c = 30, the reciprocal against the division");
+    Problem resc = ok;
+    resc.p.y_scale = f32_bits(1, -1);
+    b.add_invalid(resc, "y_scale != x_scale: oneDNN 2.6 pooling takes no output scale", {"rescaled"});
+    Problem cl = ok;
+    cl.p.y_min = Int(0), cl.p.y_max = Int(1);
+    b.add(cl, "a clip [0, 1] (eltwise_clip post-op)");
+  }
   if (b.tfl()) {
     Problem resc = ok;
     resc.p.y_scale = f32_bits(3, -4);
@@ -573,7 +740,7 @@ void max_cases(Rng&, Builder& b) {
     dil.g.kernel = {2, 1};
     dil.g.dilations = {3, 1};
     dil.g.pads = {1, 0, 1, 0};
-    if (b.ort()) b.add(dil, "dilation 3, pad 1: a window whose taps all miss the input gives -128");
+    if (b.ort() || b.dnn()) b.add(dil, "dilation 3, pad 1: a window whose taps all miss the input gives -128");
     Problem dil2 = ok;
     dil2.g.dilations = {2, 2};
     dil2.x = iota({1, 4, 4, 1}, -8, 3, t);
@@ -595,6 +762,17 @@ void max_cases(Rng&, Builder& b) {
     range.p.y_min = Int(3), range.p.y_max = Int(3);
     b.add_invalid(range, "y_min = y_max: range min must be below range max");
   }
+  if (b.dnn()) {
+    Problem empty = ok;
+    empty.g.pads = {2, 2, 0, 0};
+    b.add(empty, "pads 2 on top and left with a 2x2 kernel (ref_pooling): the first window is empty, -128");
+    Problem inv = ok;
+    inv.p.y_min = Int(3), inv.p.y_max = Int(2);
+    b.add_invalid(inv, "y_max < y_min: eltwise_clip needs beta >= alpha");
+    Problem cl = ok;
+    cl.p.y_min = Int(-2), cl.p.y_max = Int(1);
+    b.add(cl, "a clip [-2, 1] (the jit kernel refuses post-ops with pooling_max: ref runs)");
+  }
   if (b.ort()) {
     Problem bigpad = ok;
     bigpad.g.pads = {0, 0, 0, 2};
@@ -609,6 +787,7 @@ template <class Op>
 QPoolConvention convention_of(std::string_view conv) {
   if (conv == Op::conv::xnnpack_fp32) return QPoolConvention::XnnpackFp32;
   if (conv == Op::conv::onnxruntime) return QPoolConvention::OnnxRuntime;
+  if (conv == Op::conv::onednn) return QPoolConvention::OneDnn;
   return QPoolConvention::Tflite;
 }
 
@@ -617,7 +796,8 @@ Family pool_family(std::string_view conv, std::uint64_t seed, Kind kind, int tie
                    void (*extra)(Rng&, Builder&)) {
   const std::string op(Op::op), cv(conv);
   const QPoolConvention c = convention_of<Op>(conv);
-  return family<Op>(conv, kNotes, seed, [op, cv, c, kind, tie_rich, realistic, saturating, extra](Rng& r) {
+  auto notes = c == QPoolConvention::OneDnn ? onednn_notes() : kNotes;
+  return family<Op>(conv, notes, seed, [op, cv, c, kind, tie_rich, realistic, saturating, extra](Rng& r) {
     Builder b{op, cv, c, kind, {}};
     extra(r, b);
     b.add_random(
@@ -641,6 +821,9 @@ QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Gap>(Gap::conv::tflite_double_round, 15
 QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Max>(Max::conv::xnnpack_fp32, 1521, Kind::Max, 0, 200, 60, max_cases));
 QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Max>(Max::conv::onnxruntime, 1522, Kind::Max, 0, 200, 60, max_cases));
 QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Max>(Max::conv::tflite_double_round, 1523, Kind::Max, 0, 200, 60, max_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Avg>(Avg::conv::onednn, 1504, Kind::Avg, 160, 100, 40, avg_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Gap>(Gap::conv::onednn, 1514, Kind::Gap, 120, 60, 30, gap_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Max>(Max::conv::onednn, 1524, Kind::Max, 0, 100, 40, max_cases));
 
 }  // namespace
 }  // namespace qspec::vecgen

@@ -32,7 +32,7 @@ struct QPoolParams {
   std::optional<Int> y_min, y_max;  // fused clamp; absent: the dtype's range
 };
 
-enum class QPoolConvention { XnnpackFp32, OnnxRuntime, Tflite };
+enum class QPoolConvention { XnnpackFp32, OnnxRuntime, Tflite, OneDnn };
 
 // spec: qlinear.pool.window
 // ERROR_IF x is not rank 4 with every dimension >= 1, or a kernel, stride or dilation entry < 1,
@@ -106,8 +106,35 @@ IntArray qlinear_global_avg_pool(const IntArray& x, const QPoolParams& p, QPoolC
 // spec: qlinear.max_pool2d.xnnpack
 // spec: qlinear.max_pool2d.onnxruntime
 // spec: qlinear.max_pool2d.tflite
+// spec: qlinear.max_pool2d.onednn
 // The maximum code over each window's taps inside the input (the dtype's minimum where there is
 // none: ONNX Runtime and TFLite; XNNPACK REQUIREs a tap), clamped to [y_min, y_max].
 IntArray qlinear_max_pool2d(const IntArray& x, const QPoolGeometry& g, const QPoolParams& p, QPoolConvention c);
+
+// ---- oneDNN 2.6 pooling (spec/operators_qlinear_onednn_pool.md) ----
+
+// The two implementations of oneDNN's s8/u8 average pooling: the x86 jit kernels multiply by a
+// reciprocal, ref_pooling divides.
+enum class OneDnnPoolPath { Jit, Ref };
+
+// spec: qlinear.avg_pool2d.onednn
+// One window from the sum of its codes s and its count c: q = fl32(fl32(s) * fl32(1 / fl32(c)))
+// (jit) or fl32(fl32(s) / fl32(c)) (ref), y = clamp(sat_T(rne(q)), y_min, y_max).
+Int qlinear_onednn_avgpool_output(const Int& code_sum, std::int64_t count, OneDnnPoolPath path, const QPoolParams& p);
+
+// spec: qlinear.avg_pool2d.onednn
+// The implementation oneDNN runs on x86 outside the ISA-dependent band: Ref when a pad (top, left
+// or the effective bottom / right) is not below its kernel dimension, else Jit. `ambiguous` is set
+// when N C min(H, OH) min(W, OW) < 16 without such a pad (ref below AVX-512, jit with it).
+OneDnnPoolPath qlinear_onednn_pool_path(const Shape& x, const QPoolGeometry& g, bool* ambiguous);
+
+// spec: qlinear.pool.window
+// spec: qlinear.avg_pool2d.onednn
+// spec: qlinear.global_avg_pool.onednn
+// oneDNN's average pooling end to end: its ERROR_IFs (shared parameters, include-padding with a
+// non-zero zero point, exclude-padding pads below the kernel, the clip), the path, and per window
+// the output; REQUIRE both paths to agree where the path depends on the ISA.
+IntArray qlinear_onednn_avg_pool2d(const IntArray& x, const QPoolGeometry& g, bool count_include_pad,
+                                   const QPoolParams& p);
 
 }  // namespace qspec::ref::ops
