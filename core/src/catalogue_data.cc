@@ -2323,6 +2323,37 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "broadcast_scalar",
         "scale_limit"
       ]
+    },
+    {
+      "name": "armnn.cpuref",
+      "clauses": [
+        "qlinear.ew.broadcast",
+        "qlinear.add.armnn_cpuref",
+        "qlinear.armnn_cpuref"
+      ],
+      "description": "Arm NN 20.08 CpuRef Addition layer: a~ = fl32(float(a - z_a) s_a), b~ likewise, v = fl32(a~ + b~) (std::plus<float>), y = sat(round_half_away(fl32(v / s_y)) + z_y); no fused clamp",
+      "source": "ARM-software/armnn v20.08 (Debian 20.08-12) src/backends/reference/workloads/ElementwiseFunction.cpp ElementwiseBinaryFunction, Broadcast.hpp BroadcastLoop, RefAdditionWorkload (RefElementwiseWorkload.cpp), BaseIterator.hpp (QASymmS8Decoder/QASymm8Decoder, QASymmS8Encoder/QASymm8Encoder), src/armnn/TypesUtils.cpp armnn::Quantize/armnn::Dequantize, backends/reference/RefLayerSupport.cpp IsAdditionSupported",
+      "attributes": [
+        "a_scale",
+        "a_zero_point",
+        "b_scale",
+        "b_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [],
+      "vectors": "ops/qlinear/add/armnn.cpuref.json",
+      "required_flags": [
+        "tie",
+        "away_tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "broadcast",
+        "rank_mismatch",
+        "broadcast_scalar",
+        "random"
+      ]
     }
   ]
 }
@@ -2507,6 +2538,43 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "strides",
         "window_in_padding",
         "global_path",
+        "random"
+      ]
+    },
+    {
+      "name": "armnn.cpuref",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.avg_pool2d.armnn_cpuref",
+        "qlinear.armnn_cpuref"
+      ],
+      "description": "Arm NN 20.08 CpuRef Pooling2d (Average, NHWC, OutputShapeRounding::Floor; PaddingMethod::IgnoreValue for count_include_pad, else Exclude): sum = +0, sum = fl32(sum + fl32(float(x - z_x) s_x)) over the taps inside the input in window order, v = fl32(sum / fl32(KH KW or the tap count)), y = sat(round_half_away(fl32(v / s_y)) + z_y); a window in the padding gives z_y; no fused clamp",
+      "source": "ARM-software/armnn v20.08 (Debian 20.08-12) src/backends/reference/workloads/Pooling2d.cpp Pooling2d, RefPooling2dWorkload.cpp, src/armnn/layers/Pooling2dLayer.cpp InferOutputShapes, BaseIterator.hpp (QASymmS8Decoder/QASymm8Decoder, QASymmS8Encoder/QASymm8Encoder), src/armnn/TypesUtils.cpp armnn::Quantize/armnn::Dequantize, backends/reference/RefLayerSupport.cpp IsPooling2dSupported",
+      "attributes": [
+        "kernel",
+        "x_scale",
+        "x_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [
+        "count_include_pad",
+        "pads",
+        "strides"
+      ],
+      "vectors": "ops/qlinear/avg_pool2d/armnn.cpuref.json",
+      "required_flags": [
+        "tie",
+        "away_tie",
+        "saturate_low",
+        "saturate_high",
+        "count_include_pad",
+        "count_exclude_pad",
+        "asymmetric_pads",
+        "pad_zero_point",
+        "strides",
+        "uint8",
+        "window_in_padding",
         "random"
       ]
     }
@@ -3024,6 +3092,33 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "scale_limit",
         "random"
       ]
+    },
+    {
+      "name": "armnn.cpuref",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.global_avg_pool.armnn_cpuref",
+        "qlinear.armnn_cpuref"
+      ],
+      "description": "Arm NN 20.08 CpuRef Pooling2d (Average) with the kernel equal to the input (H, W): sum = +0, sum = fl32(sum + fl32(float(x - z_x) s_x)) over the image in row-major order, v = fl32(sum / fl32(H W)), y = sat(round_half_away(fl32(v / s_y)) + z_y); no fused clamp",
+      "source": "ARM-software/armnn v20.08 (Debian 20.08-12) src/backends/reference/workloads/Pooling2d.cpp Pooling2d, RefPooling2dWorkload.cpp, src/armnn/layers/Pooling2dLayer.cpp InferOutputShapes, BaseIterator.hpp (QASymmS8Decoder/QASymm8Decoder, QASymmS8Encoder/QASymm8Encoder), src/armnn/TypesUtils.cpp armnn::Quantize/armnn::Dequantize, backends/reference/RefLayerSupport.cpp IsPooling2dSupported",
+      "attributes": [
+        "x_scale",
+        "x_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [],
+      "vectors": "ops/qlinear/global_avg_pool/armnn.cpuref.json",
+      "required_flags": [
+        "tie",
+        "away_tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "rescaled",
+        "random"
+      ]
     }
   ]
 }
@@ -3385,6 +3480,30 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "uint8",
         "random"
       ]
+    },
+    {
+      "name": "armnn.cpuref",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.max_pool2d.armnn_cpuref"
+      ],
+      "description": "Arm NN 20.08 CpuRef Pooling2d (Max, NHWC, Floor) with equal input and output quantization: the float maximum of the dequantized taps inside the input, encoded again: the maximum code; no dilation, no fused clamp",
+      "source": "ARM-software/armnn v20.08 (Debian 20.08-12) src/backends/reference/workloads/Pooling2d.cpp Pooling2d, RefPooling2dWorkload.cpp, src/armnn/layers/Pooling2dLayer.cpp InferOutputShapes, BaseIterator.hpp (QASymmS8Decoder/QASymm8Decoder, QASymmS8Encoder/QASymm8Encoder), src/armnn/TypesUtils.cpp armnn::Quantize/armnn::Dequantize, backends/reference/RefLayerSupport.cpp IsPooling2dSupported",
+      "attributes": [
+        "kernel"
+      ],
+      "optional_attributes": [
+        "pads",
+        "strides"
+      ],
+      "vectors": "ops/qlinear/max_pool2d/armnn.cpuref.json",
+      "required_flags": [
+        "asymmetric_pads",
+        "strides",
+        "uint8",
+        "padded",
+        "random"
+      ]
     }
   ]
 }
@@ -3599,6 +3718,37 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "narrow_clamp",
         "broadcast_scalar",
         "scale_limit"
+      ]
+    },
+    {
+      "name": "armnn.cpuref",
+      "clauses": [
+        "qlinear.ew.broadcast",
+        "qlinear.mul.armnn_cpuref",
+        "qlinear.armnn_cpuref"
+      ],
+      "description": "Arm NN 20.08 CpuRef Multiplication layer: a~ = fl32(float(a - z_a) s_a), b~ likewise, v = fl32(a~ b~) (std::multiplies<float>), y = sat(round_half_away(fl32(v / s_y)) + z_y); no fused clamp",
+      "source": "ARM-software/armnn v20.08 (Debian 20.08-12) src/backends/reference/workloads/ElementwiseFunction.cpp ElementwiseBinaryFunction, Broadcast.hpp BroadcastLoop, RefMultiplicationWorkload (RefElementwiseWorkload.cpp), BaseIterator.hpp (QASymmS8Decoder/QASymm8Decoder, QASymmS8Encoder/QASymm8Encoder), src/armnn/TypesUtils.cpp armnn::Quantize/armnn::Dequantize, backends/reference/RefLayerSupport.cpp IsMultiplicationSupported",
+      "attributes": [
+        "a_scale",
+        "a_zero_point",
+        "b_scale",
+        "b_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [],
+      "vectors": "ops/qlinear/mul/armnn.cpuref.json",
+      "required_flags": [
+        "tie",
+        "away_tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "broadcast",
+        "rank_mismatch",
+        "broadcast_scalar",
+        "random"
       ]
     }
   ]

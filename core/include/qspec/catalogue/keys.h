@@ -1181,6 +1181,7 @@ struct qlinear_add {
     static constexpr std::string_view tflite_double_round = "tflite.double_round";
     static constexpr std::string_view tflite_single_round = "tflite.single_round";
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
+    static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
   };
 };
 
@@ -1209,6 +1210,7 @@ struct qlinear_avg_pool2d {
     static constexpr std::string_view onnxruntime = "onnxruntime";
     static constexpr std::string_view tflite_double_round = "tflite.double_round";
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
+    static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
   };
 };
 
@@ -1325,6 +1327,7 @@ struct qlinear_global_avg_pool {
     static constexpr std::string_view onnxruntime = "onnxruntime";
     static constexpr std::string_view tflite_double_round = "tflite.double_round";
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
+    static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
   };
 };
 
@@ -1403,6 +1406,7 @@ struct qlinear_max_pool2d {
     static constexpr std::string_view onnxruntime = "onnxruntime";
     static constexpr std::string_view tflite_double_round = "tflite.double_round";
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
+    static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
   };
 };
 
@@ -1431,6 +1435,7 @@ struct qlinear_mul {
     static constexpr std::string_view tflite_double_round = "tflite.double_round";
     static constexpr std::string_view tflite_single_round = "tflite.single_round";
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
+    static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
   };
 };
 
