@@ -3,6 +3,7 @@
 // Arm NN needs both operands at the output's rank: the adapter prepends unit axes, as Arm NN's
 // parsers do with a Reshape (the right alignment of NumPy broadcasting).
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -64,6 +65,9 @@ void run_elementwise(const Call& call, bool is_add) {
     y_shape.push_back(yd[i]);
   }
   y_shape.erase(y_shape.begin(), y_shape.begin() + static_cast<std::ptrdiff_t>(rank - std::max(as.size(), bs.size())));
+  for (auto key : {A::a_scale, A::b_scale, A::y_scale})
+    if (!(f32(attr::get(at, key)) > 0.0f) || !std::isfinite(f32(attr::get(at, key))))
+      throw Unsupported("Arm NN asserts on a zero scale (armnn::Quantize: scale != 0.f); scales finite and positive");
   const armnn::TensorInfo ia(sa, data_type(a.dtype), f32(attr::get(at, A::a_scale)),
                              static_cast<std::int32_t>(attr::get(at, A::a_zero_point)));
   const armnn::TensorInfo ib(sb, data_type(b.dtype), f32(attr::get(at, A::b_scale)),

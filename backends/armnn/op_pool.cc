@@ -2,6 +2,7 @@
 // on CpuRef (NHWC, OutputShapeRounding::Floor; count_include_pad = PaddingMethod::IgnoreValue, else
 // Exclude; spec/operators_qlinear_armnn.md). Max pooling has no quantization attributes: the
 // adapter gives input and output one scale and offset (any equal pair encodes the same codes).
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -56,6 +57,9 @@ Quant quant_of(const Call& call) {
   q.y_scale = f32(attr::get(call.attrs, A::y_scale));
   q.x_zp = static_cast<std::int32_t>(attr::get(call.attrs, A::x_zero_point));
   q.y_zp = static_cast<std::int32_t>(attr::get(call.attrs, A::y_zero_point));
+  for (float v : {q.x_scale, q.y_scale})
+    if (!(v > 0.0f) || !std::isfinite(v))
+      throw Unsupported("Arm NN asserts on a zero scale (armnn::Quantize: scale != 0.f); scales finite and positive");
   return q;
 }
 
