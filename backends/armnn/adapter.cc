@@ -31,12 +31,29 @@ class ArmnnAdapter final : public thirdparty::Adapter {
         claim<cat::qlinear_fully_connected>(cat::qlinear_fully_connected::conv::armnn_cpuref,
                                             "FullyConnected (TransposeWeightMatrix), QAsymmS8/QAsymmU8, one weight "
                                             "scale, Signed32 bias of scale x_scale * w_scale"),
+        claim<cat::qlinear_add>(cat::qlinear_add::conv::armnn_cpuref,
+                                "Addition, QAsymmS8/QAsymmU8 with their own scales and offsets; operands reshaped "
+                                "to the output's rank"),
+        claim<cat::qlinear_mul>(cat::qlinear_mul::conv::armnn_cpuref,
+                                "Multiplication, QAsymmS8/QAsymmU8 with their own scales and offsets; operands "
+                                "reshaped to the output's rank"),
+        claim<cat::qlinear_avg_pool2d>(cat::qlinear_avg_pool2d::conv::armnn_cpuref,
+                                       "Pooling2d Average, NHWC, Floor; count_include_pad = IgnoreValue, else Exclude"),
+        claim<cat::qlinear_global_avg_pool>(cat::qlinear_global_avg_pool::conv::armnn_cpuref,
+                                            "Pooling2d Average with the kernel (H, W)"),
+        claim<cat::qlinear_max_pool2d>(cat::qlinear_max_pool2d::conv::armnn_cpuref,
+                                       "Pooling2d Max, NHWC, Floor; input and output of scale 1, offset 0"),
     };
   }
 
   void run(const thirdparty::Call& call) override {
     if (call.op == cat::qlinear_conv2d::op) return run_conv2d(call);
     if (call.op == cat::qlinear_fully_connected::op) return run_fully_connected(call);
+    if (call.op == cat::qlinear_add::op) return run_add(call);
+    if (call.op == cat::qlinear_mul::op) return run_mul(call);
+    if (call.op == cat::qlinear_avg_pool2d::op) return run_avg_pool2d(call);
+    if (call.op == cat::qlinear_global_avg_pool::op) return run_global_avg_pool(call);
+    if (call.op == cat::qlinear_max_pool2d::op) return run_max_pool2d(call);
     throw thirdparty::Unsupported("Arm NN adapter has no op '" + call.op + "'");
   }
 };

@@ -25,6 +25,12 @@ std::map<std::string, LoadedNetwork>& cache() {
 
 const LoadedNetwork& network(const std::string& key, const armnn::TensorInfo& in, const armnn::TensorInfo& out,
                              const std::function<armnn::IConnectableLayer*(armnn::INetwork&)>& build) {
+  return network(key, std::vector<armnn::TensorInfo>{in}, out, build);
+}
+
+const LoadedNetwork& network(const std::string& key, const std::vector<armnn::TensorInfo>& ins,
+                             const armnn::TensorInfo& out,
+                             const std::function<armnn::IConnectableLayer*(armnn::INetwork&)>& build) {
   auto& c = cache();
   if (auto it = c.find(key); it != c.end()) return it->second;
   if (c.size() >= kMaxCached) {
@@ -32,12 +38,16 @@ const LoadedNetwork& network(const std::string& key, const armnn::TensorInfo& in
     c.clear();
   }
   armnn::INetworkPtr net = armnn::INetwork::Create();
-  armnn::IConnectableLayer* input = net->AddInputLayer(0);
+  std::vector<armnn::IConnectableLayer*> inputs;
+  for (std::size_t i = 0; i < ins.size(); ++i)
+    inputs.push_back(net->AddInputLayer(static_cast<armnn::LayerBindingId>(i)));
   armnn::IConnectableLayer* layer = build(*net);
   armnn::IConnectableLayer* output = net->AddOutputLayer(0);
-  input->GetOutputSlot(0).Connect(layer->GetInputSlot(0));
+  for (std::size_t i = 0; i < ins.size(); ++i) {
+    inputs[i]->GetOutputSlot(0).Connect(layer->GetInputSlot(static_cast<unsigned>(i)));
+    inputs[i]->GetOutputSlot(0).SetTensorInfo(ins[i]);
+  }
   layer->GetOutputSlot(0).Connect(output->GetInputSlot(0));
-  input->GetOutputSlot(0).SetTensorInfo(in);
   layer->GetOutputSlot(0).SetTensorInfo(out);
   std::vector<std::string> messages;
   armnn::IOptimizedNetworkPtr opt =
@@ -57,9 +67,15 @@ const LoadedNetwork& network(const std::string& key, const armnn::TensorInfo& in
   return c.emplace(key, n).first->second;
 }
 
-void run(const LoadedNetwork& n, const void* input, void* output) {
+void run(const LoadedNetwork& n, const void* input, void* output) { run(n, std::vector<const void*>{input}, output); }
+
+void run(const LoadedNetwork& n, const std::vector<const void*>& inputs, void* output) {
   armnn::IRuntime& rt = runtime();
-  const armnn::InputTensors in{{0, armnn::ConstTensor(rt.GetInputTensorInfo(n.id, 0), input)}};
+  armnn::InputTensors in;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const auto id = static_cast<armnn::LayerBindingId>(i);
+    in.emplace_back(id, armnn::ConstTensor(rt.GetInputTensorInfo(n.id, id), inputs[i]));
+  }
   const armnn::OutputTensors out{{0, armnn::Tensor(rt.GetOutputTensorInfo(n.id, 0), output)}};
   if (rt.EnqueueWorkload(n.id, in, out) != armnn::Status::Success)
     throw std::runtime_error("Arm NN EnqueueWorkload failed");

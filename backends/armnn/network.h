@@ -10,7 +10,7 @@
 
 namespace qspec::armnn_adapter {
 
-// A loaded network with one 8-bit input and one 8-bit output.
+// A loaded network with 8-bit inputs and one 8-bit output.
 struct LoadedNetwork {
   armnn::NetworkId id = 0;
   std::size_t output_bytes = 0;
@@ -22,8 +22,15 @@ struct LoadedNetwork {
 const LoadedNetwork& network(const std::string& key, const armnn::TensorInfo& in, const armnn::TensorInfo& out,
                              const std::function<armnn::IConnectableLayer*(armnn::INetwork&)>& build);
 
+// The same with several inputs: input i feeds the layer's input slot i (Addition, Multiplication).
+const LoadedNetwork& network(const std::string& key, const std::vector<armnn::TensorInfo>& ins,
+                             const armnn::TensorInfo& out,
+                             const std::function<armnn::IConnectableLayer*(armnn::INetwork&)>& build);
+
 // Runs a loaded network on `input` (the bytes of the input tensor) into `output`.
 void run(const LoadedNetwork& n, const void* input, void* output);
+// Runs a loaded network on its inputs (in binding order) into `output`.
+void run(const LoadedNetwork& n, const std::vector<const void*>& inputs, void* output);
 
 // "libarmnn <ARMNN_VERSION>" (the library's own version: 22.0.0 for the 20.08 release).
 std::string library_version();

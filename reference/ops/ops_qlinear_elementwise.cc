@@ -1,6 +1,6 @@
 // Reference-backend registrations of the engines' quantized elementwise operators
 // (spec/operators_qlinear_elementwise.md): qlinear.add and qlinear.mul under xnnpack.fp32,
-// onnxruntime, tflite.double_round and tflite.single_round; qlinear.concat under onnxruntime and
+// onnxruntime, tflite.double_round, tflite.single_round and armnn.cpuref; qlinear.concat under onnxruntime and
 // tflite.reference.
 //
 // Tensors, attributes and conventions are named through the catalogue's typed keys
@@ -41,7 +41,7 @@ ro::QEwParams params(const Attrs& a, const Tensor& x, const Tensor& y, QEwConven
   p.b_zero_point = Int(attr::get(a, A::b_zero_point));
   p.y_scale = attr::get(a, A::y_scale);
   p.y_zero_point = Int(attr::get(a, A::y_zero_point));
-  if (c != QEwConvention::OnnxRuntime) {
+  if (c != QEwConvention::OnnxRuntime && c != QEwConvention::ArmnnCpuref) {
     if (attr::has(a, A::y_min)) p.y_min = Int(attr::get(a, A::y_min));
     if (attr::has(a, A::y_max)) p.y_max = Int(attr::get(a, A::y_max));
   }
@@ -53,6 +53,7 @@ QEwConvention convention_of(std::string_view name) {
   if (name == Op::conv::xnnpack_fp32) return QEwConvention::XnnpackFp32;
   if (name == Op::conv::onnxruntime) return QEwConvention::OnnxRuntime;
   if (name == Op::conv::tflite_double_round) return QEwConvention::TfliteDoubleRound;
+  if (name == Op::conv::armnn_cpuref) return QEwConvention::ArmnnCpuref;
   return QEwConvention::TfliteSingleRound;
 }
 
@@ -78,6 +79,8 @@ QSPEC_REGISTER_REF_OP(reg<Mul>(Mul::conv::xnnpack_fp32, QEwOp::Mul));
 QSPEC_REGISTER_REF_OP(reg<Mul>(Mul::conv::onnxruntime, QEwOp::Mul));
 QSPEC_REGISTER_REF_OP(reg<Mul>(Mul::conv::tflite_double_round, QEwOp::Mul));
 QSPEC_REGISTER_REF_OP(reg<Mul>(Mul::conv::tflite_single_round, QEwOp::Mul));
+QSPEC_REGISTER_REF_OP(reg<Add>(Add::conv::armnn_cpuref, QEwOp::Add));
+QSPEC_REGISTER_REF_OP(reg<Mul>(Mul::conv::armnn_cpuref, QEwOp::Mul));
 
 // qlinear.concat: the inputs x0, x1, ... in order, one scale and zero point each.
 Registration concat_reg(std::string_view convention) {

@@ -61,6 +61,7 @@ QPoolConvention convention_of(std::string_view name) {
   if (name == Op::conv::xnnpack_fp32) return QPoolConvention::XnnpackFp32;
   if (name == Op::conv::onnxruntime) return QPoolConvention::OnnxRuntime;
   if (name == Op::conv::onednn) return QPoolConvention::OneDnn;
+  if (name == Op::conv::armnn_cpuref) return QPoolConvention::ArmnnCpuref;
   return QPoolConvention::Tflite;
 }
 
@@ -125,6 +126,9 @@ QSPEC_REGISTER_REF_OP(reg<Max>(Max::conv::tflite_double_round, max_pool2d_fn));
 QSPEC_REGISTER_REF_OP(reg<Avg>(Avg::conv::onednn, avg_pool2d_fn));
 QSPEC_REGISTER_REF_OP(reg<Gap>(Gap::conv::onednn, global_avg_pool_fn));
 QSPEC_REGISTER_REF_OP(reg<Max>(Max::conv::onednn, max_pool2d_fn));
+QSPEC_REGISTER_REF_OP(reg<Avg>(Avg::conv::armnn_cpuref, avg_pool2d_fn));
+QSPEC_REGISTER_REF_OP(reg<Gap>(Gap::conv::armnn_cpuref, global_avg_pool_fn));
+QSPEC_REGISTER_REF_OP(reg<Max>(Max::conv::armnn_cpuref, max_pool2d_fn));
 
 }  // namespace
 }  // namespace qspec::refops

@@ -67,6 +67,8 @@ IntArray qlinear_elementwise(QEwOp op, const IntArray& a, const IntArray& b, con
   QSPEC_ERROR_IF(c == QEwConvention::XnnpackFp32 && rank > 6, name + ": XNNPACK supports at most 6 dimensions");
   QSPEC_REQUIRE(!(c == QEwConvention::TfliteDoubleRound || c == QEwConvention::TfliteSingleRound) || rank <= 4,
                 name + ": TFLite's reference broadcast (BroadcastAdd4DSlow / BroadcastMul4DSlow) is 4-D at most");
+  QSPEC_REQUIRE(c != QEwConvention::ArmnnCpuref || rank <= 5,
+                name + ": armnn::TensorShape holds at most 5 dimensions (MaxNumOfTensorDimensions)");
   const QEwOrtAddPath path = op == QEwOp::Add && c == QEwConvention::OnnxRuntime
                                  ? qlinear_add_onnxruntime_path(a.shape, b.shape)
                                  : QEwOrtAddPath::General;

@@ -5,6 +5,7 @@
 
 #include "qspec/ref/float_conventions.h"
 #include "qspec/ref/ieee.h"
+#include "qspec/ref/ops/qlinear_armnn.h"
 #include "qspec/ref/ops/qlinear_elementwise.h"
 #include "qspec/ref/rounding.h"
 #include "qspec/ref/tflite_tosa.h"
@@ -214,6 +215,12 @@ QEwElement qlinear_ew_element(QEwOp op, const QEwParams& p, QEwConvention c, QEw
                                          " and " + name(p.b_type));
   const Range cl = clamp_of(p);
   const bool single = c == QEwConvention::TfliteSingleRound;
+  if (c == QEwConvention::ArmnnCpuref) {
+    qlinear_ew_armnn_check(p);
+    return [op, p](const Int& a, const Int& b) {
+      return armnn_quantize(qlinear_ew_armnn_value(op, a, b, p), p.y_scale, p.y_zero_point, p.type);
+    };
+  }
   if (op == QEwOp::Add) {
     switch (c) {
       case QEwConvention::XnnpackFp32: {

@@ -4,6 +4,7 @@
 
 #include "qspec/ref/ieee.h"
 #include "qspec/ref/ops/qlinear.h"
+#include "qspec/ref/ops/qlinear_armnn.h"
 #include "qspec/ref/ops/qlinear_pool.h"
 #include "qspec/ref/rounding.h"
 
@@ -93,6 +94,8 @@ IntArray qlinear_avg_pool2d(const IntArray& x, const QPoolGeometry& g, bool coun
                         float_is_finite(p.y_scale, kBinary32) && f32_value(p.y_scale) > 0,
                     "onnxruntime: x_scale and y_scale finite and positive");
     }
+  } else if (c == QPoolConvention::ArmnnCpuref) {
+    qlinear_armnn_pool_check(x.shape, g, p, true);
   } else {
     QSPEC_ERROR_IF(count_include_pad && any_pad(g),
                    "tflite: AveragePool never counts the padding (no count_include_pad)");
@@ -111,6 +114,14 @@ IntArray qlinear_avg_pool2d(const IntArray& x, const QPoolGeometry& g, bool coun
       out = global ? qlinear_onnxruntime_output(window_acc(codes, p.x_zero_point), scale, epilogue_params(p))
                    : qlinear_onnxruntime_avgpool_output(
                          codes, count_include_pad ? K : static_cast<std::int64_t>(codes.size()), p);
+    } else if (c == QPoolConvention::ArmnnCpuref) {
+      // A window without a tap lies in the padding (OnPaddingOnly, the shape rule excludes the
+      // rest): Arm NN encodes 0.0f. IgnoreValue divides by KH KW, Exclude by the taps.
+      const std::uint32_t v =
+          codes.empty()
+              ? 0u
+              : qlinear_armnn_avgpool_value(codes, count_include_pad ? K : static_cast<std::int64_t>(codes.size()), p);
+      out = armnn_quantize(v, p.y_scale, p.y_zero_point, p.type);
     } else {
       out = qlinear_tflite_avgpool_output(codes, p);
     }
@@ -131,6 +142,7 @@ IntArray qlinear_global_avg_pool(const IntArray& x, const QPoolParams& p, QPoolC
   g.kernel = {x.dim(1), x.dim(2)};
   if (c == QPoolConvention::OneDnn) return qlinear_onednn_avg_pool2d(x, g, false, p);  // kernel = the image
   const std::int64_t n = x.dim(1) * x.dim(2);
+  if (c == QPoolConvention::ArmnnCpuref) qlinear_armnn_pool_check(x.shape, g, p, true);
   std::uint32_t scale = 0;
   if (c == QPoolConvention::XnnpackFp32) scale = qlinear_global_avg_pool_xnnpack_scale(p, n);
   if (c == QPoolConvention::OnnxRuntime) scale = qlinear_global_avg_pool_onnxruntime_scale(p, n);
@@ -138,6 +150,10 @@ IntArray qlinear_global_avg_pool(const IntArray& x, const QPoolParams& p, QPoolC
   const auto windows = qlinear_pool_window_codes(x, g, 1, 1);
   IntArray y(Shape{x.dim(0), 1, 1, x.dim(3)});
   for (std::size_t i = 0; i < windows.size(); ++i) {
+    if (c == QPoolConvention::ArmnnCpuref) {
+      y.data[i] = armnn_quantize(qlinear_armnn_avgpool_value(windows[i], n, p), p.y_scale, p.y_zero_point, p.type);
+      continue;
+    }
     const Int acc = window_acc(windows[i], p.x_zero_point);
     y.data[i] = c == QPoolConvention::XnnpackFp32   ? qlinear_xnnpack_fp32_output(acc, scale, epilogue_params(p))
                 : c == QPoolConvention::OnnxRuntime ? qlinear_onnxruntime_output(acc, scale, epilogue_params(p))
@@ -166,6 +182,8 @@ IntArray qlinear_max_pool2d(const IntArray& x, const QPoolGeometry& g, const QPo
   } else if (c == QPoolConvention::OneDnn) {
     QSPEC_ERROR_IF(lo < r.lo || lo > r.hi || hi < r.lo || hi > r.hi, "onednn: y_min and y_max must fit the dtype");
     QSPEC_ERROR_IF(hi < lo, "onednn max pooling: y_max < y_min (eltwise_clip needs beta >= alpha)");
+  } else if (c == QPoolConvention::ArmnnCpuref) {
+    qlinear_armnn_pool_check(x.shape, g, p, false);
   } else {
     QSPEC_ERROR_IF(g.dilations[0] != 1 || g.dilations[1] != 1, "tflite: MaxPool has no dilation");
     tflite_pool_params(p, false);
@@ -178,6 +196,10 @@ IntArray qlinear_max_pool2d(const IntArray& x, const QPoolGeometry& g, const QPo
     // is in the window only when the window holds an input element.
     if (c == QPoolConvention::XnnpackFp32)
       QSPEC_REQUIRE(!windows[i].empty(), "xnnpack.fp32 max pooling: every window holds an input element");
+    // Arm NN encodes 0.0f for a window in the padding: the code of the tensors' offset, which
+    // qlinear.max_pool2d does not name.
+    if (c == QPoolConvention::ArmnnCpuref)
+      QSPEC_REQUIRE(!windows[i].empty(), "armnn.cpuref max pooling: every window holds an input element");
     Int m = r.lo;  // std::numeric_limits<T>::lowest(): the value of a window without an input element
     for (const auto& v : windows[i])
       if (v > m) m = v;

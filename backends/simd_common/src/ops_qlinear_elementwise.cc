@@ -1,5 +1,5 @@
 // Handlers of qlinear.add and qlinear.mul (spec/operators_qlinear_elementwise.md) under
-// xnnpack.fp32, onnxruntime, tflite.double_round and tflite.single_round: the NumPy broadcast, each
+// xnnpack.fp32, onnxruntime, tflite.double_round, tflite.single_round and armnn.cpuref: the NumPy broadcast, each
 // engine's parameter derivation with its rejections, and its element arithmetic on the hardware's
 // binary32 / binary64 operations (every step the spec names is one correctly rounded operation;
 // this library is built with -ffp-contract=off, and the FMAs ONNX Runtime's add fuses are fmaf).
@@ -30,7 +30,7 @@ using qlinear::named;
 using Add = cat::qlinear_add;
 using Mul = cat::qlinear_mul;
 
-enum class Conv { kXnnpack, kOrt, kTfliteDouble, kTfliteSingle };
+enum class Conv { kXnnpack, kOrt, kTfliteDouble, kTfliteSingle, kArmnn };
 using Element = std::function<std::int64_t(std::int64_t, std::int64_t)>;
 
 std::int64_t clamp(std::int64_t v, std::int64_t lo, std::int64_t hi) { return std::min(std::max(v, lo), hi); }
@@ -169,6 +169,22 @@ Element tflite_mul(const Params& p, bool single) {
   };
 }
 
+// Arm NN CpuRef (qlinear.{add,mul}.armnn_cpuref): armnn::Dequantize of both codes, std::plus /
+// std::multiplies in binary32, armnn::Quantize (std::round of the quotient, + offset, clamp in float).
+Element armnn(const Params& p, bool is_add) {
+  const auto finite = [](float v) {
+    if (!std::isfinite(v)) throw Unsupported("armnn.cpuref: a float step overflows (REQUIRE)");
+    return v;
+  };
+  const float lo = static_cast<float>(lo_of(p.t)), hi = static_cast<float>(hi_of(p.t));
+  return [=](std::int64_t a, std::int64_t b) {
+    const float da = finite(static_cast<float>(a - p.za) * p.sa), db = finite(static_cast<float>(b - p.zb) * p.sb);
+    const float v = finite(is_add ? da + db : da * db);
+    const float r = std::round(v / p.sy) + static_cast<float>(p.zy);
+    return static_cast<std::int64_t>(std::min(std::max(r, lo), hi));
+  };
+}
+
 // The parameters with the rejections every engine shares and each convention's own checks of
 // zero points, clamp and scales.
 template <class Op>
@@ -186,9 +202,15 @@ Params read_params(const OpCall& c, const qspec_tensor& a, const qspec_tensor& b
   p.zb = attr::get(c.attrs, A::b_zero_point);
   p.zy = attr::get(c.attrs, A::y_zero_point);
   p.ymin = lo_of(p.t), p.ymax = hi_of(p.t);
-  if (conv != Conv::kOrt) {
+  if (conv != Conv::kOrt && conv != Conv::kArmnn) {
     p.ymin = attr::get_or(c.attrs, A::y_min, p.ymin);
     p.ymax = attr::get_or(c.attrs, A::y_max, p.ymax);
+  }
+  if (conv == Conv::kArmnn) {  // int32 offsets Arm NN does not check; no fused clamp: REQUIREs
+    if (!fits(p.za, p.t) || !fits(p.zb, p.t) || !fits(p.zy, p.t))
+      throw Unsupported("armnn.cpuref: zero points outside the dtype (REQUIRE)");
+    if (attr::has(c.attrs, A::y_min) || attr::has(c.attrs, A::y_max))
+      throw Unsupported("armnn.cpuref: no fused clamp (REQUIRE)");
   }
   reject_if(!fits(p.za, p.t) || !fits(p.zb, p.t) || !fits(p.zy, p.t), "qlinear elementwise: a zero point does not fit");
   reject_if(!fits(p.ymin, p.t) || !fits(p.ymax, p.t), "qlinear elementwise: y_min and y_max must fit the dtype");
@@ -253,6 +275,7 @@ void qlinear_elementwise(OpCall& c) {
   if (conv == Conv::kXnnpack) reject_if(bc.out.size() > 6, "xnnpack.fp32: at most 6 dimensions");
   if (conv == Conv::kTfliteDouble || conv == Conv::kTfliteSingle)
     if (bc.out.size() > 4) throw Unsupported("tflite: at most 4 dimensions (REQUIRE)");
+  if (conv == Conv::kArmnn && bc.out.size() > 5) throw Unsupported("armnn.cpuref: at most 5 dimensions (REQUIRE)");
   const bool scalar_a = is_add && conv == Conv::kOrt && ort_add_scalar_a(a, b, bc.ia.size());
   const Params p = read_params<Op>(c, at, bt, conv);
   Element f;
@@ -261,6 +284,7 @@ void qlinear_elementwise(OpCall& c) {
     case Conv::kOrt: f = is_add ? ort_add(p, scalar_a) : ort_mul(p); break;
     case Conv::kTfliteDouble: f = is_add ? tflite_add(p, false) : tflite_mul(p, false); break;
     case Conv::kTfliteSingle: f = is_add ? tflite_add(p, true) : tflite_mul(p, true); break;
+    case Conv::kArmnn: f = armnn(p, is_add); break;
   }
   for (auto v : a.data) reject_if(!fits(v, p.t), "qlinear elementwise: a code outside its dtype");
   for (auto v : b.data) reject_if(!fits(v, p.t), "qlinear elementwise: a code outside its dtype");
@@ -287,6 +311,10 @@ void add_qlinear_elementwise_ops(std::vector<OpEntry>& t) {
                          qlinear_elementwise<Mul, false, Conv::kTfliteDouble>));
   t.push_back(entry<Mul>(Mul::conv::tflite_single_round, d + "TFLite fixed point, single rounding",
                          qlinear_elementwise<Mul, false, Conv::kTfliteSingle>));
+  t.push_back(entry<Add>(Add::conv::armnn_cpuref, d + "Arm NN CpuRef binary32 sum, round half away",
+                         qlinear_elementwise<Add, true, Conv::kArmnn>));
+  t.push_back(entry<Mul>(Mul::conv::armnn_cpuref, d + "Arm NN CpuRef binary32 product, round half away",
+                         qlinear_elementwise<Mul, false, Conv::kArmnn>));
 }
 
 }  // namespace qspec::simd

@@ -1,5 +1,6 @@
 // Handlers of qlinear.avg_pool2d, qlinear.global_avg_pool and qlinear.max_pool2d
-// (spec/operators_qlinear_pool.md) under xnnpack.fp32, onnxruntime and tflite.double_round: the
+// (spec/operators_qlinear_pool.md) under xnnpack.fp32, onnxruntime, tflite.double_round and
+// armnn.cpuref (spec/operators_qlinear_armnn.md: Arm NN's float pipeline): the
 // window sums in int32, the fp32 epilogues on the requantization kernels (qlinear::requantize),
 // XNNPACK's multiplier/shift rounding, ONNX Runtime's float pipeline and TFLite's rounded
 // divisions in scalar code (correctness first; -ffp-contract=off keeps every float step separate).
@@ -31,7 +32,7 @@ using Avg = cat::qlinear_avg_pool2d;
 using Gap = cat::qlinear_global_avg_pool;
 using Max = cat::qlinear_max_pool2d;
 
-enum class Conv { kXnnpack, kOnnxRuntime, kTflite };
+enum class Conv { kXnnpack, kOnnxRuntime, kTflite, kArmnn };
 
 template <std::size_t n>
 std::array<std::int64_t, n> geometry(const OpCall& c, const attr::IntArray& key, std::array<std::int64_t, n> d) {
@@ -191,6 +192,31 @@ std::int64_t onnxruntime_windowed(const std::vector<std::int32_t>& taps, std::in
 // TFLite's rounded division: acc > 0 ? (acc + n/2) / n : (acc - n/2) / n.
 std::int64_t tflite_div(std::int64_t acc, std::int64_t n) { return acc > 0 ? (acc + n / 2) / n : (acc - n / 2) / n; }
 
+// Arm NN CpuRef (qlinear.*.armnn_cpuref): Pooling2dLayer's shape rule (the last window starts inside
+// the input or its leading padding), then the workload's float average and armnn::Quantize.
+void armnn_shape_rule(const IntArray& x, const Window& w, std::int64_t oh, std::int64_t ow) {
+  reject_if(w.d[0] != 1 || w.d[1] != 1, "armnn.cpuref: Pooling2d has no dilation");
+  reject_if((oh - 1) * w.s[0] >= x.dim(1) + w.pads[0] || (ow - 1) * w.s[1] >= x.dim(2) + w.pads[1],
+            "armnn.cpuref: the last window starts in the padding (Arm NN infers a smaller output)");
+}
+void armnn_params(const Scales& s) {
+  if (!fits(s.zx, s.t) || !fits(s.zy, s.t)) throw Unsupported("armnn.cpuref: zero points outside the dtype (REQUIRE)");
+  if (!finite_positive(s.xs) || !finite_positive(s.ys)) throw Unsupported("armnn.cpuref: finite positive scales");
+}
+// sum of armnn::Dequantize in window order from +0, / (float) divisor, armnn::Quantize; an empty
+// window (in the padding) encodes 0.0f.
+std::int64_t armnn_average(const std::vector<std::int32_t>& taps, std::int64_t divisor, const Scales& s) {
+  float v = 0.0f;
+  if (!taps.empty()) {
+    for (auto t : taps) v += static_cast<float>(t - s.zx) * s.xs;
+    v /= static_cast<float>(divisor);
+  }
+  if (!std::isfinite(v)) throw Unsupported("armnn.cpuref: a float step overflows (REQUIRE)");
+  const float q = std::round(v / s.ys) + static_cast<float>(s.zy);
+  return static_cast<std::int64_t>(
+      std::min(std::max(q, static_cast<float>(lo_of(s.t))), static_cast<float>(hi_of(s.t))));
+}
+
 template <Conv conv>
 void avg_pool2d(OpCall& c) {
   const qspec_tensor& xt = named(c, Avg::in::x);
@@ -201,7 +227,7 @@ void avg_pool2d(OpCall& c) {
   w.s = geometry<2>(c, Avg::attr::strides, {1, 1});
   w.pads = geometry<4>(c, Avg::attr::pads, {0, 0, 0, 0});
   const bool include = attr::get_or(c.attrs, Avg::attr::count_include_pad, false);
-  const Scales s = read_scales<Avg::attr>(c, xt, conv != Conv::kOnnxRuntime);
+  const Scales s = read_scales<Avg::attr>(c, xt, conv != Conv::kOnnxRuntime && conv != Conv::kArmnn);
   const auto [oh, ow] = out_size(x, w);
   const std::int64_t H = x.dim(1), W = x.dim(2), K = w.k[0] * w.k[1];
   float S = 0.0f;
@@ -223,6 +249,9 @@ void avg_pool2d(OpCall& c) {
       if (!finite_positive(s.xs) || !finite_positive(s.ys))
         throw Unsupported("onnxruntime: scales finite and positive");
     }
+  } else if (conv == Conv::kArmnn) {
+    armnn_shape_rule(x, w, oh, ow);
+    armnn_params(s);
   } else {
     reject_if(include && w.any_pad(), "tflite: AveragePool never counts the padding");
     reject_if(!fits(s.ymin, s.t) || !fits(s.ymax, s.t), "tflite: y_min and y_max must fit the dtype");
@@ -244,6 +273,8 @@ void avg_pool2d(OpCall& c) {
       y[i] = xnnpack_windowed(sum_less(t, s.zx), S, s);
     } else if (conv == Conv::kOnnxRuntime) {
       y[i] = onnxruntime_windowed(t, include ? K : static_cast<std::int64_t>(t.size()), s);
+    } else if (conv == Conv::kArmnn) {
+      y[i] = armnn_average(t, include ? K : static_cast<std::int64_t>(t.size()), s);
     } else {
       reject_if(t.empty(), "tflite: a window without an input element (filter_count == 0)");
       std::int64_t raw = 0;
@@ -279,6 +310,14 @@ void global_avg_pool(OpCall& c) {
   float S = 0.0f;
   if (conv == Conv::kXnnpack) S = xnnpack_scale(s, n);
   if (conv == Conv::kOnnxRuntime) S = onnxruntime_global_scale(s, n);
+  if (conv == Conv::kArmnn) {
+    armnn_params(s);
+    for (auto v : x.data) reject_if(!fits(v, s.t), "qlinear.global_avg_pool: a code outside the dtype");
+    std::vector<std::int64_t> y(static_cast<std::size_t>(x.dim(0) * x.dim(3)));
+    each_window(x, w, 1, 1, [&](std::size_t i, const std::vector<std::int32_t>& t) { y[i] = armnn_average(t, n, s); });
+    write_int(c.output(Gap::out::y, 0), {x.dim(0), 1, 1, x.dim(3)}, y);
+    return;
+  }
   std::int32_t qm = 0;
   int shift = 0;
   if (conv == Conv::kTflite) {
@@ -325,7 +364,7 @@ void max_pool2d(OpCall& c) {
   const auto [oh, ow] = out_size(x, w);
   const std::int64_t lo = lo_of(xt.dtype), hi = hi_of(xt.dtype);
   std::int64_t ymin = lo, ymax = hi;
-  if (conv != Conv::kOnnxRuntime) {
+  if (conv != Conv::kOnnxRuntime && conv != Conv::kArmnn) {
     ymin = attr::get_or(c.attrs, Max::attr::y_min, lo);
     ymax = attr::get_or(c.attrs, Max::attr::y_max, hi);
     reject_if(ymin < lo || ymin > hi || ymax < lo || ymax > hi,
@@ -337,6 +376,8 @@ void max_pool2d(OpCall& c) {
   } else if (conv == Conv::kOnnxRuntime) {
     for (std::size_t a = 0; a < 2; ++a)
       reject_if(w.pads[a] >= w.k[a] || w.pads[a + 2] >= w.k[a], "onnxruntime: Pad should be smaller than kernel");
+  } else if (conv == Conv::kArmnn) {
+    armnn_shape_rule(x, w, oh, ow);
   } else {
     reject_if(w.d[0] != 1 || w.d[1] != 1, "tflite: MaxPool has no dilation");
     if (ymin > ymax) throw Unsupported("tflite: y_min <= y_max (a REQUIRE)");
@@ -346,6 +387,8 @@ void max_pool2d(OpCall& c) {
   each_window(x, w, oh, ow, [&](std::size_t i, const std::vector<std::int32_t>& t) {
     if (conv == Conv::kXnnpack && t.empty())
       throw Unsupported("xnnpack.fp32: a window without an input element (a REQUIRE)");
+    if (conv == Conv::kArmnn && t.empty())
+      throw Unsupported("armnn.cpuref: a window without an input element (a REQUIRE)");
     std::int64_t m = lo;
     for (auto v : t) m = std::max<std::int64_t>(m, v);
     y[i] = std::clamp(m, ymin, ymax);
@@ -372,6 +415,12 @@ void add_qlinear_pool_ops(std::vector<OpEntry>& t) {
       entry<Max>(Max::conv::onnxruntime, "window maximum, lowest code when empty", max_pool2d<Conv::kOnnxRuntime>));
   t.push_back(entry<Max>(Max::conv::tflite_double_round, "clamped window maximum, lowest code when empty",
                          max_pool2d<Conv::kTflite>));
+  const std::string armnn = "Arm NN CpuRef Pooling2d: ";
+  t.push_back(entry<Avg>(Avg::conv::armnn_cpuref, armnn + "float sum of the dequantized taps, / count, round half away",
+                         avg_pool2d<Conv::kArmnn>));
+  t.push_back(entry<Gap>(Gap::conv::armnn_cpuref, armnn + "float sum of the image, / H W, round half away",
+                         global_avg_pool<Conv::kArmnn>));
+  t.push_back(entry<Max>(Max::conv::armnn_cpuref, armnn + "window maximum", max_pool2d<Conv::kArmnn>));
 }
 
 }  // namespace qspec::simd

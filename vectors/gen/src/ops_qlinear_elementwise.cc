@@ -17,7 +17,9 @@
 #include "qspec/catalogue/keys.h"
 #include "qspec/core/attr.h"
 #include "qspec/ref/ieee.h"
+#include "qspec/ref/ops/qlinear_armnn.h"
 #include "qspec/ref/ops/qlinear_elementwise.h"
+#include "qspec/ref/rounding.h"
 #include "qspec/ref/tflite_tosa.h"
 #include "qspec/refops.h"
 #include "qspec/vecgen.h"
@@ -99,7 +101,11 @@ int count_ties(QEwOp op, QEwConvention c, const Problem& pr) {
   const auto bc = ro::qlinear_ew_broadcast(pr.a.shape, pr.b.shape);
   const bool single = c == QEwConvention::TfliteSingleRound;
   std::function<bool(const Int&, const Int&)> tie;
-  if (op == QEwOp::Add && c == QEwConvention::XnnpackFp32) {
+  if (c == QEwConvention::ArmnnCpuref) {
+    tie = [op, p](const Int& a, const Int& b) {
+      return ties::is_half_integer(ref::f32_div(ro::qlinear_ew_armnn_value(op, a, b, p), p.y_scale));
+    };
+  } else if (op == QEwOp::Add && c == QEwConvention::XnnpackFp32) {
     const auto k = ro::qlinear_add_xnnpack_params(p);
     tie = [k, p](const Int& a, const Int& b) {
       const Int v = k.a_multiplier * (a - p.a_zero_point) + k.b_multiplier * (b - p.b_zero_point);
@@ -137,6 +143,22 @@ int count_ties(QEwOp op, QEwConvention c, const Problem& pr) {
   return n;
 }
 
+// Arm NN: the exact ties k + 1/2 with k even in magnitude, where std::round (half away from zero)
+// and a round-to-even conversion give different codes.
+int count_away_ties(QEwOp op, const Problem& pr) {
+  const auto& p = pr.p;
+  const auto bc = ro::qlinear_ew_broadcast(pr.a.shape, pr.b.shape);
+  int n = 0;
+  for (std::size_t i = 0; i < bc.a_offset.size(); ++i) {
+    const Int& a = pr.a.data[static_cast<std::size_t>(bc.a_offset[i])];
+    const Int& b = pr.b.data[static_cast<std::size_t>(bc.b_offset[i])];
+    const std::uint32_t q = ref::f32_div(ro::qlinear_ew_armnn_value(op, a, b, p), p.y_scale);
+    if (ties::is_half_integer(q) && ref::round_half_away(ref::f32_value(q)) != ref::round_half_even(ref::f32_value(q)))
+      ++n;
+  }
+  return n;
+}
+
 std::vector<std::string> auto_flags(const Problem& pr, int ties_n, const Tensor& y) {
   std::set<std::string> f;
   const auto& p = pr.p;
@@ -170,6 +192,16 @@ const std::vector<std::pair<std::string, std::string>> kNotes = {
     {"multiplier_limit", "TFLite's real output multiplier is >= 1: QuantizeMultiplierSmallerThanOneExp aborts"},
     {"random", "random draw"},
 };
+
+// Arm NN's families also name the ties where its half-away rounding differs from half to even.
+template <class Op>
+std::vector<std::pair<std::string, std::string>> notes_of(std::string_view conv) {
+  auto n = kNotes;
+  if (conv == Op::conv::armnn_cpuref)
+    n.insert(n.end() - 1,
+             {"away_tie", "an exact tie whose half-away rounding differs from half to even (Arm NN's std::round)"});
+  return n;
+}
 
 std::string reference_message(const Test& t, std::string_view op, std::string_view conv) {
   try {
@@ -222,6 +254,10 @@ struct Builder {
   void finish(const Problem& pr, Test& t, const std::vector<Tensor>& out) {
     const int n = count_ties(op, c, pr);
     t.flags = auto_flags(pr, n, out.at(0));
+    if (c == QEwConvention::ArmnnCpuref && count_away_ties(op, pr) > 0) {
+      t.flags.push_back("away_tie");
+      std::sort(t.flags.begin(), t.flags.end());
+    }
     if (n > 0)
       t.comment +=
           " (" + std::to_string(n) + " of " + std::to_string(out.at(0).data.size()) + " outputs are exact ties)";
@@ -331,7 +367,7 @@ Problem draw(Rng& r, QEwOp op, QEwConvention c, int mode /* 0 tie-rich, 1 realis
   p.a_zero_point = draw_zero_point(r, p.type);
   p.b_zero_point = draw_zero_point(r, p.type);
   p.y_zero_point = draw_zero_point(r, p.type);
-  if (c != QEwConvention::OnnxRuntime && r.uniform(0, 5) == 0) {
+  if (c != QEwConvention::OnnxRuntime && c != QEwConvention::ArmnnCpuref && r.uniform(0, 5) == 0) {
     // A fused clamp narrower than the dtype (TFLite's activation ranges may be a single code).
     const std::int64_t lo = r.uniform(lo_of(p.type), hi_of(p.type) - 1);
     const std::int64_t hi = r.uniform(lo + 1, hi_of(p.type));
@@ -389,6 +425,7 @@ void half_tie_cases(Builder<Op>& b) {
 template <class Op>
 void common_hand_cases(Builder<Op>& b) {
   const bool ort = b.c == QEwConvention::OnnxRuntime, xnn = b.c == QEwConvention::XnnpackFp32;
+  const bool armnn = b.c == QEwConvention::ArmnnCpuref;
   const bool add = b.op == QEwOp::Add;
   half_tie_cases(b);
   // Saturation at both ends: the extreme codes with a small output scale.
@@ -447,7 +484,7 @@ void common_hand_cases(Builder<Op>& b) {
     }
   }
   // The fused clamp.
-  if (!ort) {
+  if (!ort && !armnn) {
     Problem nc = unit_problem(DType::I8, {4, 4}, {4, 4});
     nc.p.a_scale = nc.p.b_scale = ties::f32_dyadic(1, -7);
     nc.p.y_scale = add ? ties::f32_dyadic(1, -6) : ties::f32_dyadic(1, -8);
@@ -467,13 +504,28 @@ void common_hand_cases(Builder<Op>& b) {
   b.add_invalid(dt, "a int8 with b uint8");
   Problem sh = unit_problem(DType::I8, {2, 3}, {2});
   b.add_invalid(sh, "a (2, 3) with b (2): the last axes 3 and 2 do not broadcast");
-  Problem zp = unit_problem(DType::I8, {2}, {2});
-  zp.p.y_zero_point = Int(128);
-  b.add_invalid(zp, "y_zero_point 128 does not fit int8");
-  Problem zpu = unit_problem(DType::U8, {2}, {2});
-  zpu.p.a_zero_point = Int(-1);
-  b.add_invalid(zpu, "a_zero_point -1 does not fit uint8");
-  if (!ort) {
+  if (!armnn) {  // Arm NN's zero points are int32 offsets it does not check: a REQUIRE there
+    Problem zp = unit_problem(DType::I8, {2}, {2});
+    zp.p.y_zero_point = Int(128);
+    b.add_invalid(zp, "y_zero_point 128 does not fit int8");
+    Problem zpu = unit_problem(DType::U8, {2}, {2});
+    zpu.p.a_zero_point = Int(-1);
+    b.add_invalid(zpu, "a_zero_point -1 does not fit uint8");
+  }
+  if (armnn) {
+    // round(2.5) = 3 and round(-2.5) = -3 (std::round), where a round-to-even conversion gives 2, -2.
+    Problem aw = unit_problem(DType::I8, {4}, {4});
+    aw.a = array_of({4}, [](std::int64_t i) {
+      return std::vector<std::int64_t>{5, 7, -5, -7}[static_cast<std::size_t>(i)];
+    });
+    aw.b = array_of({4}, [add](std::int64_t) { return add ? 0 : 1; });
+    aw.p.a_scale = ties::f32_dyadic(1, -8);
+    aw.p.b_scale = add ? ties::f32_dyadic(1, -8) : ties::f32_dyadic(1, 0);
+    aw.p.y_scale = ties::f32_dyadic(1, -7);
+    aw.p.y_zero_point = 10;
+    b.add(aw, "v / s_y = 2.5, 3.5, -2.5, -3.5: half away from zero gives y = 13, 14, 7, 6 (to even: 12, 14, 8, 6)");
+  }
+  if (!ort && !armnn) {
     Problem inv = unit_problem(DType::I8, {2}, {2});
     inv.p.y_min = Int(10), inv.p.y_max = Int(xnn ? 10 : 9);
     b.add_invalid(inv,
@@ -533,10 +585,11 @@ void common_hand_cases(Builder<Op>& b) {
 template <class Op>
 Family ew_family(QEwOp op, std::string_view conv, std::uint64_t seed, int tie_rich, int realistic, int saturating) {
   const std::string cv(conv);
-  return family<Op>(conv, kNotes, seed, [op, cv, tie_rich, realistic, saturating](Rng& r) {
+  return family<Op>(conv, notes_of<Op>(conv), seed, [op, cv, tie_rich, realistic, saturating](Rng& r) {
     const QEwConvention c = cv == Op::conv::xnnpack_fp32          ? QEwConvention::XnnpackFp32
                             : cv == Op::conv::onnxruntime         ? QEwConvention::OnnxRuntime
                             : cv == Op::conv::tflite_double_round ? QEwConvention::TfliteDoubleRound
+                            : cv == Op::conv::armnn_cpuref        ? QEwConvention::ArmnnCpuref
                                                                   : QEwConvention::TfliteSingleRound;
     Builder<Op> b{op, cv, c, {}};
     common_hand_cases(b);
@@ -560,6 +613,9 @@ QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::xnnpack_fp32,
 QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::onnxruntime, 1512, 350, 160, 60));
 QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::tflite_double_round, 1513, 350, 160, 60));
 QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::tflite_single_round, 1514, 350, 160, 60));
+// Arm NN: fewer draws (the vectors/ size budget); the cross-check draws thousands more.
+QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Add>(QEwOp::Add, Add::conv::armnn_cpuref, 1521, 160, 60, 30));
+QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::armnn_cpuref, 1522, 160, 60, 30));
 
 }  // namespace
 }  // namespace qspec::vecgen

@@ -137,7 +137,11 @@ std::vector<Rat> rounded_values(const Problem& pr, QPoolConvention c) {
       const std::uint32_t s = ref::f32_div(p.x_scale, ref::f32_mul(p.y_scale, ref::f32_from_int(Int(n))));
       return ref::f32_value(ref::f32_mul(ref::f32_from_int(acc), s));
     };
-    if (c == QPoolConvention::XnnpackFp32) {
+    if (c == QPoolConvention::ArmnnCpuref) {
+      if (codes.empty()) continue;  // a window in the padding: 0.0f, no rounding
+      const std::int64_t n = pr.kind == Kind::Gap || pr.count_include_pad ? K : static_cast<std::int64_t>(codes.size());
+      out.push_back(ref::f32_value(ref::f32_div(ro::qlinear_armnn_avgpool_value(codes, n, p), p.y_scale)));
+    } else if (c == QPoolConvention::XnnpackFp32) {
       const std::uint32_t s = ref::f32_div(p.x_scale, ref::f32_mul(p.y_scale, ref::f32_from_int(Int(K))));
       out.push_back(pr.kind == Kind::Avg && !xnn_global ? Rat(acc) * ref::f32_value(s) : fp32_product(K));
     } else if (c == QPoolConvention::OnnxRuntime) {
@@ -205,7 +209,12 @@ std::vector<std::string> auto_flags(const Problem& pr, QPoolConvention c, const 
   const auto& p = pr.p;
   const auto& g = pr.g;
   int ties = 0;
-  for (const auto& v : rounded_values(pr, c)) ties += half_integer(v) ? 1 : 0;
+  for (const auto& v : rounded_values(pr, c)) {
+    ties += half_integer(v) ? 1 : 0;
+    // Arm NN's std::round: a tie whose half-away rounding differs from half to even.
+    if (c == QPoolConvention::ArmnnCpuref && half_integer(v) && ref::round_half_away(v) != ref::round_half_even(v))
+      f.insert("away_tie");
+  }
   if (ties > 0) f.insert("tie");
   const std::int64_t tmin = lo_of(p.type), tmax = hi_of(p.type);
   const bool narrowed = (p.y_min && *p.y_min > tmin) || (p.y_max && *p.y_max < tmax);
@@ -299,6 +308,7 @@ struct Builder {
   bool ort() const { return c == QPoolConvention::OnnxRuntime; }
   bool tfl() const { return c == QPoolConvention::Tflite; }
   bool dnn() const { return c == QPoolConvention::OneDnn; }
+  bool armnn() const { return c == QPoolConvention::ArmnnCpuref; }
 };
 
 const std::vector<std::pair<std::string, std::string>> kNotes = {
@@ -322,12 +332,19 @@ const std::vector<std::pair<std::string, std::string>> kNotes = {
     {"random", "random draw"},
 };
 
-// oneDNN's families add the two implementations' flags (the other families' notes stay as they are).
-std::vector<std::pair<std::string, std::string>> onednn_notes() {
+// oneDNN's families add the two implementations' flags; Arm NN's also name the ties where its
+// half-away rounding differs from half to even (the other families' notes stay as they are).
+template <class Op>
+std::vector<std::pair<std::string, std::string>> notes_of(std::string_view conv) {
   auto n = kNotes;
-  n.emplace_back("ref_path", "a pad not below its kernel dimension: oneDNN runs ref_pooling (fl32(s) / fl32(c))");
-  n.emplace_back("reciprocal_differs",
-                 "a window whose output differs between the jit kernels' fl32(s) * fl32(1 / c) and ref's division");
+  if (conv == Op::conv::onednn) {
+    n.emplace_back("ref_path", "a pad not below its kernel dimension: oneDNN runs ref_pooling (fl32(s) / fl32(c))");
+    n.emplace_back("reciprocal_differs",
+                   "a window whose output differs between the jit kernels' fl32(s) * fl32(1 / c) and ref's division");
+  }
+  if (conv == Op::conv::armnn_cpuref)
+    n.insert(n.end() - 1,
+             {"away_tie", "an exact tie whose half-away rounding differs from half to even (Arm NN's std::round)"});
   return n;
 }
 
@@ -369,7 +386,8 @@ ro::QPoolGeometry draw_geometry(Rng& r, const Builder& b, bool pow2_kernel) {
     if (g.kernel[0] * g.kernel[1] == 1) g.kernel[0] = 2;
   }
   g.strides = {r.uniform(0, 2) == 0 ? 2 : 1, r.uniform(0, 2) == 0 ? 2 : 1};
-  if (b.kind == Kind::Max && !b.tfl() && r.uniform(0, 3) == 0) g.dilations = {r.uniform(1, 2), r.uniform(1, 2)};
+  if (b.kind == Kind::Max && !b.tfl() && !b.armnn() && r.uniform(0, 3) == 0)
+    g.dilations = {r.uniform(1, 2), r.uniform(1, 2)};
   for (std::size_t i = 0; i < 4; ++i) {
     const std::int64_t k = g.kernel[i % 2];
     const std::int64_t pmax = b.ort() ? k - 1 : std::min<std::int64_t>(k, 2);
@@ -412,7 +430,7 @@ Problem draw(Rng& r, const Builder& b, int mode) {
   const std::int64_t spread = mode == 2 ? 255 : r.uniform(1, 80);
   pr.x = random_codes(r, shape, p.type, center, spread);
   if (b.kind == Kind::Max) {
-    if (!b.ort() && r.uniform(0, 2) == 0) {
+    if (!b.ort() && !b.armnn() && r.uniform(0, 2) == 0) {
       const std::int64_t a = r.uniform(lo, hi - 1);
       const std::int64_t c = r.uniform(a + 1, hi);
       p.y_min = Int(a), p.y_max = Int(c);
@@ -433,7 +451,8 @@ Problem draw(Rng& r, const Builder& b, int mode) {
     p.y_scale = f32_bits(1, ey);
     // x_s = S K y_s = m K 2^(ey - u - 1); ONNX Runtime's windowed path divides codes by c, then
     // by y_s: x_s = m 2^(ey - u - 1) keeps fl32(x_s d / c / y_s) dyadic for power-of-two c.
-    const bool ort_windowed = b.ort() && pooled;
+    // Arm NN divides the float sum by the count, then by y_s, like ONNX Runtime's windowed path.
+    const bool ort_windowed = (b.ort() && pooled) || b.armnn();
     p.x_scale = f32_bits(ort_windowed ? m : m * K, ey - u - 1 + (ort_windowed ? 1 : 0));
     if (b.tfl()) p.x_scale = f32_bits(1, ey + static_cast<int>(r.uniform(-1, 1)));
     p.y_zero_point = Int(r.uniform(lo, hi));
@@ -517,7 +536,38 @@ void avg_cases(Rng&, Builder& b) {
   Problem glob = ok;
   glob.g.kernel = {3, 3};
   glob.p.x_scale = glob.p.y_scale = f32_bits(1, -4);
-  if (!b.tfl()) b.add(glob, "kernel = input, no padding: the engine's global-pooling kernel (rounds half to even)");
+  if (!b.tfl() && !b.armnn())
+    b.add(glob, "kernel = input, no padding: the engine's global-pooling kernel (rounds half to even)");
+  if (b.armnn()) {
+    b.add(glob, "kernel = input, no padding: one window, the float sum / 9, then / y_s");
+    Problem inpad = ok;
+    inpad.g.pads = {2, 2, 0, 0};
+    inpad.g.strides = {1, 1};
+    inpad.p.y_zero_point = Int(77);
+    b.add(inpad,
+          "pads 2 on top and left with a 2x2 kernel: the first window is in the padding (OnPaddingOnly: y = y_zp)");
+    Problem excl_in = inpad;
+    excl_in.count_include_pad = false;
+    b.add(excl_in, "the same with count_include_pad = 0 (Exclude): the padding window still encodes 0.0f, y = y_zp");
+    Problem last = ok;
+    last.g.pads = {0, 0, 2, 0};
+    b.add_invalid(last,
+                  "pads bottom 2 with a 2x2 kernel over 3 rows: the 4th output row starts in the padding; "
+                  "Pooling2dLayer::InferOutputShapes infers 3 rows and the output shape is refused");
+    Problem lastw = ok;
+    lastw.g.pads = {0, 0, 0, 3};
+    lastw.g.strides = {1, 2};
+    b.add_invalid(lastw, "pad right 3, stride 2 over 3 columns: the last output column starts in the padding");
+    Problem three = ok;
+    three.x = iota({1, 3, 3, 2}, t == DType::I8 ? -60 : 40, 7, t);
+    three.g.kernel = {3, 3};
+    three.g.pads = {1, 1, 1, 1};
+    three.count_include_pad = false;
+    three.p.x_scale = f32_bits(3, -6);
+    three.p.y_scale = f32_bits(5, -7);
+    three.p.x_zero_point = Int(t == DType::I8 ? 9 : 60);
+    b.add(three, "3x3 kernel, pads 1, Exclude: divisors 4, 6 and 9 (inexact float quotients)");
+  }
   if (b.xnn()) {
     Problem gp = ok;
     gp.g.kernel = {4, 3};
@@ -719,6 +769,19 @@ void gap_cases(Rng&, Builder& b) {
     cl.p.y_min = Int(0), cl.p.y_max = Int(1);
     b.add(cl, "a clip [0, 1] (eltwise_clip post-op)");
   }
+  if (b.armnn()) {
+    Problem resc = ok;
+    resc.p.y_scale = f32_bits(3, -4);
+    b.add(resc, "y_scale = 3/4 x_scale: the mean / y_s rounds in float before std::round");
+    Problem big = ok;
+    big.p.type = DType::U8;
+    big.x = iota({1, 5, 3, 3}, 0, 6, DType::U8);
+    big.p.x_zero_point = Int(128);
+    big.p.y_zero_point = Int(100);
+    big.p.x_scale = f32_bits(0x2468ab, -27);
+    big.p.y_scale = f32_bits(0x13579b, -27);
+    b.add(big, "uint8 5x3 image, long-mantissa scales: divisor 15");
+  }
   if (b.tfl()) {
     Problem resc = ok;
     resc.p.y_scale = f32_bits(3, -4);
@@ -732,7 +795,7 @@ void max_cases(Rng&, Builder& b) {
   Problem asym = ok;
   asym.g.pads = {1, 0, 0, 1};
   b.add(asym, "pads (1, 0, 0, 1): padding never wins");
-  if (!b.tfl()) {
+  if (!b.tfl() && !b.armnn()) {
     // Dilation 3 with a 2x1 kernel, pad 1 on top, over a 2-row input: taps at rows -1 and 2 both
     // miss the input.
     Problem dil = ok;
@@ -778,6 +841,17 @@ void max_cases(Rng&, Builder& b) {
     bigpad.g.pads = {0, 0, 0, 2};
     b.add_invalid(bigpad, "a right pad of 2 with a 2x2 kernel: Pad should be smaller than kernel");
   }
+  if (b.armnn()) {
+    Problem u8 = ok;
+    u8.p.type = DType::U8;
+    u8.x = iota({1, 4, 4, 2}, 3, 7, DType::U8);
+    u8.g.strides = {2, 2};
+    u8.g.pads = {1, 1, 1, 1};
+    b.add(u8, "uint8, stride 2, pads 1: padding never wins");
+    Problem last = ok;
+    last.g.pads = {0, 0, 2, 0};
+    b.add_invalid(last, "pads bottom 2 with a 2x2 kernel over 3 rows: Arm NN infers one output row fewer");
+  }
   Problem neg = ok;
   neg.g.strides = {0, 1};
   b.add_invalid(neg, "stride 0");
@@ -788,6 +862,7 @@ QPoolConvention convention_of(std::string_view conv) {
   if (conv == Op::conv::xnnpack_fp32) return QPoolConvention::XnnpackFp32;
   if (conv == Op::conv::onnxruntime) return QPoolConvention::OnnxRuntime;
   if (conv == Op::conv::onednn) return QPoolConvention::OneDnn;
+  if (conv == Op::conv::armnn_cpuref) return QPoolConvention::ArmnnCpuref;
   return QPoolConvention::Tflite;
 }
 
@@ -796,8 +871,7 @@ Family pool_family(std::string_view conv, std::uint64_t seed, Kind kind, int tie
                    void (*extra)(Rng&, Builder&)) {
   const std::string op(Op::op), cv(conv);
   const QPoolConvention c = convention_of<Op>(conv);
-  auto notes = c == QPoolConvention::OneDnn ? onednn_notes() : kNotes;
-  return family<Op>(conv, notes, seed, [op, cv, c, kind, tie_rich, realistic, saturating, extra](Rng& r) {
+  return family<Op>(conv, notes_of<Op>(conv), seed, [op, cv, c, kind, tie_rich, realistic, saturating, extra](Rng& r) {
     Builder b{op, cv, c, kind, {}};
     extra(r, b);
     b.add_random(
@@ -824,6 +898,10 @@ QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Max>(Max::conv::tflite_double_round, 15
 QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Avg>(Avg::conv::onednn, 1504, Kind::Avg, 160, 100, 40, avg_cases));
 QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Gap>(Gap::conv::onednn, 1514, Kind::Gap, 120, 60, 30, gap_cases));
 QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Max>(Max::conv::onednn, 1524, Kind::Max, 0, 100, 40, max_cases));
+// Arm NN: fewer draws (the vectors/ size budget); the cross-check draws many more.
+QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Avg>(Avg::conv::armnn_cpuref, 1531, Kind::Avg, 100, 60, 25, avg_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Gap>(Gap::conv::armnn_cpuref, 1532, Kind::Gap, 80, 50, 20, gap_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Max>(Max::conv::armnn_cpuref, 1533, Kind::Max, 0, 70, 20, max_cases));
 
 }  // namespace
 }  // namespace qspec::vecgen

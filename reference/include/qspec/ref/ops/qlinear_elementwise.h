@@ -19,7 +19,7 @@
 namespace qspec::ref::ops {
 
 enum class QEwOp { Add, Mul };
-enum class QEwConvention { XnnpackFp32, OnnxRuntime, TfliteDoubleRound, TfliteSingleRound };
+enum class QEwConvention { XnnpackFp32, OnnxRuntime, TfliteDoubleRound, TfliteSingleRound, ArmnnCpuref };
 
 // One operator's quantization parameters: a, b and y share `type` (b_type must equal it).
 struct QEwParams {
@@ -99,6 +99,16 @@ std::uint32_t qlinear_mul_onnxruntime_value(const Int& a, const Int& b, std::uin
 // mul.cc Prepare: QuantizeMultiplier(double(s_a) * double(s_b) / double(s_y)).
 QuantizedMultiplier qlinear_mul_tflite_params(const QEwParams& p, bool single_round);
 
+// spec: qlinear.add.armnn_cpuref
+// spec: qlinear.mul.armnn_cpuref
+// Arm NN 20.08 CpuRef (spec/operators_qlinear_armnn.md): the binary32 v = fl32(a~ + b~) or fl32(a~ b~)
+// with a~ = fl32(float(a - z_a) s_a), b~ likewise (armnn::Dequantize): std::plus / std::multiplies
+// in float; REQUIRE every step finite. y = armnn_quantize(v, s_y, z_y) (qlinear_armnn.h).
+// qlinear_ew_armnn_check: the convention's REQUIREs (zero points in the dtype, finite positive
+// scales, no fused clamp).
+void qlinear_ew_armnn_check(const QEwParams& p);
+std::uint32_t qlinear_ew_armnn_value(QEwOp op, const Int& a, const Int& b, const QEwParams& p);
+
 // ---- the operators ----
 
 // The element function of (op, convention): y = f(a, b) for two codes. The convention's parameter
@@ -116,6 +126,8 @@ QEwElement qlinear_ew_element(QEwOp op, const QEwParams& p, QEwConvention c,
 // spec: qlinear.mul.onnxruntime
 // spec: qlinear.mul.tflite_double_round
 // spec: qlinear.mul.tflite_single_round
+// spec: qlinear.add.armnn_cpuref
+// spec: qlinear.mul.armnn_cpuref
 // y[i] = element(a[a_offset[i]], b[b_offset[i]]) over the broadcast; the shapes and dtypes are
 // checked first, then the parameters, then the codes (REQUIRE in the dtype).
 IntArray qlinear_elementwise(QEwOp op, const IntArray& a, const IntArray& b, const QEwParams& p, QEwConvention c);

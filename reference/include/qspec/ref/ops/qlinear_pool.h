@@ -32,7 +32,7 @@ struct QPoolParams {
   std::optional<Int> y_min, y_max;  // fused clamp; absent: the dtype's range
 };
 
-enum class QPoolConvention { XnnpackFp32, OnnxRuntime, Tflite, OneDnn };
+enum class QPoolConvention { XnnpackFp32, OnnxRuntime, Tflite, OneDnn, ArmnnCpuref };
 
 // spec: qlinear.pool.window
 // ERROR_IF x is not rank 4 with every dimension >= 1, or a kernel, stride or dilation entry < 1,
@@ -45,6 +45,22 @@ std::array<std::int64_t, 2> qlinear_pool_out_size(const Shape& x, const QPoolGeo
 // window order (i, then j): X[n, p SH - pt + i DH, q SW - pl + j DW, c].
 std::vector<std::vector<Int>> qlinear_pool_window_codes(const IntArray& x, const QPoolGeometry& g, std::int64_t oh,
                                                         std::int64_t ow);
+
+// ---- Arm NN 20.08 CpuRef Pooling2d (spec/operators_qlinear_armnn.md) ----
+
+// spec: qlinear.avg_pool2d.armnn_cpuref
+// spec: qlinear.max_pool2d.armnn_cpuref
+// The convention's checks: ERROR_IF a dilation (Pooling2dDescriptor has none) or an output extent
+// whose last window starts beyond the input and its leading padding ((O - 1) S >= in + pad_lo:
+// Pooling2dLayer::InferOutputShapes infers one row or column fewer and the network is refused);
+// REQUIRE zero points in the dtype, finite positive scales, no fused clamp.
+void qlinear_armnn_pool_check(const Shape& x, const QPoolGeometry& g, const QPoolParams& p, bool with_scales);
+
+// spec: qlinear.avg_pool2d.armnn_cpuref
+// spec: qlinear.global_avg_pool.armnn_cpuref
+// Pooling2d.cpp (Average) for one window with taps: sum = +0, sum = fl32(sum + x~) over the taps
+// in window order (x~ = armnn_dequantize), v = fl32(sum / fl32(divisor)); REQUIRE finite.
+std::uint32_t qlinear_armnn_avgpool_value(const std::vector<Int>& codes, std::int64_t divisor, const QPoolParams& p);
 
 // ---- qlinear.avg_pool2d ----
 
@@ -73,6 +89,7 @@ Int qlinear_tflite_avgpool_output(const std::vector<Int>& codes, const QPoolPara
 // spec: qlinear.avg_pool2d.xnnpack_fp32
 // spec: qlinear.avg_pool2d.onnxruntime
 // spec: qlinear.avg_pool2d.tflite
+// spec: qlinear.avg_pool2d.armnn_cpuref
 IntArray qlinear_avg_pool2d(const IntArray& x, const QPoolGeometry& g, bool count_include_pad, const QPoolParams& p,
                             QPoolConvention c);
 
@@ -98,6 +115,7 @@ Int qlinear_tflite_mean_output(const Int& acc, std::int64_t image_size, const QP
 // spec: qlinear.global_avg_pool.xnnpack_fp32
 // spec: qlinear.global_avg_pool.onnxruntime
 // spec: qlinear.global_avg_pool.tflite
+// spec: qlinear.global_avg_pool.armnn_cpuref
 IntArray qlinear_global_avg_pool(const IntArray& x, const QPoolParams& p, QPoolConvention c);
 
 // ---- qlinear.max_pool2d ----
@@ -107,6 +125,7 @@ IntArray qlinear_global_avg_pool(const IntArray& x, const QPoolParams& p, QPoolC
 // spec: qlinear.max_pool2d.onnxruntime
 // spec: qlinear.max_pool2d.tflite
 // spec: qlinear.max_pool2d.onednn
+// spec: qlinear.max_pool2d.armnn_cpuref
 // The maximum code over each window's taps inside the input (the dtype's minimum where there is
 // none: ONNX Runtime and TFLite; XNNPACK REQUIREs a tap), clamped to [y_min, y_max].
 IntArray qlinear_max_pool2d(const IntArray& x, const QPoolGeometry& g, const QPoolParams& p, QPoolConvention c);
