@@ -2509,6 +2509,70 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "global_path",
         "random"
       ]
+    },
+    {
+      "name": "pytorch.onednn",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.avg_pool2d.pytorch_onednn"
+      ],
+      "description": "PyTorch 1.13 at::avg_pool2d on a quantized channels-last tensor (the ATen kernel qavg_pool2d_nhwc_kernel, what the onednn engine runs for quint8 and qint8): the output keeps x's parameters, acc = window sum of (x - x_zp), m = fl32(fl32(x_s / x_s) / fl32(d)), d = KH KW or the taps inside, y = sat(rne(fl32(fl32(acc) * m)) + x_zp); symmetric pads <= kernel / 2",
+      "source": "pytorch/pytorch v1.13.1 aten/src/ATen/native/quantized/cpu/AveragePool2d.cpp (avg_pool2d_quantized_cpu, q_avg_pool2d), kernels/QuantizedOpKernels.cpp (_qavg_pool_nhwc_kernel, do_avg_pool_nhwc_on_AVX_n, QuantizeAvx2), quantized/AffineQuantizerBase.cpp (quantize_val), aten/src/ATen/native/Pool.h (pool2d_shape_check)",
+      "attributes": [
+        "kernel",
+        "x_scale",
+        "x_zero_point"
+      ],
+      "optional_attributes": [
+        "count_include_pad",
+        "pads",
+        "strides"
+      ],
+      "vectors": "ops/qlinear/avg_pool2d/pytorch.onednn.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "count_include_pad",
+        "count_exclude_pad",
+        "pad_zero_point",
+        "strides",
+        "uint8",
+        "int8",
+        "random"
+      ]
+    },
+    {
+      "name": "pytorch.qnnpack",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.avg_pool2d.pytorch_qnnpack"
+      ],
+      "description": "PyTorch 1.13 at::avg_pool2d under the qnnpack engine: uint8 (quint8) runs QNNPACK's average pooling (padding holds x_zp and always counts, S = fl32(x_s / fl32(x_s * fl32(KH KW))), y = sat(rne(fl32(fl32(acc) * S)) + x_zp); ERROR_IF KH KW = 1); int8 runs the ATen kernel of pytorch.onednn",
+      "source": "pytorch/pytorch v1.13.1 aten/src/ATen/native/quantized/cpu/AveragePool2d.cpp (avg_pool2d_quantized_cpu, qnnp_avgpool_helper::qnnpack_avg_pool2d), qnnpack/src/average-pooling.c (pytorch_qnnp_create_average_pooling2d_nhwc_q8), qnnpack/src/qnnpack/requantization.h (pytorch_qnnp_compute_avgpool_quantization_params), qnnpack/src/q8avgpool/up8x9-sse2.c, mp8x9p8q-sse2.c",
+      "attributes": [
+        "kernel",
+        "x_scale",
+        "x_zero_point"
+      ],
+      "optional_attributes": [
+        "count_include_pad",
+        "pads",
+        "strides"
+      ],
+      "vectors": "ops/qlinear/avg_pool2d/pytorch.qnnpack.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "count_include_pad",
+        "count_exclude_pad",
+        "pad_zero_point",
+        "strides",
+        "uint8",
+        "int8",
+        "random"
+      ]
     }
   ]
 }

@@ -99,6 +99,7 @@ const std::vector<OpEntry>& op_table() {
     add_qlinear_elementwise_ops(t);
     add_qlinear_concat_ops(t);
     add_qlinear_armnn_ops(t);
+    add_qlinear_pytorch_pool_ops(t);
     return t;
   }();
   return table;
