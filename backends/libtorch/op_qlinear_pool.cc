@@ -62,6 +62,16 @@ void run_qlinear_avg_pool2d(const Call& call) {
   const double scale = static_cast<double>(f32_from_bits(attr::get(call.attrs, Avg::attr::x_scale)));
   const std::int64_t zp = attr::get(call.attrs, Avg::attr::x_zero_point);
   const c10::ScalarType qtype = quantized_type(xt.dtype);
+  // Other conventions' vectors (the all-conventions mode) may ask for output parameters or a
+  // clamp: at::avg_pool2d has neither (its output keeps x's parameters), so they are untranslatable.
+  if (attr::has(call.attrs, Avg::attr::y_scale) &&
+      (attr::get(call.attrs, Avg::attr::y_scale) != attr::get(call.attrs, Avg::attr::x_scale) ||
+       attr::get_or(call.attrs, Avg::attr::y_zero_point, zp) != zp))
+    throw Unsupported(
+        "libtorch's quantized avg_pool2d keeps the input's scale and zero point (no y_scale / y_zero_point)");
+  const std::int64_t lo = xt.dtype == QSPEC_DTYPE_INT8 ? -128 : 0, hi = xt.dtype == QSPEC_DTYPE_INT8 ? 127 : 255;
+  if (attr::get_or(call.attrs, Avg::attr::y_min, lo) != lo || attr::get_or(call.attrs, Avg::attr::y_max, hi) != hi)
+    throw Unsupported("libtorch's quantized avg_pool2d has no fused clamp (y_min / y_max)");
   // The quantizers' zero-point check (checkZeroPoint), as a user making the tensor meets it.
   guarded(call, "x zero point", [&] { return at::quantize_per_tensor(at::zeros({1}, at::kFloat), scale, zp, qtype); });
   const at::Tensor x = guarded(call, "quantized x", [&] {
