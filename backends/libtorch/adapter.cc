@@ -80,6 +80,7 @@ class LibtorchAdapter final : public thirdparty::Adapter {
           "quantized::conv2d_prepack + quantized::conv2d.new, qnnpack engine (NHWC <-> NCHW, symmetric pads; the "
           "int32 bias as a float that QuantizeBias maps back onto it)"));
     }
+    add_qlinear_pool_claims(c, qnnpack());
     return c;
   }
 
@@ -99,6 +100,7 @@ class LibtorchAdapter final : public thirdparty::Adapter {
     if (call.op == cat::qlinear_fully_connected::op && (qnnpack() || onednn()))
       return run_qlinear_fully_connected(call, engine);
     if (call.op == cat::qlinear_conv2d::op && (qnnpack() || onednn())) return run_qlinear_conv2d(call, engine);
+    if (call.op == cat::qlinear_avg_pool2d::op) return run_qlinear_avg_pool2d(call);
     throw thirdparty::Unsupported("libtorch adapter has no op '" + call.op + "'");
   }
 

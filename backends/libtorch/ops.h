@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "qspec/core/window_keys.h"
 #include "qspec/thirdparty/adapter.h"
@@ -28,5 +29,8 @@ void run_tvm_conv2d(const thirdparty::Call& call);                        // op_
 enum class Engine { Qnnpack, Onednn };
 void run_qlinear_fully_connected(const thirdparty::Call& call, Engine engine);  // op_qlinear.cc
 void run_qlinear_conv2d(const thirdparty::Call& call, Engine engine);           // op_qlinear.cc
+// op_qlinear_pool.cc: qlinear.avg_pool2d under the engine's convention (pytorch.onednn / pytorch.qnnpack).
+void add_qlinear_pool_claims(std::vector<thirdparty::Claim>& claims, bool qnnpack_engine);
+void run_qlinear_avg_pool2d(const thirdparty::Call& call);
 
 }  // namespace qspec::libtorch_adapter

@@ -62,13 +62,14 @@ template <class Op>
 void read_scales(const Call& call, Pool& p) {
   using A = typename Op::attr;
   p.zx = attr::get(call.attrs, A::x_zero_point);
-  p.zy = attr::get(call.attrs, A::y_zero_point);
+  // A convention without output parameters (pytorch.*: y keeps x's) translates to equal ones.
+  p.zy = attr::get_or(call.attrs, A::y_zero_point, p.zx);
   const std::int64_t lo = p.s8 ? INT8_MIN : 0, hi = p.s8 ? INT8_MAX : UINT8_MAX;
   for (auto [v, what] : {std::pair{p.zx, "input zero point"}, std::pair{p.zy, "output zero point"}})
     if (v < lo || v > hi)
       call.refuse(std::string("XNNPACK's API takes the ") + what + " as " + (p.s8 ? "int8_t" : "uint8_t"));
   p.xs = f32_from_bits(attr::get(call.attrs, A::x_scale));
-  p.ys = f32_from_bits(attr::get(call.attrs, A::y_scale));
+  p.ys = f32_from_bits(attr::get_or(call.attrs, A::y_scale, attr::get(call.attrs, A::x_scale)));
 }
 
 // Kernel, strides and pads of Op (pads [top, left, bottom, right], each >= 0: XNNPACK's are unsigned).

@@ -100,6 +100,7 @@ const std::vector<OpEntry>& op_table() {
     add_qlinear_concat_ops(t);
     add_qlinear_armnn_ops(t);
     add_qlinear_onednn_pool_ops(t);
+    add_qlinear_pytorch_pool_ops(t);
     return t;
   }();
   return table;
