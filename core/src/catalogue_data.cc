@@ -2323,6 +2323,37 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "broadcast_scalar",
         "scale_limit"
       ]
+    },
+    {
+      "name": "armnn.cpuref",
+      "clauses": [
+        "qlinear.ew.broadcast",
+        "qlinear.add.armnn_cpuref",
+        "qlinear.armnn_cpuref"
+      ],
+      "description": "Arm NN 20.08 CpuRef Addition layer: a~ = fl32(float(a - z_a) s_a), b~ likewise, v = fl32(a~ + b~) (std::plus<float>), y = sat(round_half_away(fl32(v / s_y)) + z_y); no fused clamp",
+      "source": "ARM-software/armnn v20.08 (Debian 20.08-12) src/backends/reference/workloads/ElementwiseFunction.cpp ElementwiseBinaryFunction, Broadcast.hpp BroadcastLoop, RefAdditionWorkload (RefElementwiseWorkload.cpp), BaseIterator.hpp (QASymmS8Decoder/QASymm8Decoder, QASymmS8Encoder/QASymm8Encoder), src/armnn/TypesUtils.cpp armnn::Quantize/armnn::Dequantize, backends/reference/RefLayerSupport.cpp IsAdditionSupported",
+      "attributes": [
+        "a_scale",
+        "a_zero_point",
+        "b_scale",
+        "b_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [],
+      "vectors": "ops/qlinear/add/armnn.cpuref.json",
+      "required_flags": [
+        "tie",
+        "away_tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "broadcast",
+        "rank_mismatch",
+        "broadcast_scalar",
+        "random"
+      ]
     }
   ]
 }
@@ -2546,6 +2577,107 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "uint8",
         "ref_path",
         "reciprocal_differs",
+        "random"
+      ]
+    },
+    {
+      "name": "armnn.cpuref",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.avg_pool2d.armnn_cpuref",
+        "qlinear.armnn_cpuref"
+      ],
+      "description": "Arm NN 20.08 CpuRef Pooling2d (Average, NHWC, OutputShapeRounding::Floor; PaddingMethod::IgnoreValue for count_include_pad, else Exclude): sum = +0, sum = fl32(sum + fl32(float(x - z_x) s_x)) over the taps inside the input in window order, v = fl32(sum / fl32(KH KW or the tap count)), y = sat(round_half_away(fl32(v / s_y)) + z_y); a window in the padding gives z_y; no fused clamp",
+      "source": "ARM-software/armnn v20.08 (Debian 20.08-12) src/backends/reference/workloads/Pooling2d.cpp Pooling2d, RefPooling2dWorkload.cpp, src/armnn/layers/Pooling2dLayer.cpp InferOutputShapes, BaseIterator.hpp (QASymmS8Decoder/QASymm8Decoder, QASymmS8Encoder/QASymm8Encoder), src/armnn/TypesUtils.cpp armnn::Quantize/armnn::Dequantize, backends/reference/RefLayerSupport.cpp IsPooling2dSupported",
+      "attributes": [
+        "kernel",
+        "x_scale",
+        "x_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [
+        "count_include_pad",
+        "pads",
+        "strides"
+      ],
+      "vectors": "ops/qlinear/avg_pool2d/armnn.cpuref.json",
+      "required_flags": [
+        "tie",
+        "away_tie",
+        "saturate_low",
+        "saturate_high",
+        "count_include_pad",
+        "count_exclude_pad",
+        "asymmetric_pads",
+        "pad_zero_point",
+        "strides",
+        "uint8",
+        "window_in_padding",
+        "random"
+      ]
+    },
+    {
+      "name": "pytorch.onednn",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.avg_pool2d.pytorch_onednn"
+      ],
+      "description": "PyTorch 1.13 at::avg_pool2d on a quantized channels-last tensor (the ATen kernel qavg_pool2d_nhwc_kernel, what the onednn engine runs for quint8 and qint8): the output keeps x's parameters, acc = window sum of (x - x_zp), m = fl32(fl32(x_s / x_s) / fl32(d)), d = KH KW or the taps inside, y = sat(rne(fl32(fl32(acc) * m)) + x_zp); symmetric pads <= kernel / 2",
+      "source": "pytorch/pytorch v1.13.1 aten/src/ATen/native/quantized/cpu/AveragePool2d.cpp (avg_pool2d_quantized_cpu, q_avg_pool2d), kernels/QuantizedOpKernels.cpp (_qavg_pool_nhwc_kernel, do_avg_pool_nhwc_on_AVX_n, QuantizeAvx2), quantized/AffineQuantizerBase.cpp (quantize_val), aten/src/ATen/native/Pool.h (pool2d_shape_check)",
+      "attributes": [
+        "kernel",
+        "x_scale",
+        "x_zero_point"
+      ],
+      "optional_attributes": [
+        "count_include_pad",
+        "pads",
+        "strides"
+      ],
+      "vectors": "ops/qlinear/avg_pool2d/pytorch.onednn.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "count_include_pad",
+        "count_exclude_pad",
+        "pad_zero_point",
+        "strides",
+        "uint8",
+        "int8",
+        "random"
+      ]
+    },
+    {
+      "name": "pytorch.qnnpack",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.avg_pool2d.pytorch_qnnpack"
+      ],
+      "description": "PyTorch 1.13 at::avg_pool2d under the qnnpack engine: uint8 (quint8) runs QNNPACK's average pooling (padding holds x_zp and always counts, S = fl32(x_s / fl32(x_s * fl32(KH KW))), y = sat(rne(fl32(fl32(acc) * S)) + x_zp); ERROR_IF KH KW = 1); int8 runs the ATen kernel of pytorch.onednn",
+      "source": "pytorch/pytorch v1.13.1 aten/src/ATen/native/quantized/cpu/AveragePool2d.cpp (avg_pool2d_quantized_cpu, qnnp_avgpool_helper::qnnpack_avg_pool2d), qnnpack/src/average-pooling.c (pytorch_qnnp_create_average_pooling2d_nhwc_q8), qnnpack/src/qnnpack/requantization.h (pytorch_qnnp_compute_avgpool_quantization_params), qnnpack/src/q8avgpool/up8x9-sse2.c, mp8x9p8q-sse2.c",
+      "attributes": [
+        "kernel",
+        "x_scale",
+        "x_zero_point"
+      ],
+      "optional_attributes": [
+        "count_include_pad",
+        "pads",
+        "strides"
+      ],
+      "vectors": "ops/qlinear/avg_pool2d/pytorch.qnnpack.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "count_include_pad",
+        "count_exclude_pad",
+        "pad_zero_point",
+        "strides",
+        "uint8",
+        "int8",
         "random"
       ]
     }
@@ -3116,6 +3248,33 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "reciprocal_differs",
         "random"
       ]
+    },
+    {
+      "name": "armnn.cpuref",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.global_avg_pool.armnn_cpuref",
+        "qlinear.armnn_cpuref"
+      ],
+      "description": "Arm NN 20.08 CpuRef Pooling2d (Average) with the kernel equal to the input (H, W): sum = +0, sum = fl32(sum + fl32(float(x - z_x) s_x)) over the image in row-major order, v = fl32(sum / fl32(H W)), y = sat(round_half_away(fl32(v / s_y)) + z_y); no fused clamp",
+      "source": "ARM-software/armnn v20.08 (Debian 20.08-12) src/backends/reference/workloads/Pooling2d.cpp Pooling2d, RefPooling2dWorkload.cpp, src/armnn/layers/Pooling2dLayer.cpp InferOutputShapes, BaseIterator.hpp (QASymmS8Decoder/QASymm8Decoder, QASymmS8Encoder/QASymm8Encoder), src/armnn/TypesUtils.cpp armnn::Quantize/armnn::Dequantize, backends/reference/RefLayerSupport.cpp IsPooling2dSupported",
+      "attributes": [
+        "x_scale",
+        "x_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [],
+      "vectors": "ops/qlinear/global_avg_pool/armnn.cpuref.json",
+      "required_flags": [
+        "tie",
+        "away_tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "rescaled",
+        "random"
+      ]
     }
   ]
 }
@@ -3506,6 +3665,30 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "empty_window",
         "random"
       ]
+    },
+    {
+      "name": "armnn.cpuref",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.max_pool2d.armnn_cpuref"
+      ],
+      "description": "Arm NN 20.08 CpuRef Pooling2d (Max, NHWC, Floor) with equal input and output quantization: the float maximum of the dequantized taps inside the input, encoded again: the maximum code; no dilation, no fused clamp",
+      "source": "ARM-software/armnn v20.08 (Debian 20.08-12) src/backends/reference/workloads/Pooling2d.cpp Pooling2d, RefPooling2dWorkload.cpp, src/armnn/layers/Pooling2dLayer.cpp InferOutputShapes, BaseIterator.hpp (QASymmS8Decoder/QASymm8Decoder, QASymmS8Encoder/QASymm8Encoder), src/armnn/TypesUtils.cpp armnn::Quantize/armnn::Dequantize, backends/reference/RefLayerSupport.cpp IsPooling2dSupported",
+      "attributes": [
+        "kernel"
+      ],
+      "optional_attributes": [
+        "pads",
+        "strides"
+      ],
+      "vectors": "ops/qlinear/max_pool2d/armnn.cpuref.json",
+      "required_flags": [
+        "asymmetric_pads",
+        "strides",
+        "uint8",
+        "padded",
+        "random"
+      ]
     }
   ]
 }
@@ -3720,6 +3903,37 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "narrow_clamp",
         "broadcast_scalar",
         "scale_limit"
+      ]
+    },
+    {
+      "name": "armnn.cpuref",
+      "clauses": [
+        "qlinear.ew.broadcast",
+        "qlinear.mul.armnn_cpuref",
+        "qlinear.armnn_cpuref"
+      ],
+      "description": "Arm NN 20.08 CpuRef Multiplication layer: a~ = fl32(float(a - z_a) s_a), b~ likewise, v = fl32(a~ b~) (std::multiplies<float>), y = sat(round_half_away(fl32(v / s_y)) + z_y); no fused clamp",
+      "source": "ARM-software/armnn v20.08 (Debian 20.08-12) src/backends/reference/workloads/ElementwiseFunction.cpp ElementwiseBinaryFunction, Broadcast.hpp BroadcastLoop, RefMultiplicationWorkload (RefElementwiseWorkload.cpp), BaseIterator.hpp (QASymmS8Decoder/QASymm8Decoder, QASymmS8Encoder/QASymm8Encoder), src/armnn/TypesUtils.cpp armnn::Quantize/armnn::Dequantize, backends/reference/RefLayerSupport.cpp IsMultiplicationSupported",
+      "attributes": [
+        "a_scale",
+        "a_zero_point",
+        "b_scale",
+        "b_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [],
+      "vectors": "ops/qlinear/mul/armnn.cpuref.json",
+      "required_flags": [
+        "tie",
+        "away_tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "broadcast",
+        "rank_mismatch",
+        "broadcast_scalar",
+        "random"
       ]
     }
   ]

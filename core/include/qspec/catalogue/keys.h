@@ -1181,6 +1181,7 @@ struct qlinear_add {
     static constexpr std::string_view tflite_double_round = "tflite.double_round";
     static constexpr std::string_view tflite_single_round = "tflite.single_round";
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
+    static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
   };
 };
 
@@ -1210,6 +1211,9 @@ struct qlinear_avg_pool2d {
     static constexpr std::string_view tflite_double_round = "tflite.double_round";
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
     static constexpr std::string_view onednn = "onednn";
+    static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
+    static constexpr std::string_view pytorch_onednn = "pytorch.onednn";
+    static constexpr std::string_view pytorch_qnnpack = "pytorch.qnnpack";
   };
 };
 
@@ -1329,6 +1333,7 @@ struct qlinear_global_avg_pool {
     static constexpr std::string_view tflite_double_round = "tflite.double_round";
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
     static constexpr std::string_view onednn = "onednn";
+    static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
   };
 };
 
@@ -1408,6 +1413,7 @@ struct qlinear_max_pool2d {
     static constexpr std::string_view tflite_double_round = "tflite.double_round";
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
     static constexpr std::string_view onednn = "onednn";
+    static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
   };
 };
 
@@ -1436,6 +1442,7 @@ struct qlinear_mul {
     static constexpr std::string_view tflite_double_round = "tflite.double_round";
     static constexpr std::string_view tflite_single_round = "tflite.single_round";
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
+    static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
   };
 };
 
