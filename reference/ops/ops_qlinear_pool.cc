@@ -1,6 +1,7 @@
 // Reference-backend registrations of the engines' quantized pooling operators
 // (spec/operators_qlinear_pool.md): qlinear.avg_pool2d, qlinear.global_avg_pool and
-// qlinear.max_pool2d under xnnpack.fp32, onnxruntime and tflite.double_round.
+// qlinear.max_pool2d under xnnpack.fp32, onnxruntime and tflite.double_round, and qlinear.avg_pool2d
+// under tosa.
 //
 // Tensors, attributes and conventions are named through the catalogue's typed keys; the catalogue
 // rejects an attribute a convention does not take (e.g. y_min under onnxruntime).
@@ -59,6 +60,9 @@ template <class Op>
 QPoolConvention convention_of(std::string_view name) {
   if (name == Op::conv::xnnpack_fp32) return QPoolConvention::XnnpackFp32;
   if (name == Op::conv::onnxruntime) return QPoolConvention::OnnxRuntime;
+  if constexpr (requires { Op::conv::tosa; }) {
+    if (name == Op::conv::tosa) return QPoolConvention::Tosa;
+  }
   return QPoolConvention::Tflite;
 }
 
@@ -120,6 +124,7 @@ QSPEC_REGISTER_REF_OP(reg<Gap>(Gap::conv::tflite_double_round, global_avg_pool_f
 QSPEC_REGISTER_REF_OP(reg<Max>(Max::conv::xnnpack_fp32, max_pool2d_fn));
 QSPEC_REGISTER_REF_OP(reg<Max>(Max::conv::onnxruntime, max_pool2d_fn));
 QSPEC_REGISTER_REF_OP(reg<Max>(Max::conv::tflite_double_round, max_pool2d_fn));
+QSPEC_REGISTER_REF_OP(reg<Avg>(Avg::conv::tosa, avg_pool2d_fn));
 
 }  // namespace
 }  // namespace qspec::refops

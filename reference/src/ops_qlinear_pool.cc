@@ -64,6 +64,7 @@ void tflite_pool_params(const QPoolParams& p, bool with_scales) {
 // spec: qlinear.avg_pool2d.xnnpack_fp32
 // spec: qlinear.avg_pool2d.onnxruntime
 // spec: qlinear.avg_pool2d.tflite
+// spec: qlinear.avg_pool2d.tosa
 IntArray qlinear_avg_pool2d(const IntArray& x, const QPoolGeometry& g, bool count_include_pad, const QPoolParams& p,
                             QPoolConvention c) {
   const std::string op = "qlinear.avg_pool2d";
@@ -92,10 +93,12 @@ IntArray qlinear_avg_pool2d(const IntArray& x, const QPoolGeometry& g, bool coun
                         float_is_finite(p.y_scale, kBinary32) && f32_value(p.y_scale) > 0,
                     "onnxruntime: x_scale and y_scale finite and positive");
     }
-  } else {
+  } else if (c == QPoolConvention::Tflite) {
     QSPEC_ERROR_IF(count_include_pad && any_pad(g),
                    "tflite: AveragePool never counts the padding (no count_include_pad)");
     tflite_pool_params(p, true);
+  } else {
+    qlinear_tosa_avgpool_check(p, g, count_include_pad);
   }
   require_codes(x, p.type, op);
   const auto windows = qlinear_pool_window_codes(x, g, oh, ow);
@@ -110,8 +113,10 @@ IntArray qlinear_avg_pool2d(const IntArray& x, const QPoolGeometry& g, bool coun
       out = global ? qlinear_onnxruntime_output(window_acc(codes, p.x_zero_point), scale, epilogue_params(p))
                    : qlinear_onnxruntime_avgpool_output(
                          codes, count_include_pad ? K : static_cast<std::int64_t>(codes.size()), p);
-    } else {
+    } else if (c == QPoolConvention::Tflite) {
       out = qlinear_tflite_avgpool_output(codes, p);
+    } else {
+      out = qlinear_tosa_avgpool_output(codes);
     }
     y.data[i] = out;
   }

@@ -151,7 +151,7 @@ std::vector<Rat> rounded_values(const Problem& pr, QPoolConvention c) {
       const std::int64_t n = pr.count_include_pad ? K : static_cast<std::int64_t>(codes.size());
       const std::uint32_t m = ref::f32_div(sum, ref::f32_from_int(Int(n)));
       out.push_back(ref::f32_value(ref::f32_add(ref::f32_div(m, p.y_scale), ref::f32_from_int(p.y_zero_point))));
-    } else if (pr.kind == Kind::Avg) {
+    } else if (pr.kind == Kind::Avg) {  // TFLite, and TOSA (the exact average; see kTosaNotes)
       if (codes.empty()) continue;
       Int s(0);
       for (const auto& v : codes) s += v;
@@ -262,6 +262,7 @@ struct Builder {
   bool xnn() const { return c == QPoolConvention::XnnpackFp32; }
   bool ort() const { return c == QPoolConvention::OnnxRuntime; }
   bool tfl() const { return c == QPoolConvention::Tflite; }
+  bool tosa() const { return c == QPoolConvention::Tosa; }
 };
 
 const std::vector<std::pair<std::string, std::string>> kNotes = {
@@ -285,6 +286,18 @@ const std::vector<std::pair<std::string, std::string>> kNotes = {
     {"random", "random draw"},
 };
 
+// TOSA never rounds an exact half: reciprocal_scale's multiplier exceeds 2^s / count, so its "tie"
+// is an exact average k + 1/2, which apply_scale_32 sees at most 2^-30 relative beyond (away from 0).
+std::vector<std::pair<std::string, std::string>> tosa_notes() {
+  auto n = kNotes;
+  for (auto& [flag, text] : n)
+    if (flag == "tie")
+      text =
+          "at least one window's exact average (sum of codes / taps inside) is k + 1/2: TOSA's value before "
+          "the rounding is then just beyond it, away from zero";
+  return n;
+}
+
 // ---- drawing ----
 
 std::uint32_t f32_bits(std::int64_t m, int e) { return ties::f32_dyadic(m, e); }
@@ -299,6 +312,7 @@ std::uint32_t random_scale(Rng& r, int e) {
 DType draw_type(Rng& r, const Builder& b) {
   if (b.xnn() && b.kind == Kind::Avg) return DType::U8;  // qu8 only
   if (b.tfl() && b.kind == Kind::Gap) return DType::I8;  // the int8 Mean kernel
+  if (b.tosa()) return DType::I8;                        // AVG_POOL2D has no uint8 form
   return r.coin() ? DType::U8 : DType::I8;
 }
 
@@ -326,7 +340,7 @@ ro::QPoolGeometry draw_geometry(Rng& r, const Builder& b, bool pow2_kernel) {
   if (b.kind == Kind::Max && !b.tfl() && r.uniform(0, 3) == 0) g.dilations = {r.uniform(1, 2), r.uniform(1, 2)};
   for (std::size_t i = 0; i < 4; ++i) {
     const std::int64_t k = g.kernel[i % 2];
-    const std::int64_t pmax = b.ort() ? k - 1 : std::min<std::int64_t>(k, 2);
+    const std::int64_t pmax = b.ort() || b.tosa() ? k - 1 : std::min<std::int64_t>(k, 2);
     g.pads[i] = r.uniform(0, 2) == 0 ? 0 : r.uniform(0, pmax);
   }
   return g;
@@ -355,7 +369,7 @@ Problem draw(Rng& r, const Builder& b, int mode) {
     shape = {r.uniform(1, 2), mode == 1 ? pow2[r.uniform(0, 2)] : r.uniform(1, 5),
              mode == 1 ? pow2[r.uniform(1, 2)] : r.uniform(1, 5), r.uniform(1, 4)};
   }
-  if (b.kind == Kind::Avg) pr.count_include_pad = b.xnn() ? true : (b.tfl() ? false : r.coin());
+  if (b.kind == Kind::Avg) pr.count_include_pad = b.xnn() ? true : (b.tfl() || b.tosa() ? false : r.coin());
   const std::int64_t lo = lo_of(p.type), hi = hi_of(p.type);
   // The zero points: anywhere in the dtype (saturating draws: near the ends).
   const std::int64_t zx = mode == 2 ? (r.coin() ? lo + r.uniform(0, 20) : hi - r.uniform(0, 20)) : r.uniform(lo, hi);
@@ -371,7 +385,7 @@ Problem draw(Rng& r, const Builder& b, int mode) {
     }
     return pr;
   }
-  if (b.tfl() && b.kind == Kind::Avg) {
+  if ((b.tfl() || b.tosa()) && b.kind == Kind::Avg) {
     // Equal input and output parameters (REQUIRE).
     p.x_scale = p.y_scale = random_scale(r, static_cast<int>(r.uniform(-10, 2)));
     p.y_zero_point = p.x_zero_point;
@@ -424,16 +438,68 @@ Problem base(Kind k, DType t) {
   return pr;
 }
 
+// TOSA AVG_POOL2D (qlinear.avg_pool2d.tosa): negative ties, saturation, padding with a non-zero
+// zero point, and the ERROR_IFs of AVG_POOL2D.tosac (lines 10-20) as invalid tests.
+void tosa_avg_cases(const Problem& ok, Builder& b) {
+  Problem neg = ok;
+  neg.x = IntArray({1, 1, 4, 1});
+  for (std::int64_t i = 0; i < 4; ++i) neg.x.data[static_cast<std::size_t>(i)] = Int(-1 - 2 * i);
+  neg.g.kernel = {1, 2};
+  neg.g.pads = {0, 1, 0, 1};
+  b.add(neg,
+        "1x2 windows of -1, -3, -5, -7 with side padding: -1 (one tap), -2, -4, -6, -7 (one tap); "
+        "no tie here, next case has them");
+  Problem negtie = neg;
+  for (std::int64_t i = 0; i < 4; ++i) negtie.x.data[static_cast<std::size_t>(i)] = Int(-1 - i);
+  b.add(negtie, "1x2 windows of -1, -2, -3, -4: averages -1.5, -2.5, -3.5 round away from zero (not up)");
+  Problem three = ok;
+  three.x = IntArray({1, 3, 3, 1});
+  for (std::size_t i = 0; i < 9; ++i) three.x.data[i] = Int(static_cast<std::int64_t>(i % 2 == 0 ? 1 : 2));
+  three.g.kernel = {3, 3};
+  three.g.pads = {1, 1, 1, 1};
+  three.p.x_zero_point = three.p.y_zero_point = Int(-5);
+  b.add(three, "3x3 kernel, pads 1, x_zero_point -5: counts 4, 6 and 9 (the padding, holding no value, not counted)");
+  Problem lo = ok;
+  for (auto& v : lo.x.data) v = Int(-128);
+  lo.g.pads = {1, 1, 0, 0};
+  b.add(lo, "every code -128 with padding: -128 (saturate_low)");
+  Problem hi = lo;
+  for (auto& v : hi.x.data) v = Int(127);
+  b.add(hi, "every code 127 with padding: 127 (saturate_high)");
+  Problem u8 = ok;
+  u8.p.type = DType::U8;
+  u8.x = iota({1, 3, 3, 1}, 10, 1, DType::U8);
+  b.add_invalid(u8, "uint8: AVG_POOL2D's integer in_out_t is i8_t or i16_t");
+  const char* side[] = {"top", "left", "bottom", "right"};
+  for (std::size_t i = 0; i < 4; ++i) {
+    Problem big = ok;
+    big.g.pads[i] = 2;
+    b.add_invalid(big, std::string("pad_") + side[i] + " 2 >= kernel 2: ERROR_IF(pad >= kernel), AVG_POOL2D.tosac");
+  }
+  Problem stride = ok;
+  stride.g.strides = {1, 0};
+  b.add_invalid(stride, "stride_x 0: ERROR_IF(stride_y < 1 || stride_x < 1)");
+  Problem kernel = ok;
+  kernel.g.kernel = {0, 2};
+  b.add_invalid(kernel, "kernel_y 0: ERROR_IF(kernel_y < 1 || kernel_x < 1)");
+  Problem negpad = ok;
+  negpad.g.pads = {0, -1, 0, 0};
+  b.add_invalid(negpad, "pad_left -1: ERROR_IF(pad_top < 0 || ...)");
+  Problem zp = ok;
+  zp.p.x_zero_point = zp.p.y_zero_point = Int(128);
+  b.add_invalid(zp, "zero point 128 does not fit the int8 quantized type");
+}
+
 void avg_cases(Rng&, Builder& b) {
   const DType t = b.xnn() ? DType::U8 : DType::I8;
   Problem ok = base(Kind::Avg, t);
-  ok.count_include_pad = !b.tfl();
+  ok.count_include_pad = !b.tfl() && !b.tosa();
   // Asymmetric pads with a non-zero input zero point: padded taps hold x_zp (real 0).
   Problem asym = ok;
   asym.g.pads = {1, 0, 0, 1};
   asym.p.x_zero_point = Int(t == DType::I8 ? 3 : 12);
-  if (b.tfl()) asym.p.y_zero_point = asym.p.x_zero_point;
-  if (!b.tfl()) b.add(asym, "pads (1, 0, 0, 1) with x_zero_point != 0: padded taps count as real 0");
+  if (b.tfl() || b.tosa()) asym.p.y_zero_point = asym.p.x_zero_point;
+  if (!b.tfl() && !b.tosa()) b.add(asym, "pads (1, 0, 0, 1) with x_zero_point != 0: padded taps count as real 0");
   Problem excl = asym;
   excl.count_include_pad = false;
   if (!b.xnn()) b.add(excl, "pads (1, 0, 0, 1), count_include_pad = 0: divided by the taps inside");
@@ -441,6 +507,7 @@ void avg_cases(Rng&, Builder& b) {
   Problem incl = asym;
   incl.count_include_pad = true;
   if (b.tfl()) b.add_invalid(incl, "count_include_pad = 1 with padding: TFLite never counts the padding");
+  if (b.tosa()) b.add_invalid(incl, "count_include_pad = 1 with padding: AVG_POOL2D never counts the padding");
   // Two equal codes around a half: (x0 + x1) / 2 is a tie; a 2x1 window, stride 1.
   Problem tie = ok;
   tie.x = IntArray({1, 4, 1, 1});
@@ -456,7 +523,8 @@ void avg_cases(Rng&, Builder& b) {
   Problem glob = ok;
   glob.g.kernel = {3, 3};
   glob.p.x_scale = glob.p.y_scale = f32_bits(1, -4);
-  if (!b.tfl()) b.add(glob, "kernel = input, no padding: the engine's global-pooling kernel (rounds half to even)");
+  if (!b.tfl() && !b.tosa())
+    b.add(glob, "kernel = input, no padding: the engine's global-pooling kernel (rounds half to even)");
   if (b.xnn()) {
     Problem gp = ok;
     gp.g.kernel = {4, 3};
@@ -505,6 +573,7 @@ void avg_cases(Rng&, Builder& b) {
     big.p.y_scale = f32_bits(1, 0);
     b.add_invalid(big, "global fallback with S = 2^12 / 9 >= 256: parameter out of computation range", {"scale_limit"});
   }
+  if (b.tosa()) tosa_avg_cases(ok, b);
   if (b.tfl()) {
     Problem empty = ok;
     empty.count_include_pad = false;
@@ -609,6 +678,9 @@ template <class Op>
 QPoolConvention convention_of(std::string_view conv) {
   if (conv == Op::conv::xnnpack_fp32) return QPoolConvention::XnnpackFp32;
   if (conv == Op::conv::onnxruntime) return QPoolConvention::OnnxRuntime;
+  if constexpr (requires { Op::conv::tosa; }) {
+    if (conv == Op::conv::tosa) return QPoolConvention::Tosa;
+  }
   return QPoolConvention::Tflite;
 }
 
@@ -617,7 +689,8 @@ Family pool_family(std::string_view conv, std::uint64_t seed, Kind kind, int tie
                    void (*extra)(Rng&, Builder&)) {
   const std::string op(Op::op), cv(conv);
   const QPoolConvention c = convention_of<Op>(conv);
-  return family<Op>(conv, kNotes, seed, [op, cv, c, kind, tie_rich, realistic, saturating, extra](Rng& r) {
+  const auto notes = c == QPoolConvention::Tosa ? tosa_notes() : kNotes;
+  return family<Op>(conv, notes, seed, [op, cv, c, kind, tie_rich, realistic, saturating, extra](Rng& r) {
     Builder b{op, cv, c, kind, {}};
     extra(r, b);
     b.add_random(
@@ -641,6 +714,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Gap>(Gap::conv::tflite_double_round, 15
 QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Max>(Max::conv::xnnpack_fp32, 1521, Kind::Max, 0, 200, 60, max_cases));
 QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Max>(Max::conv::onnxruntime, 1522, Kind::Max, 0, 200, 60, max_cases));
 QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Max>(Max::conv::tflite_double_round, 1523, Kind::Max, 0, 200, 60, max_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Avg>(Avg::conv::tosa, 1504, Kind::Avg, 300, 200, 80, avg_cases));
 
 }  // namespace
 }  // namespace qspec::vecgen

@@ -1209,6 +1209,7 @@ struct qlinear_avg_pool2d {
     static constexpr std::string_view onnxruntime = "onnxruntime";
     static constexpr std::string_view tflite_double_round = "tflite.double_round";
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
+    static constexpr std::string_view tosa = "tosa";
   };
 };
 
