@@ -2680,6 +2680,38 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "int8",
         "random"
       ]
+    },
+    {
+      "name": "tosa",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.avg_pool2d.tosa"
+      ],
+      "description": "TFLite int8 AVERAGE_POOL_2D lowered to TOSA AVG_POOL2D: input_zp = output_zp = 0 (the legalization forces them), acc = sum of the codes inside the input, reciprocal_scale(count) -> (M, 30 + k), y = clip(apply_scale_32(acc, M, 30 + k, false)); padding never counted, ERROR_IF a pad >= its kernel; int8 only; REQUIRE equal input and output parameters",
+      "source": "arm/tosa-specification pseudocode/operators/AVG_POOL2D.tosac, pseudocode/library/scale_helpers.tosac (reciprocal_scale, apply_scale_32); tensorflow compiler/mlir/tosa/transforms/legalize_tfl.cc ConvertTFLAveragePool2DOp (1f35abe)",
+      "attributes": [
+        "kernel",
+        "x_scale",
+        "x_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [
+        "count_include_pad",
+        "pads",
+        "strides"
+      ],
+      "vectors": "ops/qlinear/avg_pool2d/tosa.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "count_exclude_pad",
+        "asymmetric_pads",
+        "pad_zero_point",
+        "strides",
+        "random"
+      ]
     }
   ]
 }

@@ -1,7 +1,8 @@
 // Reference-backend registrations of the engines' quantized pooling operators
 // (spec/operators_qlinear_pool.md): qlinear.avg_pool2d, qlinear.global_avg_pool and
-// qlinear.max_pool2d under xnnpack.fp32, onnxruntime, tflite.double_round and onednn
-// (spec/operators_qlinear_onednn_pool.md).
+// qlinear.max_pool2d under xnnpack.fp32, onnxruntime, tflite.double_round, onednn
+// (spec/operators_qlinear_onednn_pool.md) and armnn.cpuref (spec/operators_qlinear_armnn.md), and
+// qlinear.avg_pool2d under tosa.
 //
 // Tensors, attributes and conventions are named through the catalogue's typed keys; the catalogue
 // rejects an attribute a convention does not take (e.g. y_min under onnxruntime).
@@ -62,6 +63,9 @@ QPoolConvention convention_of(std::string_view name) {
   if (name == Op::conv::onnxruntime) return QPoolConvention::OnnxRuntime;
   if (name == Op::conv::onednn) return QPoolConvention::OneDnn;
   if (name == Op::conv::armnn_cpuref) return QPoolConvention::ArmnnCpuref;
+  if constexpr (requires { Op::conv::tosa; }) {
+    if (name == Op::conv::tosa) return QPoolConvention::Tosa;
+  }
   return QPoolConvention::Tflite;
 }
 
@@ -129,6 +133,7 @@ QSPEC_REGISTER_REF_OP(reg<Max>(Max::conv::onednn, max_pool2d_fn));
 QSPEC_REGISTER_REF_OP(reg<Avg>(Avg::conv::armnn_cpuref, avg_pool2d_fn));
 QSPEC_REGISTER_REF_OP(reg<Gap>(Gap::conv::armnn_cpuref, global_avg_pool_fn));
 QSPEC_REGISTER_REF_OP(reg<Max>(Max::conv::armnn_cpuref, max_pool2d_fn));
+QSPEC_REGISTER_REF_OP(reg<Avg>(Avg::conv::tosa, avg_pool2d_fn));
 
 }  // namespace
 }  // namespace qspec::refops

@@ -65,6 +65,7 @@ void tflite_pool_params(const QPoolParams& p, bool with_scales) {
 // spec: qlinear.avg_pool2d.xnnpack_fp32
 // spec: qlinear.avg_pool2d.onnxruntime
 // spec: qlinear.avg_pool2d.tflite
+// spec: qlinear.avg_pool2d.tosa
 IntArray qlinear_avg_pool2d(const IntArray& x, const QPoolGeometry& g, bool count_include_pad, const QPoolParams& p,
                             QPoolConvention c) {
   const std::string op = "qlinear.avg_pool2d";
@@ -96,10 +97,12 @@ IntArray qlinear_avg_pool2d(const IntArray& x, const QPoolGeometry& g, bool coun
     }
   } else if (c == QPoolConvention::ArmnnCpuref) {
     qlinear_armnn_pool_check(x.shape, g, p, true);
-  } else {
+  } else if (c == QPoolConvention::Tflite) {
     QSPEC_ERROR_IF(count_include_pad && any_pad(g),
                    "tflite: AveragePool never counts the padding (no count_include_pad)");
     tflite_pool_params(p, true);
+  } else {
+    qlinear_tosa_avgpool_check(p, g, count_include_pad);
   }
   require_codes(x, p.type, op);
   const auto windows = qlinear_pool_window_codes(x, g, oh, ow);
@@ -122,8 +125,10 @@ IntArray qlinear_avg_pool2d(const IntArray& x, const QPoolGeometry& g, bool coun
               ? 0u
               : qlinear_armnn_avgpool_value(codes, count_include_pad ? K : static_cast<std::int64_t>(codes.size()), p);
       out = armnn_quantize(v, p.y_scale, p.y_zero_point, p.type);
-    } else {
+    } else if (c == QPoolConvention::Tflite) {
       out = qlinear_tflite_avgpool_output(codes, p);
+    } else {
+      out = qlinear_tosa_avgpool_output(codes);
     }
     y.data[i] = out;
   }

@@ -3,7 +3,8 @@
 // armnn.cpuref (spec/operators_qlinear_armnn.md: Arm NN's float pipeline): the
 // window sums in int32, the fp32 epilogues on the requantization kernels (qlinear::requantize),
 // XNNPACK's multiplier/shift rounding, ONNX Runtime's float pipeline and TFLite's rounded
-// divisions in scalar code (correctness first; -ffp-contract=off keeps every float step separate).
+// divisions and TOSA's reciprocal_scale in scalar code (correctness first; -ffp-contract=off keeps every
+// float step separate).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -32,7 +33,7 @@ using Avg = cat::qlinear_avg_pool2d;
 using Gap = cat::qlinear_global_avg_pool;
 using Max = cat::qlinear_max_pool2d;
 
-enum class Conv { kXnnpack, kOnnxRuntime, kTflite, kArmnn };
+enum class Conv { kXnnpack, kOnnxRuntime, kTflite, kArmnn, kTosa };
 
 template <std::size_t n>
 std::array<std::int64_t, n> geometry(const OpCall& c, const attr::IntArray& key, std::array<std::int64_t, n> d) {
@@ -217,6 +218,17 @@ std::int64_t armnn_average(const std::vector<std::int32_t>& taps, std::int64_t d
       std::min(std::max(q, static_cast<float>(lo_of(s.t))), static_cast<float>(hi_of(s.t))));
 }
 
+// TOSA AVG_POOL2D with input_zp = output_zp = 0 (the TFLite legalization's): reciprocal_scale(count)
+// and apply_scale_32(acc, multiplier, 30 + k, false), clipped to int8 (qlinear.avg_pool2d.tosa).
+std::int64_t tosa_avg(std::int64_t acc, std::int64_t count) {
+  int k = 0;
+  while ((std::int64_t{1} << k) < count) ++k;
+  const std::int64_t multiplier = (((std::int64_t{1} << 30) + 1) << k) / count;
+  const int shift = 30 + k;
+  const std::int64_t v = (acc * multiplier + (std::int64_t{1} << (shift - 1))) >> shift;  // arithmetic shift
+  return std::clamp<std::int64_t>(v, -128, 127);
+}
+
 template <Conv conv>
 void avg_pool2d(OpCall& c) {
   const qspec_tensor& xt = named(c, Avg::in::x);
@@ -227,7 +239,8 @@ void avg_pool2d(OpCall& c) {
   w.s = geometry<2>(c, Avg::attr::strides, {1, 1});
   w.pads = geometry<4>(c, Avg::attr::pads, {0, 0, 0, 0});
   const bool include = attr::get_or(c.attrs, Avg::attr::count_include_pad, false);
-  const Scales s = read_scales<Avg::attr>(c, xt, conv != Conv::kOnnxRuntime && conv != Conv::kArmnn);
+  const Scales s = read_scales<Avg::attr>(c, xt, conv != Conv::kOnnxRuntime && conv != Conv::kArmnn &&
+                                                       conv != Conv::kTosa);
   const auto [oh, ow] = out_size(x, w);
   const std::int64_t H = x.dim(1), W = x.dim(2), K = w.k[0] * w.k[1];
   float S = 0.0f;
@@ -252,6 +265,14 @@ void avg_pool2d(OpCall& c) {
   } else if (conv == Conv::kArmnn) {
     armnn_shape_rule(x, w, oh, ow);
     armnn_params(s);
+  } else if (conv == Conv::kTosa) {
+    reject_if(s.t != QSPEC_DTYPE_INT8, "tosa: AVG_POOL2D has no uint8 form");
+    for (std::size_t a = 0; a < 2; ++a)
+      reject_if(w.pads[a] >= w.k[a] || w.pads[a + 2] >= w.k[a], "tosa: padding must be less than kernel size");
+    reject_if(include && w.any_pad(), "tosa: AVG_POOL2D never counts the padding");
+    reject_if(!fits(s.zx, s.t) || !fits(s.zy, s.t), "tosa: the zero points must fit int8");
+    if (bits_of(s.xs) != bits_of(s.ys) || s.zx != s.zy)
+      throw Unsupported("tosa: equal input and output parameters (a REQUIRE)");
   } else {
     reject_if(include && w.any_pad(), "tflite: AveragePool never counts the padding");
     reject_if(!fits(s.ymin, s.t) || !fits(s.ymax, s.t), "tflite: y_min and y_max must fit the dtype");
@@ -275,6 +296,10 @@ void avg_pool2d(OpCall& c) {
       y[i] = onnxruntime_windowed(t, include ? K : static_cast<std::int64_t>(t.size()), s);
     } else if (conv == Conv::kArmnn) {
       y[i] = armnn_average(t, include ? K : static_cast<std::int64_t>(t.size()), s);
+    } else if (conv == Conv::kTosa) {
+      std::int64_t raw = 0;
+      for (auto v : t) raw += v;
+      y[i] = tosa_avg(raw, static_cast<std::int64_t>(t.size()));
     } else {
       reject_if(t.empty(), "tflite: a window without an input element (filter_count == 0)");
       std::int64_t raw = 0;
@@ -421,6 +446,8 @@ void add_qlinear_pool_ops(std::vector<OpEntry>& t) {
   t.push_back(entry<Gap>(Gap::conv::armnn_cpuref, armnn + "float sum of the image, / H W, round half away",
                          global_avg_pool<Conv::kArmnn>));
   t.push_back(entry<Max>(Max::conv::armnn_cpuref, armnn + "window maximum", max_pool2d<Conv::kArmnn>));
+  t.push_back(
+      entry<Avg>(Avg::conv::tosa, "code sums, TOSA reciprocal_scale and apply_scale_32", avg_pool2d<Conv::kTosa>));
 }
 
 }  // namespace qspec::simd

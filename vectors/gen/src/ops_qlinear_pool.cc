@@ -164,7 +164,7 @@ std::vector<Rat> rounded_values(const Problem& pr, QPoolConvention c) {
       const std::uint32_t fs = ref::f32_from_int(s), fc = ref::f32_from_int(Int(n));
       const bool jit = ro::qlinear_onednn_pool_path(pr.x.shape, g, nullptr) == ro::OneDnnPoolPath::Jit;
       out.push_back(ref::f32_value(jit ? ref::f32_mul(fs, ref::f32_div(0x3f800000u, fc)) : ref::f32_div(fs, fc)));
-    } else if (pr.kind == Kind::Avg) {
+    } else if (pr.kind == Kind::Avg) {  // TFLite, and TOSA (the exact average; see kTosaNotes)
       if (codes.empty()) continue;
       Int s(0);
       for (const auto& v : codes) s += v;
@@ -309,6 +309,7 @@ struct Builder {
   bool tfl() const { return c == QPoolConvention::Tflite; }
   bool dnn() const { return c == QPoolConvention::OneDnn; }
   bool armnn() const { return c == QPoolConvention::ArmnnCpuref; }
+  bool tosa() const { return c == QPoolConvention::Tosa; }
 };
 
 const std::vector<std::pair<std::string, std::string>> kNotes = {
@@ -348,6 +349,18 @@ std::vector<std::pair<std::string, std::string>> notes_of(std::string_view conv)
   return n;
 }
 
+// TOSA never rounds an exact half: reciprocal_scale's multiplier exceeds 2^s / count, so its "tie"
+// is an exact average k + 1/2, which apply_scale_32 sees at most 2^-30 relative beyond (away from 0).
+std::vector<std::pair<std::string, std::string>> tosa_notes() {
+  auto n = kNotes;
+  for (auto& [flag, text] : n)
+    if (flag == "tie")
+      text =
+          "at least one window's exact average (sum of codes / taps inside) is k + 1/2: TOSA's value before "
+          "the rounding is then just beyond it, away from zero";
+  return n;
+}
+
 // ---- drawing ----
 
 std::uint32_t f32_bits(std::int64_t m, int e) { return ties::f32_dyadic(m, e); }
@@ -362,6 +375,7 @@ std::uint32_t random_scale(Rng& r, int e) {
 DType draw_type(Rng& r, const Builder& b) {
   if (b.xnn() && b.kind == Kind::Avg) return DType::U8;  // qu8 only
   if (b.tfl() && b.kind == Kind::Gap) return DType::I8;  // the int8 Mean kernel
+  if (b.tosa()) return DType::I8;                        // AVG_POOL2D has no uint8 form
   return r.coin() ? DType::U8 : DType::I8;
 }
 
@@ -390,7 +404,7 @@ ro::QPoolGeometry draw_geometry(Rng& r, const Builder& b, bool pow2_kernel) {
     g.dilations = {r.uniform(1, 2), r.uniform(1, 2)};
   for (std::size_t i = 0; i < 4; ++i) {
     const std::int64_t k = g.kernel[i % 2];
-    const std::int64_t pmax = b.ort() ? k - 1 : std::min<std::int64_t>(k, 2);
+    const std::int64_t pmax = b.ort() || b.tosa() ? k - 1 : std::min<std::int64_t>(k, 2);
     g.pads[i] = r.uniform(0, 2) == 0 ? 0 : r.uniform(0, pmax);
   }
   return g;
@@ -419,7 +433,7 @@ Problem draw(Rng& r, const Builder& b, int mode) {
     shape = {r.uniform(1, 2), mode == 1 ? pow2[r.uniform(0, 2)] : r.uniform(1, 5),
              mode == 1 ? pow2[r.uniform(1, 2)] : r.uniform(1, 5), r.uniform(1, 4)};
   }
-  if (b.kind == Kind::Avg) pr.count_include_pad = b.xnn() ? true : (b.tfl() ? false : r.coin());
+  if (b.kind == Kind::Avg) pr.count_include_pad = b.xnn() ? true : (b.tfl() || b.tosa() ? false : r.coin());
   if (b.dnn() && b.kind == Kind::Avg && !pr.count_include_pad)
     for (std::size_t i = 0; i < 4; ++i) pr.g.pads[i] = std::min(pr.g.pads[i], pr.g.kernel[i % 2] - 1);
   const std::int64_t lo = lo_of(p.type), hi = hi_of(p.type);
@@ -437,7 +451,7 @@ Problem draw(Rng& r, const Builder& b, int mode) {
     }
     return pr;
   }
-  if (b.tfl() && b.kind == Kind::Avg) {
+  if ((b.tfl() || b.tosa()) && b.kind == Kind::Avg) {
     // Equal input and output parameters (REQUIRE).
     p.x_scale = p.y_scale = random_scale(r, static_cast<int>(r.uniform(-10, 2)));
     p.y_zero_point = p.x_zero_point;
@@ -498,17 +512,68 @@ Problem base(Kind k, DType t) {
 }
 
 void onednn_avg_cases(Builder& b);  // below, with the other oneDNN helpers
+// TOSA AVG_POOL2D (qlinear.avg_pool2d.tosa): negative ties, saturation, padding with a non-zero
+// zero point, and the ERROR_IFs of AVG_POOL2D.tosac (lines 10-20) as invalid tests.
+void tosa_avg_cases(const Problem& ok, Builder& b) {
+  Problem neg = ok;
+  neg.x = IntArray({1, 1, 4, 1});
+  for (std::int64_t i = 0; i < 4; ++i) neg.x.data[static_cast<std::size_t>(i)] = Int(-1 - 2 * i);
+  neg.g.kernel = {1, 2};
+  neg.g.pads = {0, 1, 0, 1};
+  b.add(neg,
+        "1x2 windows of -1, -3, -5, -7 with side padding: -1 (one tap), -2, -4, -6, -7 (one tap); "
+        "no tie here, next case has them");
+  Problem negtie = neg;
+  for (std::int64_t i = 0; i < 4; ++i) negtie.x.data[static_cast<std::size_t>(i)] = Int(-1 - i);
+  b.add(negtie, "1x2 windows of -1, -2, -3, -4: averages -1.5, -2.5, -3.5 round away from zero (not up)");
+  Problem three = ok;
+  three.x = IntArray({1, 3, 3, 1});
+  for (std::size_t i = 0; i < 9; ++i) three.x.data[i] = Int(static_cast<std::int64_t>(i % 2 == 0 ? 1 : 2));
+  three.g.kernel = {3, 3};
+  three.g.pads = {1, 1, 1, 1};
+  three.p.x_zero_point = three.p.y_zero_point = Int(-5);
+  b.add(three, "3x3 kernel, pads 1, x_zero_point -5: counts 4, 6 and 9 (the padding, holding no value, not counted)");
+  Problem lo = ok;
+  for (auto& v : lo.x.data) v = Int(-128);
+  lo.g.pads = {1, 1, 0, 0};
+  b.add(lo, "every code -128 with padding: -128 (saturate_low)");
+  Problem hi = lo;
+  for (auto& v : hi.x.data) v = Int(127);
+  b.add(hi, "every code 127 with padding: 127 (saturate_high)");
+  Problem u8 = ok;
+  u8.p.type = DType::U8;
+  u8.x = iota({1, 3, 3, 1}, 10, 1, DType::U8);
+  b.add_invalid(u8, "uint8: AVG_POOL2D's integer in_out_t is i8_t or i16_t");
+  const char* side[] = {"top", "left", "bottom", "right"};
+  for (std::size_t i = 0; i < 4; ++i) {
+    Problem big = ok;
+    big.g.pads[i] = 2;
+    b.add_invalid(big, std::string("pad_") + side[i] + " 2 >= kernel 2: ERROR_IF(pad >= kernel), AVG_POOL2D.tosac");
+  }
+  Problem stride = ok;
+  stride.g.strides = {1, 0};
+  b.add_invalid(stride, "stride_x 0: ERROR_IF(stride_y < 1 || stride_x < 1)");
+  Problem kernel = ok;
+  kernel.g.kernel = {0, 2};
+  b.add_invalid(kernel, "kernel_y 0: ERROR_IF(kernel_y < 1 || kernel_x < 1)");
+  Problem negpad = ok;
+  negpad.g.pads = {0, -1, 0, 0};
+  b.add_invalid(negpad, "pad_left -1: ERROR_IF(pad_top < 0 || ...)");
+  Problem zp = ok;
+  zp.p.x_zero_point = zp.p.y_zero_point = Int(128);
+  b.add_invalid(zp, "zero point 128 does not fit the int8 quantized type");
+}
 
 void avg_cases(Rng&, Builder& b) {
   const DType t = b.xnn() ? DType::U8 : DType::I8;
   Problem ok = base(Kind::Avg, t);
-  ok.count_include_pad = !b.tfl();
+  ok.count_include_pad = !b.tfl() && !b.tosa();
   // Asymmetric pads with a non-zero input zero point: padded taps hold x_zp (real 0).
   Problem asym = ok;
   asym.g.pads = {1, 0, 0, 1};
   asym.p.x_zero_point = Int(t == DType::I8 ? 3 : 12);
-  if (b.tfl() || b.dnn()) asym.p.y_zero_point = asym.p.x_zero_point;
-  if (!b.tfl() && !b.dnn()) b.add(asym, "pads (1, 0, 0, 1) with x_zero_point != 0: padded taps count as real 0");
+  if (b.tfl() || b.dnn() || b.tosa()) asym.p.y_zero_point = asym.p.x_zero_point;
+  if (!b.tfl() && !b.dnn() && !b.tosa()) b.add(asym, "pads (1, 0, 0, 1) with x_zero_point != 0: padded taps count as real 0");
   if (b.dnn())
     b.add_invalid(asym,
                   "include-padding, pads (1, 0, 0, 1), zero point 3: oneDNN counts a padded tap as the code 0 "
@@ -521,6 +586,7 @@ void avg_cases(Rng&, Builder& b) {
   Problem incl = asym;
   incl.count_include_pad = true;
   if (b.tfl()) b.add_invalid(incl, "count_include_pad = 1 with padding: TFLite never counts the padding");
+  if (b.tosa()) b.add_invalid(incl, "count_include_pad = 1 with padding: AVG_POOL2D never counts the padding");
   // Two equal codes around a half: (x0 + x1) / 2 is a tie; a 2x1 window, stride 1.
   Problem tie = ok;
   tie.x = IntArray({1, 4, 1, 1});
@@ -536,7 +602,7 @@ void avg_cases(Rng&, Builder& b) {
   Problem glob = ok;
   glob.g.kernel = {3, 3};
   glob.p.x_scale = glob.p.y_scale = f32_bits(1, -4);
-  if (!b.tfl() && !b.armnn())
+  if (!b.tfl() && !b.armnn() && !b.tosa())
     b.add(glob, "kernel = input, no padding: the engine's global-pooling kernel (rounds half to even)");
   if (b.armnn()) {
     b.add(glob, "kernel = input, no padding: one window, the float sum / 9, then / y_s");
@@ -617,6 +683,7 @@ void avg_cases(Rng&, Builder& b) {
     b.add_invalid(big, "global fallback with S = 2^12 / 9 >= 256: parameter out of computation range", {"scale_limit"});
   }
   if (b.dnn()) onednn_avg_cases(b);
+  if (b.tosa()) tosa_avg_cases(ok, b);
   if (b.tfl()) {
     Problem empty = ok;
     empty.count_include_pad = false;
@@ -863,6 +930,9 @@ QPoolConvention convention_of(std::string_view conv) {
   if (conv == Op::conv::onnxruntime) return QPoolConvention::OnnxRuntime;
   if (conv == Op::conv::onednn) return QPoolConvention::OneDnn;
   if (conv == Op::conv::armnn_cpuref) return QPoolConvention::ArmnnCpuref;
+  if constexpr (requires { Op::conv::tosa; }) {
+    if (conv == Op::conv::tosa) return QPoolConvention::Tosa;
+  }
   return QPoolConvention::Tflite;
 }
 
@@ -871,7 +941,8 @@ Family pool_family(std::string_view conv, std::uint64_t seed, Kind kind, int tie
                    void (*extra)(Rng&, Builder&)) {
   const std::string op(Op::op), cv(conv);
   const QPoolConvention c = convention_of<Op>(conv);
-  return family<Op>(conv, notes_of<Op>(conv), seed, [op, cv, c, kind, tie_rich, realistic, saturating, extra](Rng& r) {
+  const auto notes = c == QPoolConvention::Tosa ? tosa_notes() : notes_of<Op>(conv);
+  return family<Op>(conv, notes, seed, [op, cv, c, kind, tie_rich, realistic, saturating, extra](Rng& r) {
     Builder b{op, cv, c, kind, {}};
     extra(r, b);
     b.add_random(
@@ -902,6 +973,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Max>(Max::conv::onednn, 1524, Kind::Max
 QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Avg>(Avg::conv::armnn_cpuref, 1531, Kind::Avg, 100, 60, 25, avg_cases));
 QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Gap>(Gap::conv::armnn_cpuref, 1532, Kind::Gap, 80, 50, 20, gap_cases));
 QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Max>(Max::conv::armnn_cpuref, 1533, Kind::Max, 0, 70, 20, max_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Avg>(Avg::conv::tosa, 1504, Kind::Avg, 300, 200, 80, avg_cases));
 
 }  // namespace
 }  // namespace qspec::vecgen

@@ -1214,6 +1214,7 @@ struct qlinear_avg_pool2d {
     static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
     static constexpr std::string_view pytorch_onednn = "pytorch.onednn";
     static constexpr std::string_view pytorch_qnnpack = "pytorch.qnnpack";
+    static constexpr std::string_view tosa = "tosa";
   };
 };
 

@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "qspec/ref/gemmlowp.h"
 #include "qspec/ref/ops/ndarray.h"
 #include "qspec/ref/types.h"
 
@@ -32,7 +33,7 @@ struct QPoolParams {
   std::optional<Int> y_min, y_max;  // fused clamp; absent: the dtype's range
 };
 
-enum class QPoolConvention { XnnpackFp32, OnnxRuntime, Tflite, OneDnn, ArmnnCpuref };
+enum class QPoolConvention { XnnpackFp32, OnnxRuntime, Tflite, OneDnn, ArmnnCpuref, Tosa };
 
 // spec: qlinear.pool.window
 // ERROR_IF x is not rank 4 with every dimension >= 1, or a kernel, stride or dilation entry < 1,
@@ -85,11 +86,27 @@ Int qlinear_onnxruntime_avgpool_output(const std::vector<Int>& codes, std::int64
 // ERROR_IF count = 0 (the kernel returns false).
 Int qlinear_tflite_avgpool_output(const std::vector<Int>& codes, const QPoolParams& p);
 
+// spec: qlinear.avg_pool2d.tosa
+// TOSA's reciprocal_scale(count): k = 32 - clz(count - 1), multiplier floor((2^30 + 1) 2^k / count),
+// shift 30 + k (TOSA's right shift). REQUIRE 0 < count < 2^32 (a uint32_t).
+QuantizedMultiplier qlinear_tosa_reciprocal_scale(std::int64_t count);
+
+// spec: qlinear.avg_pool2d.tosa
+// The ERROR_IFs of AVG_POOL2D.tosac and of the legalization's types (int8, pads < kernel, no
+// count_include_pad with padding, int8 zero points) and its REQUIRE of equal input and output parameters.
+void qlinear_tosa_avgpool_check(const QPoolParams& p, const QPoolGeometry& g, bool count_include_pad);
+
+// spec: qlinear.avg_pool2d.tosa
+// AVG_POOL2D of one window with input_zp = output_zp = 0 (the legalization's): acc = sum of the
+// codes inside, clip(apply_scale_32(acc, reciprocal_scale(count)), -128, 127).
+Int qlinear_tosa_avgpool_output(const std::vector<Int>& codes);
+
 // spec: qlinear.pool.window
 // spec: qlinear.avg_pool2d.xnnpack_fp32
 // spec: qlinear.avg_pool2d.onnxruntime
 // spec: qlinear.avg_pool2d.tflite
 // spec: qlinear.avg_pool2d.armnn_cpuref
+// spec: qlinear.avg_pool2d.tosa
 IntArray qlinear_avg_pool2d(const IntArray& x, const QPoolGeometry& g, bool count_include_pad, const QPoolParams& p,
                             QPoolConvention c);
 
