@@ -28,5 +28,6 @@ void run_tvm_conv2d(const thirdparty::Call& call);                        // op_
 enum class Engine { Qnnpack, Onednn };
 void run_qlinear_fully_connected(const thirdparty::Call& call, Engine engine);  // op_qlinear.cc
 void run_qlinear_conv2d(const thirdparty::Call& call, Engine engine);           // op_qlinear.cc
+void run_qlinear_mul(const thirdparty::Call& call);  // op_qlinear_elementwise.cc: quantized::mul / mul_relu
 
 }  // namespace qspec::libtorch_adapter

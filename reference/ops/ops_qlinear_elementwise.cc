@@ -53,6 +53,8 @@ QEwConvention convention_of(std::string_view name) {
   if (name == Op::conv::xnnpack_fp32) return QEwConvention::XnnpackFp32;
   if (name == Op::conv::onnxruntime) return QEwConvention::OnnxRuntime;
   if (name == Op::conv::tflite_double_round) return QEwConvention::TfliteDoubleRound;
+  if constexpr (requires { Op::conv::pytorch_onednn; })
+    if (name == Op::conv::pytorch_onednn) return QEwConvention::PytorchOnednn;
   return QEwConvention::TfliteSingleRound;
 }
 
@@ -78,6 +80,7 @@ QSPEC_REGISTER_REF_OP(reg<Mul>(Mul::conv::xnnpack_fp32, QEwOp::Mul));
 QSPEC_REGISTER_REF_OP(reg<Mul>(Mul::conv::onnxruntime, QEwOp::Mul));
 QSPEC_REGISTER_REF_OP(reg<Mul>(Mul::conv::tflite_double_round, QEwOp::Mul));
 QSPEC_REGISTER_REF_OP(reg<Mul>(Mul::conv::tflite_single_round, QEwOp::Mul));
+QSPEC_REGISTER_REF_OP(reg<Mul>(Mul::conv::pytorch_onednn, QEwOp::Mul));
 
 // qlinear.concat: the inputs x0, x1, ... in order, one scale and zero point each.
 Registration concat_reg(std::string_view convention) {

@@ -19,7 +19,7 @@
 namespace qspec::ref::ops {
 
 enum class QEwOp { Add, Mul };
-enum class QEwConvention { XnnpackFp32, OnnxRuntime, TfliteDoubleRound, TfliteSingleRound };
+enum class QEwConvention { XnnpackFp32, OnnxRuntime, TfliteDoubleRound, TfliteSingleRound, PytorchOnednn };
 
 // One operator's quantization parameters: a, b and y share `type` (b_type must equal it).
 struct QEwParams {
@@ -99,6 +99,12 @@ std::uint32_t qlinear_mul_onnxruntime_value(const Int& a, const Int& b, std::uin
 // mul.cc Prepare: QuantizeMultiplier(double(s_a) * double(s_b) / double(s_y)).
 QuantizedMultiplier qlinear_mul_tflite_params(const QEwParams& p, bool single_round);
 
+// spec: qlinear.mul.pytorch_onednn
+// ATen's qmul_kernel (PyTorch 1.13): M = fl32(fl32(s_a s_b) fl32(1 / s_y)) (ops_qlinear_elementwise_pytorch.cc).
+std::uint32_t qlinear_mul_pytorch_onednn_multiplier(const QEwParams& p);
+// y = clamp(sat_T(rne(fl32(fl32(p) M)) + z_y), y_min, y_max) with p = (a - z_a)(b - z_b).
+Int qlinear_mul_pytorch_onednn_element(const Int& a, const Int& b, std::uint32_t multiplier, const QEwParams& p);
+
 // ---- the operators ----
 
 // The element function of (op, convention): y = f(a, b) for two codes. The convention's parameter
@@ -116,6 +122,7 @@ QEwElement qlinear_ew_element(QEwOp op, const QEwParams& p, QEwConvention c,
 // spec: qlinear.mul.onnxruntime
 // spec: qlinear.mul.tflite_double_round
 // spec: qlinear.mul.tflite_single_round
+// spec: qlinear.mul.pytorch_onednn
 // y[i] = element(a[a_offset[i]], b[b_offset[i]]) over the broadcast; the shapes and dtypes are
 // checked first, then the parameters, then the codes (REQUIRE in the dtype).
 IntArray qlinear_elementwise(QEwOp op, const IntArray& a, const IntArray& b, const QEwParams& p, QEwConvention c);
