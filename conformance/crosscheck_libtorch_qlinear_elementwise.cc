@@ -2,10 +2,12 @@
 // against qlinear.mul.pytorch_onednn through the reference, under the onednn engine (the
 // convention's) and the qnnpack engine (the same ATen qmul_kernel: the engine selects nothing).
 //
-// quint8 and qint8, broadcast shapes, quantized::mul_relu as y_min = y_zero_point; random scales
-// and tie-rich ones (power-of-two output scales keep fl32(1 / s_y) exact, so fl32(p M) meets k + 1/2).
-// Operators are called through the dispatcher by name (TorchScript's way: the quantized operators
-// are not in ATen's C++ API). Skipped (GTEST_SKIP, reported as SKIP by CTest) without the engine.
+// quint8 only: Debian's 1.13.1 computes qint8 otherwise (later sources: XNNPACK's multiply, _mul_out_xnnpack;
+// on some of these draws it throws a c10::Error, and it gives other results on the vectors' int8
+// reciprocal case). Broadcast shapes, quantized::mul_relu as y_min =
+// y_zero_point; random scales and tie-rich ones (power-of-two output scales keep fl32(1 / s_y) exact, so fl32(p M)
+// meets k + 1/2). Operators are called through the dispatcher by name (TorchScript's way: the quantized operators are
+// not in ATen's C++ API). Skipped (GTEST_SKIP, reported as SKIP by CTest) without the engine.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -141,7 +143,7 @@ void sweep(at::QEngine engine, DType t, std::uint64_t seed, Counts& n) {
 
 void run(at::QEngine engine, const char* name, std::uint64_t seed) {
   if (!engine_available(engine)) GTEST_SKIP() << "this libtorch build has no " << name << " engine";
-  for (const DType t : {DType::U8, DType::I8}) {
+  for (const DType t : {DType::U8}) {
     Counts n;
     sweep(engine, t, seed + (t == DType::U8 ? 0 : 1), n);
     std::printf("libtorch %s mul %s: %lld problems, %lld outputs, %lld exact ties, %lld differences\n", name,

@@ -2,8 +2,10 @@
 // spec/operators_qlinear_elementwise.md `qlinear.mul.pytorch_onednn`: ATen's native qmul_kernel).
 //
 // - a and b become per-tensor quantized tensors with the vector's codes, scales and zero points
-//   (quint8 from uint8, qint8 from int8; both must have one dtype: "Mul operands should have same
-//   data type"), y_scale / y_zero_point are the op's output parameters; quantized::mul broadcasts.
+//   (quint8 from uint8; both must have one dtype: "Mul operands should have same data type"),
+//   y_scale / y_zero_point are the op's output parameters; quantized::mul broadcasts. int8 is
+//   UNSUPPORTED: Debian's 1.13.1 computes qint8 otherwise (later sources: XNNPACK's multiply; the
+//   vectors' int8 reciprocal case measure other results than ATen's kernel).
 // - The fused clamp maps onto the two operators libtorch has: none (y_min, y_max the dtype's range)
 //   is quantized::mul, y_min = y_zero_point with y_max the dtype's maximum is quantized::mul_relu;
 //   any other clamp is UNSUPPORTED (no operator computes it), an invalid one is left to the
@@ -34,15 +36,21 @@ void run_qlinear_mul(const Call& call) {
   using A = K::attr;
   const qspec_tensor &a = call.input(K::in::a), &b = call.input(K::in::b);
   qspec_tensor& yt = call.first_output();
-  if (a.dtype != QSPEC_DTYPE_INT8 && a.dtype != QSPEC_DTYPE_UINT8)
-    call.refuse(std::string("quantized::mul takes quint8 or qint8, not ") + dtype_name(a.dtype));
   if (b.dtype != a.dtype) call.refuse("quantized::mul: Mul operands should have same data type");
+  // Debian's 1.13.1 computes qint8 otherwise (measured: other results than ATen's kernel).
+  if (a.dtype != QSPEC_DTYPE_UINT8)
+    throw Unsupported(std::string("quantized::mul runs ATen's qmul_kernel on quint8 only (qint8: XNNPACK), not ") +
+                      dtype_name(a.dtype));
   const std::int64_t zy = attr::get(call.attrs, A::y_zero_point);
   const std::int64_t lo = attr::get_or(call.attrs, A::y_min, lo_of(a.dtype));
   const std::int64_t hi = attr::get_or(call.attrs, A::y_max, hi_of(a.dtype));
   if (lo < lo_of(a.dtype) || hi > hi_of(a.dtype) || lo > hi)
     call.refuse("the clamp [y_min, y_max] must lie in the dtype");
-  if (zy < lo_of(a.dtype) || zy > hi_of(a.dtype)) call.refuse("y_zero_point must fit the dtype");
+  // _make_per_tensor_quantized_tensor does not check the zero points (quantize_per_tensor does).
+  for (const auto& key : {A::a_zero_point, A::b_zero_point, A::y_zero_point}) {
+    const std::int64_t z = attr::get(call.attrs, key);
+    if (z < lo_of(a.dtype) || z > hi_of(a.dtype)) call.refuse("zero points must fit the dtype");
+  }
   if (hi != hi_of(a.dtype) || (lo != lo_of(a.dtype) && lo != zy))
     throw Unsupported("libtorch has quantized::mul (no clamp) and quantized::mul_relu (y_min = y_zero_point) only");
   const bool relu = lo == zy && lo != lo_of(a.dtype);
