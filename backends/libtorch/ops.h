@@ -32,5 +32,6 @@ void run_qlinear_conv2d(const thirdparty::Call& call, Engine engine);           
 // op_qlinear_pool.cc: qlinear.avg_pool2d under the engine's convention (pytorch.onednn / pytorch.qnnpack).
 void add_qlinear_pool_claims(std::vector<thirdparty::Claim>& claims, bool qnnpack_engine);
 void run_qlinear_avg_pool2d(const thirdparty::Call& call);
+void run_qlinear_mul(const thirdparty::Call& call);  // op_qlinear_elementwise.cc: quantized::mul / mul_relu
 
 }  // namespace qspec::libtorch_adapter

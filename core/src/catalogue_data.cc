@@ -3967,6 +3967,39 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "broadcast_scalar",
         "random"
       ]
+    },
+    {
+      "name": "pytorch.onednn",
+      "clauses": [
+        "qlinear.ew.broadcast",
+        "qlinear.mul.pytorch_onednn"
+      ],
+      "description": "PyTorch 1.13 quantized::mul / mul_relu (ATen's native qmul_kernel, the onednn engine's and qnnpack's quint8 path): M = fl32(fl32(s_a s_b) fl32(1/s_y)), y = clamp(sat(rne(fl32(fl32((a-z_a)(b-z_b)) M)) + z_y), y_min, y_max) (mul_relu: y_min = z_y)",
+      "source": "pytorch/pytorch v1.13.1 aten/src/ATen/native/quantized/cpu/qmul.cpp QMul, kernels/QuantizedOpKernels.cpp qmul_kernel, aten/src/ATen/native/quantized/AffineQuantizer.cpp requantize_from_int, aten/src/ATen/cpu/vec/vec256/vec256_qint.h RequantizeAvx2",
+      "attributes": [
+        "a_scale",
+        "a_zero_point",
+        "b_scale",
+        "b_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [
+        "y_max",
+        "y_min"
+      ],
+      "vectors": "ops/qlinear/mul/pytorch.onednn.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "broadcast",
+        "rank_mismatch",
+        "random",
+        "narrow_clamp",
+        "broadcast_scalar"
+      ]
     }
   ]
 }

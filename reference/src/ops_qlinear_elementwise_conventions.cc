@@ -252,6 +252,10 @@ QEwElement qlinear_ew_element(QEwOp op, const QEwParams& p, QEwConvention c, QEw
     }
   }
   switch (c) {
+    case QEwConvention::PytorchOnednn: {
+      const std::uint32_t m = qlinear_mul_pytorch_onednn_multiplier(p);
+      return [m, p](const Int& a, const Int& b) { return qlinear_mul_pytorch_onednn_element(a, b, m, p); };
+    }
     case QEwConvention::XnnpackFp32: {
       const std::uint32_t s = qlinear_mul_xnnpack_scale(p);
       return [s, p, cl](const Int& a, const Int& b) {

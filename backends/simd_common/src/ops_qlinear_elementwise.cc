@@ -30,7 +30,7 @@ using qlinear::named;
 using Add = cat::qlinear_add;
 using Mul = cat::qlinear_mul;
 
-enum class Conv { kXnnpack, kOrt, kTfliteDouble, kTfliteSingle, kArmnn };
+enum class Conv { kXnnpack, kOrt, kTfliteDouble, kTfliteSingle, kArmnn, kPytorch };
 using Element = std::function<std::int64_t(std::int64_t, std::int64_t)>;
 
 std::int64_t clamp(std::int64_t v, std::int64_t lo, std::int64_t hi) { return std::min(std::max(v, lo), hi); }
@@ -100,6 +100,18 @@ Element xnnpack_mul(const Params& p) {
   return [=](std::int64_t a, std::int64_t b) {
     const float v = static_cast<float>((a - p.za) * (b - p.zb)) * s;  // exact conversion: |p| < 2^24
     return clamp(clamp(static_cast<std::int64_t>(std::nearbyint(v)) + p.zy, lo_of(p.t), hi_of(p.t)), p.ymin, p.ymax);
+  };
+}
+
+// ATen's qmul_kernel (qlinear.mul.pytorch_onednn): multiplier = self_scale * other_scale * inv_scale
+// with inv_scale = 1.0f / scale, then lrintf(p * multiplier) + z_y clamped (no sum: nothing to contract).
+Element pytorch_mul(const Params& p) {
+  const float inv = 1.0f / p.sy;
+  const float m = p.sa * p.sb * inv;
+  if (!std::isfinite(m)) throw Unsupported("pytorch.onednn mul: a finite multiplier (REQUIRE)");
+  return [=](std::int64_t a, std::int64_t b) {
+    const float v = static_cast<float>((a - p.za) * (b - p.zb)) * m;  // exact conversion: |p| < 2^24
+    return clamp(clamp(rne_int32(v, "pytorch.onednn mul") + p.zy, lo_of(p.t), hi_of(p.t)), p.ymin, p.ymax);
   };
 }
 
@@ -219,7 +231,7 @@ Params read_params(const OpCall& c, const qspec_tensor& a, const qspec_tensor& b
       reject_if(!(std::isnormal(s) && s > 0.0f), "xnnpack.fp32: scale must be finite and positive (normal)");
     reject_if(p.ymin >= p.ymax, "xnnpack.fp32: output range lower bound must be below upper bound");
   } else {
-    reject_if(conv != Conv::kOrt && p.ymin > p.ymax, "tflite: y_min > y_max");
+    reject_if(conv != Conv::kOrt && p.ymin > p.ymax, "qlinear elementwise: y_min > y_max");
     if (!finite_positive(p.sa) || !finite_positive(p.sb) || !finite_positive(p.sy))
       throw Unsupported("qlinear elementwise: scales finite and positive (REQUIRE)");
   }
@@ -285,6 +297,7 @@ void qlinear_elementwise(OpCall& c) {
     case Conv::kTfliteDouble: f = is_add ? tflite_add(p, false) : tflite_mul(p, false); break;
     case Conv::kTfliteSingle: f = is_add ? tflite_add(p, true) : tflite_mul(p, true); break;
     case Conv::kArmnn: f = armnn(p, is_add); break;
+    case Conv::kPytorch: f = pytorch_mul(p); break;
   }
   for (auto v : a.data) reject_if(!fits(v, p.t), "qlinear elementwise: a code outside its dtype");
   for (auto v : b.data) reject_if(!fits(v, p.t), "qlinear elementwise: a code outside its dtype");
@@ -315,6 +328,8 @@ void add_qlinear_elementwise_ops(std::vector<OpEntry>& t) {
                          qlinear_elementwise<Add, true, Conv::kArmnn>));
   t.push_back(entry<Mul>(Mul::conv::armnn_cpuref, d + "Arm NN CpuRef binary32 product, round half away",
                          qlinear_elementwise<Mul, false, Conv::kArmnn>));
+  t.push_back(entry<Mul>(Mul::conv::pytorch_onednn, d + "ATen qmul_kernel: reciprocal output scale, lrintf",
+                         qlinear_elementwise<Mul, false, Conv::kPytorch>));
 }
 
 }  // namespace qspec::simd

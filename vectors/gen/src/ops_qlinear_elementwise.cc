@@ -119,6 +119,11 @@ int count_ties(QEwOp op, QEwConvention c, const Problem& pr) {
     tie = [k, p, single](const Int& a, const Int& b) {
       return mbqm_is_tie(ro::qlinear_add_tflite_raw_sum(a, b, k, p, single), k.out, single);
     };
+  } else if (c == QEwConvention::PytorchOnednn) {
+    const auto m = ro::qlinear_mul_pytorch_onednn_multiplier(p);
+    tie = [m, p](const Int& a, const Int& b) {
+      return ties::fp32_product_is_tie((a - p.a_zero_point) * (b - p.b_zero_point), m);
+    };
   } else if (c == QEwConvention::XnnpackFp32) {
     const auto s = ro::qlinear_mul_xnnpack_scale(p);
     tie = [s, p](const Int& a, const Int& b) {
@@ -422,6 +427,34 @@ void half_tie_cases(Builder<Op>& b) {
   }
 }
 
+// PyTorch's multiplier is a product with the reciprocal of s_y, not a quotient: with
+// s_a s_b = 21/8 and s_y = 7, M = fl32(2.625 fl32(1/7)) = 3/8 + 2^-25 where s_a s_b / s_y = 3/8, so
+// p = 12 gives fl32(12 M) = 4.5 + 2^-21, rounded up to 5 (the quotient gives the tie 4.5 -> 4);
+// and mul_relu's clamp at the zero point.
+template <class Op>
+void pytorch_hand_cases(Builder<Op>& b) {
+  for (DType t : {DType::U8, DType::I8}) {
+    Problem rc = unit_problem(t, {4}, {4});
+    const std::int64_t z = t == DType::U8 ? 128 : 0;
+    rc.a = array_of({4}, [z](std::int64_t i) { return z + 3 - 6 * (i % 2); });
+    rc.b = array_of({4}, [z](std::int64_t i) { return z + (i < 2 ? 4 : -4); });
+    rc.p.a_zero_point = rc.p.b_zero_point = Int(z);
+    rc.p.y_zero_point = Int(z + 1);
+    rc.p.a_scale = ties::f32_dyadic(21, -3), rc.p.b_scale = ties::f32_dyadic(1, 0);
+    rc.p.y_scale = ties::f32_dyadic(7, 0);
+    b.add(rc, std::string(dtype_name(t)) +
+                  " s_a s_b = 21/8, s_y = 7, p = +-12: M = fl32(2.625 fl32(1/7)) = 3/8 + 2^-25 rounds 12 M = 4.5 + "
+                  "2^-21 to 5 (the quotient 3/8 would give the tie 4.5 -> 4)");
+  }
+  Problem relu = unit_problem(DType::U8, {16}, {16});
+  relu.p.a_zero_point = relu.p.b_zero_point = Int(128);
+  relu.p.y_zero_point = Int(100);
+  relu.p.a_scale = relu.p.b_scale = ties::f32_dyadic(1, -4);
+  relu.p.y_scale = ties::f32_dyadic(1, -3);
+  relu.p.y_min = Int(100);
+  b.add(relu, "uint8 y_min = z_y = 100 (quantized::mul_relu): negative products clamp to the zero point");
+}
+
 template <class Op>
 void common_hand_cases(Builder<Op>& b) {
   const bool ort = b.c == QEwConvention::OnnxRuntime, xnn = b.c == QEwConvention::XnnpackFp32;
@@ -572,6 +605,7 @@ void common_hand_cases(Builder<Op>& b) {
     m2.p.a_scale = ties::f32_dyadic(1, 0), m2.p.y_scale = ties::f32_dyadic((1 << 23) + 1, -42);
     b.add(m2, "real output multiplier 1 - 2^-23 (just below the limit)");
   }
+  if (b.c == QEwConvention::PytorchOnednn) pytorch_hand_cases(b);
   if (ort && !add) {
     Problem z = unit_problem(DType::I8, {4}, {4});
     z.a = array_of({4}, [](std::int64_t i) { return i == 0 ? 1 : -i; });
@@ -586,11 +620,13 @@ template <class Op>
 Family ew_family(QEwOp op, std::string_view conv, std::uint64_t seed, int tie_rich, int realistic, int saturating) {
   const std::string cv(conv);
   return family<Op>(conv, notes_of<Op>(conv), seed, [op, cv, tie_rich, realistic, saturating](Rng& r) {
-    const QEwConvention c = cv == Op::conv::xnnpack_fp32          ? QEwConvention::XnnpackFp32
-                            : cv == Op::conv::onnxruntime         ? QEwConvention::OnnxRuntime
-                            : cv == Op::conv::tflite_double_round ? QEwConvention::TfliteDoubleRound
-                            : cv == Op::conv::armnn_cpuref        ? QEwConvention::ArmnnCpuref
-                                                                  : QEwConvention::TfliteSingleRound;
+    QEwConvention c = cv == Op::conv::xnnpack_fp32          ? QEwConvention::XnnpackFp32
+                      : cv == Op::conv::onnxruntime         ? QEwConvention::OnnxRuntime
+                      : cv == Op::conv::tflite_double_round ? QEwConvention::TfliteDoubleRound
+                      : cv == Op::conv::armnn_cpuref        ? QEwConvention::ArmnnCpuref
+                                                            : QEwConvention::TfliteSingleRound;
+    if constexpr (requires { Op::conv::pytorch_onednn; })
+      if (cv == Op::conv::pytorch_onednn) c = QEwConvention::PytorchOnednn;
     Builder<Op> b{op, cv, c, {}};
     common_hand_cases(b);
     b.add_random(
@@ -611,6 +647,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Add>(QEwOp::Add, Add::conv::tflite_double
 QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Add>(QEwOp::Add, Add::conv::tflite_single_round, 1504, 350, 160, 60));
 QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::xnnpack_fp32, 1511, 350, 160, 60));
 QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::onnxruntime, 1512, 350, 160, 60));
+QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::pytorch_onednn, 1515, 250, 120, 40));
 QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::tflite_double_round, 1513, 350, 160, 60));
 QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::tflite_single_round, 1514, 350, 160, 60));
 // Arm NN: fewer draws (the vectors/ size budget); the cross-check draws thousands more.

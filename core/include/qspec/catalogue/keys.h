@@ -1444,6 +1444,7 @@ struct qlinear_mul {
     static constexpr std::string_view tflite_single_round = "tflite.single_round";
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
     static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
+    static constexpr std::string_view pytorch_onednn = "pytorch.onednn";
   };
 };
 

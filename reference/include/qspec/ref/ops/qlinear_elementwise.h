@@ -19,7 +19,7 @@
 namespace qspec::ref::ops {
 
 enum class QEwOp { Add, Mul };
-enum class QEwConvention { XnnpackFp32, OnnxRuntime, TfliteDoubleRound, TfliteSingleRound, ArmnnCpuref };
+enum class QEwConvention { XnnpackFp32, OnnxRuntime, TfliteDoubleRound, TfliteSingleRound, ArmnnCpuref, PytorchOnednn };
 
 // One operator's quantization parameters: a, b and y share `type` (b_type must equal it).
 struct QEwParams {
@@ -109,6 +109,12 @@ QuantizedMultiplier qlinear_mul_tflite_params(const QEwParams& p, bool single_ro
 void qlinear_ew_armnn_check(const QEwParams& p);
 std::uint32_t qlinear_ew_armnn_value(QEwOp op, const Int& a, const Int& b, const QEwParams& p);
 
+// spec: qlinear.mul.pytorch_onednn
+// ATen's qmul_kernel (PyTorch 1.13): M = fl32(fl32(s_a s_b) fl32(1 / s_y)) (ops_qlinear_elementwise_pytorch.cc).
+std::uint32_t qlinear_mul_pytorch_onednn_multiplier(const QEwParams& p);
+// y = clamp(sat_T(rne(fl32(fl32(p) M)) + z_y), y_min, y_max) with p = (a - z_a)(b - z_b).
+Int qlinear_mul_pytorch_onednn_element(const Int& a, const Int& b, std::uint32_t multiplier, const QEwParams& p);
+
 // ---- the operators ----
 
 // The element function of (op, convention): y = f(a, b) for two codes. The convention's parameter
@@ -128,6 +134,7 @@ QEwElement qlinear_ew_element(QEwOp op, const QEwParams& p, QEwConvention c,
 // spec: qlinear.mul.tflite_single_round
 // spec: qlinear.add.armnn_cpuref
 // spec: qlinear.mul.armnn_cpuref
+// spec: qlinear.mul.pytorch_onednn
 // y[i] = element(a[a_offset[i]], b[b_offset[i]]) over the broadcast; the shapes and dtypes are
 // checked first, then the parameters, then the codes (REQUIRE in the dtype).
 IntArray qlinear_elementwise(QEwOp op, const IntArray& a, const IntArray& b, const QEwParams& p, QEwConvention c);
