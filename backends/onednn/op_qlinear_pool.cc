@@ -63,8 +63,11 @@ void read_clip(const Call& call, qspec_dtype t, PoolSetup& s) {
 // The parameters a user cannot give oneDNN's pooling: they must be equal (the codes pass through).
 template <class A>
 std::int64_t shared_zero_point(const Call& call, qspec_dtype t) {
-  const std::int64_t zx = attr::get(call.attrs, A::x_zero_point), zy = attr::get(call.attrs, A::y_zero_point);
-  if (attr::get(call.attrs, A::x_scale) != attr::get(call.attrs, A::y_scale) || zx != zy)
+  // A convention without output parameters (pytorch.*: y keeps x's) translates to equal ones.
+  const std::int64_t zx = attr::get(call.attrs, A::x_zero_point);
+  const std::int64_t zy = attr::get_or(call.attrs, A::y_zero_point, zx);
+  const auto xs = attr::get(call.attrs, A::x_scale);
+  if (xs != attr::get_or(call.attrs, A::y_scale, xs) || zx != zy)
     call.refuse(
         "oneDNN 2.6 pooling has no quantization parameters (output scales and zero points are "
         "unimplemented): x and y must share scale and zero point");

@@ -38,9 +38,11 @@ const weights = (name, scales, zeroPoint, perChannel) => (ctx, plan) => {
   plan.node.inputs.push(name, `${name}_scale`, `${name}_zero_point`);
 };
 
-// The output's scale and zero point (the zero point's type is the output's).
+// The output's scale and zero point (the zero point's type is the output's). A convention without
+// output parameters (pytorch.* pooling: y keeps x's) translates to x's.
 const requantized = (scale, zeroPoint) => (ctx, plan) => {
-  plan.initializers.push(scaleTensor('y_scale', ctx.attrs[scale]), zeroPointTensor('y_zero_point', ctx.outDtype, integer(ctx.attrs[zeroPoint])));
+  const s = ctx.attrs[scale] ?? ctx.attrs.x_scale, z = ctx.attrs[zeroPoint] ?? ctx.attrs.x_zero_point;
+  plan.initializers.push(scaleTensor('y_scale', s), zeroPointTensor('y_zero_point', ctx.outDtype, integer(z)));
   plan.node.inputs.push('y_scale', 'y_zero_point');
 };
 
