@@ -972,7 +972,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Max>(Max::conv::onednn, 1524, Kind::Max
 // Arm NN: fewer draws (the vectors/ size budget); the cross-check draws many more.
 QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Avg>(Avg::conv::armnn_cpuref, 1531, Kind::Avg, 100, 60, 25, avg_cases));
 QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Gap>(Gap::conv::armnn_cpuref, 1532, Kind::Gap, 80, 50, 20, gap_cases));
-QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Max>(Max::conv::armnn_cpuref, 1533, Kind::Max, 0, 70, 20, max_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Max>(Max::conv::armnn_cpuref, 1533, Kind::Max, 0, 76, 20, max_cases));
 QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Avg>(Avg::conv::tosa, 1504, Kind::Avg, 300, 200, 80, avg_cases));
 
 }  // namespace
