@@ -265,6 +265,21 @@ void hand_cases(Builder& b) {
       break;
     }
   }
+  // 16 channels, every channel its own values: fewer channels than one AVX-512 register of codes
+  // (spec/errata.md E-LIBTORCH-POOL-3: ATen's AVX-512 kernel repeats channels 0..3 in 8..15).
+  for (DType t : {DType::I8, DType::U8}) {
+    Problem wide;
+    wide.type = t;
+    wide.x_zero_point = t == DType::U8 ? 128 : 0;
+    wide.g.kernel = {2, 7};
+    wide.g.strides = {1, 1};
+    std::vector<std::int64_t> v;
+    for (std::int64_t i = 0; i < 14; ++i)
+      for (std::int64_t c = 0; c < 16; ++c) v.push_back(wide.x_zero_point - 100 + 12 * c + i % 5);
+    wide.x = codes({1, 2, 7, 16}, v);
+    b.add(wide, std::string(t == DType::U8 ? "uint8" : "int8") +
+                    ": 16 channels, each its own values, one 2x7 window (E-LIBTORCH-POOL-3 under ATen's AVX-512)");
+  }
 }
 
 Family pytorch_family(std::string_view conv, ro::QPoolTorchEngine e, std::uint64_t seed) {
