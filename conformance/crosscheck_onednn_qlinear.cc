@@ -15,7 +15,6 @@
 // (scale_adjust 0.5, rounding odd weights); so there the problems take the configuration the
 // documentation names as exact: weights even and within s7 [-64, 62]. The run prints the ISA, the
 // implementations seen and how many primitives had their weights halved (scale_adjust).
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -30,11 +29,16 @@
 #include <unordered_map>
 #include <vector>
 
+#include "onednn_session.h"
 #include "qspec/ref/exact.h"
 #include "qspec/ref/ieee.h"
 #include "qspec/ref/ops/qlinear.h"
 
 namespace {
+
+using qspec::onednn_session::engine;
+using qspec::onednn_session::isa_name;
+using qspec::onednn_session::stream;
 
 using namespace qspec::ref;
 using namespace qspec::ref::ops;
@@ -56,41 +60,10 @@ struct Counts {
   std::map<std::string, long long> impls;
 };
 
-// Single-threaded, as CI's two cores want: libgomp read OMP_NUM_THREADS when it was loaded, before
-// main, so the runtime is asked directly.
-void single_thread() {
-  using SetThreads = void (*)(int);
-  if (auto f = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"))) f(1);
-}
-
-dnnl::engine& engine() {
-  static dnnl::engine e = (single_thread(), dnnl::engine(dnnl::engine::kind::cpu, 0));
-  return e;
-}
-dnnl::stream& stream() {
-  static dnnl::stream s(engine());
-  return s;
-}
-
 bool has_vnni() {
   using i = dnnl::cpu_isa;
   const auto isa = dnnl::get_effective_cpu_isa();
   return isa == i::avx512_core_vnni || isa == i::avx512_core_bf16 || isa == i::avx512_core_amx || isa == i::avx2_vnni;
-}
-
-const char* isa_name() {
-  using i = dnnl::cpu_isa;
-  switch (dnnl::get_effective_cpu_isa()) {
-    case i::sse41: return "sse41";
-    case i::avx: return "avx";
-    case i::avx2: return "avx2";
-    case i::avx2_vnni: return "avx2_vnni";
-    case i::avx512_core: return "avx512_core";
-    case i::avx512_core_vnni: return "avx512_core_vnni";
-    case i::avx512_core_bf16: return "avx512_core_bf16";
-    case i::avx512_core_amx: return "avx512_core_amx";
-    default: return "other";
-  }
 }
 
 float as_float(std::uint32_t b) { return std::bit_cast<float>(b); }

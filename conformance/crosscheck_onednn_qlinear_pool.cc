@@ -12,7 +12,6 @@
 // check models the implementation this machine's ISA selects, and it checks that the
 // implementation oneDNN names (impl_info_str: "jit_int:<isa>" or "ref:any") is the one the clause's
 // dispatch rule predicts. Run it under ONEDNN_MAX_CPU_ISA=SSE41 / AVX2 / ALL to see each ISA.
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -25,11 +24,16 @@
 #include <string>
 #include <vector>
 
+#include "onednn_session.h"
 #include "qspec/ref/exact.h"
 #include "qspec/ref/ieee.h"
 #include "qspec/ref/ops/qlinear_pool.h"
 
 namespace {
+
+using qspec::onednn_session::engine;
+using qspec::onednn_session::isa_name;
+using qspec::onednn_session::stream;
 
 using namespace qspec::ref;
 using namespace qspec::ref::ops;
@@ -51,39 +55,11 @@ struct Counts {
   std::map<std::string, long long> impls;
 };
 
-void single_thread() {
-  using SetThreads = void (*)(int);
-  if (auto f = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"))) f(1);
-}
-dnnl::engine& engine() {
-  static dnnl::engine e = (single_thread(), dnnl::engine(dnnl::engine::kind::cpu, 0));
-  return e;
-}
-dnnl::stream& stream() {
-  static dnnl::stream s(engine());
-  return s;
-}
-
 bool has_avx512_core() {
   using i = dnnl::cpu_isa;
   const auto isa = dnnl::get_effective_cpu_isa();
   return isa == i::avx512_core || isa == i::avx512_core_vnni || isa == i::avx512_core_bf16 || isa == i::avx512_core_amx;
 }
-const char* isa_name() {
-  using i = dnnl::cpu_isa;
-  switch (dnnl::get_effective_cpu_isa()) {
-    case i::sse41: return "sse41";
-    case i::avx: return "avx";
-    case i::avx2: return "avx2";
-    case i::avx2_vnni: return "avx2_vnni";
-    case i::avx512_core: return "avx512_core";
-    case i::avx512_core_vnni: return "avx512_core_vnni";
-    case i::avx512_core_bf16: return "avx512_core_bf16";
-    case i::avx512_core_amx: return "avx512_core_amx";
-    default: return "other";
-  }
-}
-
 long long lo_of(DType t) { return t == DType::I8 ? -128 : 0; }
 long long hi_of(DType t) { return t == DType::I8 ? 127 : 255; }
 

@@ -1,6 +1,7 @@
 // The Arm NN adapter (CpuRef backend): claims, dispatch, and the exported qspec_backend_create2.
 #include "qspec/thirdparty/adapter.h"
 
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -59,6 +60,18 @@ class ArmnnAdapter final : public thirdparty::Adapter {
 };
 
 }  // namespace
+
+float f32(std::uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+armnn::DataType data_type(qspec_dtype t) {
+  if (t == QSPEC_DTYPE_INT8) return armnn::DataType::QAsymmS8;
+  if (t == QSPEC_DTYPE_UINT8) return armnn::DataType::QAsymmU8;
+  throw thirdparty::Unsupported("Arm NN's quantized layers take 8-bit tensors (QAsymmS8 / QAsymmU8)");
+}
 }  // namespace qspec::armnn_adapter
 
 extern "C" QSPEC_BACKEND_EXPORT int qspec_backend_create2(uint32_t host_abi_version,

@@ -4,7 +4,6 @@
 // parsers do with a Reshape (the right alignment of NumPy broadcasting).
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -19,18 +18,6 @@ namespace {
 
 using thirdparty::Call;
 using thirdparty::Unsupported;
-
-float f32(std::uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
-
-armnn::DataType data_type(qspec_dtype t) {
-  if (t == QSPEC_DTYPE_INT8) return armnn::DataType::QAsymmS8;
-  if (t == QSPEC_DTYPE_UINT8) return armnn::DataType::QAsymmU8;
-  throw Unsupported("Arm NN's quantized layers take 8-bit tensors (QAsymmS8 / QAsymmU8)");
-}
 
 // `s` with unit axes prepended up to `rank` (a rank-0 tensor as one element).
 armnn::TensorShape shape_at_rank(const std::vector<std::int64_t>& s, std::size_t rank) {

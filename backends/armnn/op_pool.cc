@@ -3,7 +3,6 @@
 // Exclude; spec/operators_qlinear_armnn.md). Max pooling has no quantization attributes: the
 // adapter gives input and output one scale and offset (any equal pair encodes the same codes).
 #include <cmath>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -18,18 +17,6 @@ namespace {
 
 using thirdparty::Call;
 using thirdparty::Unsupported;
-
-float f32(std::uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
-
-armnn::DataType data_type(qspec_dtype t) {
-  if (t == QSPEC_DTYPE_INT8) return armnn::DataType::QAsymmS8;
-  if (t == QSPEC_DTYPE_UINT8) return armnn::DataType::QAsymmU8;
-  throw Unsupported("Arm NN's quantized layers take 8-bit tensors (QAsymmS8 / QAsymmU8)");
-}
 
 armnn::TensorShape shape_of(const std::vector<std::int64_t>& s) {
   std::vector<unsigned> d;

@@ -2,7 +2,6 @@
 // and FullyConnected layers on CpuRef (NHWC, QAsymmS8 / QAsymmU8 tensors, a Signed32 bias of scale
 // x_scale * w_scale). What Arm NN cannot run is refused with the reason (spec/operators_qlinear_armnn.md).
 #include <array>
-#include <cstring>
 #include <functional>
 #include <optional>
 #include <string>
@@ -19,18 +18,6 @@ namespace {
 
 using thirdparty::Call;
 using thirdparty::Unsupported;
-
-float f32(std::uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
-
-armnn::DataType data_type(qspec_dtype t) {
-  if (t == QSPEC_DTYPE_INT8) return armnn::DataType::QAsymmS8;
-  if (t == QSPEC_DTYPE_UINT8) return armnn::DataType::QAsymmU8;
-  throw Unsupported("Arm NN's quantized layers take 8-bit tensors (QAsymmS8 / QAsymmU8)");
-}
 
 std::vector<std::uint8_t> bytes_of(const qspec_tensor& t) {
   std::vector<std::uint8_t> b;
