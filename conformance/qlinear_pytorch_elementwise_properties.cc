@@ -1,5 +1,5 @@
 // Properties of qlinear.mul.pytorch_onednn (spec/operators_qlinear_elementwise.md): PyTorch 1.13's
-// quantized::mul / mul_relu, ATen's native qmul_kernel.
+// quantized::mul / mul_relu, ATen's native qmul_kernel (XNNPACK's multiply for qint8 with z_y < 127).
 // - composition identity: the reference equals the kernel's arithmetic transliterated on this
 //   machine's binary32 hardware (multiplier = s_a * s_b * (1.0f / s_y), lrintf, + z_y, clamp), on
 //   random problems and exhaustively over every (A, B) code pair for fixed parameter sets;
@@ -77,8 +77,31 @@ IntArray codes(Shape s, const Range& r) {
   return a;
 }
 
+// qint8 with z_y < 127 is XNNPACK's multiply (QMul::run): the clause qlinear.mul.xnnpack_fp32,
+// rejections included.
+RC_GTEST_PROP(qlinear_mul_pytorch_onednn, Qint8BelowZeroPoint127IsXnnpacksMultiply, ()) {
+  QEwParams p = draw_params();
+  p.type = p.b_type = DType::I8;
+  p.y_zero_point = Int(*rc::gen::inRange(-128, 127));
+  if (p.y_min) p.y_min = p.y_zero_point;
+  RC_ASSERT(qlinear_mul_pytorch_runs_xnnpack(p));
+  const IntArray a = codes({2, 6}, int_range(p.type)), b = codes({6}, int_range(p.type));
+  bool xnn_rejects = false;
+  IntArray want;
+  try {
+    want = qlinear_elementwise(QEwOp::Mul, a, b, p, QEwConvention::XnnpackFp32);
+  } catch (const ErrorIf&) {
+    xnn_rejects = true;
+  }
+  if (xnn_rejects)
+    RC_ASSERT_THROWS_AS(qlinear_elementwise(QEwOp::Mul, a, b, p, kPt), ErrorIf);
+  else
+    RC_ASSERT(qlinear_elementwise(QEwOp::Mul, a, b, p, kPt).data == want.data);
+}
+
 RC_GTEST_PROP(qlinear_mul_pytorch_onednn, EqualsItsTransliterationOnTheHardware, ()) {
-  const QEwParams p = draw_params();
+  QEwParams p = draw_params();
+  if (p.type == DType::I8) p.y_zero_point = Int(127);  // ATen's kernel (z_y < 127: XNNPACK's, above)
   const IntArray a = codes({3, 8}, int_range(p.type)), b = codes({8}, int_range(p.type));
   const IntArray y = qlinear_elementwise(QEwOp::Mul, a, b, p, kPt);
   for (std::size_t i = 0; i < y.data.size(); ++i)
@@ -87,7 +110,8 @@ RC_GTEST_PROP(qlinear_mul_pytorch_onednn, EqualsItsTransliterationOnTheHardware,
 }
 
 RC_GTEST_PROP(qlinear_mul_pytorch_onednn, WithinTheStatedBoundOfTheRealProduct, ()) {
-  const QEwParams p = draw_params();
+  QEwParams p = draw_params();
+  if (p.type == DType::I8) p.y_zero_point = Int(127);  // ATen's kernel (XNNPACK's has its own bound)
   const IntArray a = codes({16}, int_range(p.type)), b = codes({16}, int_range(p.type));
   const IntArray y = qlinear_elementwise(QEwOp::Mul, a, b, p, kPt);
   const Range t = int_range(p.type);
@@ -115,7 +139,7 @@ TEST(qlinear_mul_pytorch_onednn, EqualsTheHardwareOnEveryCodePair) {
   const std::vector<Set> sets = {
       {DType::U8, 0x3d4ccccdu /* 0.05 */, 0x3c23d70au /* 0.01 */, 0x3a83126fu /* 0.001 */, 128, 120, 131, false},
       {DType::U8, 0x3c000000u, 0x3c000000u, 0x38e00000u /* 7 * 2^-17 */, 125, 3, 100, true},
-      {DType::I8, 0x3b808081u, 0x3c010204u, 0x3d088889u, -3, 5, -1, false},
+      {DType::I8, 0x3b808081u, 0x3c010204u, 0x3d088889u, -3, 5, 127, false},  // z_y = 127: ATen's kernel
   };
   for (const Set& s : sets) {
     QEwParams p;

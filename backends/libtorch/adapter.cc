@@ -70,10 +70,6 @@ class LibtorchAdapter final : public thirdparty::Adapter {
           "int32 bias as a float b_f with fl32(b_f c_o) = fl32(b); a batch size per zero-point set: "
           "E-LIBTORCH-QLINEAR-1)"));
     }
-    if (onednn())
-      c.push_back(thirdparty::claim<cat::qlinear_mul>(
-          cat::qlinear_mul::conv::pytorch_onednn,
-          "quantized::mul / quantized::mul_relu (y_min = y_zero_point), onednn engine: ATen's qmul_kernel"));
     if (qnnpack()) {
       c.push_back(thirdparty::claim<cat::qlinear_fully_connected>(
           cat::qlinear_fully_connected::conv::pytorch_qnnpack,
@@ -85,6 +81,7 @@ class LibtorchAdapter final : public thirdparty::Adapter {
           "int32 bias as a float that QuantizeBias maps back onto it)"));
     }
     add_qlinear_pool_claims(c, qnnpack());
+    if (onednn() || qnnpack()) add_qlinear_elementwise_claims(c, qnnpack());
     return c;
   }
 
@@ -105,7 +102,8 @@ class LibtorchAdapter final : public thirdparty::Adapter {
       return run_qlinear_fully_connected(call, engine);
     if (call.op == cat::qlinear_conv2d::op && (qnnpack() || onednn())) return run_qlinear_conv2d(call, engine);
     if (call.op == cat::qlinear_avg_pool2d::op) return run_qlinear_avg_pool2d(call);
-    if (call.op == cat::qlinear_mul::op && onednn()) return run_qlinear_mul(call);
+    if (call.op == cat::qlinear_mul::op && (onednn() || qnnpack())) return run_qlinear_mul(call);
+    if (call.op == cat::qlinear_add::op && (onednn() || qnnpack())) return run_qlinear_add(call);
     throw thirdparty::Unsupported("libtorch adapter has no op '" + call.op + "'");
   }
 

@@ -33,5 +33,8 @@ void run_qlinear_conv2d(const thirdparty::Call& call, Engine engine);           
 void add_qlinear_pool_claims(std::vector<thirdparty::Claim>& claims, bool qnnpack_engine);
 void run_qlinear_avg_pool2d(const thirdparty::Call& call);
 void run_qlinear_mul(const thirdparty::Call& call);  // op_qlinear_elementwise.cc: quantized::mul / mul_relu
+void run_qlinear_add(const thirdparty::Call& call);  // op_qlinear_elementwise.cc: quantized::add / add_relu
+// The qlinear.mul / qlinear.add claims of the onednn or the qnnpack engine (op_qlinear_elementwise.cc).
+void add_qlinear_elementwise_claims(std::vector<thirdparty::Claim>& c, bool qnnpack);
 
 }  // namespace qspec::libtorch_adapter

@@ -2354,6 +2354,75 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "broadcast_scalar",
         "random"
       ]
+    },
+    {
+      "name": "pytorch.onednn",
+      "clauses": [
+        "qlinear.ew.broadcast",
+        "qlinear.add.pytorch_onednn"
+      ],
+      "description": "PyTorch 1.13 quantized::add / add_relu under the onednn engine (ATen's native qadd_kernel, scalar path): d = fl32((q-z) s) per operand, y = clamp(sat(rne(fl32(fl32(d_a + d_b) fl32(1/s_y))) + z_y), y_min, y_max) (add_relu: y_min = z_y)",
+      "source": "pytorch/pytorch v1.13.1 aten/src/ATen/native/quantized/cpu/BinaryOps.cpp qadd / _add_out, kernels/QuantizedOpKernels.cpp qadd_kernel, aten/src/ATen/native/quantized/AffineQuantizerBase.cpp dequantize_val / quantize_val",
+      "attributes": [
+        "a_scale",
+        "a_zero_point",
+        "b_scale",
+        "b_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [
+        "y_max",
+        "y_min"
+      ],
+      "vectors": "ops/qlinear/add/pytorch.onednn.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "broadcast",
+        "rank_mismatch",
+        "random",
+        "narrow_clamp",
+        "broadcast_scalar"
+      ]
+    },
+    {
+      "name": "pytorch.qnnpack",
+      "clauses": [
+        "qlinear.ew.broadcast",
+        "qlinear.add.pytorch_qnnpack",
+        "qlinear.add.pytorch_onednn",
+        "qlinear.add.xnnpack_fp32"
+      ],
+      "description": "PyTorch 1.13 quantized::add / add_relu under the qnnpack engine: uint8 operands of one shape through PyTorch's QNNPACK q8add (22-bit multipliers of fl32(s/s_y), shift 21 - exponent, round half away from zero), uint8 with broadcasting through ATen's qadd_kernel (qlinear.add.pytorch_onednn), int8 through XNNPACK's add (qlinear.add.xnnpack_fp32)",
+      "source": "pytorch/pytorch v1.13.1 aten/src/ATen/native/quantized/cpu/BinaryOps.cpp qadd / qnnpack_add / xnnp_add, aten/src/ATen/native/quantized/cpu/qnnpack/src/add.c pytorch_qnnp_create_add_nc_q8, qnnpack/requantization.h pytorch_qnnp_compute_add_quantization_params, src/q8add/sse2.c",
+      "attributes": [
+        "a_scale",
+        "a_zero_point",
+        "b_scale",
+        "b_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [
+        "y_max",
+        "y_min"
+      ],
+      "vectors": "ops/qlinear/add/pytorch.qnnpack.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "broadcast",
+        "rank_mismatch",
+        "random",
+        "narrow_clamp",
+        "broadcast_scalar",
+        "scale_limit"
+      ]
     }
   ]
 }
@@ -3972,10 +4041,11 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "name": "pytorch.onednn",
       "clauses": [
         "qlinear.ew.broadcast",
-        "qlinear.mul.pytorch_onednn"
+        "qlinear.mul.pytorch_onednn",
+        "qlinear.mul.xnnpack_fp32"
       ],
-      "description": "PyTorch 1.13 quantized::mul / mul_relu (ATen's native qmul_kernel, the onednn engine's and qnnpack's quint8 path): M = fl32(fl32(s_a s_b) fl32(1/s_y)), y = clamp(sat(rne(fl32(fl32((a-z_a)(b-z_b)) M)) + z_y), y_min, y_max) (mul_relu: y_min = z_y)",
-      "source": "pytorch/pytorch v1.13.1 aten/src/ATen/native/quantized/cpu/qmul.cpp QMul, kernels/QuantizedOpKernels.cpp qmul_kernel, aten/src/ATen/native/quantized/AffineQuantizer.cpp requantize_from_int, aten/src/ATen/cpu/vec/vec256/vec256_qint.h RequantizeAvx2",
+      "description": "PyTorch 1.13 quantized::mul / mul_relu under any engine: ATen's native qmul_kernel (quint8; qint8 with z_y = 127): M = fl32(fl32(s_a s_b) fl32(1/s_y)), y = clamp(sat(rne(fl32(fl32((a-z_a)(b-z_b)) M)) + z_y), y_min, y_max) (mul_relu: y_min = z_y); qint8 with z_y < 127: XNNPACK's multiply (qlinear.mul.xnnpack_fp32)",
+      "source": "pytorch/pytorch v1.13.1 aten/src/ATen/native/quantized/cpu/qmul.cpp QMul, kernels/QuantizedOpKernels.cpp qmul_kernel, aten/src/ATen/native/quantized/AffineQuantizer.cpp requantize_from_int, aten/src/ATen/cpu/vec/vec256/vec256_qint.h RequantizeAvx2, qmul.cpp _mul_out_xnnpack",
       "attributes": [
         "a_scale",
         "a_zero_point",

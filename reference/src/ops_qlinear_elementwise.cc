@@ -63,12 +63,18 @@ IntArray qlinear_elementwise(QEwOp op, const IntArray& a, const IntArray& b, con
   const std::string name = op == QEwOp::Add ? "qlinear.add" : "qlinear.mul";
   const QEwBroadcast bc = qlinear_ew_broadcast(a.shape, b.shape);
   const std::size_t rank = bc.out.size();
-  // XNN_MAX_TENSOR_DIMS: xnn_setup_*_nd fails beyond 6 dimensions.
-  QSPEC_ERROR_IF(c == QEwConvention::XnnpackFp32 && rank > 6, name + ": XNNPACK supports at most 6 dimensions");
   QSPEC_REQUIRE(!(c == QEwConvention::TfliteDoubleRound || c == QEwConvention::TfliteSingleRound) || rank <= 4,
                 name + ": TFLite's reference broadcast (BroadcastAdd4DSlow / BroadcastMul4DSlow) is 4-D at most");
   QSPEC_REQUIRE(c != QEwConvention::ArmnnCpuref || rank <= 5,
                 name + ": armnn::TensorShape holds at most 5 dimensions (MaxNumOfTensorDimensions)");
+  // PyTorch's quantized::add under the qnnpack engine: int8 is XNNPACK's add, broadcast uint8 ATen's.
+  if (op == QEwOp::Add && c == QEwConvention::PytorchQnnpack) {
+    const auto kernel = qlinear_add_pytorch_qnnpack_path(p.type, a.shape, b.shape);
+    if (kernel == QEwPytorchQnnpackAddPath::Xnnpack) c = QEwConvention::XnnpackFp32;
+    if (kernel == QEwPytorchQnnpackAddPath::Aten) c = QEwConvention::PytorchOnednn;
+  }
+  // XNN_MAX_TENSOR_DIMS: xnn_setup_*_nd fails beyond 6 dimensions.
+  QSPEC_ERROR_IF(c == QEwConvention::XnnpackFp32 && rank > 6, name + ": XNNPACK supports at most 6 dimensions");
   const QEwOrtAddPath path = op == QEwOp::Add && c == QEwConvention::OnnxRuntime
                                  ? qlinear_add_onnxruntime_path(a.shape, b.shape)
                                  : QEwOrtAddPath::General;

@@ -223,6 +223,14 @@ QEwElement qlinear_ew_element(QEwOp op, const QEwParams& p, QEwConvention c, QEw
   }
   if (op == QEwOp::Add) {
     switch (c) {
+      case QEwConvention::PytorchOnednn: {
+        const std::uint32_t inv = qlinear_add_pytorch_onednn_inverse(p);
+        return [inv, p](const Int& a, const Int& b) { return qlinear_add_pytorch_onednn_element(a, b, inv, p); };
+      }
+      case QEwConvention::PytorchQnnpack: {  // the q8add path (qlinear_elementwise picks the others)
+        const QEwQnnpackAdd k = qlinear_add_pytorch_qnnpack_params(p);
+        return [k, p](const Int& a, const Int& b) { return qlinear_add_pytorch_qnnpack_element(a, b, k, p); };
+      }
       case QEwConvention::XnnpackFp32: {
         const QEwXnnpackAdd k = qlinear_add_xnnpack_params(p);
         return [k, p, cl](const Int& a, const Int& b) {
@@ -254,6 +262,8 @@ QEwElement qlinear_ew_element(QEwOp op, const QEwParams& p, QEwConvention c, QEw
   switch (c) {
     case QEwConvention::PytorchOnednn: {
       const std::uint32_t m = qlinear_mul_pytorch_onednn_multiplier(p);
+      // QMul::run: qint8 with zero_point < 127 is _mul_out_xnnpack, XNNPACK's multiply.
+      if (qlinear_mul_pytorch_runs_xnnpack(p)) return qlinear_ew_element(op, p, QEwConvention::XnnpackFp32);
       return [m, p](const Int& a, const Int& b) { return qlinear_mul_pytorch_onednn_element(a, b, m, p); };
     }
     case QEwConvention::XnnpackFp32: {

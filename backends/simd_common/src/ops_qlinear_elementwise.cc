@@ -1,8 +1,8 @@
 // Handlers of qlinear.add and qlinear.mul (spec/operators_qlinear_elementwise.md) under
-// xnnpack.fp32, onnxruntime, tflite.double_round, tflite.single_round and armnn.cpuref: the NumPy broadcast, each
-// engine's parameter derivation with its rejections, and its element arithmetic on the hardware's
-// binary32 / binary64 operations (every step the spec names is one correctly rounded operation;
-// this library is built with -ffp-contract=off, and the FMAs ONNX Runtime's add fuses are fmaf).
+// xnnpack.fp32, onnxruntime, tflite.double_round, tflite.single_round, armnn.cpuref and pytorch.*: the NumPy broadcast,
+// each engine's parameter derivation with its rejections, and its element arithmetic on the hardware's binary32 /
+// binary64 operations (every step the spec names is one correctly rounded operation; this library is built with
+// -ffp-contract=off, and the FMAs ONNX Runtime's add fuses are fmaf).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -30,7 +30,7 @@ using qlinear::named;
 using Add = cat::qlinear_add;
 using Mul = cat::qlinear_mul;
 
-enum class Conv { kXnnpack, kOrt, kTfliteDouble, kTfliteSingle, kArmnn, kPytorch };
+enum class Conv { kXnnpack, kOrt, kTfliteDouble, kTfliteSingle, kArmnn, kPytorch, kPytorchQnnpack };
 using Element = std::function<std::int64_t(std::int64_t, std::int64_t)>;
 
 std::int64_t clamp(std::int64_t v, std::int64_t lo, std::int64_t hi) { return std::min(std::max(v, lo), hi); }
@@ -181,6 +181,43 @@ Element tflite_mul(const Params& p, bool single) {
   };
 }
 
+// ATen's scalar qadd_kernel (qlinear.add.pytorch_onednn): dequantize_val (an exact float difference
+// times the double scale, rounded to float), the float sum, quantize_val (times fl32(1 / s_y),
+// nearbyint, + z_y, clamped). Results beyond the dtype saturate whatever their size.
+Element pytorch_add(const Params& p) {
+  const float inv = 1.0f / p.sy;
+  return [=](std::int64_t a, std::int64_t b) {
+    const float da = static_cast<float>(static_cast<double>(a - p.za) * static_cast<double>(p.sa));
+    const float db = static_cast<float>(static_cast<double>(b - p.zb) * static_cast<double>(p.sb));
+    const float sum = da + db;
+    const float v = sum * inv;
+    if (!std::isfinite(v)) throw Unsupported("pytorch.onednn add: a non-finite float result (REQUIRE)");
+    const float r = std::min(std::max(std::nearbyint(v), -1024.0f), 1024.0f);  // beyond: saturates either way
+    return clamp(clamp(static_cast<std::int64_t>(r) + p.zy, lo_of(p.t), hi_of(p.t)), p.ymin, p.ymax);
+  };
+}
+
+// PyTorch's QNNPACK q8add (qlinear.add.pytorch_qnnpack, uint8 of one shape): 22-bit multipliers of
+// the float ratios, shift 21 - the larger ratio's exponent, round half away from zero.
+Element pytorch_q8add(const Params& p) {
+  for (float s : {p.sa, p.sb, p.sy})
+    reject_if(!(std::isnormal(s) && s > 0.0f), "pytorch.qnnpack add: scale must be finite and positive (normal)");
+  reject_if(p.ymin >= p.ymax, "pytorch.qnnpack add: output range min must be below range max");
+  const float ra = p.sa / p.sy, rb = p.sb / p.sy;
+  for (float r : {ra, rb})
+    reject_if(!(r >= 0x1.0p-14f && r < 0x1.0p+8f), "pytorch.qnnpack add: scale ratio must be in [2**-14, 2**8) range");
+  const int e = std::ilogb(std::max(ra, rb));
+  const int shift = 21 - e;
+  if (shift >= 32) throw Unsupported("pytorch.qnnpack add: the larger ratio below 2^-10 (REQUIRE)");
+  const std::int64_t ma = std::lrint(std::ldexp(static_cast<double>(ra), shift));
+  const std::int64_t mb = std::lrint(std::ldexp(static_cast<double>(rb), shift));
+  return [=](std::int64_t a, std::int64_t b) {
+    const std::int64_t acc = (a - p.za) * ma + (b - p.zb) * mb;
+    const std::int64_t mag = ((acc < 0 ? -acc : acc) + (std::int64_t{1} << (shift - 1))) >> shift;  // half away
+    return clamp((acc < 0 ? -mag : mag) + p.zy, p.ymin, p.ymax);
+  };
+}
+
 // Arm NN CpuRef (qlinear.{add,mul}.armnn_cpuref): armnn::Dequantize of both codes, std::plus /
 // std::multiplies in binary32, armnn::Quantize (std::round of the quotient, + offset, clamp in float).
 Element armnn(const Params& p, bool is_add) {
@@ -284,20 +321,29 @@ void qlinear_elementwise(OpCall& c) {
   const qspec_tensor &at = named(c, Op::in::a), &bt = named(c, Op::in::b);
   const IntArray a = read_int(at), b = read_int(bt);
   const Broadcast bc = broadcast(a.shape, b.shape);
-  if (conv == Conv::kXnnpack) reject_if(bc.out.size() > 6, "xnnpack.fp32: at most 6 dimensions");
+  // PyTorch's add under the qnnpack engine: int8 is XNNPACK's add, broadcast uint8 ATen's kernel.
+  Conv eff = conv;
+  if (conv == Conv::kPytorchQnnpack)
+    eff = at.dtype == QSPEC_DTYPE_INT8 ? Conv::kXnnpack : (a.shape == b.shape ? conv : Conv::kPytorch);
+  // PyTorch's mul: qint8 with y_zero_point < 127 is XNNPACK's multiply (QMul::run).
+  if (conv == Conv::kPytorch && !is_add && at.dtype == QSPEC_DTYPE_INT8 &&
+      attr::get(c.attrs, Op::attr::y_zero_point) < 127)
+    eff = Conv::kXnnpack;
+  if (eff == Conv::kXnnpack) reject_if(bc.out.size() > 6, "xnnpack.fp32: at most 6 dimensions");
   if (conv == Conv::kTfliteDouble || conv == Conv::kTfliteSingle)
     if (bc.out.size() > 4) throw Unsupported("tflite: at most 4 dimensions (REQUIRE)");
   if (conv == Conv::kArmnn && bc.out.size() > 5) throw Unsupported("armnn.cpuref: at most 5 dimensions (REQUIRE)");
   const bool scalar_a = is_add && conv == Conv::kOrt && ort_add_scalar_a(a, b, bc.ia.size());
-  const Params p = read_params<Op>(c, at, bt, conv);
+  const Params p = read_params<Op>(c, at, bt, eff);
   Element f;
-  switch (conv) {
+  switch (eff) {
     case Conv::kXnnpack: f = is_add ? xnnpack_add(p) : xnnpack_mul(p); break;
     case Conv::kOrt: f = is_add ? ort_add(p, scalar_a) : ort_mul(p); break;
     case Conv::kTfliteDouble: f = is_add ? tflite_add(p, false) : tflite_mul(p, false); break;
     case Conv::kTfliteSingle: f = is_add ? tflite_add(p, true) : tflite_mul(p, true); break;
     case Conv::kArmnn: f = armnn(p, is_add); break;
-    case Conv::kPytorch: f = pytorch_mul(p); break;
+    case Conv::kPytorch: f = is_add ? pytorch_add(p) : pytorch_mul(p); break;
+    case Conv::kPytorchQnnpack: f = pytorch_q8add(p); break;
   }
   for (auto v : a.data) reject_if(!fits(v, p.t), "qlinear elementwise: a code outside its dtype");
   for (auto v : b.data) reject_if(!fits(v, p.t), "qlinear elementwise: a code outside its dtype");
@@ -330,6 +376,12 @@ void add_qlinear_elementwise_ops(std::vector<OpEntry>& t) {
                          qlinear_elementwise<Mul, false, Conv::kArmnn>));
   t.push_back(entry<Mul>(Mul::conv::pytorch_onednn, d + "ATen qmul_kernel: reciprocal output scale, lrintf",
                          qlinear_elementwise<Mul, false, Conv::kPytorch>));
+  t.push_back(entry<Add>(Add::conv::pytorch_onednn,
+                         d + "ATen qadd_kernel: float dequantize, sum, reciprocal, nearbyint",
+                         qlinear_elementwise<Add, true, Conv::kPytorch>));
+  t.push_back(entry<Add>(Add::conv::pytorch_qnnpack,
+                         d + "QNNPACK q8add (uint8), ATen (broadcast uint8), XNNPACK (int8)",
+                         qlinear_elementwise<Add, true, Conv::kPytorchQnnpack>));
 }
 
 }  // namespace qspec::simd

@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "qspec/catalogue/keys.h"
@@ -95,6 +96,19 @@ bool mbqm_is_tie(const Int& x, const ref::QuantizedMultiplier& m, bool single) {
   return floor_mod(h, ref::pow2(static_cast<unsigned>(right))) == ref::pow2(static_cast<unsigned>(right - 1));
 }
 
+bool is_pytorch(QEwConvention c) { return c == QEwConvention::PytorchOnednn || c == QEwConvention::PytorchQnnpack; }
+
+// The kernel a PyTorch add runs (qlinear.add.pytorch_qnnpack picks one by dtype and shapes);
+// other conventions are returned unchanged.
+QEwConvention pytorch_add_kernel(QEwConvention c, const Problem& pr) {
+  if (c != QEwConvention::PytorchQnnpack) return c;
+  switch (ro::qlinear_add_pytorch_qnnpack_path(pr.p.type, pr.a.shape, pr.b.shape)) {
+    case ro::QEwPytorchQnnpackAddPath::Xnnpack: return QEwConvention::XnnpackFp32;
+    case ro::QEwPytorchQnnpackAddPath::Aten: return QEwConvention::PytorchOnednn;
+    default: return QEwConvention::PytorchQnnpack;
+  }
+}
+
 // The number of output elements whose convention's last rounding is an exact tie.
 int count_ties(QEwOp op, QEwConvention c, const Problem& pr) {
   const auto& p = pr.p;
@@ -114,11 +128,26 @@ int count_ties(QEwOp op, QEwConvention c, const Problem& pr) {
   } else if (op == QEwOp::Add && c == QEwConvention::OnnxRuntime) {
     const auto k = ro::qlinear_add_onnxruntime_params(p, ro::qlinear_add_onnxruntime_path(pr.a.shape, pr.b.shape));
     tie = [k](const Int& a, const Int& b) { return ties::is_half_integer(ro::qlinear_add_onnxruntime_value(a, b, k)); };
+  } else if (op == QEwOp::Add && pytorch_add_kernel(c, pr) == QEwConvention::PytorchOnednn) {
+    const auto inv = ro::qlinear_add_pytorch_onednn_inverse(p);
+    tie = [inv, p](const Int& a, const Int& b) {
+      return ties::is_half_integer(ro::qlinear_add_pytorch_onednn_value(a, b, inv, p));
+    };
+  } else if (op == QEwOp::Add && pytorch_add_kernel(c, pr) == QEwConvention::PytorchQnnpack) {
+    const auto k = ro::qlinear_add_pytorch_qnnpack_params(p);
+    tie = [k, p](const Int& a, const Int& b) {
+      const Int v = k.a_multiplier * (a - p.a_zero_point) + k.b_multiplier * (b - p.b_zero_point);
+      return floor_mod(v, ref::pow2(static_cast<unsigned>(k.shift))) == ref::pow2(static_cast<unsigned>(k.shift - 1));
+    };
+  } else if (op == QEwOp::Add && pytorch_add_kernel(c, pr) == QEwConvention::XnnpackFp32) {
+    return count_ties(op, QEwConvention::XnnpackFp32, pr);
   } else if (op == QEwOp::Add) {
     const auto k = ro::qlinear_add_tflite_params(p, single);
     tie = [k, p, single](const Int& a, const Int& b) {
       return mbqm_is_tie(ro::qlinear_add_tflite_raw_sum(a, b, k, p, single), k.out, single);
     };
+  } else if (c == QEwConvention::PytorchOnednn && ro::qlinear_mul_pytorch_runs_xnnpack(p)) {
+    return count_ties(op, QEwConvention::XnnpackFp32, pr);
   } else if (c == QEwConvention::PytorchOnednn) {
     const auto m = ro::qlinear_mul_pytorch_onednn_multiplier(p);
     tie = [m, p](const Int& a, const Int& b) {
@@ -364,7 +393,11 @@ Problem draw(Rng& r, QEwOp op, QEwConvention c, int mode /* 0 tie-rich, 1 realis
   Problem pr;
   auto& p = pr.p;
   p.type = p.b_type = r.coin() ? DType::I8 : DType::U8;
-  const auto [sa, sb] = draw_shapes(r);
+  auto [sa, sb] = draw_shapes(r);
+  // PyTorch: fewer than 64 outputs keep ATen's loop on its scalar path at every CPU capability (its
+  // vector path dequantizes with an FMA: E-LIBTORCH-EW-1); qnnpack: equal shapes reach q8add.
+  while (is_pytorch(c) && ro::shape_numel(ro::qlinear_ew_broadcast(sa, sb).out) > 63) std::tie(sa, sb) = draw_shapes(r);
+  if (c == QEwConvention::PytorchQnnpack && r.coin()) sb = sa;
   if (mode == 0)
     tie_rich_scales(r, op, c, p);
   else
@@ -372,7 +405,10 @@ Problem draw(Rng& r, QEwOp op, QEwConvention c, int mode /* 0 tie-rich, 1 realis
   p.a_zero_point = draw_zero_point(r, p.type);
   p.b_zero_point = draw_zero_point(r, p.type);
   p.y_zero_point = draw_zero_point(r, p.type);
-  if (c != QEwConvention::OnnxRuntime && c != QEwConvention::ArmnnCpuref && r.uniform(0, 5) == 0) {
+  if (is_pytorch(c) && r.uniform(0, 4) == 0) {
+    p.y_min = p.y_zero_point;  // quantized::add_relu / mul_relu: the only fused clamp PyTorch has
+  } else if (c != QEwConvention::OnnxRuntime && c != QEwConvention::ArmnnCpuref && !is_pytorch(c) &&
+             r.uniform(0, 5) == 0) {
     // A fused clamp narrower than the dtype (TFLite's activation ranges may be a single code).
     const std::int64_t lo = r.uniform(lo_of(p.type), hi_of(p.type) - 1);
     const std::int64_t hi = r.uniform(lo + 1, hi_of(p.type));
@@ -439,13 +475,24 @@ void pytorch_hand_cases(Builder<Op>& b) {
     rc.a = array_of({4}, [z](std::int64_t i) { return z + 3 - 6 * (i % 2); });
     rc.b = array_of({4}, [z](std::int64_t i) { return z + (i < 2 ? 4 : -4); });
     rc.p.a_zero_point = rc.p.b_zero_point = Int(z);
-    rc.p.y_zero_point = Int(z + 1);
+    // int8 reaches ATen's kernel only with z_y = 127 (QMul::run hands z_y < 127 to XNNPACK).
+    rc.p.y_zero_point = Int(t == DType::U8 ? z + 1 : 127);
     rc.p.a_scale = ties::f32_dyadic(21, -3), rc.p.b_scale = ties::f32_dyadic(1, 0);
     rc.p.y_scale = ties::f32_dyadic(7, 0);
     b.add(rc, std::string(dtype_name(t)) +
                   " s_a s_b = 21/8, s_y = 7, p = +-12: M = fl32(2.625 fl32(1/7)) = 3/8 + 2^-25 rounds 12 M = 4.5 + "
-                  "2^-21 to 5 (the quotient 3/8 would give the tie 4.5 -> 4)");
+                  "2^-21 to 5 (the quotient 3/8 would give the tie 4.5 -> 4)" +
+                  (t == DType::I8 ? "; z_y = 127: ATen's kernel" : ""));
   }
+  Problem xq = unit_problem(DType::I8, {4}, {4});
+  xq.a = array_of({4}, [](std::int64_t i) { return 3 - 6 * (i % 2); });
+  xq.b = array_of({4}, [](std::int64_t i) { return i < 2 ? 4 : -4; });
+  xq.p.y_zero_point = Int(1);
+  xq.p.a_scale = ties::f32_dyadic(21, -3), xq.p.b_scale = ties::f32_dyadic(1, 0);
+  xq.p.y_scale = ties::f32_dyadic(7, 0);
+  b.add(xq,
+        "int8 with z_y = 1 < 127: XNNPACK's multiply, S = fl32(2.625 / 7) = 3/8: p = +-12 gives the ties "
+        "+-4.5 -> +-4 (ATen's reciprocal would give +-5)");
   Problem relu = unit_problem(DType::U8, {16}, {16});
   relu.p.a_zero_point = relu.p.b_zero_point = Int(128);
   relu.p.y_zero_point = Int(100);
@@ -453,6 +500,61 @@ void pytorch_hand_cases(Builder<Op>& b) {
   relu.p.y_scale = ties::f32_dyadic(1, -3);
   relu.p.y_min = Int(100);
   b.add(relu, "uint8 y_min = z_y = 100 (quantized::mul_relu): negative products clamp to the zero point");
+}
+
+// PyTorch's add: which kernel runs (qlinear.add.pytorch_qnnpack: q8add for uint8 of one shape, ATen
+// for broadcast uint8, XNNPACK for int8) decides what is rejected; ATen rejects no scale ratio.
+template <class Op>
+void pytorch_add_hand_cases(Builder<Op>& b) {
+  const bool qnn = b.c == QEwConvention::PytorchQnnpack;
+  auto ratio_problem = [](DType t, const Dims& sa, const Dims& sb, std::uint32_t a_scale) {
+    Problem pr = unit_problem(t, sa, sb);
+    pr.p.a_zero_point = pr.p.b_zero_point = pr.p.y_zero_point = t == DType::U8 ? 128 : 0;
+    pr.p.a_scale = a_scale, pr.p.b_scale = ties::f32_dyadic(1, -6), pr.p.y_scale = ties::f32_dyadic(1, -6);
+    return pr;
+  };
+  const Problem big = ratio_problem(DType::U8, {6}, {6}, ties::f32_dyadic(1, 2));  // s_a / s_y = 2^8
+  if (qnn)
+    b.add_invalid(big, "uint8 of one shape, s_a / s_y = 2^8: q8add's ratio must be in [2**-14, 2**8)", {"scale_limit"});
+  else
+    b.add(big, "uint8, s_a / s_y = 2^8 (ATen's kernel has no ratio limit): every output saturates or is z_y");
+  b.add(ratio_problem(DType::U8, {2, 3}, {3}, ties::f32_dyadic(1, 2)),
+        "uint8 b (3) broadcast to (2, 3), s_a / s_y = 2^8: ATen's kernel under either engine");
+  const Problem small = ratio_problem(DType::U8, {6}, {6}, ties::f32_dyadic(1, -21));  // 2^-15
+  if (qnn) b.add_invalid(small, "uint8 of one shape, s_a / s_y = 2^-15: below q8add's 2**-14", {"scale_limit"});
+  b.add(ratio_problem(DType::U8, {6}, {6}, ties::f32_dyadic(1, -20)),
+        "uint8, s_a / s_y = 2^-14 (q8add's lower limit, inside): m_a = 2^7, shift 21");
+  const Problem i8small = ratio_problem(DType::I8, {6}, {6}, ties::f32_dyadic(1, -17));  // 2^-11
+  if (qnn)
+    b.add_invalid(i8small, "int8, s_a / s_y = 2^-11: XNNPACK's ratio must be at least 2**-10", {"scale_limit"});
+  else
+    b.add(i8small, "int8, s_a / s_y = 2^-11 (XNNPACK would reject it; ATen's kernel has no limit)");
+  for (DType t : {DType::U8, DType::I8}) {
+    Problem top = unit_problem(t, {8}, {8});
+    top.p.a_scale = top.p.b_scale = ties::f32_dyadic(1, -6), top.p.y_scale = ties::f32_dyadic(1, -6);
+    top.p.y_zero_point = Int(hi_of(t));
+    top.p.y_min = Int(hi_of(t));
+    const std::string what = std::string(dtype_name(t)) + " add_relu with z_y = " + std::to_string(hi_of(t));
+    if (qnn)
+      b.add_invalid(top, what + ": the output range [z_y, max] is empty (QNNPACK / XNNPACK: min below max)");
+    else
+      b.add(top, what + ": every output is the maximum");
+  }
+  // 3 / 8 + 5 / 8 ... halves: (a - z_a) / 2 + (b - z_b) / 2 with s_a = s_b = s_y / 2, the codes
+  // chosen so every sum is an odd number of halves: rne and half away from zero differ on each.
+  for (DType t : {DType::U8, DType::I8}) {
+    Problem h = unit_problem(t, {8}, {8});
+    const std::int64_t z = t == DType::U8 ? 128 : 0;
+    h.a = array_of({8}, [z](std::int64_t i) {
+      return z + std::vector<std::int64_t>{1, 3, 5, 7, -1, -3, -5, -7}[static_cast<std::size_t>(i)];
+    });
+    h.b = array_of({8}, [z](std::int64_t) { return z; });
+    h.p.a_zero_point = h.p.b_zero_point = h.p.y_zero_point = Int(z);
+    h.p.a_scale = h.p.b_scale = ties::f32_dyadic(1, -7), h.p.y_scale = ties::f32_dyadic(1, -6);
+    b.add(h, std::string(dtype_name(t)) +
+                 " d_a / s_y = +-1/2, +-3/2, +-5/2, +-7/2: half to even gives 0, 2, 2, 4 (ATen); half away 1, 2, 3, 4 "
+                 "(q8add)");
+  }
 }
 
 template <class Op>
@@ -516,19 +618,29 @@ void common_hand_cases(Builder<Op>& b) {
       b.add(one, "a and b of one element: a one-element output takes the scalar-a path");
     }
   }
-  // The fused clamp.
-  if (!ort && !armnn) {
+  // The fused clamp (PyTorch has one: add_relu / mul_relu, y_min = z_y).
+  if (is_pytorch(b.c)) {
+    Problem nc = unit_problem(DType::I8, {4, 4}, {4, 4});
+    nc.p.a_scale = nc.p.b_scale = ties::f32_dyadic(1, -7);
+    nc.p.y_scale = add ? ties::f32_dyadic(1, -6) : ties::f32_dyadic(1, -8);
+    nc.p.y_zero_point = Int(-20), nc.p.y_min = Int(-20);
+    b.add(nc, "int8 y_min = z_y = -20 (the _relu operator)");
+  } else if (!ort && !armnn) {
     Problem nc = unit_problem(DType::I8, {4, 4}, {4, 4});
     nc.p.a_scale = nc.p.b_scale = ties::f32_dyadic(1, -7);
     nc.p.y_scale = add ? ties::f32_dyadic(1, -6) : ties::f32_dyadic(1, -8);
     nc.p.y_min = Int(-20), nc.p.y_max = Int(30);
     b.add(nc, "fused clamp [-20, 30]");
+  }
+  if (!ort && !armnn) {
     Problem nu = unit_problem(DType::U8, {8}, {8});
     nu.p.a_zero_point = nu.p.b_zero_point = nu.p.y_zero_point = 128;
     nu.p.a_scale = nu.p.b_scale = ties::f32_dyadic(1, -7);
     nu.p.y_scale = add ? ties::f32_dyadic(1, -6) : ties::f32_dyadic(1, -8);
-    nu.p.y_min = Int(128), nu.p.y_max = Int(200);
-    b.add(nu, "uint8 fused clamp [128, 200] (a ReLU at the zero point)");
+    nu.p.y_min = Int(128);
+    if (!is_pytorch(b.c)) nu.p.y_max = Int(200);
+    b.add(nu, is_pytorch(b.c) ? "uint8 y_min = z_y = 128 (the _relu operator)"
+                              : "uint8 fused clamp [128, 200] (a ReLU at the zero point)");
   }
   // Rejections shared by every convention.
   Problem dt = unit_problem(DType::I8, {2}, {2});
@@ -605,7 +717,8 @@ void common_hand_cases(Builder<Op>& b) {
     m2.p.a_scale = ties::f32_dyadic(1, 0), m2.p.y_scale = ties::f32_dyadic((1 << 23) + 1, -42);
     b.add(m2, "real output multiplier 1 - 2^-23 (just below the limit)");
   }
-  if (b.c == QEwConvention::PytorchOnednn) pytorch_hand_cases(b);
+  if (b.c == QEwConvention::PytorchOnednn && !add) pytorch_hand_cases(b);
+  if (is_pytorch(b.c) && add) pytorch_add_hand_cases(b);
   if (ort && !add) {
     Problem z = unit_problem(DType::I8, {4}, {4});
     z.a = array_of({4}, [](std::int64_t i) { return i == 0 ? 1 : -i; });
@@ -627,6 +740,8 @@ Family ew_family(QEwOp op, std::string_view conv, std::uint64_t seed, int tie_ri
                                                             : QEwConvention::TfliteSingleRound;
     if constexpr (requires { Op::conv::pytorch_onednn; })
       if (cv == Op::conv::pytorch_onednn) c = QEwConvention::PytorchOnednn;
+    if constexpr (requires { Op::conv::pytorch_qnnpack; })
+      if (cv == Op::conv::pytorch_qnnpack) c = QEwConvention::PytorchQnnpack;
     Builder<Op> b{op, cv, c, {}};
     common_hand_cases(b);
     b.add_random(
@@ -648,6 +763,9 @@ QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Add>(QEwOp::Add, Add::conv::tflite_single
 QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::xnnpack_fp32, 1511, 350, 160, 60));
 QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::onnxruntime, 1512, 350, 160, 60));
 QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::pytorch_onednn, 1515, 250, 120, 40));
+// PyTorch's add: lean families (the vectors/ budget); the cross-check draws thousands more.
+QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Add>(QEwOp::Add, Add::conv::pytorch_onednn, 1516, 110, 50, 20));
+QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Add>(QEwOp::Add, Add::conv::pytorch_qnnpack, 1517, 110, 50, 20));
 QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::tflite_double_round, 1513, 350, 160, 60));
 QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::tflite_single_round, 1514, 350, 160, 60));
 // Arm NN: fewer draws (the vectors/ size budget); the cross-check draws thousands more.

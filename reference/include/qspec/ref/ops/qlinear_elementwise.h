@@ -19,7 +19,15 @@
 namespace qspec::ref::ops {
 
 enum class QEwOp { Add, Mul };
-enum class QEwConvention { XnnpackFp32, OnnxRuntime, TfliteDoubleRound, TfliteSingleRound, ArmnnCpuref, PytorchOnednn };
+enum class QEwConvention {
+  XnnpackFp32,
+  OnnxRuntime,
+  TfliteDoubleRound,
+  TfliteSingleRound,
+  ArmnnCpuref,
+  PytorchOnednn,
+  PytorchQnnpack
+};
 
 // One operator's quantization parameters: a, b and y share `type` (b_type must equal it).
 struct QEwParams {
@@ -112,8 +120,36 @@ std::uint32_t qlinear_ew_armnn_value(QEwOp op, const Int& a, const Int& b, const
 // spec: qlinear.mul.pytorch_onednn
 // ATen's qmul_kernel (PyTorch 1.13): M = fl32(fl32(s_a s_b) fl32(1 / s_y)) (ops_qlinear_elementwise_pytorch.cc).
 std::uint32_t qlinear_mul_pytorch_onednn_multiplier(const QEwParams& p);
+// Whether QMul::run hands the operands to XNNPACK's multiply (qint8 with y_zero_point < 127):
+// then the element is qlinear.mul.xnnpack_fp32's.
+bool qlinear_mul_pytorch_runs_xnnpack(const QEwParams& p);
 // y = clamp(sat_T(rne(fl32(fl32(p) M)) + z_y), y_min, y_max) with p = (a - z_a)(b - z_b).
 Int qlinear_mul_pytorch_onednn_element(const Int& a, const Int& b, std::uint32_t multiplier, const QEwParams& p);
+
+// spec: qlinear.add.pytorch_onednn
+// ATen's qadd_kernel, scalar path (PyTorch 1.13, ops_qlinear_elementwise_pytorch.cc): checks the
+// parameters and returns inv = fl32(1 / s_y).
+std::uint32_t qlinear_add_pytorch_onednn_inverse(const QEwParams& p);
+// d_a = fl32((a - z_a) s_a), d_b likewise, v = fl32(fl32(d_a + d_b) inv) (binary32 bits; REQUIRE finite).
+std::uint32_t qlinear_add_pytorch_onednn_value(const Int& a, const Int& b, std::uint32_t inverse, const QEwParams& p);
+// y = clamp(sat_T(rne(v) + z_y), y_min, y_max).
+Int qlinear_add_pytorch_onednn_element(const Int& a, const Int& b, std::uint32_t inverse, const QEwParams& p);
+
+// spec: qlinear.add.pytorch_qnnpack
+// Which kernel quantized::add runs under the qnnpack engine: PyTorch's QNNPACK q8add (uint8, equal
+// shapes), ATen's qadd_kernel (uint8 with broadcasting) or XNNPACK's qs8 add (int8).
+enum class QEwPytorchQnnpackAddPath { Q8Add, Aten, Xnnpack };
+QEwPytorchQnnpackAddPath qlinear_add_pytorch_qnnpack_path(DType t, const Shape& a, const Shape& b);
+// pytorch_qnnp_create_add_nc_q8 + pytorch_qnnp_compute_add_quantization_params: r = fl32(s / s_y)
+// in [2^-14, 2^8), shift = 21 - the exponent of the larger ratio, multipliers rne(r 2^shift).
+struct QEwQnnpackAdd {
+  std::uint32_t a_ratio = 0, b_ratio = 0;
+  Int a_multiplier, b_multiplier;
+  int shift = 0;
+};
+QEwQnnpackAdd qlinear_add_pytorch_qnnpack_params(const QEwParams& p);
+// acc = (a - z_a) m_a + (b - z_b) m_b, rounded half away from zero by 2^shift, + z_y, clamped.
+Int qlinear_add_pytorch_qnnpack_element(const Int& a, const Int& b, const QEwQnnpackAdd& k, const QEwParams& p);
 
 // ---- the operators ----
 
@@ -135,6 +171,8 @@ QEwElement qlinear_ew_element(QEwOp op, const QEwParams& p, QEwConvention c,
 // spec: qlinear.add.armnn_cpuref
 // spec: qlinear.mul.armnn_cpuref
 // spec: qlinear.mul.pytorch_onednn
+// spec: qlinear.add.pytorch_onednn
+// spec: qlinear.add.pytorch_qnnpack
 // y[i] = element(a[a_offset[i]], b[b_offset[i]]) over the broadcast; the shapes and dtypes are
 // checked first, then the parameters, then the codes (REQUIRE in the dtype).
 IntArray qlinear_elementwise(QEwOp op, const IntArray& a, const IntArray& b, const QEwParams& p, QEwConvention c);
