@@ -540,6 +540,22 @@ void pytorch_add_hand_cases(Builder<Op>& b) {
     else
       b.add(top, what + ": every output is the maximum");
   }
+  if (!qnn) {
+    // E-LIBTORCH-EW-1: 64 contiguous outputs fill one AVX2 block of ATen's vector loop, which
+    // dequantizes with fma(s, q, fl32(-z s)): d_a = -0.100000009 there, v = -0.50000006 -> 127, where
+    // the clause (the scalar path) has d_a = fl32(-1 * 0.1f), v = -0.5 exactly -> 128.
+    Problem fma = unit_problem(DType::U8, {64}, {64});
+    fma.a = array_of({64}, [](std::int64_t) { return 2; });
+    fma.b = array_of({64}, [](std::int64_t) { return 0; });
+    fma.p.a_scale = 0x3dcccccdu;  // 0.1f
+    fma.p.a_zero_point = 3;
+    fma.p.b_scale = ties::f32_dyadic(1, 0);
+    fma.p.y_scale = 0x3e4ccccdu;  // 0.2f
+    fma.p.y_zero_point = 128;
+    b.add(fma,
+          "uint8, 64 outputs, a = 2 (s_a = 0.1f, z_a = 3), b = 0, s_y = 0.2f: d_a / s_y = -0.5 exactly -> 128 "
+          "(ATen's AVX2 vector path dequantizes with an FMA and returns 127: E-LIBTORCH-EW-1)");
+  }
   // 3 / 8 + 5 / 8 ... halves: (a - z_a) / 2 + (b - z_b) / 2 with s_a = s_b = s_y / 2, the codes
   // chosen so every sum is an odd number of halves: rne and half away from zero differ on each.
   for (DType t : {DType::U8, DType::I8}) {
