@@ -76,8 +76,8 @@ TEST(libtorch_adapter, OnednnLinearUsesEachCallsZeroPoints) {
   xv[0] = 10, wv[0] = 3;
   const HostTensor x{"x", QSPEC_DTYPE_UINT8, {1, 7}, xv}, w{"w", QSPEC_DTYPE_INT8, {1, 7}, wv};
   for (auto [zx, zy, want] : {std::tuple{2, 5, 29}, std::tuple{4, 50, 68}, std::tuple{2, 5, 29}}) {
-    auto r = torch().run("qlinear.fully_connected", "pytorch.onednn", onednn_fc_attrs(1.0f, zx, 1.0f, 1.0f, zy),
-                         {x, w}, QSPEC_DTYPE_UINT8, {1, 1});
+    auto r = torch().run("qlinear.fully_connected", "pytorch.onednn", onednn_fc_attrs(1.0f, zx, 1.0f, 1.0f, zy), {x, w},
+                         QSPEC_DTYPE_UINT8, {1, 1});
     ASSERT_EQ(r.status, QSPEC_STATUS_OK) << r.message;
     EXPECT_EQ(r.y, std::vector<std::int64_t>{want}) << "x_zero_point " << zx << ", y_zero_point " << zy;
   }
@@ -120,8 +120,8 @@ TEST(libtorch_adapter, QuantizeMultipliesByTheFloatReciprocal) {
 }
 
 TEST(libtorch_adapter, QuantizeToUint8AndInt32) {
-  auto u = torch().run("quantize", "pytorch.quantize_per_tensor", q_attrs(0.5f, 200), {f32("x", {100.0f, -0.75f, -200.0f})},
-                       QSPEC_DTYPE_UINT8, {3});
+  auto u = torch().run("quantize", "pytorch.quantize_per_tensor", q_attrs(0.5f, 200),
+                       {f32("x", {100.0f, -0.75f, -200.0f})}, QSPEC_DTYPE_UINT8, {3});
   ASSERT_EQ(u.status, QSPEC_STATUS_OK) << u.message;
   EXPECT_EQ(u.y, (std::vector<std::int64_t>{255, 198, 0}));  // 400 -> sat; -1.5 -> -2; -400 -> sat
   auto i = torch().run("quantize", "pytorch.quantize_per_tensor", q_attrs(1.0f, -5), {f32("x", {100000.5f, -2.5f})},
@@ -163,7 +163,9 @@ TEST(libtorch_adapter, QuantizePerChannelUsesEachChannelsParameters) {
   EXPECT_EQ(r.y, (std::vector<std::int64_t>{0, 2, 1, -1}));
   const std::string bad_axis = std::string("{\"axis\":2,\"scales\":[\"") + f32_hex(0.5f) + "\",\"" + f32_hex(0.25f) +
                                "\"],\"zero_points\":[0,1],\"out_dtype\":\"int8\"}";
-  EXPECT_EQ(torch().run("quantize_per_channel", "pytorch.quantize_per_channel", bad_axis, {x}, QSPEC_DTYPE_INT8, {2, 2}).status,
+  EXPECT_EQ(torch()
+                .run("quantize_per_channel", "pytorch.quantize_per_channel", bad_axis, {x}, QSPEC_DTYPE_INT8, {2, 2})
+                .status,
             QSPEC_STATUS_REJECTED);
 }
 
@@ -227,6 +229,30 @@ TEST(libtorch_concat, Int32BelowTwoToThe24IsExact) {
   auto r = torch().run("concat", "mrt", "{\"axis\":0}", {a, b}, QSPEC_DTYPE_INT32, {3});
   ASSERT_EQ(r.status, QSPEC_STATUS_OK) << r.message;
   EXPECT_EQ(r.y, (std::vector<std::int64_t>{16777216, -16777215, -1}));
+}
+
+// quantized::add of uint8 operands whose a_zero_point is -1: libtorch's
+// _make_per_tensor_quantized_tensor takes it (the adapter's way of building operands) and computes,
+// where a user's torch.quantize_per_tensor refuses it; the adapter refuses it as the user's call
+// would (the vectors' "a_zero_point -1 does not fit uint8" was "accepted an invalid input"). The
+// same operands with a_zero_point 0 are computed: 1 + 3, 2 + 4.
+TEST(libtorch_adapter, BinaryOpsRefuseAnOperandZeroPointOutsideTheDtype) {
+  const char* conv = std::string(torch().backend().version).find("qengine qnnpack") == std::string::npos
+                         ? "pytorch.onednn"
+                         : "pytorch.qnnpack";
+  const HostTensor a{"a", QSPEC_DTYPE_UINT8, {2}, {1, 2}}, b{"b", QSPEC_DTYPE_UINT8, {2}, {3, 4}};
+  const std::string one = f32_hex(1.0f);
+  auto attrs = [&](int za) {
+    return std::string("{\"a_scale\":\"") + one + "\",\"a_zero_point\":" + std::to_string(za) + ",\"b_scale\":\"" +
+           one + "\",\"b_zero_point\":0,\"y_scale\":\"" + one + "\",\"y_zero_point\":0}";
+  };
+  auto bad = torch().run("qlinear.add", conv, attrs(-1), {a, b}, QSPEC_DTYPE_UINT8, {2});
+  EXPECT_EQ(bad.status, QSPEC_STATUS_REJECTED) << bad.message;
+  auto badmul = torch().run("qlinear.mul", "pytorch.onednn", attrs(-1), {a, b}, QSPEC_DTYPE_UINT8, {2});
+  EXPECT_EQ(badmul.status, QSPEC_STATUS_REJECTED) << badmul.message;
+  auto ok = torch().run("qlinear.add", conv, attrs(0), {a, b}, QSPEC_DTYPE_UINT8, {2});
+  ASSERT_EQ(ok.status, QSPEC_STATUS_OK) << ok.message;
+  EXPECT_EQ(ok.y, (std::vector<std::int64_t>{4, 6}));
 }
 
 }  // namespace
