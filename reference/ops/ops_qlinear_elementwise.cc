@@ -1,6 +1,6 @@
 // Reference-backend registrations of the engines' quantized elementwise operators
 // (spec/operators_qlinear_elementwise.md): qlinear.add and qlinear.mul under xnnpack.fp32,
-// onnxruntime, tflite.double_round, tflite.single_round and armnn.cpuref; qlinear.concat under onnxruntime and
+// onnxruntime, tflite.double_round, tflite.single_round, armnn.cpuref and onednn; qlinear.concat under onnxruntime and
 // tflite.reference.
 //
 // Tensors, attributes and conventions are named through the catalogue's typed keys
@@ -56,6 +56,7 @@ QEwConvention convention_of(std::string_view name) {
   if (name == Op::conv::armnn_cpuref) return QEwConvention::ArmnnCpuref;
   if constexpr (requires { Op::conv::pytorch_onednn; })
     if (name == Op::conv::pytorch_onednn) return QEwConvention::PytorchOnednn;
+  if (name == Op::conv::onednn) return QEwConvention::Onednn;
   return QEwConvention::TfliteSingleRound;
 }
 
@@ -84,6 +85,8 @@ QSPEC_REGISTER_REF_OP(reg<Mul>(Mul::conv::tflite_single_round, QEwOp::Mul));
 QSPEC_REGISTER_REF_OP(reg<Add>(Add::conv::armnn_cpuref, QEwOp::Add));
 QSPEC_REGISTER_REF_OP(reg<Mul>(Mul::conv::armnn_cpuref, QEwOp::Mul));
 QSPEC_REGISTER_REF_OP(reg<Mul>(Mul::conv::pytorch_onednn, QEwOp::Mul));
+QSPEC_REGISTER_REF_OP(reg<Add>(Add::conv::onednn, QEwOp::Add));
+QSPEC_REGISTER_REF_OP(reg<Mul>(Mul::conv::onednn, QEwOp::Mul));
 
 // qlinear.concat: the inputs x0, x1, ... in order, one scale and zero point each.
 Registration concat_reg(std::string_view convention) {

@@ -69,6 +69,8 @@ IntArray qlinear_elementwise(QEwOp op, const IntArray& a, const IntArray& b, con
                 name + ": TFLite's reference broadcast (BroadcastAdd4DSlow / BroadcastMul4DSlow) is 4-D at most");
   QSPEC_REQUIRE(c != QEwConvention::ArmnnCpuref || rank <= 5,
                 name + ": armnn::TensorShape holds at most 5 dimensions (MaxNumOfTensorDimensions)");
+  QSPEC_ERROR_IF(c == QEwConvention::Onednn && rank > 12,
+                 name + ": oneDNN supports at most 12 dimensions (DNNL_MAX_NDIMS)");
   const QEwOrtAddPath path = op == QEwOp::Add && c == QEwConvention::OnnxRuntime
                                  ? qlinear_add_onnxruntime_path(a.shape, b.shape)
                                  : QEwOrtAddPath::General;

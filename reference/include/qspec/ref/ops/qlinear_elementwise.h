@@ -19,7 +19,15 @@
 namespace qspec::ref::ops {
 
 enum class QEwOp { Add, Mul };
-enum class QEwConvention { XnnpackFp32, OnnxRuntime, TfliteDoubleRound, TfliteSingleRound, ArmnnCpuref, PytorchOnednn };
+enum class QEwConvention {
+  XnnpackFp32,
+  OnnxRuntime,
+  TfliteDoubleRound,
+  TfliteSingleRound,
+  ArmnnCpuref,
+  PytorchOnednn,
+  Onednn,
+};
 
 // One operator's quantization parameters: a, b and y share `type` (b_type must equal it).
 struct QEwParams {
@@ -115,6 +123,21 @@ std::uint32_t qlinear_mul_pytorch_onednn_multiplier(const QEwParams& p);
 // y = clamp(sat_T(rne(fl32(fl32(p) M)) + z_y), y_min, y_max) with p = (a - z_a)(b - z_b).
 Int qlinear_mul_pytorch_onednn_element(const Int& a, const Int& b, std::uint32_t multiplier, const QEwParams& p);
 
+// spec: qlinear.add.onednn
+// spec: qlinear.mul.onednn
+// oneDNN 2.6.3 binary_add / binary_mul as a user maps the operator onto it
+// (spec/operators_qlinear_onednn_binary.md): the source scales (add: s0 = fl32(s_a / s_y),
+// s1 = fl32(s_b / s_y); mul: s0 = fl32(fl32(s_a s_b) / s_y), s1 = 1) after the convention's
+// ERROR_IFs (source zero points 0, z_y and the clamp in the dtype) and REQUIREs (finite scales).
+struct QEwOnednnScales {
+  std::uint32_t src0 = 0x3f800000, src1 = 0x3f800000;  // float32 bit patterns
+};
+QEwOnednnScales qlinear_ew_onednn_scales(QEwOp op, const QEwParams& p);
+// w = fl32(v + z_y) with v = fl32(fl32(A s0) + fl32(B s1)) (add) or fl32(fl32(A s0) B) (mul):
+// the float the destination conversion rounds; REQUIRE every step finite.
+std::uint32_t qlinear_ew_onednn_value(QEwOp op, const Int& a, const Int& b, const QEwOnednnScales& k,
+                                      const QEwParams& p);
+
 // ---- the operators ----
 
 // The element function of (op, convention): y = f(a, b) for two codes. The convention's parameter
@@ -135,6 +158,8 @@ QEwElement qlinear_ew_element(QEwOp op, const QEwParams& p, QEwConvention c,
 // spec: qlinear.add.armnn_cpuref
 // spec: qlinear.mul.armnn_cpuref
 // spec: qlinear.mul.pytorch_onednn
+// spec: qlinear.add.onednn
+// spec: qlinear.mul.onednn
 // y[i] = element(a[a_offset[i]], b[b_offset[i]]) over the broadcast; the shapes and dtypes are
 // checked first, then the parameters, then the codes (REQUIRE in the dtype).
 IntArray qlinear_elementwise(QEwOp op, const IntArray& a, const IntArray& b, const QEwParams& p, QEwConvention c);
