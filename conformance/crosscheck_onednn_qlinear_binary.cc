@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -243,7 +244,49 @@ void check(QEwOp op, const char* name, int problems) {
   EXPECT_GT(outputs, 0);
 }
 
+// binary_add s8 of x = 114 and y = 60 (unit scales) with eltwise_linear(alpha, beta), src0 of the
+// destination's shape (jit:uni) or broadcast (ref:any); the s8 output code.
+long long linear_post_op(float alpha, float beta, bool broadcast_src0, std::string& impl) {
+  const memory::desc m0({1, broadcast_src0 ? 1 : 16}, memory::data_type::s8, memory::format_tag::ab),
+      m1({1, 16}, memory::data_type::s8, memory::format_tag::ab), md = m1;
+  dnnl::primitive_attr attr;
+  dnnl::post_ops po;
+  po.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear, alpha, beta);
+  attr.set_post_ops(po);
+  const dnnl::binary::primitive_desc pd(dnnl::binary::desc(dnnl::algorithm::binary_add, m0, m1, md), attr, engine());
+  impl = pd.impl_info_str();
+  std::vector<std::int8_t> x(broadcast_src0 ? 1 : 16, 114), y(16, 60), z(16);
+  memory xm(m0, engine(), x.data()), ym(m1, engine(), y.data()), zm(md, engine(), z.data());
+  dnnl::binary(pd).execute(stream(), {{DNNL_ARG_SRC_0, xm}, {DNNL_ARG_SRC_1, ym}, {DNNL_ARG_DST, zm}});
+  stream().wait();
+  return z[0];
+}
+
 }  // namespace
+
+// spec/errata.md E-ONEDNNBIN-1: the linear post-op with alpha != 1 is one rounding in the jit
+// kernel where the ISA has FMA (vfmadd213ps) and two in ref_binary and in the sse41 kernel, so the
+// clause keeps alpha = 1 (the output scale folded into the source scales).
+TEST(crosscheck_onednn_qlinear_binary, ALinearPostOpWithAlphaNotOneRoundsByImplementation) {
+  // alpha 174 = 1203.5 - 2.8e-5: fl32 rounds the product to 1203.5, so two roundings give -0.5 and
+  // the code 0 (ties to even); one rounding gives -0.50003 and the code -1.
+  const float alpha = 0x1.baaaaap+2f, beta = -1204.0f;
+  volatile float product = alpha * 174.0f;
+  volatile float two = product + beta;
+  const float one = std::fma(alpha, 174.0f, beta);
+  ASSERT_NE(std::nearbyint(one), std::nearbyint(static_cast<float>(two)));  // the case separates them
+  std::string jit_impl, ref_impl;
+  const long long jit = linear_post_op(alpha, beta, false, jit_impl), ref = linear_post_op(alpha, beta, true, ref_impl);
+  EXPECT_EQ(ref_impl, "ref:any");
+  EXPECT_EQ(ref, static_cast<long long>(std::nearbyint(static_cast<float>(two))));
+  using i = dnnl::cpu_isa;
+  const bool fma = dnnl::get_effective_cpu_isa() != i::sse41 && dnnl::get_effective_cpu_isa() != i::avx;
+  EXPECT_EQ(jit, static_cast<long long>(std::nearbyint(fma ? one : static_cast<float>(two))))
+      << jit_impl << " at " << isa_name();
+  std::printf("linear post-op alpha %a beta %g on 114 + 60: %s at %s gives %lld, %s gives %lld\n",
+              static_cast<double>(alpha), static_cast<double>(beta), jit_impl.c_str(), isa_name(), jit,
+              ref_impl.c_str(), ref);
+}
 
 TEST(crosscheck_onednn_qlinear_binary, AddEqualsTheClause) { check(QEwOp::Add, "add", 600); }
 TEST(crosscheck_onednn_qlinear_binary, MulEqualsTheClause) { check(QEwOp::Mul, "mul", 600); }

@@ -514,6 +514,18 @@ void onednn_hand_cases(Builder<Op>& b) {
                   " s0 = 1/2 + 2^-24, z_y = 100: fl32(v + z_y) lands on 100.5 and rounds to 100 where rne(v) + z_y = "
                   "101 (oneDNN adds the zero point in float before rounding)");
   }
+  if (!add) {
+    // The scale sits on src0 (a): fl32(fl32(A S) B) with S = 0.01 gives 107.5 for (A, B) = (-125, -86)
+    // (rne: 108) but 107.49999 for (-86, -125); the scale on b would swap the two.
+    Problem ord = unit_problem(DType::I8, {2}, {2});
+    ord.a = array_of({2}, [](std::int64_t i) { return i == 0 ? -125 : -86; });
+    ord.b = array_of({2}, [](std::int64_t i) { return i == 0 ? -86 : -125; });
+    ord.p.a_scale = 0x3c23d70au;  // fl32(0.01)
+    ord.p.b_scale = ties::f32_dyadic(1, 0);
+    ord.p.y_scale = ties::f32_dyadic(1, 0);
+    b.add(ord, "S = fl32(0.01) on src0: fl32(fl32(-125 S) (-86)) = 107.5 -> 108, fl32(fl32(-86 S) (-125)) = "
+               "107.49999 -> 107 (the operands' order is part of the convention)");
+  }
   Problem za = unit_problem(DType::I8, {2}, {2});
   za.p.a_zero_point = Int(1);
   b.add_invalid(za, "a_zero_point 1: oneDNN's binary primitive takes no source zero points");
