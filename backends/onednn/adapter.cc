@@ -62,6 +62,14 @@ class OnednnAdapter final : public thirdparty::Adapter {
         thirdparty::claim<cat::qlinear_max_pool2d>(
             cat::qlinear_max_pool2d::conv::onednn,
             "pooling_v2_forward pooling_max (dilation d - 1), s8/u8 NHWC, eltwise_clip for y_min/y_max"),
+        thirdparty::claim<cat::qlinear_add>(
+            cat::qlinear_add::conv::onednn,
+            "binary binary_add s8/u8, plain layouts at the output's rank, source scales s_a/s_y and s_b/s_y, "
+            "eltwise_linear(1, z_y) and eltwise_clip post-ops; source zero points are refused by oneDNN"),
+        thirdparty::claim<cat::qlinear_mul>(
+            cat::qlinear_mul::conv::onednn,
+            "binary binary_mul s8/u8, plain layouts at the output's rank, src0 scale (s_a s_b)/s_y, "
+            "eltwise_linear(1, z_y) and eltwise_clip post-ops; source zero points are refused by oneDNN"),
     };
   }
 
@@ -81,6 +89,8 @@ class OnednnAdapter final : public thirdparty::Adapter {
     if (call.op == cat::qlinear_avg_pool2d::op) return run_qlinear_avg_pool2d(call);
     if (call.op == cat::qlinear_global_avg_pool::op) return run_qlinear_global_avg_pool(call);
     if (call.op == cat::qlinear_max_pool2d::op) return run_qlinear_max_pool2d(call);
+    if (call.op == cat::qlinear_add::op) return run_qlinear_add(call);
+    if (call.op == cat::qlinear_mul::op) return run_qlinear_mul(call);
     throw thirdparty::Unsupported("oneDNN adapter has no op '" + call.op + "'");
   }
 };

@@ -20,5 +20,7 @@ void run_qlinear_matmul(const thirdparty::Call& call);                    // op_
 void run_qlinear_avg_pool2d(const thirdparty::Call& call);                // op_qlinear_pool.cc
 void run_qlinear_global_avg_pool(const thirdparty::Call& call);           // op_qlinear_pool.cc
 void run_qlinear_max_pool2d(const thirdparty::Call& call);                // op_qlinear_pool.cc
+void run_qlinear_add(const thirdparty::Call& call);                       // op_qlinear_binary.cc
+void run_qlinear_mul(const thirdparty::Call& call);                       // op_qlinear_binary.cc
 
 }  // namespace qspec::onednn_adapter

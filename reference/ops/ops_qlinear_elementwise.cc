@@ -1,7 +1,7 @@
 // Reference-backend registrations of the engines' quantized elementwise operators
 // (spec/operators_qlinear_elementwise.md): qlinear.add and qlinear.mul under xnnpack.fp32,
-// onnxruntime, tflite.double_round, tflite.single_round and armnn.cpuref, pytorch.onednn / pytorch.qnnpack;
-// qlinear.concat under onnxruntime and tflite.reference.
+// onnxruntime, tflite.double_round, tflite.single_round, armnn.cpuref, pytorch.onednn / pytorch.qnnpack and
+// onednn; qlinear.concat under onnxruntime and tflite.reference.
 //
 // Tensors, attributes and conventions are named through the catalogue's typed keys
 // (qspec::cat::qlinear_add / qlinear_mul). Only the conventions with a fused clamp read y_min /
@@ -58,6 +58,7 @@ QEwConvention convention_of(std::string_view name) {
     if (name == Op::conv::pytorch_onednn) return QEwConvention::PytorchOnednn;
   if constexpr (requires { Op::conv::pytorch_qnnpack; })
     if (name == Op::conv::pytorch_qnnpack) return QEwConvention::PytorchQnnpack;
+  if (name == Op::conv::onednn) return QEwConvention::Onednn;
   return QEwConvention::TfliteSingleRound;
 }
 
@@ -88,6 +89,8 @@ QSPEC_REGISTER_REF_OP(reg<Mul>(Mul::conv::armnn_cpuref, QEwOp::Mul));
 QSPEC_REGISTER_REF_OP(reg<Mul>(Mul::conv::pytorch_onednn, QEwOp::Mul));
 QSPEC_REGISTER_REF_OP(reg<Add>(Add::conv::pytorch_onednn, QEwOp::Add));
 QSPEC_REGISTER_REF_OP(reg<Add>(Add::conv::pytorch_qnnpack, QEwOp::Add));
+QSPEC_REGISTER_REF_OP(reg<Add>(Add::conv::onednn, QEwOp::Add));
+QSPEC_REGISTER_REF_OP(reg<Mul>(Mul::conv::onednn, QEwOp::Mul));
 
 // qlinear.concat: the inputs x0, x1, ... in order, one scale and zero point each.
 Registration concat_reg(std::string_view convention) {

@@ -75,6 +75,8 @@ IntArray qlinear_elementwise(QEwOp op, const IntArray& a, const IntArray& b, con
   }
   // XNN_MAX_TENSOR_DIMS: xnn_setup_*_nd fails beyond 6 dimensions.
   QSPEC_ERROR_IF(c == QEwConvention::XnnpackFp32 && rank > 6, name + ": XNNPACK supports at most 6 dimensions");
+  QSPEC_ERROR_IF(c == QEwConvention::Onednn && rank > 12,
+                 name + ": oneDNN supports at most 12 dimensions (DNNL_MAX_NDIMS)");
   const QEwOrtAddPath path = op == QEwOp::Add && c == QEwConvention::OnnxRuntime
                                  ? qlinear_add_onnxruntime_path(a.shape, b.shape)
                                  : QEwOrtAddPath::General;

@@ -221,6 +221,12 @@ QEwElement qlinear_ew_element(QEwOp op, const QEwParams& p, QEwConvention c, QEw
       return armnn_quantize(qlinear_ew_armnn_value(op, a, b, p), p.y_scale, p.y_zero_point, p.type);
     };
   }
+  if (c == QEwConvention::Onednn) {
+    const QEwOnednnScales k = qlinear_ew_onednn_scales(op, p);
+    return [op, k, p, cl](const Int& a, const Int& b) {
+      return saturate(saturate(round_half_even(f32_value(qlinear_ew_onednn_value(op, a, b, k, p))), p.type), cl);
+    };
+  }
   if (op == QEwOp::Add) {
     switch (c) {
       case QEwConvention::PytorchOnednn: {

@@ -1,8 +1,9 @@
 // Handlers of qlinear.add and qlinear.mul (spec/operators_qlinear_elementwise.md) under
-// xnnpack.fp32, onnxruntime, tflite.double_round, tflite.single_round, armnn.cpuref and pytorch.*: the NumPy broadcast,
-// each engine's parameter derivation with its rejections, and its element arithmetic on the hardware's binary32 /
-// binary64 operations (every step the spec names is one correctly rounded operation; this library is built with
-// -ffp-contract=off, and the FMAs ONNX Runtime's add fuses are fmaf).
+// xnnpack.fp32, onnxruntime, tflite.double_round, tflite.single_round, armnn.cpuref, pytorch.* and onednn
+// (spec/operators_qlinear_onednn_binary.md): the NumPy broadcast, each engine's parameter derivation with its
+// rejections, and its element arithmetic on the hardware's binary32 / binary64 operations (every step the spec
+// names is one correctly rounded operation; this library is built with -ffp-contract=off, and the FMAs ONNX
+// Runtime's add fuses are fmaf).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -30,7 +31,7 @@ using qlinear::named;
 using Add = cat::qlinear_add;
 using Mul = cat::qlinear_mul;
 
-enum class Conv { kXnnpack, kOrt, kTfliteDouble, kTfliteSingle, kArmnn, kPytorch, kPytorchQnnpack };
+enum class Conv { kXnnpack, kOrt, kTfliteDouble, kTfliteSingle, kArmnn, kPytorch, kPytorchQnnpack, kOnednn };
 using Element = std::function<std::int64_t(std::int64_t, std::int64_t)>;
 
 std::int64_t clamp(std::int64_t v, std::int64_t lo, std::int64_t hi) { return std::min(std::max(v, lo), hi); }
@@ -234,6 +235,27 @@ Element armnn(const Params& p, bool is_add) {
   };
 }
 
+// oneDNN 2.6 binary_add / binary_mul as a user maps the operator (qlinear.{add,mul}.onednn): the
+// source scales (add: s_a / s_y, s_b / s_y; mul: (s_a s_b) / s_y on src0 only), vmulps per source,
+// vaddps / vmulps, the eltwise_linear post-op's + z_y in float, clip, saturation, rne.
+Element onednn(const Params& p, bool is_add) {
+  const auto finite = [](float v) {
+    if (!std::isfinite(v)) throw Unsupported("onednn: a float step overflows (REQUIRE)");
+    return v;
+  };
+  const float s0 = finite(is_add ? p.sa / p.sy : finite(p.sa * p.sb) / p.sy);
+  const float s1 = is_add ? finite(p.sb / p.sy) : 1.0f;
+  const float zy = static_cast<float>(p.zy);
+  const float lo = static_cast<float>(std::max(p.ymin, lo_of(p.t))),
+              hi = static_cast<float>(std::min(p.ymax, hi_of(p.t)));
+  return [=](std::int64_t a, std::int64_t b) {
+    const float x = finite(static_cast<float>(a) * s0), y = finite(static_cast<float>(b) * s1);
+    const float v = finite(is_add ? x + y : x * y);
+    const float w = finite(v + zy);
+    return static_cast<std::int64_t>(std::nearbyint(std::min(std::max(w, lo), hi)));
+  };
+}
+
 // The parameters with the rejections every engine shares and each convention's own checks of
 // zero points, clamp and scales.
 template <class Op>
@@ -261,6 +283,8 @@ Params read_params(const OpCall& c, const qspec_tensor& a, const qspec_tensor& b
     if (attr::has(c.attrs, A::y_min) || attr::has(c.attrs, A::y_max))
       throw Unsupported("armnn.cpuref: no fused clamp (REQUIRE)");
   }
+  reject_if(conv == Conv::kOnednn && (p.za != 0 || p.zb != 0),
+            "onednn: the binary primitive has no source zero points");
   reject_if(!fits(p.za, p.t) || !fits(p.zb, p.t) || !fits(p.zy, p.t), "qlinear elementwise: a zero point does not fit");
   reject_if(!fits(p.ymin, p.t) || !fits(p.ymax, p.t), "qlinear elementwise: y_min and y_max must fit the dtype");
   if (conv == Conv::kXnnpack) {
@@ -333,6 +357,7 @@ void qlinear_elementwise(OpCall& c) {
   if (conv == Conv::kTfliteDouble || conv == Conv::kTfliteSingle)
     if (bc.out.size() > 4) throw Unsupported("tflite: at most 4 dimensions (REQUIRE)");
   if (conv == Conv::kArmnn && bc.out.size() > 5) throw Unsupported("armnn.cpuref: at most 5 dimensions (REQUIRE)");
+  reject_if(conv == Conv::kOnednn && bc.out.size() > 12, "onednn: at most 12 dimensions (DNNL_MAX_NDIMS)");
   const bool scalar_a = is_add && conv == Conv::kOrt && ort_add_scalar_a(a, b, bc.ia.size());
   const Params p = read_params<Op>(c, at, bt, eff);
   Element f;
@@ -344,6 +369,7 @@ void qlinear_elementwise(OpCall& c) {
     case Conv::kArmnn: f = armnn(p, is_add); break;
     case Conv::kPytorch: f = is_add ? pytorch_add(p) : pytorch_mul(p); break;
     case Conv::kPytorchQnnpack: f = pytorch_q8add(p); break;
+    case Conv::kOnednn: f = onednn(p, is_add); break;
   }
   for (auto v : a.data) reject_if(!fits(v, p.t), "qlinear elementwise: a code outside its dtype");
   for (auto v : b.data) reject_if(!fits(v, p.t), "qlinear elementwise: a code outside its dtype");
@@ -374,6 +400,10 @@ void add_qlinear_elementwise_ops(std::vector<OpEntry>& t) {
                          qlinear_elementwise<Add, true, Conv::kArmnn>));
   t.push_back(entry<Mul>(Mul::conv::armnn_cpuref, d + "Arm NN CpuRef binary32 product, round half away",
                          qlinear_elementwise<Mul, false, Conv::kArmnn>));
+  t.push_back(entry<Add>(Add::conv::onednn, d + "oneDNN binary_add: float source scales, z_y in float",
+                         qlinear_elementwise<Add, true, Conv::kOnednn>));
+  t.push_back(entry<Mul>(Mul::conv::onednn, d + "oneDNN binary_mul: one float source scale, z_y in float",
+                         qlinear_elementwise<Mul, false, Conv::kOnednn>));
   t.push_back(entry<Mul>(Mul::conv::pytorch_onednn, d + "ATen qmul_kernel: reciprocal output scale, lrintf",
                          qlinear_elementwise<Mul, false, Conv::kPytorch>));
   t.push_back(entry<Add>(Add::conv::pytorch_onednn,

@@ -115,7 +115,12 @@ int count_ties(QEwOp op, QEwConvention c, const Problem& pr) {
   const auto bc = ro::qlinear_ew_broadcast(pr.a.shape, pr.b.shape);
   const bool single = c == QEwConvention::TfliteSingleRound;
   std::function<bool(const Int&, const Int&)> tie;
-  if (c == QEwConvention::ArmnnCpuref) {
+  if (c == QEwConvention::Onednn) {
+    const auto k = ro::qlinear_ew_onednn_scales(op, p);
+    tie = [op, k, p](const Int& a, const Int& b) {
+      return ties::is_half_integer(ro::qlinear_ew_onednn_value(op, a, b, k, p));
+    };
+  } else if (c == QEwConvention::ArmnnCpuref) {
     tie = [op, p](const Int& a, const Int& b) {
       return ties::is_half_integer(ref::f32_div(ro::qlinear_ew_armnn_value(op, a, b, p), p.y_scale));
     };
@@ -193,6 +198,25 @@ int count_away_ties(QEwOp op, const Problem& pr) {
   return n;
 }
 
+// oneDNN: the outputs where adding z_y in float before the rounding (the eltwise_linear post-op)
+// gives another code than rounding first and adding z_y after.
+int count_zp_in_float(QEwOp op, const Problem& pr) {
+  const auto& p = pr.p;
+  auto p0 = p;
+  p0.y_zero_point = 0;
+  const auto k = ro::qlinear_ew_onednn_scales(op, p);
+  const auto bc = ro::qlinear_ew_broadcast(pr.a.shape, pr.b.shape);
+  int n = 0;
+  for (std::size_t i = 0; i < bc.a_offset.size(); ++i) {
+    const Int& a = pr.a.data[static_cast<std::size_t>(bc.a_offset[i])];
+    const Int& b = pr.b.data[static_cast<std::size_t>(bc.b_offset[i])];
+    const Int w = ref::round_half_even(ref::f32_value(ro::qlinear_ew_onednn_value(op, a, b, k, p)));
+    const Int v = ref::round_half_even(ref::f32_value(ro::qlinear_ew_onednn_value(op, a, b, k, p0)));
+    if (w != v + p.y_zero_point) ++n;
+  }
+  return n;
+}
+
 std::vector<std::string> auto_flags(const Problem& pr, int ties_n, const Tensor& y) {
   std::set<std::string> f;
   const auto& p = pr.p;
@@ -234,6 +258,10 @@ std::vector<std::pair<std::string, std::string>> notes_of(std::string_view conv)
   if (conv == Op::conv::armnn_cpuref)
     n.insert(n.end() - 1,
              {"away_tie", "an exact tie whose half-away rounding differs from half to even (Arm NN's std::round)"});
+  if (conv == Op::conv::onednn)
+    n.insert(n.end() - 1, {"zp_in_float",
+                           "an output where adding z_y in float before the rounding (oneDNN's eltwise_linear "
+                           "post-op) differs from rne(v) + z_y"});
   return n;
 }
 
@@ -254,7 +282,13 @@ struct Builder {
   std::vector<Test> tests;
   int ties_total = 0;
 
-  void add(const Problem& pr, const std::string& comment) {
+  // oneDNN's binary has no source zero points: the shared hand cases run with z_a = z_b = 0 there.
+  static Problem symmetric(Problem pr) {
+    pr.p.a_zero_point = pr.p.b_zero_point = 0;
+    return pr;
+  }
+  void add(const Problem& given, const std::string& comment) {
+    const Problem pr = c == QEwConvention::Onednn ? symmetric(given) : given;
     Test t = to_test<Op>(pr, comment);
     std::vector<Tensor> out;
     if (classify(Op::op, conv, t.attributes, t.inputs, &out) != Verdict::Valid)
@@ -290,6 +324,10 @@ struct Builder {
     t.flags = auto_flags(pr, n, out.at(0));
     if (c == QEwConvention::ArmnnCpuref && count_away_ties(op, pr) > 0) {
       t.flags.push_back("away_tie");
+      std::sort(t.flags.begin(), t.flags.end());
+    }
+    if (c == QEwConvention::Onednn && count_zp_in_float(op, pr) > 0) {
+      t.flags.push_back("zp_in_float");
       std::sort(t.flags.begin(), t.flags.end());
     }
     if (n > 0)
@@ -405,6 +443,7 @@ Problem draw(Rng& r, QEwOp op, QEwConvention c, int mode /* 0 tie-rich, 1 realis
   p.a_zero_point = draw_zero_point(r, p.type);
   p.b_zero_point = draw_zero_point(r, p.type);
   p.y_zero_point = draw_zero_point(r, p.type);
+  if (c == QEwConvention::Onednn) p.a_zero_point = p.b_zero_point = 0;  // no source zero points
   if (is_pytorch(c) && r.uniform(0, 4) == 0) {
     p.y_min = p.y_zero_point;  // quantized::add_relu / mul_relu: the only fused clamp PyTorch has
   } else if (c != QEwConvention::OnnxRuntime && c != QEwConvention::ArmnnCpuref && !is_pytorch(c) &&
@@ -573,6 +612,51 @@ void pytorch_add_hand_cases(Builder<Op>& b) {
   }
 }
 
+// oneDNN adds z_y in float before the rounding (the eltwise_linear post-op): s0 = 1/2 + 2^-24
+// (add: s_a / s_y; mul: s_a s_b / s_y) with A = 1 gives v = 1/2 + 2^-24, rne(v) + z_y = 1 + z_y, but
+// fl32(v + 100) = 100.5 rounds to 100; the source zero points it cannot take.
+template <class Op>
+void onednn_hand_cases(Builder<Op>& b) {
+  const bool add = b.op == QEwOp::Add;
+  for (DType t : {DType::I8, DType::U8}) {
+    Problem zf = unit_problem(t, {4}, {4});
+    zf.a = array_of({4}, [](std::int64_t i) {
+      return std::vector<std::int64_t>{1, 1, 3, 2}[static_cast<std::size_t>(i)];
+    });
+    zf.b = array_of({4}, [add](std::int64_t) { return add ? 0 : 1; });
+    zf.p.a_scale = 0x3f000001u;  // 1/2 + 2^-24
+    zf.p.b_scale = ties::f32_dyadic(1, 0);
+    zf.p.y_scale = ties::f32_dyadic(1, 0);
+    zf.p.y_zero_point = Int(100);
+    b.add(zf, std::string(dtype_name(t)) +
+                  " s0 = 1/2 + 2^-24, z_y = 100: fl32(v + z_y) lands on 100.5 and rounds to 100 where rne(v) + z_y = "
+                  "101 (oneDNN adds the zero point in float before rounding)");
+  }
+  if (!add) {
+    // The scale sits on src0 (a): fl32(fl32(A S) B) with S = 0.01 gives 107.5 for (A, B) = (-125, -86)
+    // (rne: 108) but 107.49999 for (-86, -125); the scale on b would swap the two.
+    Problem ord = unit_problem(DType::I8, {2}, {2});
+    ord.a = array_of({2}, [](std::int64_t i) { return i == 0 ? -125 : -86; });
+    ord.b = array_of({2}, [](std::int64_t i) { return i == 0 ? -86 : -125; });
+    ord.p.a_scale = 0x3c23d70au;  // fl32(0.01)
+    ord.p.b_scale = ties::f32_dyadic(1, 0);
+    ord.p.y_scale = ties::f32_dyadic(1, 0);
+    b.add(ord, "S = fl32(0.01) on src0: fl32(fl32(-125 S) (-86)) = 107.5 -> 108, fl32(fl32(-86 S) (-125)) = "
+               "107.49999 -> 107 (the operands' order is part of the convention)");
+  }
+  Problem za = unit_problem(DType::I8, {2}, {2});
+  za.p.a_zero_point = Int(1);
+  b.add_invalid(za, "a_zero_point 1: oneDNN's binary primitive takes no source zero points");
+  Problem zb = unit_problem(DType::U8, {2}, {2});
+  zb.p.b_zero_point = Int(128);
+  b.add_invalid(zb, "b_zero_point 128: oneDNN's binary primitive takes no source zero points");
+  // DNNL_MAX_NDIMS = 12 lies beyond the vector format's 8 axes: the property tests check it.
+  Problem deep = unit_problem(DType::I8, Dims(8, 1), {2});
+  deep.p.a_scale = ties::f32_dyadic(1, -7), deep.p.b_scale = ties::f32_dyadic(1, -7);
+  deep.p.y_scale = add ? ties::f32_dyadic(1, -6) : ties::f32_dyadic(1, -8);
+  b.add(deep, "a of rank 8 (unit axes) with b (2)");
+}
+
 template <class Op>
 void common_hand_cases(Builder<Op>& b) {
   const bool ort = b.c == QEwConvention::OnnxRuntime, xnn = b.c == QEwConvention::XnnpackFp32;
@@ -735,6 +819,7 @@ void common_hand_cases(Builder<Op>& b) {
   }
   if (b.c == QEwConvention::PytorchOnednn && !add) pytorch_hand_cases(b);
   if (is_pytorch(b.c) && add) pytorch_add_hand_cases(b);
+  if (b.c == QEwConvention::Onednn) onednn_hand_cases(b);
   if (ort && !add) {
     Problem z = unit_problem(DType::I8, {4}, {4});
     z.a = array_of({4}, [](std::int64_t i) { return i == 0 ? 1 : -i; });
@@ -758,6 +843,7 @@ Family ew_family(QEwOp op, std::string_view conv, std::uint64_t seed, int tie_ri
       if (cv == Op::conv::pytorch_onednn) c = QEwConvention::PytorchOnednn;
     if constexpr (requires { Op::conv::pytorch_qnnpack; })
       if (cv == Op::conv::pytorch_qnnpack) c = QEwConvention::PytorchQnnpack;
+    if (cv == Op::conv::onednn) c = QEwConvention::Onednn;
     Builder<Op> b{op, cv, c, {}};
     common_hand_cases(b);
     b.add_random(
@@ -787,6 +873,9 @@ QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::tflite_single
 // Arm NN: fewer draws (the vectors/ size budget); the cross-check draws thousands more.
 QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Add>(QEwOp::Add, Add::conv::armnn_cpuref, 1521, 160, 60, 30));
 QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::armnn_cpuref, 1522, 160, 60, 30));
+// oneDNN: lean families (the vectors/ size budget); the cross-check draws thousands more.
+QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Add>(QEwOp::Add, Add::conv::onednn, 1531, 120, 50, 25));
+QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::onednn, 1532, 120, 50, 25));
 
 }  // namespace
 }  // namespace qspec::vecgen

@@ -26,7 +26,8 @@ enum class QEwConvention {
   TfliteSingleRound,
   ArmnnCpuref,
   PytorchOnednn,
-  PytorchQnnpack
+  PytorchQnnpack,
+  Onednn,
 };
 
 // One operator's quantization parameters: a, b and y share `type` (b_type must equal it).
@@ -150,6 +151,20 @@ struct QEwQnnpackAdd {
 QEwQnnpackAdd qlinear_add_pytorch_qnnpack_params(const QEwParams& p);
 // acc = (a - z_a) m_a + (b - z_b) m_b, rounded half away from zero by 2^shift, + z_y, clamped.
 Int qlinear_add_pytorch_qnnpack_element(const Int& a, const Int& b, const QEwQnnpackAdd& k, const QEwParams& p);
+// spec: qlinear.add.onednn
+// spec: qlinear.mul.onednn
+// oneDNN 2.6.3 binary_add / binary_mul as a user maps the operator onto it
+// (spec/operators_qlinear_onednn_binary.md): the source scales (add: s0 = fl32(s_a / s_y),
+// s1 = fl32(s_b / s_y); mul: s0 = fl32(fl32(s_a s_b) / s_y), s1 = 1) after the convention's
+// ERROR_IFs (source zero points 0, z_y and the clamp in the dtype) and REQUIREs (finite scales).
+struct QEwOnednnScales {
+  std::uint32_t src0 = 0x3f800000, src1 = 0x3f800000;  // float32 bit patterns
+};
+QEwOnednnScales qlinear_ew_onednn_scales(QEwOp op, const QEwParams& p);
+// w = fl32(v + z_y) with v = fl32(fl32(A s0) + fl32(B s1)) (add) or fl32(fl32(A s0) B) (mul):
+// the float the destination conversion rounds; REQUIRE every step finite.
+std::uint32_t qlinear_ew_onednn_value(QEwOp op, const Int& a, const Int& b, const QEwOnednnScales& k,
+                                      const QEwParams& p);
 
 // ---- the operators ----
 
@@ -173,6 +188,8 @@ QEwElement qlinear_ew_element(QEwOp op, const QEwParams& p, QEwConvention c,
 // spec: qlinear.mul.pytorch_onednn
 // spec: qlinear.add.pytorch_onednn
 // spec: qlinear.add.pytorch_qnnpack
+// spec: qlinear.add.onednn
+// spec: qlinear.mul.onednn
 // y[i] = element(a[a_offset[i]], b[b_offset[i]]) over the broadcast; the shapes and dtypes are
 // checked first, then the parameters, then the codes (REQUIRE in the dtype).
 IntArray qlinear_elementwise(QEwOp op, const IntArray& a, const IntArray& b, const QEwParams& p, QEwConvention c);
