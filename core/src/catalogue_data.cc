@@ -447,6 +447,18 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "all_codes", "scale_inexact", "scale_tiny", "scale_huge", "zp_odd", "zp_type_min",
         "zp_type_max", "random", "invalid_scale", "invalid_zero_point"
       ]
+    },
+    {
+      "name": "armnn.cpuref",
+      "clauses": ["float.dequantize"],
+      "description": "Arm NN 20.08 CpuRef Dequantize (armnn::Dequantize): fl32(float(x - offset) * scale), QAsymmS8 / QAsymmU8, any int32 offset",
+      "source": "ARM-software/armnn v20.08 src/armnn/TypesUtils.cpp armnn::Dequantize, src/backends/reference/workloads/RefDequantizeWorkload.cpp, BaseIterator.hpp QASymmS8Decoder / QASymm8Decoder",
+      "attributes": ["scale", "zero_point"],
+      "vectors": "dequantize/armnn.cpuref.json",
+      "required_flags": [
+        "all_codes", "scale_inexact", "scale_tiny", "scale_huge", "zp_odd", "zp_type_min",
+        "zp_type_max", "random", "large_difference"
+      ]
     }
   ]
 }
@@ -4133,6 +4145,19 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "float_off_tie", "tie_odd_zero_point", "zp_odd", "zp_type_min", "saturate_low",
         "zp_type_max", "saturate_high", "tie_other", "differs_from_exact_rne", "zero",
         "overflow_inf", "random", "invalid_scale", "invalid_zero_point"
+      ]
+    },
+    {
+      "name": "armnn.cpuref",
+      "clauses": ["armnn.quantize"],
+      "description": "Arm NN 20.08 CpuRef Quantize (armnn::Quantize): clip(fl32(round_half_away(fl32(x / scale)) + fl32(offset))) in float32, QAsymmS8 / QAsymmU8: tvm.quantize's steps, with +-inf inputs saturating",
+      "source": "ARM-software/armnn v20.08 src/armnn/TypesUtils.cpp armnn::Quantize, src/backends/reference/workloads/RefQuantizeWorkload.cpp, BaseIterator.hpp QASymmS8Encoder / QASymm8Encoder",
+      "attributes": ["out_dtype", "scale", "zero_point"],
+      "vectors": "quantize/armnn.cpuref.json",
+      "required_flags": [
+        "near_tie", "tie_0_5", "differs_from_exact_rne", "tie_1_5", "tie_2_5", "reciprocal_inexact",
+        "float_tie", "tie_odd_zero_point", "zp_odd", "zp_type_min", "saturate_low", "zp_type_max",
+        "saturate_high", "tie_other", "zero", "overflow_inf", "random", "zp_outside_type", "infinite_input"
       ]
     },
     {
