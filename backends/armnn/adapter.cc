@@ -48,6 +48,9 @@ class ArmnnAdapter final : public thirdparty::Adapter {
                              "Quantize, Float32 to QAsymmS8/QAsymmU8 of any int32 offset, run flat"),
         claim<cat::dequantize>(cat::dequantize::conv::armnn_cpuref,
                                "Dequantize, QAsymmS8/QAsymmU8 of any int32 offset to Float32, run flat"),
+        claim<cat::qlinear_concat>(cat::qlinear_concat::conv::armnn_cpuref,
+                                   "Concat (CreateDescriptorForConcatenation along the axis), QAsymmS8/QAsymmU8 inputs "
+                                   "with their own scales and offsets"),
     };
   }
 
@@ -61,6 +64,7 @@ class ArmnnAdapter final : public thirdparty::Adapter {
     if (call.op == cat::qlinear_max_pool2d::op) return run_max_pool2d(call);
     if (call.op == cat::quantize::op) return run_quantize(call);
     if (call.op == cat::dequantize::op) return run_dequantize(call);
+    if (call.op == cat::qlinear_concat::op) return run_concat(call);
     throw thirdparty::Unsupported("Arm NN adapter has no op '" + call.op + "'");
   }
 };

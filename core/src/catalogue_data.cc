@@ -2769,7 +2769,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
     },
     "x_zero_points": {
       "type": "int[]",
-      "doc": "one zero point per input (ERROR_IF another count or one does not fit the dtype)"
+      "doc": "one zero point per input (ERROR_IF another count; onnxruntime and tflite.reference: ERROR_IF one does not fit the dtype, armnn.cpuref takes any int32)"
     },
     "y_scale": {
       "type": "float32",
@@ -2779,7 +2779,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "type": "int",
       "min": -2147483648,
       "max": 2147483647,
-      "doc": "the output's zero point (ERROR_IF it does not fit the dtype)"
+      "doc": "the output's zero point (onnxruntime and tflite.reference: ERROR_IF it does not fit the dtype; armnn.cpuref takes any int32)"
     }
   },
   "conventions": [
@@ -2838,6 +2838,37 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "negative_axis",
         "many_inputs",
         "random"
+      ]
+    },
+    {
+      "name": "armnn.cpuref",
+      "clauses": [
+        "qlinear.concat.armnn_cpuref",
+        "float.dequantize",
+        "armnn.quantize",
+        "mrt.op.concat"
+      ],
+      "description": "Arm NN 20.08 CpuRef Concat: every code decoded (armnn::Dequantize) and encoded with the output's parameters (armnn::Quantize: fl32 division, round half away, + offset in float, clip), copies included; any int32 offsets",
+      "source": "ARM-software/armnn v20.08 src/backends/reference/workloads/Concatenate.cpp, RefConcatWorkload.cpp, BaseIterator.hpp, src/armnn/TypesUtils.cpp",
+      "attributes": [
+        "axis",
+        "x_scales",
+        "x_zero_points",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [],
+      "vectors": "ops/qlinear/concat/armnn.cpuref.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "copy",
+        "negative_axis",
+        "many_inputs",
+        "random",
+        "zp_outside_type"
       ]
     }
   ]

@@ -272,7 +272,7 @@ std::vector<Group> generate_quantize(const QuantizeConv& c, Rng& rng) {
     b.add(g, f32(0.37f), zps[1], {0x00000000u, 0x80000000u, 0x00000001u, 0x80000001u}, {},
           "signed zeros and subnormals");
     // Random cases.
-    const int n_random = primary ? 90 : 30;
+    const int n_random = c.convention == Quantize::conv::armnn_cpuref ? 45 : primary ? 90 : 30;
     for (int i = 0; i < n_random; ++i) {
       const std::uint32_t s = random_scale(rng, -12, 3);
       std::int64_t zp = rng.uniform(lo_of(out), hi_of(out));

@@ -1238,6 +1238,7 @@ struct qlinear_concat {
   struct conv {
     static constexpr std::string_view onnxruntime = "onnxruntime";
     static constexpr std::string_view tflite_reference = "tflite.reference";
+    static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
   };
 };
 
