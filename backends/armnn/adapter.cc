@@ -44,6 +44,13 @@ class ArmnnAdapter final : public thirdparty::Adapter {
                                             "Pooling2d Average with the kernel (H, W)"),
         claim<cat::qlinear_max_pool2d>(cat::qlinear_max_pool2d::conv::armnn_cpuref,
                                        "Pooling2d Max, NHWC, Floor; input and output of scale 1, offset 0"),
+        claim<cat::quantize>(cat::quantize::conv::armnn_cpuref,
+                             "Quantize, Float32 to QAsymmS8/QAsymmU8 of any int32 offset, run flat"),
+        claim<cat::dequantize>(cat::dequantize::conv::armnn_cpuref,
+                               "Dequantize, QAsymmS8/QAsymmU8 of any int32 offset to Float32, run flat"),
+        claim<cat::qlinear_concat>(cat::qlinear_concat::conv::armnn_cpuref,
+                                   "Concat (CreateDescriptorForConcatenation along the axis), QAsymmS8/QAsymmU8 inputs "
+                                   "with their own scales and offsets"),
     };
   }
 
@@ -55,6 +62,9 @@ class ArmnnAdapter final : public thirdparty::Adapter {
     if (call.op == cat::qlinear_avg_pool2d::op) return run_avg_pool2d(call);
     if (call.op == cat::qlinear_global_avg_pool::op) return run_global_avg_pool(call);
     if (call.op == cat::qlinear_max_pool2d::op) return run_max_pool2d(call);
+    if (call.op == cat::quantize::op) return run_quantize(call);
+    if (call.op == cat::dequantize::op) return run_dequantize(call);
+    if (call.op == cat::qlinear_concat::op) return run_concat(call);
     throw thirdparty::Unsupported("Arm NN adapter has no op '" + call.op + "'");
   }
 };

@@ -15,6 +15,9 @@ void run_mul(const thirdparty::Call& call);              // op_elementwise.cc: M
 void run_avg_pool2d(const thirdparty::Call& call);       // op_pool.cc: Pooling2d, Average
 void run_global_avg_pool(const thirdparty::Call& call);  // op_pool.cc: Pooling2d over the image
 void run_max_pool2d(const thirdparty::Call& call);       // op_pool.cc: Pooling2d, Max
+void run_quantize(const thirdparty::Call& call);         // op_quantize.cc: Quantize
+void run_dequantize(const thirdparty::Call& call);       // op_quantize.cc: Dequantize
+void run_concat(const thirdparty::Call& call);           // op_concat.cc: Concat
 
 // Shared by the op files (adapter.cc): the float32 whose bits the vectors carry, and Arm NN's 8-bit
 // asymmetric type of a qspec dtype (thirdparty::Unsupported for any other).

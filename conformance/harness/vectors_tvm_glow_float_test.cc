@@ -84,7 +84,7 @@ bool has_flag(const vecgen::Test& t, const std::string& flag) {
 TEST(vectors_tvm_glow_float, ScopeHoldsEveryConventionOfItsOps) {
   std::set<std::pair<std::string, std::string>> scope;
   for (const auto* f : my_families()) scope.insert({f->op, f->convention});
-  for (const auto* f : qspec::test::families_stated_in({"tflite_tosa.md", "gemmlowp.md"}))
+  for (const auto* f : qspec::test::families_stated_in({"tflite_tosa.md", "gemmlowp.md", "operators_qlinear_armnn.md"}))
     scope.insert({f->op, f->convention});
   int ops = 0;
   for (const auto& op : qspec::catalogue::get().ops) {

@@ -447,6 +447,18 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "all_codes", "scale_inexact", "scale_tiny", "scale_huge", "zp_odd", "zp_type_min",
         "zp_type_max", "random", "invalid_scale", "invalid_zero_point"
       ]
+    },
+    {
+      "name": "armnn.cpuref",
+      "clauses": ["float.dequantize"],
+      "description": "Arm NN 20.08 CpuRef Dequantize (armnn::Dequantize): fl32(float(x - offset) * scale), QAsymmS8 / QAsymmU8, any int32 offset",
+      "source": "ARM-software/armnn v20.08 src/armnn/TypesUtils.cpp armnn::Dequantize, src/backends/reference/workloads/RefDequantizeWorkload.cpp, BaseIterator.hpp QASymmS8Decoder / QASymm8Decoder",
+      "attributes": ["scale", "zero_point"],
+      "vectors": "dequantize/armnn.cpuref.json",
+      "required_flags": [
+        "all_codes", "scale_inexact", "scale_tiny", "scale_huge", "zp_odd", "zp_type_min",
+        "zp_type_max", "random", "large_difference"
+      ]
     }
   ]
 }
@@ -2826,7 +2838,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
     },
     "x_zero_points": {
       "type": "int[]",
-      "doc": "one zero point per input (ERROR_IF another count or one does not fit the dtype)"
+      "doc": "one zero point per input (ERROR_IF another count; onnxruntime and tflite.reference: ERROR_IF one does not fit the dtype, armnn.cpuref takes any int32)"
     },
     "y_scale": {
       "type": "float32",
@@ -2836,7 +2848,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "type": "int",
       "min": -2147483648,
       "max": 2147483647,
-      "doc": "the output's zero point (ERROR_IF it does not fit the dtype)"
+      "doc": "the output's zero point (onnxruntime and tflite.reference: ERROR_IF it does not fit the dtype; armnn.cpuref takes any int32)"
     }
   },
   "conventions": [
@@ -2895,6 +2907,37 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "negative_axis",
         "many_inputs",
         "random"
+      ]
+    },
+    {
+      "name": "armnn.cpuref",
+      "clauses": [
+        "qlinear.concat.armnn_cpuref",
+        "float.dequantize",
+        "armnn.quantize",
+        "mrt.op.concat"
+      ],
+      "description": "Arm NN 20.08 CpuRef Concat: every code decoded (armnn::Dequantize) and encoded with the output's parameters (armnn::Quantize: fl32 division, round half away, + offset in float, clip), copies included; any int32 offsets",
+      "source": "ARM-software/armnn v20.08 src/backends/reference/workloads/Concatenate.cpp, RefConcatWorkload.cpp, BaseIterator.hpp, src/armnn/TypesUtils.cpp",
+      "attributes": [
+        "axis",
+        "x_scales",
+        "x_zero_points",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [],
+      "vectors": "ops/qlinear/concat/armnn.cpuref.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "copy",
+        "negative_axis",
+        "many_inputs",
+        "random",
+        "zp_outside_type"
       ]
     }
   ]
@@ -4203,6 +4246,19 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "float_off_tie", "tie_odd_zero_point", "zp_odd", "zp_type_min", "saturate_low",
         "zp_type_max", "saturate_high", "tie_other", "differs_from_exact_rne", "zero",
         "overflow_inf", "random", "invalid_scale", "invalid_zero_point"
+      ]
+    },
+    {
+      "name": "armnn.cpuref",
+      "clauses": ["armnn.quantize"],
+      "description": "Arm NN 20.08 CpuRef Quantize (armnn::Quantize): clip(fl32(round_half_away(fl32(x / scale)) + fl32(offset))) in float32, QAsymmS8 / QAsymmU8: tvm.quantize's steps, with +-inf inputs saturating",
+      "source": "ARM-software/armnn v20.08 src/armnn/TypesUtils.cpp armnn::Quantize, src/backends/reference/workloads/RefQuantizeWorkload.cpp, BaseIterator.hpp QASymmS8Encoder / QASymm8Encoder",
+      "attributes": ["out_dtype", "scale", "zero_point"],
+      "vectors": "quantize/armnn.cpuref.json",
+      "required_flags": [
+        "near_tie", "tie_0_5", "differs_from_exact_rne", "tie_1_5", "tie_2_5", "reciprocal_inexact",
+        "float_tie", "tie_odd_zero_point", "zp_odd", "zp_type_min", "saturate_low", "zp_type_max",
+        "saturate_high", "tie_other", "zero", "overflow_inf", "random", "zp_outside_type", "infinite_input"
       ]
     },
     {

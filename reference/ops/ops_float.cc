@@ -12,6 +12,7 @@
 
 #include "qspec/catalogue/keys.h"
 #include "qspec/core/json_values.h"
+#include "qspec/ref/armnn_quantize.h"
 #include "qspec/ref/float_conventions.h"
 #include "qspec/refops.h"
 #include "qspec/refops/tensor_args.h"
@@ -265,6 +266,18 @@ QSPEC_REGISTER_REF_OP(registration<cat::requantize_per_channel>(
             ref::xnnpack_fp32_requantize(Int(x.data[i]), scales[channel_of(x, i, axis)], zp, out)));
       return std::vector<Tensor>{y};
     }));
+
+// ---- Arm NN 20.08 CpuRef Quantize / Dequantize (spec/operators_qlinear_armnn.md) ----
+
+QSPEC_REGISTER_REF_OP(registration<Quantize>(Quantize::conv::armnn_cpuref, quantize_op(ref::armnn_quantize_layer, kI8U8,
+                                                                                       Quantize::conv::armnn_cpuref)));
+// float.dequantize with any int32 offset (Arm NN checks none); armnn::Dequantize asserts scale != 0.
+QSPEC_REGISTER_REF_OP(registration<Dequantize>(
+    Dequantize::conv::armnn_cpuref,
+    dequantize_op(kI8U8, Dequantize::conv::armnn_cpuref, [](DType, const Int&, std::uint32_t scale) {
+      QSPEC_REQUIRE(ref::float_is_finite(scale, ref::kBinary32) && ref::f32_value(scale) != 0,
+                    "armnn.cpuref: a finite nonzero scale (ARMNN_ASSERT(scale != 0.f))");
+    })));
 
 }  // namespace
 }  // namespace qspec::refops

@@ -198,7 +198,7 @@ void requantize_per_channel_xnnpack(OpCall& c) {
 
 // ---- quantize ----
 
-enum class QConv { kOnnx, kXnnpack, kOnednn, kPytorch, kTvm, kGlow, kGemmlowp };
+enum class QConv { kOnnx, kXnnpack, kOnednn, kPytorch, kTvm, kGlow, kGemmlowp, kArmnn };
 
 QuantizeParams quantize_params(QConv conv, float scale, std::int64_t zp, OutType out, qspec_dtype out_dtype) {
   QuantizeParams p;
@@ -249,6 +249,11 @@ QuantizeParams quantize_params(QConv conv, float scale, std::int64_t zp, OutType
     case QConv::kGemmlowp:  // half_away(clamp(fl32(zp + fl32(x / s)), 0, 255))
       need({QSPEC_DTYPE_UINT8});
       p.divide = true, p.s = scale, p.pre_add = true, p.pre_zp = zpf, p.round = QuantizeParams::Round::kHalfAway;
+      break;
+    case QConv::kArmnn:  // armnn::Quantize: TVM's steps on QAsymmS8 / QAsymmU8, no ERROR_IF
+      need({QSPEC_DTYPE_INT8, QSPEC_DTYPE_UINT8});
+      p.divide = true, p.s = scale, p.round = QuantizeParams::Round::kHalfAway;
+      p.post = QuantizeParams::Post::kFloat, p.post_zpf = zpf;
       break;
   }
   finalize(p);
@@ -301,7 +306,7 @@ void quantize_per_channel_op(OpCall& c) {
 
 // ---- dequantize: fl32(fl32(x - zp) * scale) in every convention ----
 
-enum class DConv { kOnnx, kXnnpack, kPytorch, kTvm, kGlow, kGemmlowp };
+enum class DConv { kOnnx, kXnnpack, kPytorch, kTvm, kGlow, kGemmlowp, kArmnn };
 
 template <DConv kConv>
 void dequantize_op(OpCall& c) {
@@ -336,6 +341,7 @@ void dequantize_op(OpCall& c) {
       break;
     case DConv::kGlow: need({QSPEC_DTYPE_INT8, QSPEC_DTYPE_UINT8, QSPEC_DTYPE_INT16, QSPEC_DTYPE_INT32}); break;
     case DConv::kGemmlowp: need({QSPEC_DTYPE_UINT8}); break;
+    case DConv::kArmnn: need({QSPEC_DTYPE_INT8, QSPEC_DTYPE_UINT8}); break;  // any int32 offset
   }
   if (zp < INT32_MIN || zp > INT32_MAX) throw Unsupported("zero points beyond int32 are not implemented");
   qspec_tensor& y = c.output(Dequantize::out::y, 0);
@@ -527,6 +533,8 @@ void add_float_ops(std::vector<OpEntry>& t) {
   t.push_back(entry<Dequantize>(Dequantize::conv::tvm_dequantize, vec, dequantize_op<DConv::kTvm>));
   t.push_back(entry<Dequantize>(Dequantize::conv::glow_dequantize, vec, dequantize_op<DConv::kGlow>));
   t.push_back(entry<Dequantize>(Dequantize::conv::gemmlowp_dequantize, vec, dequantize_op<DConv::kGemmlowp>));
+  t.push_back(entry<Quantize>(Quantize::conv::armnn_cpuref, vec, quantize_op<QConv::kArmnn>));
+  t.push_back(entry<Dequantize>(Dequantize::conv::armnn_cpuref, vec, dequantize_op<DConv::kArmnn>));
 }
 
 }  // namespace qspec::simd

@@ -1,6 +1,6 @@
-// Handlers of qlinear.concat (spec/operators_qlinear_elementwise.md) under onnxruntime and
-// tflite.reference: each input's 256-code map (a float requantization on the hardware's binary32
-// operations, or a copy), then the inputs laid along the axis. Built with -ffp-contract=off.
+// Handlers of qlinear.concat (spec/operators_qlinear_elementwise.md, operators_qlinear_armnn.md)
+// under onnxruntime, tflite.reference and armnn.cpuref: each input's 256-code map (a float requantization on the
+// hardware's binary32 operations, or a copy), then the inputs laid along the axis. Built with -ffp-contract=off.
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -19,19 +19,33 @@ using qlinear::f32_of;
 using nn::reject_if;
 using K = cat::qlinear_concat;
 
+enum class Conv { kOrt, kTflite, kArmnn };
+
+// Arm NN: armnn::Quantize(armnn::Dequantize(x)) on the hardware's binary32 (no copy shortcut).
+std::int64_t armnn_code(std::int64_t x, float sx, std::int64_t zx, float sy, std::int64_t zy, std::int64_t lo,
+                        std::int64_t hi) {
+  const float v = static_cast<float>(x - zx) * sx;
+  const float w = static_cast<float>(zy) + std::round(v / sy);
+  return static_cast<std::int64_t>(std::fmin(std::fmax(w, static_cast<float>(lo)), static_cast<float>(hi)));
+}
+
 // The code map of one input as a table over the dtype's codes (index: code - lo).
-template <bool ort>
+template <Conv kConv>
 std::array<std::int64_t, 256> code_map(qspec_dtype t, float sx, std::int64_t zx, float sy, std::int64_t zy) {
+  constexpr bool ort = kConv == Conv::kOrt;
   const std::int64_t lo = t == QSPEC_DTYPE_INT8 ? -128 : 0, hi = lo + 255;
   std::array<std::int64_t, 256> m{};
-  const bool copy = sx == sy && zx == zy;
-  if (!ort) reject_if(t == QSPEC_DTYPE_INT8 && !copy, "tflite: int8 inputs must have the output's parameters");
+  const bool copy = kConv != Conv::kArmnn && sx == sy && zx == zy;
+  if (kConv == Conv::kTflite)
+    reject_if(t == QSPEC_DTYPE_INT8 && !copy, "tflite: int8 inputs must have the output's parameters");
   if (!(std::isfinite(sx) && sx > 0 && std::isfinite(sy) && sy > 0))
     throw Unsupported("qlinear.concat: scales finite and positive (REQUIRE)");
   const float scale = sx * (1.0f / sy), bias = static_cast<float>(-zx) * scale;
   for (std::int64_t x = lo; x <= hi; ++x) {
     std::int64_t y = x;
-    if (!copy && ort) {
+    if (kConv == Conv::kArmnn) {
+      y = armnn_code(x, sx, zx, sy, zy, lo, hi);
+    } else if (!copy && ort) {
       const float v = sx * static_cast<float>(x - zx);
       const float q = v / sy;
       y = std::isfinite(q) ? static_cast<std::int64_t>(std::nearbyint(std::fmax(std::fmin(q, 1e9f), -1e9f))) + zy
@@ -46,9 +60,11 @@ std::array<std::int64_t, 256> code_map(qspec_dtype t, float sx, std::int64_t zx,
   return m;
 }
 
-template <bool ort>
+template <Conv kConv>
 void qlinear_concat(OpCall& c) {
   reject_if(c.n_inputs == 0, "qlinear.concat: needs at least one input");
+  if (kConv == Conv::kArmnn)
+    reject_if(c.n_inputs < 2, "armnn: Concatenation requires at least 2 inputs (CreateDescriptorForConcatenation)");
   const qspec_dtype t = c.inputs[0].dtype;
   if (t != QSPEC_DTYPE_INT8 && t != QSPEC_DTYPE_UINT8) throw Unsupported("qlinear.concat: 8-bit tensors only");
   const auto scales = attr::get(c.attrs, K::attr::x_scales);
@@ -78,15 +94,21 @@ void qlinear_concat(OpCall& c) {
     for (std::size_t d = 0; d < rank; ++d) reject_if(d != ax && x.shape[d] != out[d], "qlinear.concat: extents differ");
     out[ax] += x.shape[ax];
   }
-  for (std::size_t i = 0; i < xs.size(); ++i)
-    reject_if(zps[i] < lo || zps[i] > hi, "qlinear.concat: a zero point does not fit the dtype");
-  reject_if(zy < lo || zy > hi, "qlinear.concat: y_zero_point does not fit the dtype");
+  if (kConv == Conv::kArmnn) {  // any int32 offset (Arm NN checks no range)
+    for (std::size_t i = 0; i < xs.size(); ++i)
+      if (zps[i] < INT32_MIN || zps[i] > INT32_MAX) throw Unsupported("armnn: offsets are int32 (REQUIRE)");
+    if (zy < INT32_MIN || zy > INT32_MAX) throw Unsupported("armnn: offsets are int32 (REQUIRE)");
+  } else {
+    for (std::size_t i = 0; i < xs.size(); ++i)
+      reject_if(zps[i] < lo || zps[i] > hi, "qlinear.concat: a zero point does not fit the dtype");
+    reject_if(zy < lo || zy > hi, "qlinear.concat: y_zero_point does not fit the dtype");
+  }
   std::int64_t outer = 1, inner = 1;
   for (std::size_t d = 0; d < ax; ++d) outer *= out[d];
   for (std::size_t d = ax + 1; d < rank; ++d) inner *= out[d];
   std::vector<std::int64_t> y;
   std::vector<std::array<std::int64_t, 256>> maps;
-  for (std::size_t i = 0; i < xs.size(); ++i) maps.push_back(code_map<ort>(t, f32_of(scales[i]), zps[i], sy, zy));
+  for (std::size_t i = 0; i < xs.size(); ++i) maps.push_back(code_map<kConv>(t, f32_of(scales[i]), zps[i], sy, zy));
   for (auto& x : xs)
     for (auto v : x.data) reject_if(v < lo || v > hi, "qlinear.concat: a code outside its dtype");
   for (std::int64_t o = 0; o < outer; ++o)
@@ -101,9 +123,11 @@ void qlinear_concat(OpCall& c) {
 }  // namespace
 
 void add_qlinear_concat_ops(std::vector<OpEntry>& t) {
-  t.push_back(entry<K>(K::conv::onnxruntime, "per-input QuantizeLinear table, layout", qlinear_concat<true>));
+  t.push_back(entry<K>(K::conv::onnxruntime, "per-input QuantizeLinear table, layout", qlinear_concat<Conv::kOrt>));
   t.push_back(entry<K>(K::conv::tflite_reference, "per-input float scale + bias, round half away, layout",
-                       qlinear_concat<false>));
+                       qlinear_concat<Conv::kTflite>));
+  t.push_back(entry<K>(K::conv::armnn_cpuref, "per-input armnn::Dequantize + armnn::Quantize table, layout",
+                       qlinear_concat<Conv::kArmnn>));
 }
 
 }  // namespace qspec::simd

@@ -240,6 +240,8 @@ std::vector<Group> generate_quantize(const QuantizeConv& c, Rng& rng) {
     for (std::size_t zi = 0; zi < (primary ? zps.size() : 2); ++zi)
       for (std::size_t si = 0; si < (primary ? tie_scales.size() : 2); ++si)
         for (const Rat& t : ties) {
+          // Arm NN's family keeps four of the six scales (its steps are tvm.quantize's, tested in full).
+          if (c.convention == Quantize::conv::armnn_cpuref && (si == 1 || si == 5)) continue;
           const std::uint32_t s = tie_scales[si];
           std::vector<std::uint32_t> xs;
           for (int d = -2; d <= 2; ++d) xs.push_back(near(t * ref::f32_value(s), d));
@@ -270,7 +272,7 @@ std::vector<Group> generate_quantize(const QuantizeConv& c, Rng& rng) {
     b.add(g, f32(0.37f), zps[1], {0x00000000u, 0x80000000u, 0x00000001u, 0x80000001u}, {},
           "signed zeros and subnormals");
     // Random cases.
-    const int n_random = primary ? 90 : 30;
+    const int n_random = c.convention == Quantize::conv::armnn_cpuref ? 45 : primary ? 90 : 30;
     for (int i = 0; i < n_random; ++i) {
       const std::uint32_t s = random_scale(rng, -12, 3);
       std::int64_t zp = rng.uniform(lo_of(out), hi_of(out));
@@ -283,6 +285,15 @@ std::vector<Group> generate_quantize(const QuantizeConv& c, Rng& rng) {
         xs.push_back(ref::f32_round(v));
       }
       b.add(g, s, zp, xs, {"random"}, "random");
+    }
+    // Arm NN's Quantize takes infinite inputs (only NaN trips its assertion): they saturate.
+    if (c.convention == Quantize::conv::armnn_cpuref) {
+      Test t;
+      t.comment = "x = +inf and -inf: the quotient is infinite and saturates";
+      t.flags = {"infinite_input", "saturate_high", "saturate_low"};
+      t.inputs = {scalar_vector(std::string(Quantize::in::x), DType::F32, {0x7f800000u, 0xff800000u})};
+      t.attributes = sz(f32(0.5f), zps[1]);
+      g.tests.push_back(std::move(t));
     }
     if (out == c.outs.front())
       for (const auto& ic : c.invalid) b.add_invalid(g, ic);
@@ -340,15 +351,24 @@ const std::vector<QuantizeConv>& quantize_conventions() {
        pre_reciprocal,
        {{sz(f32(0.5f), -129), "invalid_zero_point", "zero point -129 (checkZeroPoint)"}},
        {"invalid_out_dtype", "invalid_scale", "overflow_inf", "zp_outside_type"}},
+      {Quantize::conv::armnn_cpuref,
+       {DType::I8, DType::U8},
+       true,
+       pre_divide,
+       {},
+       {"float_off_tie", "invalid_out_dtype", "invalid_scale", "invalid_zero_point"}},
   };
   return v;
 }
 
 const bool kQuantizeFamilies = [] {
   std::uint64_t seed = 8101;
-  for (const auto& c : quantize_conventions())
-    register_family(family<Quantize>(c.convention, notes_without(kQuantizeNotes, c.unused), seed++,
-                                     [c](Rng& rng) { return generate_quantize(c, rng); }));
+  for (const auto& c : quantize_conventions()) {
+    auto notes = notes_without(kQuantizeNotes, c.unused);
+    if (c.convention == Quantize::conv::armnn_cpuref)
+      notes.emplace_back("infinite_input", "x is +inf or -inf (valid for this convention): saturates");
+    register_family(family<Quantize>(c.convention, notes, seed++, [c](Rng& rng) { return generate_quantize(c, rng); }));
+  }
   return true;
 }();
 
@@ -407,6 +427,11 @@ std::vector<Group> generate_dequantize(const DequantizeConv& c, Rng& rng) {
   const std::vector<std::pair<std::uint32_t, const char*>> scales = {
       {f32(0.5f), nullptr},     {f32(0.1f), "scale_inexact"}, {f32(1.75f), nullptr},
       {f32(0x1p-10f), nullptr}, {f32(1e-37f), "scale_tiny"},  {f32(3e36f), "scale_huge"}};
+  // Arm NN's family is leaner (its dequantization is float.dequantize, whose every code the other
+  // families already cover): every code only for the three scales that stress the product and the
+  // two zero points at the type's ends, small random draws, and an offset beyond 2^24 (Arm NN takes
+  // any int32 offset) where the difference rounds.
+  const bool lean = c.convention == Dequantize::conv::armnn_cpuref;
   for (DType in : c.ins) {
     const bool eight = in == DType::I8 || in == DType::U8;
     std::vector<std::int64_t> codes;
@@ -418,7 +443,9 @@ std::vector<Group> generate_dequantize(const DequantizeConv& c, Rng& rng) {
             std::int64_t{255}, std::int64_t{32767}, std::int64_t{16777217}, hi_of(in) - 1, hi_of(in)})
         if (q >= lo_of(in) && q <= hi_of(in)) codes.push_back(q);
     for (std::int64_t zp : zero_points_for(in == DType::I32 ? DType::I32 : in)) {
+      if (lean && zp != lo_of(in) && zp != hi_of(in)) continue;
       for (const auto& [s, flag] : scales) {
+        if (lean && !flag) continue;
         std::vector<std::string> f;
         if (eight) f.push_back("all_codes");
         if (flag) f.push_back(flag);
@@ -427,7 +454,10 @@ std::vector<Group> generate_dequantize(const DequantizeConv& c, Rng& rng) {
     }
     if (in == DType::I32)
       add(in, f32(1.0f), 0, {INT32_MIN, INT32_MAX, 16777217, -16777219}, {}, "rounding conversions");
-    for (int i = 0; i < (eight ? 130 : 60); ++i) {
+    if (lean)
+      add(in, f32(0.75f), 33554433, {lo_of(in), lo_of(in) + 1, hi_of(in) - 1, hi_of(in)}, {},
+          "offset 2^25 + 1: the difference rounds to float32");
+    for (int i = 0; i < (lean ? 145 : eight ? 130 : 60); ++i) {
       const std::uint32_t s = random_scale(rng, -30, 20);
       const std::int64_t zp = rng.uniform(lo_of(in), hi_of(in));
       std::vector<std::int64_t> qs;
@@ -475,6 +505,10 @@ const bool kDequantizeFamilies = [] {
        {DType::I8, DType::U8, DType::I32},
        {{dz(f32(0.5f), 256), {DType::U8, "invalid_zero_point"}}},
        {"invalid_input_dtype", "invalid_scale"}},
+      {Dequantize::conv::armnn_cpuref,
+       {DType::I8, DType::U8},
+       {},
+       {"int32_extremes", "invalid_input_dtype", "invalid_scale", "invalid_zero_point"}},
   };
   std::uint64_t seed = 8201;
   for (const auto& c : convs)

@@ -70,7 +70,7 @@ bool is_tie(ro::QConcatConvention c, const Problem& pr, const Input& in, std::in
   using namespace qspec::ref;
   if (f32_value(in.scale) == f32_value(pr.y_scale) && in.zero_point == pr.y_zero_point) return false;
   std::uint32_t v;
-  if (c == ro::QConcatConvention::OnnxRuntime) {
+  if (c != ro::QConcatConvention::TfliteReference) {  // ONNX Runtime and Arm NN: fl32(fl32(s_x (x - z_x)) / s_y)
     v = f32_div(f32_mul(in.scale, f32_from_int(Int(x - in.zero_point))), pr.y_scale);
   } else {
     const std::uint32_t scale = f32_mul(in.scale, f32_div(0x3f800000u, pr.y_scale));
@@ -127,6 +127,8 @@ struct Builder {
     }
     if (pr.type == DType::U8) f.insert("uint8");
     if (pr.axis < 0) f.insert("negative_axis");
+    for (const auto& in : pr.xs)
+      if (in.zero_point < lo || in.zero_point > hi) f.insert("zp_outside_type");
     if (pr.xs.size() >= 3) f.insert("many_inputs");
     if (pr.drawn) f.insert("random");
     t.flags.assign(f.begin(), f.end());
@@ -234,7 +236,10 @@ void hand_cases(Builder& b) {
   Problem fused;
   fused.type = DType::U8;
   fused.xs = {Input{{4}, {6, 7, 5, 0}, 0x3efffffau, 5, DType::U8}};
-  b.add(fused, "s_x = 0x3efffffa, z_x = 5, x = 6: 0.5 after two roundings (a fused multiply-add gives 0.49999988)");
+  if (b.c == ro::QConcatConvention::ArmnnCpuref)
+    b.add_invalid(fused, "one input: CreateDescriptorForConcatenation requires at least 2");
+  else
+    b.add(fused, "s_x = 0x3efffffa, z_x = 5, x = 6: 0.5 after two roundings (a fused multiply-add gives 0.49999988)");
   Problem sat = two_inputs(DType::U8, 0x40800000u /* 4 */, 128, one, 0);
   sat.y_zero_point = 100;
   b.add(sat, "s_x / s_y = 4: both ends saturate");
@@ -255,7 +260,10 @@ void hand_cases(Builder& b) {
   three.axis = -1;
   b.add(three, "three inputs along the last axis");
   Problem zp = two_inputs(DType::U8, one, 256, one, 0);
-  b.add_invalid(zp, "x_zero_points[0] = 256 does not fit uint8");
+  if (b.c == ro::QConcatConvention::ArmnnCpuref)
+    b.add(zp, "x_zero_points[0] = 256: Arm NN takes any int32 offset");
+  else
+    b.add_invalid(zp, "x_zero_points[0] = 256 does not fit uint8");
   Problem ax = two_inputs(DType::U8, one, 0, half, 0);
   ax.axis = 2;
   b.add_invalid(ax, "axis 2 of rank-2 inputs");
@@ -270,9 +278,13 @@ void hand_cases(Builder& b) {
 
 Family concat_family(std::string_view conv, std::uint64_t seed, int tie_rich, int realistic) {
   const std::string cv(conv);
-  return family<K>(conv, kNotes, seed, [cv, tie_rich, realistic](Rng& r) {
-    const auto c =
-        cv == K::conv::onnxruntime ? ro::QConcatConvention::OnnxRuntime : ro::QConcatConvention::TfliteReference;
+  auto notes = kNotes;
+  if (cv == K::conv::armnn_cpuref)
+    notes.emplace_back("zp_outside_type", "a zero point outside the dtype (Arm NN takes any int32 offset)");
+  return family<K>(conv, notes, seed, [cv, tie_rich, realistic](Rng& r) {
+    const auto c = cv == K::conv::onnxruntime    ? ro::QConcatConvention::OnnxRuntime
+                   : cv == K::conv::armnn_cpuref ? ro::QConcatConvention::ArmnnCpuref
+                                                 : ro::QConcatConvention::TfliteReference;
     Builder b{cv, c, {}};
     hand_cases(b);
     b.add_random(
@@ -285,6 +297,7 @@ Family concat_family(std::string_view conv, std::uint64_t seed, int tie_rich, in
 
 QSPEC_REGISTER_VECTOR_FAMILY(concat_family(K::conv::onnxruntime, 1521, 200, 150));
 QSPEC_REGISTER_VECTOR_FAMILY(concat_family(K::conv::tflite_reference, 1522, 200, 150));
+QSPEC_REGISTER_VECTOR_FAMILY(concat_family(K::conv::armnn_cpuref, 1523, 80, 40));
 
 }  // namespace
 }  // namespace qspec::vecgen

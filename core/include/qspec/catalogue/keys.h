@@ -209,6 +209,7 @@ struct dequantize {
     static constexpr std::string_view pytorch_dequantize = "pytorch.dequantize";
     static constexpr std::string_view tvm_dequantize = "tvm.dequantize";
     static constexpr std::string_view xnnpack_convert = "xnnpack.convert";
+    static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
   };
 };
 
@@ -1239,6 +1240,7 @@ struct qlinear_concat {
   struct conv {
     static constexpr std::string_view onnxruntime = "onnxruntime";
     static constexpr std::string_view tflite_reference = "tflite.reference";
+    static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
   };
 };
 
@@ -1473,6 +1475,7 @@ struct quantize {
     static constexpr std::string_view pytorch_quantize_per_tensor = "pytorch.quantize_per_tensor";
     static constexpr std::string_view tvm_quantize = "tvm.quantize";
     static constexpr std::string_view xnnpack_convert = "xnnpack.convert";
+    static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
     static constexpr std::string_view float_exact_ceil = "float.exact.ceil";  // diagnostic only
     static constexpr std::string_view float_exact_floor = "float.exact.floor";  // diagnostic only
     static constexpr std::string_view float_exact_half_away = "float.exact.half_away";  // diagnostic only

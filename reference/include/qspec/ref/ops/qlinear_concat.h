@@ -1,6 +1,6 @@
 // Engines' quantized concatenation (spec/operators_qlinear_elementwise.md): qlinear.concat of
 // inputs with their own (scale, zero point), requantized to the output's, under ONNX Runtime's
-// QLinearConcat and TFLite's reference CONCATENATION.
+// QLinearConcat, TFLite's reference CONCATENATION and Arm NN's CpuRef Concat.
 //
 // Each input's codes go through that convention's code map (a float requantization, or the copy
 // both engines take when the input's parameters equal the output's), then the mapped inputs are
@@ -16,7 +16,7 @@
 
 namespace qspec::ref::ops {
 
-enum class QConcatConvention { OnnxRuntime, TfliteReference };
+enum class QConcatConvention { OnnxRuntime, TfliteReference, ArmnnCpuref };
 
 struct QConcatParams {
   DType type = DType::U8;               // every input's and the output's dtype
@@ -29,13 +29,23 @@ struct QConcatParams {
 
 // spec: qlinear.concat.onnxruntime
 // spec: qlinear.concat.tflite_reference
+// spec: qlinear.concat.armnn_cpuref
 // The code map of input i after the convention's parameter checks (ERROR_IF / REQUIRE):
 // y = f(x) for a code x of the dtype.
 std::function<Int(const Int&)> qlinear_concat_map(const QConcatParams& p, std::size_t i, QConcatConvention c);
 
+// spec: qlinear.concat.armnn_cpuref
+// Arm NN 20.08 CpuRef Concat (Concatenate.cpp): every code decoded and encoded again,
+// y = armnn.quantize(float.dequantize(x, z_x, s_x), s_y, z_y) (no copy: an input with the output's
+// parameters maps to itself through the two roundings). No ERROR_IF on the parameters (Arm NN
+// checks none); REQUIRE the scales finite and positive and the zero points in int32.
+std::function<Int(const Int&)> qlinear_concat_armnn_map(const QConcatParams& p, std::size_t i);
+
 // spec: qlinear.concat.onnxruntime
 // spec: qlinear.concat.tflite_reference
-// ERROR_IF the parameter lists do not have one entry per input; then every input mapped by its code
+// spec: qlinear.concat.armnn_cpuref
+// ERROR_IF the parameter lists do not have one entry per input (armnn.cpuref: or fewer than two
+// inputs); then every input mapped by its code
 // map and laid along `axis` (mrt.op.concat's layout and shape checks).
 IntArray qlinear_concat(const std::vector<IntArray>& xs, std::int64_t axis, const QConcatParams& p,
                         QConcatConvention c);
