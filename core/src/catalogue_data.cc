@@ -2435,6 +2435,40 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "broadcast_scalar",
         "scale_limit"
       ]
+    },
+    {
+      "name": "onednn",
+      "clauses": [
+        "qlinear.ew.broadcast",
+        "qlinear.add.onednn"
+      ],
+      "description": "oneDNN 2.6.3 binary_add on s8/u8 (symmetric inputs: z_a = z_b = 0), as a user maps it: per-argument scales s0 = fl32(s_a/s_y), s1 = fl32(s_b/s_y) (set_scales(DNNL_ARG_SRC_0/1, 0)), v = fl32(fl32(A s0) + fl32(B s1)), w = fl32(v + z_y) (eltwise_linear post-op, alpha 1, beta z_y), y = clamp(sat(rne(w)), y_min, y_max) (eltwise_clip post-op)",
+      "source": "oneapi-src/oneDNN v2.6.3 (Debian libdnnl-dev 2.6.3) src/common/binary.cpp dnnl_binary_desc_init, src/cpu/ref_binary.cpp ref_binary_t::execute_ref, src/cpu/ref_binary.hpp pd_t::init, src/cpu/x64/jit_uni_binary.cpp pd_t::init / is_applicable / post_ops_ok, src/cpu/x64/jit_uni_binary_kernel.cpp perform_op: vmulps, vaddps, src/cpu/x64/injectors/jit_uni_eltwise_injector.cpp linear_compute_vector_fwd / clip_compute_vector_fwd, src/cpu/simple_q10n.hpp saturate_and_round",
+      "attributes": [
+        "a_scale",
+        "a_zero_point",
+        "b_scale",
+        "b_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [
+        "y_max",
+        "y_min"
+      ],
+      "vectors": "ops/qlinear/add/onednn.json",
+      "required_flags": [
+        "tie",
+        "zp_in_float",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "broadcast",
+        "rank_mismatch",
+        "broadcast_scalar",
+        "narrow_clamp",
+        "random"
+      ]
     }
   ]
 }
@@ -4112,6 +4146,40 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "random",
         "narrow_clamp",
         "broadcast_scalar"
+      ]
+    },
+    {
+      "name": "onednn",
+      "clauses": [
+        "qlinear.ew.broadcast",
+        "qlinear.mul.onednn"
+      ],
+      "description": "oneDNN 2.6.3 binary_mul on s8/u8 (symmetric inputs: z_a = z_b = 0), as a user maps it: one scale on src0, S = fl32(fl32(s_a s_b)/s_y) (set_scales(DNNL_ARG_SRC_0, 0)), v = fl32(fl32(A S) B), w = fl32(v + z_y) (eltwise_linear post-op, alpha 1, beta z_y), y = clamp(sat(rne(w)), y_min, y_max) (eltwise_clip post-op)",
+      "source": "oneapi-src/oneDNN v2.6.3 (Debian libdnnl-dev 2.6.3) src/common/binary.cpp dnnl_binary_desc_init, src/cpu/ref_binary.cpp ref_binary_t::execute_ref, src/cpu/ref_binary.hpp pd_t::init, src/cpu/x64/jit_uni_binary.cpp pd_t::init / is_applicable / post_ops_ok, src/cpu/x64/jit_uni_binary_kernel.cpp perform_op: vmulps, vmulps, src/cpu/x64/injectors/jit_uni_eltwise_injector.cpp linear_compute_vector_fwd / clip_compute_vector_fwd, src/cpu/simple_q10n.hpp saturate_and_round",
+      "attributes": [
+        "a_scale",
+        "a_zero_point",
+        "b_scale",
+        "b_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [
+        "y_max",
+        "y_min"
+      ],
+      "vectors": "ops/qlinear/mul/onednn.json",
+      "required_flags": [
+        "tie",
+        "zp_in_float",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "broadcast",
+        "rank_mismatch",
+        "broadcast_scalar",
+        "narrow_clamp",
+        "random"
       ]
     }
   ]

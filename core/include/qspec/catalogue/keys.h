@@ -1185,6 +1185,7 @@ struct qlinear_add {
     static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
     static constexpr std::string_view pytorch_onednn = "pytorch.onednn";
     static constexpr std::string_view pytorch_qnnpack = "pytorch.qnnpack";
+    static constexpr std::string_view onednn = "onednn";
   };
 };
 
@@ -1449,6 +1450,7 @@ struct qlinear_mul {
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
     static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
     static constexpr std::string_view pytorch_onednn = "pytorch.onednn";
+    static constexpr std::string_view onednn = "onednn";
   };
 };
 
