@@ -305,7 +305,7 @@ void check_op_known(const VectorFile& f, const std::vector<std::pair<std::string
 
 void check_schema(const VectorFile& f, const std::string& text, const SchemaSet& schemas) {
   // parse_vector_file made `f` from this text, so it passed precheck_json.
-  const std::vector<std::string> errors = schemas.validate(text, SchemaSet::Prechecked::Yes);
+  const std::vector<std::string> errors = schemas.validate(text, SchemaSet::Prechecked::Yes, f.op);
   if (errors.empty()) return;
   // A message reads "<schema file>: at <JSON pointer>: <what>" (schema_validation.h).
   const std::string& first = errors.front();
