@@ -124,7 +124,7 @@ void add_to_fingerprint(std::uint64_t& h, const std::string& file, const VectorT
   fnv_string(h, file);
   fnv_bytes(h, &t.tc_id, sizeof t.tc_id);
   fnv_string(h, t.invalid ? "invalid" : "valid");
-  fnv_string(h, t.attributes.dump());
+  fnv_string(h, attributes_text(t));
   fnv_tensors(h, t.inputs);
   fnv_tensors(h, t.expected);
 }
@@ -142,7 +142,7 @@ TestOutcome judge_test(const Backend& backend, const VectorFile& f, const Vector
   const auto start = std::chrono::steady_clock::now();
   BackendCall call;
   call.supported = backend.supports(f.op, f.convention);
-  if (call.supported) call.result = backend.run(f.op, f.convention, t.attributes.dump(), t.inputs, t.expected);
+  if (call.supported) call.result = backend.run(f.op, f.convention, attributes_text(t), t.inputs, t.expected);
   TestOutcome o = judge_call(f, t, call, explainer, explain);
   o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return o;
@@ -314,7 +314,7 @@ TestOutcome judge_call(const VectorFile& f, const VectorTest& t, const BackendCa
   o.verdict = a.verdict;
   o.reason = a.reason;
   // The diagnostic: what a reader needs to reproduce the verdict (context, then the finding).
-  const std::string attrs_json = t.attributes.dump();
+  const std::string attrs_json = attributes_text(t);
   const std::string msg = call.result.message.empty() ? "" : ": " + call.result.message;
   switch (a.finding) {
     case Finding::Fault:

@@ -233,6 +233,7 @@ VectorFile parse_vector_file(const std::string& text, const std::string& display
                                           std::to_string(lim::kMaxAttributeValuesPerFile) +
                                           " JSON values in total, the limit (docs/vector-format.md, Limits)");
       vt.attributes = merge_attributes(gattrs, tj.contains("attributes") ? tj["attributes"] : OJ::object());
+      vt.attributes_json = vt.attributes.dump();
       vt.inputs = c.tensors(c.field(tj, tpath, "inputs"), tpath + "/inputs");
       if (vt.invalid) {
         if (tj.contains("expected")) c.fail(tpath + "/expected", "an invalid test has no expected outputs");
