@@ -271,6 +271,40 @@ TEST(harness_vector_format, schema_rules_survive_the_draft_4_port) {
       << errors_of(d);
 }
 
+// The loader's one-pass validation (the file's op known, no DOM) and the DOM validation agree on
+// every document: empty for a valid one, the same messages otherwise; among them violations only
+// the common schema sees and only the op's schema sees, and integers beyond int32 and int64 (the
+// SAX parse reports numbers as Uint/Int64 where the DOM walk says Int).
+TEST(harness_vector_format, one_pass_validation_agrees_with_the_dom_validation) {
+  const SchemaSet schemas(fs::path(QSPEC_SOURCE_DIR) / "vectors" / "schema");
+  std::vector<OJ> docs = {minimal_doc()};
+  OJ d = minimal_doc();
+  d["testGroups"][0]["tests"][0]["result"] = "maybe";  // the common schema
+  docs.push_back(d);
+  d = minimal_doc();
+  d["op"] = "requantize";
+  d["convention"] = "gemmlowp.double_round";
+  docs.push_back(d);
+  d["testGroups"][0]["tests"][0]["inputs"]["x"]["data"] =
+      OJ::parse("[-1, 0, 2147483648, -2147483649, 18446744073709551615]");
+  d["testGroups"][0]["tests"][0]["inputs"]["x"]["shape"] = {5};
+  docs.push_back(d);
+  OJ only_op = d;
+  only_op["testGroups"][0]["tests"][0]["inputs"]["x2"] = d["testGroups"][0]["tests"][0]["inputs"]["x"];
+  docs.push_back(only_op);  // the op's schema only
+  d["testGroups"][0]["attributes"]["shift"] = true;
+  docs.push_back(d);  // the op's schema only
+  std::size_t valid = 0;
+  for (const OJ& doc : docs) {
+    const std::string text = doc.dump();
+    const auto dom = schemas.validate(text);
+    EXPECT_EQ(schemas.validate(text, SchemaSet::Prechecked::Yes, doc["op"].get<std::string>()), dom) << text;
+    valid += dom.empty();
+  }
+  EXPECT_EQ(valid, 3u);  // the minimal document, as requantize, and with the wide integers
+  EXPECT_TRUE(schemas.validate(generated_text(), SchemaSet::Prechecked::Yes, "test.requantize").empty());
+}
+
 // rapidjson skips keywords it does not implement without a word; such a schema is refused, so a
 // rule can never be lost by writing it in a later draft's vocabulary.
 TEST(harness_vector_format, schemas_with_keywords_rapidjson_would_ignore_are_refused) {

@@ -2,10 +2,13 @@
 #include "qspec/harness/runner.h"
 
 #include <fnmatch.h>
+#include <pthread.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <future>
 #include <set>
 
 #include "qspec/harness/test_identity.h"
@@ -124,7 +127,7 @@ void add_to_fingerprint(std::uint64_t& h, const std::string& file, const VectorT
   fnv_string(h, file);
   fnv_bytes(h, &t.tc_id, sizeof t.tc_id);
   fnv_string(h, t.invalid ? "invalid" : "valid");
-  fnv_string(h, t.attributes.dump());
+  fnv_string(h, attributes_text(t));
   fnv_tensors(h, t.inputs);
   fnv_tensors(h, t.expected);
 }
@@ -142,7 +145,7 @@ TestOutcome judge_test(const Backend& backend, const VectorFile& f, const Vector
   const auto start = std::chrono::steady_clock::now();
   BackendCall call;
   call.supported = backend.supports(f.op, f.convention);
-  if (call.supported) call.result = backend.run(f.op, f.convention, t.attributes.dump(), t.inputs, t.expected);
+  if (call.supported) call.result = backend.run(f.op, f.convention, attributes_text(t), t.inputs, t.expected);
   TestOutcome o = judge_call(f, t, call, explainer, explain);
   o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return o;
@@ -314,7 +317,7 @@ TestOutcome judge_call(const VectorFile& f, const VectorTest& t, const BackendCa
   o.verdict = a.verdict;
   o.reason = a.reason;
   // The diagnostic: what a reader needs to reproduce the verdict (context, then the finding).
-  const std::string attrs_json = t.attributes.dump();
+  const std::string attrs_json = attributes_text(t);
   const std::string msg = call.result.message.empty() ? "" : ": " + call.result.message;
   switch (a.finding) {
     case Finding::Fault:
@@ -374,10 +377,39 @@ RunResult run_vectors(BackendExecutor& executor, const RunOptions& opt) {
   std::size_t explained = 0, with_data = 0;
   std::uint64_t fingerprint = kFnvOffset;
   std::set<TestKey> reached;  // --resume: outcomes of the earlier report taken over or superseded
-  for (const auto& src : opt.files) {
+  // The next file is read, parsed and checked against the schemas on a thread of its own while
+  // this one's tests run (loading takes more CPU than running the avx2 backend): get() returns
+  // it, or rethrows its error, in file order, so errors, --keep-going and observers see exactly
+  // what a serial loop would. One file ahead at most bounds the memory to two files.
+  // The thread starts with every signal blocked (it inherits the mask in force while it is
+  // created), so that SIGINT and SIGTERM reach the thread that waits for the worker.
+  const auto load = [&opt](std::size_t i) {
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    std::future<VectorFile> loading;
+    try {  // no thread to be had: libstdc++ loads it in get(), in this thread (launch::deferred)
+      loading = std::async(std::launch::async | std::launch::deferred,
+                           [&opt, i] { return load_vector_source(opt.files[i], opt.schemas); });
+    } catch (...) {
+      pthread_sigmask(SIG_SETMASK, &old, nullptr);
+      throw;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    return loading;
+  };
+  std::future<VectorFile> next;
+  if (!opt.files.empty()) next = load(0);
+  for (std::size_t file_index = 0; file_index < opt.files.size(); ++file_index) {
+    const VectorSource& src = opt.files[file_index];
+    // One file loads at a time: rapidjson 1.1.0 keeps a regex's search state inside the schema
+    // document the loads share, so two validations at once would race.
+    std::future<VectorFile> current = std::move(next);
+    current.wait();
+    if (file_index + 1 < opt.files.size()) next = load(file_index + 1);
     VectorFile f;
     try {
-      f = load_vector_source(src, opt.schemas);
+      f = current.get();
       if (!opt.known_ops.empty() && !executor.supports(f))
         check_op_known(f, opt.known_ops, "the reference or by backend '" + executor.name() + "'");
     } catch (const VectorFileError& e) {

@@ -9,7 +9,9 @@
 #include "qspec/harness/schema_validation.h"
 
 #include <rapidjson/document.h>
+#include <rapidjson/encodedstream.h>
 #include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
 #include <rapidjson/pointer.h>
 #include <rapidjson/schema.h>
 #include <rapidjson/stringbuffer.h>
@@ -17,6 +19,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -261,6 +264,61 @@ std::string describe(const std::string& keyword, const rapidjson::Value& schema,
   return s;
 }
 
+// Every SAX event to the common schema's validator and, when the op has a schema, to the op's:
+// a valid file is checked against both in one pass over its text, with no DOM built. A handler
+// that returns false stops the parse (the caller then validates again, the slow way, for the
+// messages).
+struct BothValidators {
+  rapidjson::SchemaValidator& common;
+  rapidjson::SchemaValidator* op;
+  template <typename Event>
+  bool both(Event event) {
+    return event(common) && (!op || event(*op));
+  }
+  bool Null() {
+    return both([](auto& v) { return v.Null(); });
+  }
+  bool Bool(bool b) {
+    return both([b](auto& v) { return v.Bool(b); });
+  }
+  bool Int(int i) {
+    return both([i](auto& v) { return v.Int(i); });
+  }
+  bool Uint(unsigned u) {
+    return both([u](auto& v) { return v.Uint(u); });
+  }
+  bool Int64(std::int64_t i) {
+    return both([i](auto& v) { return v.Int64(i); });
+  }
+  bool Uint64(std::uint64_t u) {
+    return both([u](auto& v) { return v.Uint64(u); });
+  }
+  bool Double(double d) {
+    return both([d](auto& v) { return v.Double(d); });
+  }
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) {
+    return both([=](auto& v) { return v.RawNumber(s, n, copy); });
+  }
+  bool String(const char* s, rapidjson::SizeType n, bool copy) {
+    return both([=](auto& v) { return v.String(s, n, copy); });
+  }
+  bool StartObject() {
+    return both([](auto& v) { return v.StartObject(); });
+  }
+  bool Key(const char* s, rapidjson::SizeType n, bool copy) {
+    return both([=](auto& v) { return v.Key(s, n, copy); });
+  }
+  bool EndObject(rapidjson::SizeType n) {
+    return both([n](auto& v) { return v.EndObject(n); });
+  }
+  bool StartArray() {
+    return both([](auto& v) { return v.StartArray(); });
+  }
+  bool EndArray(rapidjson::SizeType n) {
+    return both([n](auto& v) { return v.EndArray(n); });
+  }
+};
+
 }  // namespace
 
 struct SchemaSet::Impl {
@@ -382,6 +440,22 @@ std::vector<std::string> SchemaSet::validate(const std::string& text, Prechecked
     if (it != impl_->per_op.end()) Impl::check(*it->second, doc, out);
   }
   return out;
+}
+
+std::vector<std::string> SchemaSet::validate(const std::string& text, Prechecked prechecked,
+                                             const std::string& op) const {
+  if (prechecked == Prechecked::Yes) {
+    const auto it = impl_->per_op.find(op);
+    rapidjson::SchemaValidator common(*impl_->common->schema);
+    std::optional<rapidjson::SchemaValidator> per_op;
+    if (it != impl_->per_op.end()) per_op.emplace(*it->second->schema);
+    BothValidators both{common, per_op ? &*per_op : nullptr};
+    rapidjson::Reader reader;
+    rapidjson::MemoryStream ms(text.data(), text.size());
+    rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> in(ms);
+    if (!reader.Parse<kParseFlags>(in, both).IsError() && common.IsValid() && (!per_op || per_op->IsValid())) return {};
+  }
+  return validate(text, prechecked);  // not prechecked, or a violation: the DOM path, for the messages
 }
 
 std::vector<std::string> SchemaSet::op_schemas() const {

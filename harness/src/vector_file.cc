@@ -233,6 +233,7 @@ VectorFile parse_vector_file(const std::string& text, const std::string& display
                                           std::to_string(lim::kMaxAttributeValuesPerFile) +
                                           " JSON values in total, the limit (docs/vector-format.md, Limits)");
       vt.attributes = merge_attributes(gattrs, tj.contains("attributes") ? tj["attributes"] : OJ::object());
+      vt.attributes_json = vt.attributes.dump();
       vt.inputs = c.tensors(c.field(tj, tpath, "inputs"), tpath + "/inputs");
       if (vt.invalid) {
         if (tj.contains("expected")) c.fail(tpath + "/expected", "an invalid test has no expected outputs");
@@ -305,7 +306,7 @@ void check_op_known(const VectorFile& f, const std::vector<std::pair<std::string
 
 void check_schema(const VectorFile& f, const std::string& text, const SchemaSet& schemas) {
   // parse_vector_file made `f` from this text, so it passed precheck_json.
-  const std::vector<std::string> errors = schemas.validate(text, SchemaSet::Prechecked::Yes);
+  const std::vector<std::string> errors = schemas.validate(text, SchemaSet::Prechecked::Yes, f.op);
   if (errors.empty()) return;
   // A message reads "<schema file>: at <JSON pointer>: <what>" (schema_validation.h).
   const std::string& first = errors.front();

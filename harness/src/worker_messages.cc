@@ -86,7 +86,7 @@ void build_run_frame(std::string& s, const VectorFile& f, const VectorTest& t) {
   begin_frame(s, kRun);
   put_str(s, f.op);
   put_str(s, f.convention);
-  put_str(s, t.attributes.dump());
+  put_str(s, attributes_text(t));
   put_u32(s, static_cast<std::uint32_t>(t.inputs.size()));
   for (const Tensor& in : t.inputs) {
     put_descriptor(s, in);

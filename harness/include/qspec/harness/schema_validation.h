@@ -29,6 +29,11 @@ class SchemaSet {
   // passed (the loader, which validates what it has just read).
   enum class Prechecked { No, Yes };
   std::vector<std::string> validate(const std::string& vector_file_text, Prechecked prechecked = Prechecked::No) const;
+  // The same, for a caller that has parsed the file and knows its "op" string (the loader): a
+  // valid file is then checked in one pass over its text against both schemas at once, without a
+  // DOM; a file with a violation is validated again as above, so the messages are the same.
+  std::vector<std::string> validate(const std::string& vector_file_text, Prechecked prechecked,
+                                    const std::string& op) const;
   // Names of the loaded per-op schemas (without the common one).
   std::vector<std::string> op_schemas() const;
 

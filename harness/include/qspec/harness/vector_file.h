@@ -45,10 +45,18 @@ struct VectorTest {
   std::vector<std::string> flags;
   bool invalid = false;                    // "result": "invalid": a conforming backend must reject it
   nlohmann::ordered_json attributes;       // the group's attributes with the test's merged over them
+  // attributes.dump(), made once by parse_vector_file (the fingerprint, the request to the backend
+  // and the diagnostics each need it); empty in a VectorTest built otherwise: use attributes_text().
+  std::string attributes_json;
   std::vector<Tensor> inputs;              // in file order
   std::vector<Tensor> expected;            // in file order; empty for invalid tests
   std::string json_path;                   // "/testGroups/G/tests/T"
 };
+
+// The test's attributes as compact JSON text (what a backend receives).
+inline std::string attributes_text(const VectorTest& t) {
+  return t.attributes_json.empty() ? t.attributes.dump() : t.attributes_json;
+}
 
 struct VectorFile {
   std::string display_name;                // path relative to the vectors directory, '/'-separated
