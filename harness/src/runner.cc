@@ -9,8 +9,10 @@
 #include <chrono>
 #include <cstdio>
 #include <future>
+#include <mutex>
 #include <set>
 
+#include "fork_guard.h"
 #include "qspec/harness/test_identity.h"
 
 namespace qspec::harness {
@@ -389,8 +391,10 @@ RunResult run_vectors(BackendExecutor& executor, const RunOptions& opt) {
     pthread_sigmask(SIG_BLOCK, &all, &old);
     std::future<VectorFile> loading;
     try {  // no thread to be had: libstdc++ loads it in get(), in this thread (launch::deferred)
-      loading = std::async(std::launch::async | std::launch::deferred,
-                           [&opt, i] { return load_vector_source(opt.files[i], opt.schemas); });
+      loading = std::async(std::launch::async | std::launch::deferred, [&opt, i] {
+        const std::lock_guard<std::mutex> no_fork(fork_guard());
+        return load_vector_source(opt.files[i], opt.schemas);
+      });
     } catch (...) {
       pthread_sigmask(SIG_SETMASK, &old, nullptr);
       throw;

@@ -15,7 +15,9 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <mutex>
 
+#include "fork_guard.h"
 #include "qspec/harness/backend_loader.h"
 
 namespace qspec::harness::worker {
@@ -152,7 +154,11 @@ StartedChild fork_worker_child(const std::function<void(int channel)>& body) {
   std::cerr.flush();
   std::fflush(nullptr);
   const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
+  pid_t pid;
+  {
+    const std::lock_guard<std::mutex> no_load(fork_guard());  // fork_guard.h: no lock held elsewhere
+    pid = ::fork();
+  }
   if (pid < 0) {
     for (int fd : {sv[0], sv[1], out[0], out[1]}) ::close(fd);
     throw BackendLoadError(std::string("cannot fork a worker: ") + std::strerror(errno));
