@@ -56,6 +56,8 @@ QEwConvention convention_of(std::string_view name) {
   if (name == Op::conv::armnn_cpuref) return QEwConvention::ArmnnCpuref;
   if constexpr (requires { Op::conv::pytorch_onednn; })
     if (name == Op::conv::pytorch_onednn) return QEwConvention::PytorchOnednn;
+  if constexpr (requires { Op::conv::tosa; })
+    if (name == Op::conv::tosa) return QEwConvention::Tosa;
   return QEwConvention::TfliteSingleRound;
 }
 
@@ -84,6 +86,8 @@ QSPEC_REGISTER_REF_OP(reg<Mul>(Mul::conv::tflite_single_round, QEwOp::Mul));
 QSPEC_REGISTER_REF_OP(reg<Add>(Add::conv::armnn_cpuref, QEwOp::Add));
 QSPEC_REGISTER_REF_OP(reg<Mul>(Mul::conv::armnn_cpuref, QEwOp::Mul));
 QSPEC_REGISTER_REF_OP(reg<Mul>(Mul::conv::pytorch_onednn, QEwOp::Mul));
+QSPEC_REGISTER_REF_OP(reg<Add>(Add::conv::tosa, QEwOp::Add));
+QSPEC_REGISTER_REF_OP(reg<Mul>(Mul::conv::tosa, QEwOp::Mul));
 
 // qlinear.concat: the inputs x0, x1, ... in order, one scale and zero point each.
 Registration concat_reg(std::string_view convention) {

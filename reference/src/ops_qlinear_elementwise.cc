@@ -69,6 +69,8 @@ IntArray qlinear_elementwise(QEwOp op, const IntArray& a, const IntArray& b, con
                 name + ": TFLite's reference broadcast (BroadcastAdd4DSlow / BroadcastMul4DSlow) is 4-D at most");
   QSPEC_REQUIRE(c != QEwConvention::ArmnnCpuref || rank <= 5,
                 name + ": armnn::TensorShape holds at most 5 dimensions (MaxNumOfTensorDimensions)");
+  // TOSA 1.0 level 8K: LEVEL_CHECK(rank(shape) <= MAX_RANK), MAX_RANK = 6.
+  QSPEC_ERROR_IF(c == QEwConvention::Tosa && rank > 6, name + ": TOSA's level 8K allows rank <= MAX_RANK = 6");
   const QEwOrtAddPath path = op == QEwOp::Add && c == QEwConvention::OnnxRuntime
                                  ? qlinear_add_onnxruntime_path(a.shape, b.shape)
                                  : QEwOrtAddPath::General;

@@ -1182,6 +1182,7 @@ struct qlinear_add {
     static constexpr std::string_view tflite_single_round = "tflite.single_round";
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
     static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
+    static constexpr std::string_view tosa = "tosa";
   };
 };
 
@@ -1445,6 +1446,7 @@ struct qlinear_mul {
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
     static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
     static constexpr std::string_view pytorch_onednn = "pytorch.onednn";
+    static constexpr std::string_view tosa = "tosa";
   };
 };
 
