@@ -3757,6 +3757,28 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "padded",
         "random"
       ]
+    },
+    {
+      "name": "tosa",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.max_pool2d.tosa"
+      ],
+      "description": "TFLite int8 MAX_POOL_2D lowered to TOSA MAX_POOL2D (legalization 1f35abe): the maximum over the taps inside the input starting from -128; every pad below its kernel (ERROR_IF), so the padding is never selected; no RESCALE, no fused clamp, no dilation; int8 only; REQUIRE the stride to divide the padded span (idiv_check)",
+      "source": "arm/tosa-specification pseudocode/operators/MAX_POOL2D.tosac; tensorflow compiler/mlir/tosa/transforms/legalize_tfl.cc ConvertTFLMaxPool2DOp (1f35abe)",
+      "attributes": [
+        "kernel"
+      ],
+      "optional_attributes": [
+        "pads",
+        "strides"
+      ],
+      "vectors": "ops/qlinear/max_pool2d/tosa.json",
+      "required_flags": [
+        "asymmetric_pads",
+        "strides",
+        "random"
+      ]
     }
   ]
 }
