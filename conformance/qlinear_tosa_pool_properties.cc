@@ -1,11 +1,14 @@
-// Properties of qlinear.avg_pool2d.tosa (spec/operators_qlinear_pool.md): TFLite's int8
-// AVERAGE_POOL_2D lowered to TOSA AVG_POOL2D with both zero points forced to 0.
+// Properties of qlinear.avg_pool2d.tosa and qlinear.max_pool2d.tosa (spec/operators_qlinear_pool.md):
+// TFLite's int8 AVERAGE_POOL_2D lowered to TOSA AVG_POOL2D with both zero points forced to 0, and
+// MAX_POOL_2D lowered to MAX_POOL2D.
 // - composition identity: the reference equals a native transliteration of AVG_POOL2D.tosac,
 //   reciprocal_scale and apply_scale_32 (scale_helpers.tosac), written here independently of it;
 // - the clause's theorem, exhaustively for every count 1..36 and every int8 window sum, and on
 //   random counts below 2^22: y = round_half_away(sum / count), so |y - sum / count| <= 1/2 and the
 //   operator is bit-identical to qlinear.avg_pool2d.tflite on every input both accept;
-// - the ERROR_IFs of AVG_POOL2D.tosac (lines 10-20) as the reference raises them.
+// - the ERROR_IFs of AVG_POOL2D.tosac (lines 10-20) as the reference raises them;
+// - qlinear.max_pool2d.tosa (MAX_POOL2D): the reference equals a transliteration of MAX_POOL2D.tosac
+//   (padding never selected), equals qlinear.max_pool2d.tflite, and raises MAX_POOL2D's ERROR_IFs.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
@@ -192,4 +195,109 @@ TEST(qlinear_avg_pool2d_tosa, RaisesTheErrorIfsOfAvgPool2d) {
   corner.pads = {1, 1, 0, 0};
   const IntArray y = qlinear_avg_pool2d(ia({1, 1, 1, 1}, {-7}), corner, false, p, QPoolConvention::Tosa);
   EXPECT_EQ(y.data.at(0), Int(-7));
+}
+
+// ---- qlinear.max_pool2d.tosa: MAX_POOL2D ----
+
+namespace {
+
+// A problem MAX_POOL2D accepts: int8, pads below the kernel, the padded span divisible by the
+// stride (idiv_check): the input size is built from the output size.
+struct MaxCase {
+  IntArray x;
+  QPoolGeometry g;
+};
+
+MaxCase draw_max_case() {
+  MaxCase k;
+  k.g.kernel = {*rc::gen::inRange(1, 5), *rc::gen::inRange(1, 5)};
+  k.g.strides = {*rc::gen::inRange(1, 4), *rc::gen::inRange(1, 4)};
+  for (std::size_t i = 0; i < 4; ++i) k.g.pads[i] = *rc::gen::inRange<long long>(0, k.g.kernel[i % 2]);
+  long long in[2];
+  for (std::size_t a = 0; a < 2; ++a) {
+    // I = (O - 1) S + K - pads >= 1.
+    long long o = *rc::gen::inRange(1, 5);
+    while ((o - 1) * k.g.strides[a] + k.g.kernel[a] - k.g.pads[a] - k.g.pads[a + 2] < 1) ++o;
+    in[a] = (o - 1) * k.g.strides[a] + k.g.kernel[a] - k.g.pads[a] - k.g.pads[a + 2];
+  }
+  // All-negative codes now and then: a padding read as 0 (or as a zero point) would win there.
+  const bool negative = *rc::gen::arbitrary<bool>();
+  k.x = draw_array({*rc::gen::inRange(1, 3), in[0], in[1], *rc::gen::inRange(1, 4)}, -128, negative ? -1 : 127);
+  return k;
+}
+
+// MAX_POOL2D.tosac for in_out_t = i8_t, OH / OW from its ERROR_IF (lines 17-18) with an exact division.
+std::vector<std::int32_t> max_pool2d_pseudocode(const IntArray& in, const QPoolGeometry& g) {
+  const long long N = in.dim(0), IH = in.dim(1), IW = in.dim(2), C = in.dim(3);
+  RC_ASSERT((IH + g.pads[0] + g.pads[2] - g.kernel[0]) % g.strides[0] == 0);  // idiv_check
+  RC_ASSERT((IW + g.pads[1] + g.pads[3] - g.kernel[1]) % g.strides[1] == 0);
+  const long long OH = (IH + g.pads[0] + g.pads[2] - g.kernel[0]) / g.strides[0] + 1;
+  const long long OW = (IW + g.pads[1] + g.pads[3] - g.kernel[1]) / g.strides[1] + 1;
+  std::vector<std::int32_t> out;
+  for (long long n = 0; n < N; ++n)
+    for (long long oy = 0; oy < OH; ++oy)
+      for (long long ox = 0; ox < OW; ++ox)
+        for (long long c = 0; c < C; ++c) {
+          std::int32_t acc = -128;  // minimum_s<i8_t>()
+          const long long iy = oy * g.strides[0] - g.pads[0];
+          const long long ix = ox * g.strides[1] - g.pads[1];
+          for (long long ky = 0; ky < g.kernel[0]; ++ky)
+            for (long long kx = 0; kx < g.kernel[1]; ++kx) {
+              const long long y = iy + ky, x = ix + kx;
+              if (0 <= y && y < IH && 0 <= x && x < IW)
+                acc = std::max(acc, static_cast<std::int32_t>(in.at4(n, y, x, c)));  // apply_max_s
+            }
+          out.push_back(acc);
+        }
+  return out;
+}
+
+}  // namespace
+
+RC_GTEST_PROP(qlinear_max_pool2d_tosa, IsTheTransliteratedMaxPool2dPseudocode, ()) {
+  const MaxCase k = draw_max_case();
+  QPoolParams p;
+  const IntArray y = qlinear_max_pool2d(k.x, k.g, p, QPoolConvention::Tosa);
+  const auto expect = max_pool2d_pseudocode(k.x, k.g);
+  RC_ASSERT(y.data.size() == expect.size());
+  for (std::size_t i = 0; i < expect.size(); ++i) RC_ASSERT(y.data[i] == Int(expect[i]));
+}
+
+// The measured difference from tflite.double_round on the same input: none.
+RC_GTEST_PROP(qlinear_max_pool2d_tosa, EqualsTflitesMaxPoolOnEveryInputBothAccept, ()) {
+  const MaxCase k = draw_max_case();
+  QPoolParams p;
+  RC_ASSERT(qlinear_max_pool2d(k.x, k.g, p, QPoolConvention::Tosa).data ==
+            qlinear_max_pool2d(k.x, k.g, p, QPoolConvention::Tflite).data);
+}
+
+TEST(qlinear_max_pool2d_tosa, RaisesTheErrorIfsOfMaxPool2d) {
+  QPoolParams p;
+  QPoolGeometry g;
+  g.kernel = {2, 2};
+  const IntArray x = iota_array({1, 3, 3, 1}, -9);
+  EXPECT_NO_THROW(qlinear_max_pool2d(x, g, p, QPoolConvention::Tosa));
+  for (std::size_t i = 0; i < 4; ++i) {
+    QPoolGeometry big = g;
+    big.pads[i] = 2;  // pad >= kernel (MAX_POOL2D.tosac lines 15-16)
+    EXPECT_THROW(qlinear_max_pool2d(x, big, p, QPoolConvention::Tosa), ErrorIf) << i;
+  }
+  QPoolGeometry dil = g;
+  dil.dilations = {2, 1};
+  EXPECT_THROW(qlinear_max_pool2d(iota_array({1, 4, 3, 1}, 0), dil, p, QPoolConvention::Tosa), ErrorIf);
+  QPoolParams u8 = p;
+  u8.type = DType::U8;
+  EXPECT_THROW(qlinear_max_pool2d(iota_array({1, 3, 3, 1}, 4), g, u8, QPoolConvention::Tosa), ErrorIf);
+  QPoolParams clamp = p;
+  clamp.y_max = Int(0);
+  EXPECT_THROW(qlinear_max_pool2d(x, g, clamp, QPoolConvention::Tosa), ErrorIf);
+  QPoolGeometry inexact = g;
+  inexact.strides = {2, 2};  // (3 - 2) / 2 is not exact: idiv_check's REQUIRE
+  EXPECT_THROW(qlinear_max_pool2d(x, inexact, p, QPoolConvention::Tosa), RequireViolated);
+  // Every code negative, pads 1 around: the taps' maximum, never the padding.
+  QPoolGeometry padded = g;
+  padded.pads = {1, 1, 1, 1};
+  const IntArray y = qlinear_max_pool2d(x, padded, p, QPoolConvention::Tosa);
+  EXPECT_EQ(y.data.at(0), Int(-9));
+  EXPECT_EQ(y.data.back(), Int(-1));
 }

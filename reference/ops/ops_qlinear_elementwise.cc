@@ -59,6 +59,8 @@ QEwConvention convention_of(std::string_view name) {
   if constexpr (requires { Op::conv::pytorch_qnnpack; })
     if (name == Op::conv::pytorch_qnnpack) return QEwConvention::PytorchQnnpack;
   if (name == Op::conv::onednn) return QEwConvention::Onednn;
+  if constexpr (requires { Op::conv::tosa; })
+    if (name == Op::conv::tosa) return QEwConvention::Tosa;
   return QEwConvention::TfliteSingleRound;
 }
 
@@ -91,6 +93,8 @@ QSPEC_REGISTER_REF_OP(reg<Add>(Add::conv::pytorch_onednn, QEwOp::Add));
 QSPEC_REGISTER_REF_OP(reg<Add>(Add::conv::pytorch_qnnpack, QEwOp::Add));
 QSPEC_REGISTER_REF_OP(reg<Add>(Add::conv::onednn, QEwOp::Add));
 QSPEC_REGISTER_REF_OP(reg<Mul>(Mul::conv::onednn, QEwOp::Mul));
+QSPEC_REGISTER_REF_OP(reg<Add>(Add::conv::tosa, QEwOp::Add));
+QSPEC_REGISTER_REF_OP(reg<Mul>(Mul::conv::tosa, QEwOp::Mul));
 
 // qlinear.concat: the inputs x0, x1, ... in order, one scale and zero point each.
 Registration concat_reg(std::string_view convention) {

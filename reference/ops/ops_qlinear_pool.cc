@@ -134,6 +134,7 @@ QSPEC_REGISTER_REF_OP(reg<Avg>(Avg::conv::armnn_cpuref, avg_pool2d_fn));
 QSPEC_REGISTER_REF_OP(reg<Gap>(Gap::conv::armnn_cpuref, global_avg_pool_fn));
 QSPEC_REGISTER_REF_OP(reg<Max>(Max::conv::armnn_cpuref, max_pool2d_fn));
 QSPEC_REGISTER_REF_OP(reg<Avg>(Avg::conv::tosa, avg_pool2d_fn));
+QSPEC_REGISTER_REF_OP(reg<Max>(Max::conv::tosa, max_pool2d_fn));
 
 }  // namespace
 }  // namespace qspec::refops

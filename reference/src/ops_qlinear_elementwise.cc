@@ -77,6 +77,8 @@ IntArray qlinear_elementwise(QEwOp op, const IntArray& a, const IntArray& b, con
   QSPEC_ERROR_IF(c == QEwConvention::XnnpackFp32 && rank > 6, name + ": XNNPACK supports at most 6 dimensions");
   QSPEC_ERROR_IF(c == QEwConvention::Onednn && rank > 12,
                  name + ": oneDNN supports at most 12 dimensions (DNNL_MAX_NDIMS)");
+  // TOSA 1.0 level 8K: LEVEL_CHECK(rank(shape) <= MAX_RANK), MAX_RANK = 6.
+  QSPEC_ERROR_IF(c == QEwConvention::Tosa && rank > 6, name + ": TOSA's level 8K allows rank <= MAX_RANK = 6");
   const QEwOrtAddPath path = op == QEwOp::Add && c == QEwConvention::OnnxRuntime
                                  ? qlinear_add_onnxruntime_path(a.shape, b.shape)
                                  : QEwOrtAddPath::General;

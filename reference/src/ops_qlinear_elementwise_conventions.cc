@@ -215,6 +215,7 @@ QEwElement qlinear_ew_element(QEwOp op, const QEwParams& p, QEwConvention c, QEw
                                          " and " + name(p.b_type));
   const Range cl = clamp_of(p);
   const bool single = c == QEwConvention::TfliteSingleRound;
+  if (c == QEwConvention::Tosa) return qlinear_ew_tosa_element(op, p);
   if (c == QEwConvention::ArmnnCpuref) {
     qlinear_ew_armnn_check(p);
     return [op, p](const Int& a, const Int& b) {

@@ -172,6 +172,7 @@ IntArray qlinear_global_avg_pool(const IntArray& x, const QPoolParams& p, QPoolC
 // spec: qlinear.max_pool2d.onnxruntime
 // spec: qlinear.max_pool2d.tflite
 // spec: qlinear.max_pool2d.onednn
+// spec: qlinear.max_pool2d.tosa
 IntArray qlinear_max_pool2d(const IntArray& x, const QPoolGeometry& g, const QPoolParams& p, QPoolConvention c) {
   const std::string op = "qlinear.max_pool2d";
   const auto [oh, ow] = qlinear_pool_out_size(x.shape, g);
@@ -189,6 +190,8 @@ IntArray qlinear_max_pool2d(const IntArray& x, const QPoolGeometry& g, const QPo
     QSPEC_ERROR_IF(hi < lo, "onednn max pooling: y_max < y_min (eltwise_clip needs beta >= alpha)");
   } else if (c == QPoolConvention::ArmnnCpuref) {
     qlinear_armnn_pool_check(x.shape, g, p, false);
+  } else if (c == QPoolConvention::Tosa) {
+    qlinear_tosa_maxpool_check(x.shape, g, p);
   } else {
     QSPEC_ERROR_IF(g.dilations[0] != 1 || g.dilations[1] != 1, "tflite: MaxPool has no dilation");
     tflite_pool_params(p, false);

@@ -1,6 +1,7 @@
 // TOSA's convention of the quantized average pooling (spec/operators_qlinear_pool.md,
 // qlinear.avg_pool2d.tosa): TFLite's int8 AVERAGE_POOL_2D as the TFLite -> TOSA legalization lowers
-// it, one AVG_POOL2D with both zero points forced to 0, reciprocal_scale and apply_scale_32.
+// it, one AVG_POOL2D with both zero points forced to 0, reciprocal_scale and apply_scale_32; and
+// the max pooling (qlinear.max_pool2d.tosa): one MAX_POOL2D, no RESCALE.
 #include <string>
 
 #include "qspec/ref/ops/qlinear_pool.h"
@@ -55,6 +56,22 @@ Int qlinear_tosa_avgpool_output(const std::vector<Int>& codes) {
   const QuantizedMultiplier s = qlinear_tosa_reciprocal_scale(static_cast<std::int64_t>(codes.size()));
   const Int v = tosa_apply_scale_32(acc, s.multiplier, s.shift, false) + 0;  // + output_zp = 0
   return saturate(v, DType::I8);                                             // apply_clip_s
+}
+
+// spec: qlinear.max_pool2d.tosa
+void qlinear_tosa_maxpool_check(const Shape& x, const QPoolGeometry& g, const QPoolParams& p) {
+  const std::string c = "qlinear.max_pool2d.tosa";
+  QSPEC_ERROR_IF(p.type != DType::I8, c + ": MAX_POOL2D's integer in_out_t is i8_t or i16_t (no uint8), not " +
+                                          std::string(dtype_name(p.type)));
+  QSPEC_ERROR_IF(g.dilations[0] != 1 || g.dilations[1] != 1, c + ": MAX_POOL2D has no dilation");
+  for (std::size_t a = 0; a < 2; ++a)
+    QSPEC_ERROR_IF(g.pads[a] >= g.kernel[a] || g.pads[a + 2] >= g.kernel[a],
+                   c + ": ERROR_IF(pad >= kernel): padding must be less than kernel size (MAX_POOL2D.tosac)");
+  QSPEC_ERROR_IF(p.y_min.has_value() || p.y_max.has_value(),
+                 c + ": no fused clamp (the legalization drops TFLite's fused activation)");
+  for (std::size_t a = 0; a < 2; ++a)
+    QSPEC_REQUIRE((x[1 + a] + g.pads[a] + g.pads[a + 2] - g.kernel[a]) % g.strides[a] == 0,
+                  c + ": idiv_check: (I + pads - kernel) divisible by the stride (MAX_POOL2D.tosac)");
 }
 
 }  // namespace qspec::ref::ops

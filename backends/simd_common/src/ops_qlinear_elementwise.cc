@@ -1,9 +1,9 @@
 // Handlers of qlinear.add and qlinear.mul (spec/operators_qlinear_elementwise.md) under
-// xnnpack.fp32, onnxruntime, tflite.double_round, tflite.single_round, armnn.cpuref, pytorch.* and onednn
-// (spec/operators_qlinear_onednn_binary.md): the NumPy broadcast, each engine's parameter derivation with its
-// rejections, and its element arithmetic on the hardware's binary32 / binary64 operations (every step the spec
-// names is one correctly rounded operation; this library is built with -ffp-contract=off, and the FMAs ONNX
-// Runtime's add fuses are fmaf).
+// xnnpack.fp32, onnxruntime, tflite.double_round, tflite.single_round, armnn.cpuref, pytorch.*, onednn
+// (spec/operators_qlinear_onednn_binary.md) and tosa: the NumPy broadcast, each engine's parameter derivation
+// with its rejections, and its element arithmetic on the hardware's binary32 / binary64 operations (every step
+// the spec names is one correctly rounded operation; this library is built with -ffp-contract=off, and the FMAs
+// ONNX Runtime's add fuses are fmaf).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -31,7 +31,7 @@ using qlinear::named;
 using Add = cat::qlinear_add;
 using Mul = cat::qlinear_mul;
 
-enum class Conv { kXnnpack, kOrt, kTfliteDouble, kTfliteSingle, kArmnn, kPytorch, kPytorchQnnpack, kOnednn };
+enum class Conv { kXnnpack, kOrt, kTfliteDouble, kTfliteSingle, kArmnn, kPytorch, kPytorchQnnpack, kOnednn, kTosa };
 using Element = std::function<std::int64_t(std::int64_t, std::int64_t)>;
 
 std::int64_t clamp(std::int64_t v, std::int64_t lo, std::int64_t hi) { return std::min(std::max(v, lo), hi); }
@@ -219,6 +219,45 @@ Element pytorch_q8add(const Params& p) {
   };
 }
 
+// TOSA (qlinear.{add,mul}.tosa): the legalization's RESCALEs (scale32, DOUBLE_ROUND) around the int32
+// ADD / MUL, then CLAMP. apply_scale_32 on int64: round 2^(s-1), +-2^30 when s > 31, floor shift.
+std::int64_t apply_scale_32(std::int64_t v, const qlinear::TosaScale& m) {
+  std::int64_t round = std::int64_t{1} << (m.shift - 1);
+  if (m.shift > 31) round += v >= 0 ? (std::int64_t{1} << 30) : -(std::int64_t{1} << 30);
+  return (v * m.multiplier + round) >> m.shift;  // |v| < 2^31, M < 2^31: no overflow
+}
+qlinear::TosaScale tosa_scale(double d, const char* what) {
+  const qlinear::TosaScale m = qlinear::tosa_multiplier_and_shift(d);
+  reject_if(m.shift < 2 || m.shift > 62, std::string("tosa: the ") + what + " RESCALE's shift is outside [2, 62]");
+  return m;
+}
+
+Element tosa_add(const Params& p) {
+  const double sa = p.sa, sb = p.sb, m2 = 2.0 * std::max(sa, sb);
+  const double ra = sa / m2, rb = sb / m2, ro = m2 / (static_cast<double>(p.sy) * 1048576.0);
+  const bool a1 = ra == 0.5, b1 = rb == 0.5;  // one RESCALE by 2^19 instead of 2^20 then r
+  const qlinear::TosaScale ma = tosa_scale(a1 ? ra * 1048576.0 : ra, "input a");
+  const qlinear::TosaScale mb = tosa_scale(b1 ? rb * 1048576.0 : rb, "input b");
+  const qlinear::TosaScale mo = tosa_scale(ro, "output");
+  const qlinear::TosaScale m20 = qlinear::tosa_multiplier_and_shift(1048576.0);
+  return [=](std::int64_t a, std::int64_t b) {
+    const std::int64_t ta = a1 ? apply_scale_32(a - p.za, ma) : apply_scale_32(apply_scale_32(a - p.za, m20), ma);
+    const std::int64_t tb = b1 ? apply_scale_32(b - p.zb, mb) : apply_scale_32(apply_scale_32(b - p.zb, m20), mb);
+    const std::int64_t v = clamp(apply_scale_32(ta + tb, mo) + p.zy, -128, 127);  // RESCALE's int8 clip
+    return clamp(v, p.ymin, p.ymax);                                              // CLAMP
+  };
+}
+
+Element tosa_mul(const Params& p) {
+  const float s = p.sa * p.sb / p.sy;  // convertMultiplyOp: float arithmetic, then widened
+  if (!finite_positive(s)) throw Unsupported("tosa mul: a finite positive float scale (REQUIRE)");
+  const qlinear::TosaScale m = tosa_scale(static_cast<double>(s), "output");
+  return [=](std::int64_t a, std::int64_t b) {
+    const std::int64_t v = clamp(apply_scale_32((a - p.za) * (b - p.zb), m) + p.zy, -128, 127);
+    return clamp(v, p.ymin, p.ymax);
+  };
+}
+
 // Arm NN CpuRef (qlinear.{add,mul}.armnn_cpuref): armnn::Dequantize of both codes, std::plus /
 // std::multiplies in binary32, armnn::Quantize (std::round of the quotient, + offset, clamp in float).
 Element armnn(const Params& p, bool is_add) {
@@ -287,6 +326,7 @@ Params read_params(const OpCall& c, const qspec_tensor& a, const qspec_tensor& b
             "onednn: the binary primitive has no source zero points");
   reject_if(!fits(p.za, p.t) || !fits(p.zb, p.t) || !fits(p.zy, p.t), "qlinear elementwise: a zero point does not fit");
   reject_if(!fits(p.ymin, p.t) || !fits(p.ymax, p.t), "qlinear elementwise: y_min and y_max must fit the dtype");
+  reject_if(conv == Conv::kTosa && p.t != QSPEC_DTYPE_INT8, "tosa: a TFLite int8 model only");
   if (conv == Conv::kXnnpack) {
     for (float s : {p.sa, p.sb, p.sy})
       reject_if(!(std::isnormal(s) && s > 0.0f), "xnnpack.fp32: scale must be finite and positive (normal)");
@@ -358,6 +398,7 @@ void qlinear_elementwise(OpCall& c) {
     if (bc.out.size() > 4) throw Unsupported("tflite: at most 4 dimensions (REQUIRE)");
   if (conv == Conv::kArmnn && bc.out.size() > 5) throw Unsupported("armnn.cpuref: at most 5 dimensions (REQUIRE)");
   reject_if(conv == Conv::kOnednn && bc.out.size() > 12, "onednn: at most 12 dimensions (DNNL_MAX_NDIMS)");
+  if (conv == Conv::kTosa) reject_if(bc.out.size() > 6, "tosa: rank <= MAX_RANK = 6 (level 8K)");
   const bool scalar_a = is_add && conv == Conv::kOrt && ort_add_scalar_a(a, b, bc.ia.size());
   const Params p = read_params<Op>(c, at, bt, eff);
   Element f;
@@ -370,6 +411,7 @@ void qlinear_elementwise(OpCall& c) {
     case Conv::kPytorch: f = is_add ? pytorch_add(p) : pytorch_mul(p); break;
     case Conv::kPytorchQnnpack: f = pytorch_q8add(p); break;
     case Conv::kOnednn: f = onednn(p, is_add); break;
+    case Conv::kTosa: f = is_add ? tosa_add(p) : tosa_mul(p); break;
   }
   for (auto v : a.data) reject_if(!fits(v, p.t), "qlinear elementwise: a code outside its dtype");
   for (auto v : b.data) reject_if(!fits(v, p.t), "qlinear elementwise: a code outside its dtype");
@@ -412,6 +454,10 @@ void add_qlinear_elementwise_ops(std::vector<OpEntry>& t) {
   t.push_back(entry<Add>(Add::conv::pytorch_qnnpack,
                          d + "QNNPACK q8add (uint8), ATen (broadcast uint8), XNNPACK (int8)",
                          qlinear_elementwise<Add, true, Conv::kPytorchQnnpack>));
+  t.push_back(entry<Add>(Add::conv::tosa, d + "TOSA RESCALEs (double round), int32 ADD, CLAMP",
+                         qlinear_elementwise<Add, true, Conv::kTosa>));
+  t.push_back(entry<Mul>(Mul::conv::tosa, d + "TOSA RESCALEs, int32 MUL, RESCALE by the float scale, CLAMP",
+                         qlinear_elementwise<Mul, false, Conv::kTosa>));
 }
 
 }  // namespace qspec::simd

@@ -239,8 +239,8 @@ void avg_pool2d(OpCall& c) {
   w.s = geometry<2>(c, Avg::attr::strides, {1, 1});
   w.pads = geometry<4>(c, Avg::attr::pads, {0, 0, 0, 0});
   const bool include = attr::get_or(c.attrs, Avg::attr::count_include_pad, false);
-  const Scales s = read_scales<Avg::attr>(c, xt, conv != Conv::kOnnxRuntime && conv != Conv::kArmnn &&
-                                                       conv != Conv::kTosa);
+  const Scales s =
+      read_scales<Avg::attr>(c, xt, conv != Conv::kOnnxRuntime && conv != Conv::kArmnn && conv != Conv::kTosa);
   const auto [oh, ow] = out_size(x, w);
   const std::int64_t H = x.dim(1), W = x.dim(2), K = w.k[0] * w.k[1];
   float S = 0.0f;
@@ -389,7 +389,7 @@ void max_pool2d(OpCall& c) {
   const auto [oh, ow] = out_size(x, w);
   const std::int64_t lo = lo_of(xt.dtype), hi = hi_of(xt.dtype);
   std::int64_t ymin = lo, ymax = hi;
-  if (conv != Conv::kOnnxRuntime && conv != Conv::kArmnn) {
+  if (conv != Conv::kOnnxRuntime && conv != Conv::kArmnn && conv != Conv::kTosa) {
     ymin = attr::get_or(c.attrs, Max::attr::y_min, lo);
     ymax = attr::get_or(c.attrs, Max::attr::y_max, hi);
     reject_if(ymin < lo || ymin > hi || ymax < lo || ymax > hi,
@@ -403,6 +403,14 @@ void max_pool2d(OpCall& c) {
       reject_if(w.pads[a] >= w.k[a] || w.pads[a + 2] >= w.k[a], "onnxruntime: Pad should be smaller than kernel");
   } else if (conv == Conv::kArmnn) {
     armnn_shape_rule(x, w, oh, ow);
+  } else if (conv == Conv::kTosa) {  // qlinear.max_pool2d.tosa: MAX_POOL2D.tosac
+    reject_if(xt.dtype != QSPEC_DTYPE_INT8, "tosa: MAX_POOL2D has no uint8 form");
+    reject_if(w.d[0] != 1 || w.d[1] != 1, "tosa: MAX_POOL2D has no dilation");
+    for (std::size_t a = 0; a < 2; ++a) {
+      reject_if(w.pads[a] >= w.k[a] || w.pads[a + 2] >= w.k[a], "tosa: padding must be less than kernel size");
+      if ((x.dim(static_cast<int>(a) + 1) + w.pads[a] + w.pads[a + 2] - w.k[a]) % w.s[a] != 0)
+        throw Unsupported("tosa: idiv_check: the stride must divide the padded span (a REQUIRE)");
+    }
   } else {
     reject_if(w.d[0] != 1 || w.d[1] != 1, "tflite: MaxPool has no dilation");
     if (ymin > ymax) throw Unsupported("tflite: y_min <= y_max (a REQUIRE)");
@@ -448,6 +456,8 @@ void add_qlinear_pool_ops(std::vector<OpEntry>& t) {
   t.push_back(entry<Max>(Max::conv::armnn_cpuref, armnn + "window maximum", max_pool2d<Conv::kArmnn>));
   t.push_back(
       entry<Avg>(Avg::conv::tosa, "code sums, TOSA reciprocal_scale and apply_scale_32", avg_pool2d<Conv::kTosa>));
+  t.push_back(
+      entry<Max>(Max::conv::tosa, "MAX_POOL2D: window maximum, padding never selected", max_pool2d<Conv::kTosa>));
 }
 
 }  // namespace qspec::simd

@@ -189,13 +189,8 @@ std::vector<RequantParams> tosa_plan(const Params& p, std::int64_t channels) {
       throw Unsupported("tosa: finite scales and y_scale != 0 (REQUIRE)");
     const double d = static_cast<double>(p.x_scale) * static_cast<double>(ws) / static_cast<double>(p.y_scale);
     if (!std::isfinite(d) || !(d > 0.0)) throw Unsupported("tosa: a finite positive scale (REQUIRE)");
-    int e = 0;
-    const double q = std::frexp(d, &e);
-    auto m = static_cast<std::int64_t>(std::round(q * static_cast<double>(std::int64_t{1} << 31)));
-    if (m == (std::int64_t{1} << 31)) m /= 2, ++e;
-    int s = 31 - e;
-    if (s > 62) m >>= std::min(31, s - 62), s = 62;
-    out.push_back(q31_requant_params(Q31Rounding::kTosaDouble, m, 31 - s));  // shift_tflite = 31 - s
+    const TosaScale t = tosa_multiplier_and_shift(d);
+    out.push_back(q31_requant_params(Q31Rounding::kTosaDouble, t.multiplier, 31 - t.shift));  // shift_tflite = 31 - s
   }
   return out;
 }
@@ -268,6 +263,16 @@ std::vector<RequantParams> pytorch_onednn_plan(const Params& p, std::int64_t cha
 }
 
 }  // namespace
+
+TosaScale tosa_multiplier_and_shift(double d) {
+  int e = 0;
+  const double q = std::frexp(d, &e);
+  auto m = static_cast<std::int64_t>(std::round(q * static_cast<double>(std::int64_t{1} << 31)));
+  if (m == (std::int64_t{1} << 31)) m /= 2, ++e;
+  int s = 31 - e;
+  if (s > 62) m >>= std::min(31, s - 62), s = 62;
+  return {m, s};
+}
 
 std::int64_t add_bias(Convention conv, std::int64_t acc, std::int64_t b) {
   if (!has_onednn_epilogue(conv)) return acc + b;

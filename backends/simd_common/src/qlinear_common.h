@@ -73,6 +73,14 @@ struct Params {
 };
 
 // The input called `name`, or null (optional inputs); named() throws std::invalid_argument instead.
+// The TFLite -> TOSA legalization's computeMultiplierAndShift(d, 32) of a finite positive binary64:
+// frexp, M = round half away(q 2^31) with the carry, TOSA's right shift s = 31 - e, capped at 62.
+struct TosaScale {
+  std::int64_t multiplier;
+  int shift;
+};
+TosaScale tosa_multiplier_and_shift(double d);
+
 const qspec_tensor* optional_input(const OpCall& c, std::string_view name);
 const qspec_tensor& named(const OpCall& c, std::string_view name);
 

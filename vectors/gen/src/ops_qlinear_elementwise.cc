@@ -109,6 +109,29 @@ QEwConvention pytorch_add_kernel(QEwConvention c, const Problem& pr) {
   }
 }
 
+// Whether a TOSA RESCALE (scale32, DOUBLE_ROUND) of v by (M, s) meets an exact half: with s > 31
+// it is MBQM_dr with shift 31 - s (requant.tosa.apply_scale_32), with s <= 31 one half-up rounding.
+bool tosa_rescale_is_tie(const Int& v, const ref::QuantizedMultiplier& m) {
+  return mbqm_is_tie(v, ref::QuantizedMultiplier{m.multiplier, 31 - m.shift}, m.shift <= 31);
+}
+
+// TOSA's ADD / MUL graphs: a tie in any of their RESCALEs (add: the inputs' second RESCALEs and the
+// output's; mul: the output's; the RESCALEs by 2^20, 2^19 and 1 are exact).
+std::function<bool(const Int&, const Int&)> tosa_tie(QEwOp op, const ro::QEwParams& p) {
+  if (op == QEwOp::Add) {
+    const auto k = ro::qlinear_add_tosa_params(p);
+    return [k, p](const Int& a, const Int& b) {
+      const Int a20 = (a - p.a_zero_point) * ref::pow2(20), b20 = (b - p.b_zero_point) * ref::pow2(20);
+      return (!k.a_single && tosa_rescale_is_tie(a20, k.a)) || (!k.b_single && tosa_rescale_is_tie(b20, k.b)) ||
+             tosa_rescale_is_tie(ro::qlinear_add_tosa_sum(a, b, k, p), k.out);
+    };
+  }
+  const auto m = ro::qlinear_mul_tosa_params(p);
+  return [m, p](const Int& a, const Int& b) {
+    return tosa_rescale_is_tie((a - p.a_zero_point) * (b - p.b_zero_point), m);
+  };
+}
+
 // The number of output elements whose convention's last rounding is an exact tie.
 int count_ties(QEwOp op, QEwConvention c, const Problem& pr) {
   const auto& p = pr.p;
@@ -120,6 +143,8 @@ int count_ties(QEwOp op, QEwConvention c, const Problem& pr) {
     tie = [op, k, p](const Int& a, const Int& b) {
       return ties::is_half_integer(ro::qlinear_ew_onednn_value(op, a, b, k, p));
     };
+  } else if (c == QEwConvention::Tosa) {
+    tie = tosa_tie(op, p);
   } else if (c == QEwConvention::ArmnnCpuref) {
     tie = [op, p](const Int& a, const Int& b) {
       return ties::is_half_integer(ref::f32_div(ro::qlinear_ew_armnn_value(op, a, b, p), p.y_scale));
@@ -251,7 +276,8 @@ const std::vector<std::pair<std::string, std::string>> kNotes = {
     {"random", "random draw"},
 };
 
-// Arm NN's families also name the ties where its half-away rounding differs from half to even.
+// Arm NN's families also name the ties where its half-away rounding differs from half to even; TOSA's
+// the RESCALE shift limit.
 template <class Op>
 std::vector<std::pair<std::string, std::string>> notes_of(std::string_view conv) {
   auto n = kNotes;
@@ -262,6 +288,11 @@ std::vector<std::pair<std::string, std::string>> notes_of(std::string_view conv)
     n.insert(n.end() - 1, {"zp_in_float",
                            "an output where adding z_y in float before the rounding (oneDNN's eltwise_linear "
                            "post-op) differs from rne(v) + z_y"});
+  if constexpr (requires { Op::conv::tosa; })
+    if (conv == Op::conv::tosa)
+      n.insert(n.end() - 1,
+               {"shift_limit",
+                "a RESCALE's computeMultiplierAndShift shift is outside [2, 62]: the TOSA legalization fails"});
   return n;
 }
 
@@ -430,7 +461,8 @@ template <class Op>
 Problem draw(Rng& r, QEwOp op, QEwConvention c, int mode /* 0 tie-rich, 1 realistic, 2 saturating */) {
   Problem pr;
   auto& p = pr.p;
-  p.type = p.b_type = r.coin() ? DType::I8 : DType::U8;
+  const bool int8 = r.coin();  // drawn for every convention: TOSA's int8 only keeps the others' draws
+  p.type = p.b_type = int8 || c == QEwConvention::Tosa ? DType::I8 : DType::U8;
   auto [sa, sb] = draw_shapes(r);
   // PyTorch: fewer than 64 outputs keep ATen's loop on its scalar path at every CPU capability (its
   // vector path dequantizes with an FMA: E-LIBTORCH-EW-1); qnnpack: equal shapes reach q8add.
@@ -830,6 +862,134 @@ void common_hand_cases(Builder<Op>& b) {
   }
 }
 
+// TOSA's ADD / MUL graphs (qlinear.add.tosa, qlinear.mul.tosa): int8 only; ties constructed in
+// each RESCALE, saturation, TOSA's broadcast up to rank 6, what TOSA accepts and TFLite does not,
+// and the ERROR_IFs as invalid tests.
+template <class Op>
+void tosa_hand_cases(Builder<Op>& b) {
+  const bool add = b.op == QEwOp::Add;
+  const DType t = DType::I8;
+  {
+    // y = z_y + (da + db) / 2 (add: both inputs' one RESCALE by 2^19, the output's by 2^-20) or
+    // z_y + da db / 2 (mul: S = 1/2): about half the outputs are ties, negative ones too (the
+    // output RESCALE's RDBPOT rounds them away from zero).
+    Problem pr;
+    pr.p.type = pr.p.b_type = t;
+    pr.a = array_of({16, 16}, [](std::int64_t i) { return -128 + 17 * (i / 16); });
+    pr.b = array_of({16, 16}, [](std::int64_t i) { return -125 + 16 * (i % 16); });
+    pr.p.a_zero_point = pr.p.b_zero_point = -3;
+    pr.p.y_zero_point = 1;
+    pr.p.a_scale = pr.p.b_scale = ties::f32_dyadic(1, add ? -8 : -4);
+    pr.p.y_scale = ties::f32_dyadic(1, -7);
+    b.add(pr, add ? "16 x 16 grid, s_a = s_b = s_y / 2: y = z_y + (da + db) / 2 (ties of the output RESCALE)"
+                  : "16 x 16 grid, S = 1/2: y = z_y + da db / 2 (ties of the output RESCALE)");
+  }
+  if (add) {
+    // r_a = s_a / (2 s_b) = 1/4 + 2^-21: CMS = (2^30 + 2^11, 32); a's second RESCALE of 2^20 da is
+    // (2^19 + 1) da / 2 after SRDHM: an exact half for every odd da (RDBPOT: away from zero).
+    Problem in = unit_problem(t, {4, 8}, {4, 8});
+    in.a = array_of({4, 8}, [](std::int64_t i) { return -16 + i; });
+    in.b = array_of({4, 8}, [](std::int64_t i) { return 9 - (i * 5) % 19; });
+    in.p.a_scale = ties::f32_dyadic((1 << 19) + 1, -21);
+    in.p.b_scale = ties::f32_dyadic(1, -1);
+    in.p.y_scale = ties::f32_dyadic(1, -2);
+    in.p.a_zero_point = 0, in.p.b_zero_point = 0, in.p.y_zero_point = -4;
+    b.add(in, "s_a / (2 s_b) = 1/4 + 2^-21: a's RESCALE by r_a meets exact halves for odd da (two-RESCALE path)");
+    // TFLite aborts when real_out >= 1 (TFLITE_CHECK_LT); TOSA's RESCALE takes (2^30, 30).
+    Problem one = unit_problem(t, {2, 3}, {2, 3});
+    one.a = array_of({2, 3}, [](std::int64_t i) { return i - 3; });
+    one.b = array_of({2, 3}, [](std::int64_t i) { return 2 - i; });
+    one.p.a_scale = ties::f32_dyadic(1, -19), one.p.b_scale = ties::f32_dyadic(1, -20);
+    one.p.y_scale = ties::f32_dyadic(1, -38);
+    b.add(one, "real_out = 2 max(s_a, s_b) / (2^20 s_y) = 1: TOSA's RESCALE by 1.0 (TFLite aborts)");
+    Problem lim = unit_problem(t, {2}, {2});
+    lim.p.a_scale = ties::f32_dyadic(1, 0), lim.p.y_scale = ties::f32_dyadic(1, -50);
+    b.add_invalid(lim, "real_out = 2^31: computeMultiplierAndShift's shift -1 < 2 (buildRescale fails)",
+                  {"shift_limit"});
+  } else {
+    Problem lim = unit_problem(t, {2}, {2});
+    lim.p.a_scale = ties::f32_dyadic(1, 0), lim.p.b_scale = ties::f32_dyadic(1, 0);
+    lim.p.y_scale = ties::f32_dyadic(1, -31);
+    b.add_invalid(lim, "S = 2^31: computeMultiplierAndShift's shift -1 < 2 (buildRescale fails)", {"shift_limit"});
+    // The float scale: the first draw of scales where fl32(fl32(s_a s_b) / s_y) gives another code
+    // than TFLite's binary64 ratio for one of the codes below (found, not claimed).
+    Rng r(1533);
+    for (int attempt = 0; attempt < 4000; ++attempt) {
+      Problem d = unit_problem(t, {16, 16}, {16, 16});
+      d.a = array_of({16, 16}, [](std::int64_t i) { return -128 + i / 2; });
+      d.b = array_of({16, 16}, [](std::int64_t i) { return 127 - i % 128; });
+      const int ea = static_cast<int>(r.uniform(-9, -5));
+      d.p.a_scale = random_scale(r, ea);
+      const int eb = static_cast<int>(r.uniform(-9, -5));
+      d.p.b_scale = random_scale(r, eb);
+      const int ey = static_cast<int>(r.uniform(-8, -6));
+      d.p.y_scale = random_scale(r, ey);
+      const IntArray tosa = ro::qlinear_elementwise(QEwOp::Mul, d.a, d.b, d.p, QEwConvention::Tosa);
+      const IntArray tfl = ro::qlinear_elementwise(QEwOp::Mul, d.a, d.b, d.p, QEwConvention::TfliteDoubleRound);
+      if (tosa.data != tfl.data) {
+        b.add(d,
+              "scales where TOSA's float S = fl32(fl32(s_a s_b) / s_y) and TFLite's binary64 ratio give different "
+              "codes (attempt " +
+                  std::to_string(attempt) + " of a seeded search)");
+        break;
+      }
+    }
+  }
+  {
+    Problem sat = unit_problem(t, {2, 3}, {2, 3});
+    sat.a = array_of({2, 3}, [](std::int64_t i) { return i < 3 ? -128 : 127; });
+    sat.b = array_of({2, 3}, [](std::int64_t i) { return i % 2 == 0 ? -128 : 127; });
+    sat.p.a_scale = sat.p.b_scale = ties::f32_dyadic(1, -4);
+    sat.p.y_scale = add ? ties::f32_dyadic(1, -5) : ties::f32_dyadic(1, -6);
+    b.add(sat, "extreme codes, y_scale small: both ends saturate (RESCALE's int8 clip)");
+  }
+  // Broadcasting: the legalization reshapes the lower rank operand (leading 1s); TOSA to rank 6.
+  const auto bshape = [&](const Dims& sa, const Dims& sb, const std::string& what) {
+    Problem bc = unit_problem(t, sa, sb);
+    bc.p.a_scale = ties::f32_dyadic(3, -8), bc.p.b_scale = ties::f32_dyadic(5, -9);
+    bc.p.y_scale = add ? ties::f32_dyadic(1, -6) : ties::f32_dyadic(1, -9);
+    bc.p.a_zero_point = 10, bc.p.b_zero_point = -20, bc.p.y_zero_point = 5;
+    b.add(bc, what);
+  };
+  bshape({2, 3, 4}, {4}, "a (2, 3, 4) with b (4): rank mismatch, b reshaped to (1, 1, 4)");
+  bshape({2, 1, 3}, {4, 3}, "a (2, 1, 3) with b (4, 3): both broadcast, output (2, 4, 3)");
+  bshape({3, 4}, {1}, "b of one element broadcast to (3, 4)");
+  bshape({3, 1}, {3, 4}, "a (3, 1) with b (3, 4): a unit last axis");
+  bshape({1, 2, 1, 2, 1, 2}, {2, 1, 2, 1, 2, 1}, "rank 6 (TOSA's MAX_RANK at level 8K; TFLite stops at 4)");
+  {
+    Problem nc = unit_problem(t, {4, 4}, {4, 4});
+    nc.p.a_scale = nc.p.b_scale = ties::f32_dyadic(1, -7);
+    nc.p.y_scale = add ? ties::f32_dyadic(1, -6) : ties::f32_dyadic(1, -8);
+    nc.p.y_min = Int(-20), nc.p.y_max = Int(30);
+    b.add(nc, "CLAMP [-20, 30] (a fused activation)");
+    Problem one = nc;
+    one.p.y_min = one.p.y_max = Int(7);
+    b.add(one, "CLAMP [7, 7]: min_val = max_val is allowed");
+  }
+  Problem u8 = unit_problem(DType::U8, {2}, {2});
+  b.add_invalid(u8, "uint8: a TFLite int8 model only (uint8 passes convert_tfl_uint8 first, not modelled)");
+  Problem dt = unit_problem(t, {2}, {2});
+  dt.p.b_type = DType::U8;
+  dt.b = array_of({2}, [](std::int64_t i) { return 10 + i; });
+  b.add_invalid(dt, "a int8 with b uint8");
+  Problem sh = unit_problem(t, {2, 3}, {2});
+  b.add_invalid(sh, "a (2, 3) with b (2): ERROR_IF(shape != broadcast_shape(shape1, shape2))");
+  Problem r7 = unit_problem(t, {1, 1, 1, 1, 1, 1, 2}, {2});
+  b.add_invalid(r7, "rank 7: above MAX_RANK = 6 (level 8K)");
+  Problem zp = unit_problem(t, {2}, {2});
+  zp.p.y_zero_point = Int(128);
+  b.add_invalid(zp, "y_zero_point 128: output_zp not representable in int8 (RESCALE)");
+  Problem za = unit_problem(t, {2}, {2});
+  za.p.a_zero_point = Int(-129);
+  b.add_invalid(za, "a_zero_point -129: input_zp not in int8");
+  Problem inv = unit_problem(t, {2}, {2});
+  inv.p.y_min = Int(10), inv.p.y_max = Int(9);
+  b.add_invalid(inv, "y_min 10 > y_max 9: CLAMP's ERROR_IF(max_val < min_val)");
+  Problem big = unit_problem(t, {2}, {2});
+  big.p.y_max = Int(128);
+  b.add_invalid(big, "y_max 128 does not fit int8 (CLAMP's max_val is in_out_t)");
+}
+
 template <class Op>
 Family ew_family(QEwOp op, std::string_view conv, std::uint64_t seed, int tie_rich, int realistic, int saturating) {
   const std::string cv(conv);
@@ -844,8 +1004,13 @@ Family ew_family(QEwOp op, std::string_view conv, std::uint64_t seed, int tie_ri
     if constexpr (requires { Op::conv::pytorch_qnnpack; })
       if (cv == Op::conv::pytorch_qnnpack) c = QEwConvention::PytorchQnnpack;
     if (cv == Op::conv::onednn) c = QEwConvention::Onednn;
+    if constexpr (requires { Op::conv::tosa; })
+      if (cv == Op::conv::tosa) c = QEwConvention::Tosa;
     Builder<Op> b{op, cv, c, {}};
-    common_hand_cases(b);
+    if (c == QEwConvention::Tosa)
+      tosa_hand_cases(b);
+    else
+      common_hand_cases(b);
     b.add_random(
         tie_rich, [&] { return draw<Op>(r, op, c, 0); }, "tie-rich draw");
     b.add_random(
@@ -876,6 +1041,9 @@ QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::armnn_cpuref,
 // oneDNN: lean families (the vectors/ size budget); the cross-check draws thousands more.
 QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Add>(QEwOp::Add, Add::conv::onednn, 1531, 120, 50, 25));
 QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::onednn, 1532, 120, 50, 25));
+// TOSA (int8 only): about 200 tests each.
+QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Add>(QEwOp::Add, Add::conv::tosa, 1541, 110, 45, 20));
+QSPEC_REGISTER_VECTOR_FAMILY(ew_family<Mul>(QEwOp::Mul, Mul::conv::tosa, 1542, 110, 45, 20));
 
 }  // namespace
 }  // namespace qspec::vecgen

@@ -400,7 +400,7 @@ ro::QPoolGeometry draw_geometry(Rng& r, const Builder& b, bool pow2_kernel) {
     if (g.kernel[0] * g.kernel[1] == 1) g.kernel[0] = 2;
   }
   g.strides = {r.uniform(0, 2) == 0 ? 2 : 1, r.uniform(0, 2) == 0 ? 2 : 1};
-  if (b.kind == Kind::Max && !b.tfl() && !b.armnn() && r.uniform(0, 3) == 0)
+  if (b.kind == Kind::Max && !b.tfl() && !b.armnn() && !b.tosa() && r.uniform(0, 3) == 0)
     g.dilations = {r.uniform(1, 2), r.uniform(1, 2)};
   for (std::size_t i = 0; i < 4; ++i) {
     const std::int64_t k = g.kernel[i % 2];
@@ -444,7 +444,7 @@ Problem draw(Rng& r, const Builder& b, int mode) {
   const std::int64_t spread = mode == 2 ? 255 : r.uniform(1, 80);
   pr.x = random_codes(r, shape, p.type, center, spread);
   if (b.kind == Kind::Max) {
-    if (!b.ort() && !b.armnn() && r.uniform(0, 2) == 0) {
+    if (!b.ort() && !b.armnn() && !b.tosa() && r.uniform(0, 2) == 0) {
       const std::int64_t a = r.uniform(lo, hi - 1);
       const std::int64_t c = r.uniform(a + 1, hi);
       p.y_min = Int(a), p.y_max = Int(c);
@@ -573,7 +573,8 @@ void avg_cases(Rng&, Builder& b) {
   asym.g.pads = {1, 0, 0, 1};
   asym.p.x_zero_point = Int(t == DType::I8 ? 3 : 12);
   if (b.tfl() || b.dnn() || b.tosa()) asym.p.y_zero_point = asym.p.x_zero_point;
-  if (!b.tfl() && !b.dnn() && !b.tosa()) b.add(asym, "pads (1, 0, 0, 1) with x_zero_point != 0: padded taps count as real 0");
+  if (!b.tfl() && !b.dnn() && !b.tosa())
+    b.add(asym, "pads (1, 0, 0, 1) with x_zero_point != 0: padded taps count as real 0");
   if (b.dnn())
     b.add_invalid(asym,
                   "include-padding, pads (1, 0, 0, 1), zero point 3: oneDNN counts a padded tap as the code 0 "
@@ -856,13 +857,52 @@ void gap_cases(Rng&, Builder& b) {
   }
 }
 
+// TOSA MAX_POOL2D (qlinear.max_pool2d.tosa): padding never selected, exact stride divisions, and the
+// ERROR_IFs of MAX_POOL2D.tosac (lines 10-16) as invalid tests.
+void tosa_max_cases(const Problem& ok, Builder& b) {
+  const DType t = DType::I8;
+  Problem neg = ok;
+  neg.x = iota({1, 3, 3, 2}, -120, 5, t);
+  neg.g.pads = {1, 1, 1, 1};
+  b.add(neg, "every code negative with pads 1 around: the maximum of the taps inside (a zero pad would give 0)");
+  Problem low = ok;
+  for (auto& v : low.x.data) v = Int(-128);
+  low.g.pads = {0, 1, 1, 0};
+  b.add(low, "every code -128 with padding: -128, the taps' maximum (equal to MAX_POOL2D's start value)");
+  Problem stride = ok;
+  stride.x = iota({1, 5, 5, 1}, -60, 7, t);
+  stride.g.kernel = {3, 3};
+  stride.g.strides = {2, 2};
+  stride.g.pads = {1, 1, 1, 1};
+  b.add(stride, "3x3 kernel, stride 2, pads 1 over 5x5: (5 + 2 - 3) / 2 exact (idiv_check)");
+  Problem u8 = ok;
+  u8.p.type = DType::U8;
+  u8.x = iota({1, 3, 3, 1}, 10, 1, DType::U8);
+  b.add_invalid(u8, "uint8: MAX_POOL2D's integer in_out_t is i8_t or i16_t");
+  const char* side[] = {"top", "left", "bottom", "right"};
+  for (std::size_t i = 0; i < 4; ++i) {
+    Problem big = ok;
+    big.g.pads[i] = 2;
+    b.add_invalid(big, std::string("pad_") + side[i] + " 2 >= kernel 2: ERROR_IF(pad >= kernel), MAX_POOL2D.tosac");
+  }
+  Problem stride0 = ok;
+  stride0.g.strides = {0, 1};
+  b.add_invalid(stride0, "stride_y 0: ERROR_IF(stride_y < 1 || stride_x < 1)");
+  Problem kernel0 = ok;
+  kernel0.g.kernel = {2, 0};
+  b.add_invalid(kernel0, "kernel_x 0: ERROR_IF(kernel_y < 1 || kernel_x < 1)");
+  Problem negpad = ok;
+  negpad.g.pads = {-1, 0, 0, 0};
+  b.add_invalid(negpad, "pad_top -1: ERROR_IF(pad_top < 0 || ...)");
+}
+
 void max_cases(Rng&, Builder& b) {
   const DType t = DType::I8;
   Problem ok = base(Kind::Max, t);
   Problem asym = ok;
   asym.g.pads = {1, 0, 0, 1};
   b.add(asym, "pads (1, 0, 0, 1): padding never wins");
-  if (!b.tfl() && !b.armnn()) {
+  if (!b.tfl() && !b.armnn() && !b.tosa()) {
     // Dilation 3 with a 2x1 kernel, pad 1 on top, over a 2-row input: taps at rows -1 and 2 both
     // miss the input.
     Problem dil = ok;
@@ -884,6 +924,7 @@ void max_cases(Rng&, Builder& b) {
     cl.p.y_min = Int(-3), cl.p.y_max = Int(2);
     b.add(cl, "an empty window clamped: max(-128, y_min) = y_min");
   }
+  if (b.tosa()) tosa_max_cases(ok, b);
   if (b.xnn()) {
     Problem one = ok;
     one.g.kernel = {1, 1};
@@ -974,6 +1015,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Avg>(Avg::conv::armnn_cpuref, 1531, Kin
 QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Gap>(Gap::conv::armnn_cpuref, 1532, Kind::Gap, 80, 50, 20, gap_cases));
 QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Max>(Max::conv::armnn_cpuref, 1533, Kind::Max, 0, 76, 20, max_cases));
 QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Avg>(Avg::conv::tosa, 1504, Kind::Avg, 300, 200, 80, avg_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Max>(Max::conv::tosa, 1525, Kind::Max, 0, 110, 30, max_cases));
 
 }  // namespace
 }  // namespace qspec::vecgen

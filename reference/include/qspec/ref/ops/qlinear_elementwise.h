@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "qspec/ref/gemmlowp.h"
@@ -28,6 +29,7 @@ enum class QEwConvention {
   PytorchOnednn,
   PytorchQnnpack,
   Onednn,
+  Tosa,
 };
 
 // One operator's quantization parameters: a, b and y share `type` (b_type must equal it).
@@ -166,6 +168,31 @@ QEwOnednnScales qlinear_ew_onednn_scales(QEwOp op, const QEwParams& p);
 std::uint32_t qlinear_ew_onednn_value(QEwOp op, const Int& a, const Int& b, const QEwOnednnScales& k,
                                       const QEwParams& p);
 
+// spec: qlinear.add.tosa
+// spec: qlinear.mul.tosa
+// The TFLite -> TOSA legalization's checks of an int8 ADD / MUL (ops_qlinear_elementwise_tosa.cc):
+// int8 tensors, int8 zero points, CLAMP's [y_min, y_max] in int8 with y_min <= y_max; REQUIRE
+// finite positive scales.
+void qlinear_ew_tosa_check(const QEwParams& p, const std::string& c);
+
+// spec: qlinear.add.tosa
+// The legalization's RESCALEs of TFL ADD (legalize_tfl.cc matchAndRewriteAddSub, default
+// TFLITE_DOUBLE_ROUNDING build): per input either one RESCALE by 2^19 (r = s / (2 max s) = 1/2) or
+// a RESCALE by 2^20 then one by r; the output RESCALE by 2 max s / (2^20 s_y); every (M, s) from
+// computeMultiplierAndShift (qlinear_tosa_multiplier_and_shift), TOSA's right shift s.
+struct QEwTosaAdd {
+  QuantizedMultiplier a, b, out;
+  bool a_single = false, b_single = false;  // r = 1/2: one RESCALE by 2^19
+};
+QEwTosaAdd qlinear_add_tosa_params(const QEwParams& p);
+// The int32 ADD of the two rescaled inputs (the output RESCALE's input).
+Int qlinear_add_tosa_sum(const Int& a, const Int& b, const QEwTosaAdd& k, const QEwParams& p);
+
+// spec: qlinear.mul.tosa
+// convertMultiplyOp (legalize_common.cc): the scales narrowed to float, S = fl32(fl32(s_a s_b) / s_y)
+// widened to double, then computeMultiplierAndShift; ERROR_IF its shift < 2.
+QuantizedMultiplier qlinear_mul_tosa_params(const QEwParams& p);
+
 // ---- the operators ----
 
 // The element function of (op, convention): y = f(a, b) for two codes. The convention's parameter
@@ -173,6 +200,11 @@ std::uint32_t qlinear_ew_onednn_value(QEwOp op, const Int& a, const Int& b, cons
 using QEwElement = std::function<Int(const Int& a, const Int& b)>;
 QEwElement qlinear_ew_element(QEwOp op, const QEwParams& p, QEwConvention c,
                               QEwOrtAddPath ort_add_path = QEwOrtAddPath::General);
+
+// spec: qlinear.add.tosa
+// spec: qlinear.mul.tosa
+// The element function of TOSA's ADD / MUL graph (qlinear_ew_element's Tosa case).
+QEwElement qlinear_ew_tosa_element(QEwOp op, const QEwParams& p);
 
 // spec: qlinear.ew.broadcast
 // spec: qlinear.add.xnnpack_fp32
@@ -190,6 +222,8 @@ QEwElement qlinear_ew_element(QEwOp op, const QEwParams& p, QEwConvention c,
 // spec: qlinear.add.pytorch_qnnpack
 // spec: qlinear.add.onednn
 // spec: qlinear.mul.onednn
+// spec: qlinear.add.tosa
+// spec: qlinear.mul.tosa
 // y[i] = element(a[a_offset[i]], b[b_offset[i]]) over the broadcast; the shapes and dtypes are
 // checked first, then the parameters, then the codes (REQUIRE in the dtype).
 IntArray qlinear_elementwise(QEwOp op, const IntArray& a, const IntArray& b, const QEwParams& p, QEwConvention c);

@@ -101,6 +101,12 @@ void qlinear_tosa_avgpool_check(const QPoolParams& p, const QPoolGeometry& g, bo
 // codes inside, clip(apply_scale_32(acc, reciprocal_scale(count)), -128, 127).
 Int qlinear_tosa_avgpool_output(const std::vector<Int>& codes);
 
+// spec: qlinear.max_pool2d.tosa
+// MAX_POOL2D.tosac's ERROR_IFs and the legalization's types: int8 only, no dilation, every pad below
+// its kernel (so no window is empty and the padding is never selected), no fused clamp (the
+// legalization drops it, E-TOSAOP-3); REQUIRE idiv_check's exact division by the stride.
+void qlinear_tosa_maxpool_check(const Shape& x, const QPoolGeometry& g, const QPoolParams& p);
+
 // spec: qlinear.pool.window
 // spec: qlinear.avg_pool2d.xnnpack_fp32
 // spec: qlinear.avg_pool2d.onnxruntime
@@ -145,6 +151,7 @@ IntArray qlinear_global_avg_pool(const IntArray& x, const QPoolParams& p, QPoolC
 // spec: qlinear.max_pool2d.armnn_cpuref
 // The maximum code over each window's taps inside the input (the dtype's minimum where there is
 // none: ONNX Runtime and TFLite; XNNPACK REQUIREs a tap), clamped to [y_min, y_max].
+// spec: qlinear.max_pool2d.tosa
 IntArray qlinear_max_pool2d(const IntArray& x, const QPoolGeometry& g, const QPoolParams& p, QPoolConvention c);
 
 // ---- oneDNN 2.6 pooling (spec/operators_qlinear_onednn_pool.md) ----
