@@ -2469,6 +2469,42 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "narrow_clamp",
         "random"
       ]
+    },
+    {
+      "name": "tosa",
+      "clauses": [
+        "qlinear.ew.broadcast",
+        "qlinear.add.tosa",
+        "qlinear.tosa",
+        "requant.tosa.rescale",
+        "requant.tosa.apply_scale_32"
+      ],
+      "description": "TFLite int8 ADD lowered to TOSA (legalization 1f35abe, default double-rounding build): each input RESCALEd to int32 by 2^20 then by s/(2 max s) (or once by 2^19 when s/(2 max s) = 1/2), ADD in int32, RESCALE by 2 max s/(2^20 s_y) to int8 with z_y, CLAMP [y_min, y_max]; every RESCALE scale32 DOUBLE_ROUND with computeMultiplierAndShift; int8 only",
+      "source": "tensorflow tensorflow/compiler/mlir/tosa/transforms/legalize_tfl.cc matchAndRewriteAddSub (1f35abe), legalize_utils.cc buildRescaleToInt32 / buildRescaleFromInt32; arm/tosa-specification pseudocode/operators/ADD.tosac, RESCALE.tosac, CLAMP.tosac, library/scale_helpers.tosac",
+      "attributes": [
+        "a_scale",
+        "a_zero_point",
+        "b_scale",
+        "b_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [
+        "y_max",
+        "y_min"
+      ],
+      "vectors": "ops/qlinear/add/tosa.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "broadcast",
+        "rank_mismatch",
+        "broadcast_scalar",
+        "narrow_clamp",
+        "random",
+        "shift_limit"
+      ]
     }
   ]
 }
@@ -3867,6 +3903,28 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "padded",
         "random"
       ]
+    },
+    {
+      "name": "tosa",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.max_pool2d.tosa"
+      ],
+      "description": "TFLite int8 MAX_POOL_2D lowered to TOSA MAX_POOL2D (legalization 1f35abe): the maximum over the taps inside the input starting from -128; every pad below its kernel (ERROR_IF), so the padding is never selected; no RESCALE, no fused clamp, no dilation; int8 only; REQUIRE the stride to divide the padded span (idiv_check)",
+      "source": "arm/tosa-specification pseudocode/operators/MAX_POOL2D.tosac; tensorflow compiler/mlir/tosa/transforms/legalize_tfl.cc ConvertTFLMaxPool2DOp (1f35abe)",
+      "attributes": [
+        "kernel"
+      ],
+      "optional_attributes": [
+        "pads",
+        "strides"
+      ],
+      "vectors": "ops/qlinear/max_pool2d/tosa.json",
+      "required_flags": [
+        "asymmetric_pads",
+        "strides",
+        "random"
+      ]
     }
   ]
 }
@@ -4180,6 +4238,42 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "broadcast_scalar",
         "narrow_clamp",
         "random"
+      ]
+    },
+    {
+      "name": "tosa",
+      "clauses": [
+        "qlinear.ew.broadcast",
+        "qlinear.mul.tosa",
+        "qlinear.tosa",
+        "requant.tosa.rescale",
+        "requant.tosa.apply_scale_32"
+      ],
+      "description": "TFLite int8 MUL lowered to TOSA (legalization 1f35abe): both inputs RESCALEd to int32 by 1.0 with their zero points, MUL (shift 0) in int32, RESCALE (scale32, DOUBLE_ROUND) by S = fl32(fl32(s_a s_b) / s_y) (float arithmetic, widened) to int8 with z_y, CLAMP [y_min, y_max]; int8 only",
+      "source": "tensorflow tensorflow/compiler/mlir/tosa/transforms/legalize_common.cc convertMultiplyOp, legalize_tfl.cc ConvertTFLMulOp (1f35abe); arm/tosa-specification pseudocode/operators/MUL.tosac, RESCALE.tosac, CLAMP.tosac, library/scale_helpers.tosac",
+      "attributes": [
+        "a_scale",
+        "a_zero_point",
+        "b_scale",
+        "b_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [
+        "y_max",
+        "y_min"
+      ],
+      "vectors": "ops/qlinear/mul/tosa.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "broadcast",
+        "rank_mismatch",
+        "broadcast_scalar",
+        "narrow_clamp",
+        "random",
+        "shift_limit"
       ]
     }
   ]

@@ -1186,6 +1186,7 @@ struct qlinear_add {
     static constexpr std::string_view pytorch_onednn = "pytorch.onednn";
     static constexpr std::string_view pytorch_qnnpack = "pytorch.qnnpack";
     static constexpr std::string_view onednn = "onednn";
+    static constexpr std::string_view tosa = "tosa";
   };
 };
 
@@ -1420,6 +1421,7 @@ struct qlinear_max_pool2d {
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
     static constexpr std::string_view onednn = "onednn";
     static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
+    static constexpr std::string_view tosa = "tosa";
   };
 };
 
@@ -1451,6 +1453,7 @@ struct qlinear_mul {
     static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
     static constexpr std::string_view pytorch_onednn = "pytorch.onednn";
     static constexpr std::string_view onednn = "onednn";
+    static constexpr std::string_view tosa = "tosa";
   };
 };
 
