@@ -18,12 +18,14 @@
 #include <vector>
 
 #include "../backends/armnn/network.h"
+#include "armnn_crosscheck.h"
 #include "qspec/ref/ieee.h"
 #include "qspec/ref/ops/qlinear_armnn.h"
 #include "qspec/ref/rounding.h"
 
 namespace {
 
+using namespace qspec::armnn_crosscheck;
 using namespace qspec::ref;
 using namespace qspec::ref::ops;
 
@@ -34,14 +36,6 @@ struct Problem {
   QConvGeometry g;
   QLinearParams p;
 };
-
-struct Rng {
-  std::mt19937_64 e;
-  long long in(long long lo, long long hi) { return std::uniform_int_distribution<long long>(lo, hi)(e); }
-};
-
-long long lo_of(DType t) { return t == DType::I8 ? -128 : 0; }
-long long hi_of(DType t) { return t == DType::I8 ? 127 : 255; }
 
 IntArray draw(Rng& r, const Shape& s, long long lo, long long hi) {
   IntArray a(s);
@@ -102,16 +96,6 @@ Problem draw_problem(Rng& r, bool tie) {
   for (long long v = 1; v < terms; v *= 4) ++log_sum;
   p.y_scale = scale(ex + ew + log_sum - 6 + static_cast<int>(r.in(-1, 1)));
   return pr;
-}
-
-armnn::TensorShape tshape(const Shape& s) {
-  std::vector<unsigned> d(s.begin(), s.end());
-  return armnn::TensorShape(static_cast<unsigned>(d.size()), d.data());
-}
-float f32(std::uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
 }
 
 // The layer on Arm NN CpuRef: output codes.

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "../backends/armnn/network.h"
+#include "armnn_crosscheck.h"
 #include "qspec/ref/float_conventions.h"
 #include "qspec/ref/ieee.h"
 #include "qspec/ref/ops/qlinear_concat.h"
@@ -24,21 +25,9 @@
 
 namespace {
 
+using namespace qspec::armnn_crosscheck;
 using namespace qspec::ref;
 using namespace qspec::ref::ops;
-
-struct Rng {
-  std::mt19937_64 e;
-  long long in(long long lo, long long hi) { return std::uniform_int_distribution<long long>(lo, hi)(e); }
-};
-
-long long lo_of(DType t) { return t == DType::I8 ? -128 : 0; }
-long long hi_of(DType t) { return t == DType::I8 ? 127 : 255; }
-armnn::DataType dtype(DType t) { return t == DType::I8 ? armnn::DataType::QAsymmS8 : armnn::DataType::QAsymmU8; }
-armnn::TensorShape tshape(const Shape& s) {
-  std::vector<unsigned> d(s.begin(), s.end());
-  return armnn::TensorShape(static_cast<unsigned>(d.size()), d.data());
-}
 
 struct Problem {
   std::vector<IntArray> xs;

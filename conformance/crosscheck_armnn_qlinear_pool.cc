@@ -19,22 +19,16 @@
 #include <vector>
 
 #include "../backends/armnn/network.h"
+#include "armnn_crosscheck.h"
 #include "qspec/ref/ieee.h"
 #include "qspec/ref/ops/qlinear_pool.h"
 #include "qspec/ref/rounding.h"
 
 namespace {
 
+using namespace qspec::armnn_crosscheck;
 using namespace qspec::ref;
 using namespace qspec::ref::ops;
-
-struct Rng {
-  std::mt19937_64 e;
-  long long in(long long lo, long long hi) { return std::uniform_int_distribution<long long>(lo, hi)(e); }
-};
-
-long long lo_of(DType t) { return t == DType::I8 ? -128 : 0; }
-long long hi_of(DType t) { return t == DType::I8 ? 127 : 255; }
 
 enum class Kind { Avg, Gap, Max };
 
@@ -86,12 +80,6 @@ Problem draw_problem(Rng& r, bool tie) {
   pr.max_offset = static_cast<int>(r.in(lo, hi));
   return pr;
 }
-
-armnn::TensorShape tshape(const Shape& s) {
-  std::vector<unsigned> d(s.begin(), s.end());
-  return armnn::TensorShape(static_cast<unsigned>(d.size()), d.data());
-}
-float f32(std::uint32_t b) { return std::bit_cast<float>(b); }
 
 // The layer on Arm NN CpuRef: output codes, or throws where Arm NN refuses the network.
 std::vector<long long> run_armnn(const Problem& pr, const Shape& y_shape, const std::string& key) {
