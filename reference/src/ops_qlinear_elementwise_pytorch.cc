@@ -19,14 +19,11 @@ bool fits(const Int& v, DType t) {
 }
 bool finite_positive(std::uint32_t b) { return float_is_finite(b, kBinary32) && f32_value(b) > 0; }
 
-}  // namespace
-
-// spec: qlinear.mul.pytorch_onednn
-std::uint32_t qlinear_mul_pytorch_onednn_multiplier(const QEwParams& p) {
-  const std::string c = "pytorch.onednn mul";
+// The checks ATen's quantized add and mul share: zero points in T (checkZeroPoint), a clamp inside
+// T, finite positive scales (REQUIRE: the quantizer takes any double).
+void pytorch_common_checks(const QEwParams& p, const std::string& c) {
   const DType t = p.type;
   const std::string tn(dtype_name(t));
-  // The quantizer's checkZeroPoint: every quantized tensor's zero point lies in its dtype.
   QSPEC_ERROR_IF(!fits(p.a_zero_point, t) || !fits(p.b_zero_point, t) || !fits(p.y_zero_point, t),
                  c + ": zero points must fit " + tn);
   const Range r = int_range(t);
@@ -35,6 +32,14 @@ std::uint32_t qlinear_mul_pytorch_onednn_multiplier(const QEwParams& p) {
                  c + ": the clamp [y_min, y_max] must lie in " + tn + " with y_min <= y_max");
   QSPEC_REQUIRE(finite_positive(p.a_scale) && finite_positive(p.b_scale) && finite_positive(p.y_scale),
                 c + ": scales finite and positive");
+}
+
+}  // namespace
+
+// spec: qlinear.mul.pytorch_onednn
+std::uint32_t qlinear_mul_pytorch_onednn_multiplier(const QEwParams& p) {
+  const std::string c = "pytorch.onednn mul";
+  pytorch_common_checks(p, c);
   // float inv_scale = 1.0f / scale; float multiplier = self_scale * other_scale * inv_scale (left to right).
   const std::uint32_t inv = f32_div(0x3f800000u, p.y_scale);
   const std::uint32_t m = f32_mul(f32_mul(p.a_scale, p.b_scale), inv);
@@ -60,23 +65,6 @@ Int qlinear_mul_pytorch_onednn_element(const Int& a, const Int& b, std::uint32_t
   const Range r = int_range(p.type);
   return saturate(saturate(y + p.y_zero_point, r), Range{p.y_min.value_or(r.lo), p.y_max.value_or(r.hi)});
 }
-
-namespace {
-// The checks ATen's quantized add shares with mul: zero points in T (checkZeroPoint), a clamp inside
-// T, finite positive scales (REQUIRE: the quantizer takes any double).
-void pytorch_common_checks(const QEwParams& p, const std::string& c) {
-  const DType t = p.type;
-  const std::string tn(dtype_name(t));
-  QSPEC_ERROR_IF(!fits(p.a_zero_point, t) || !fits(p.b_zero_point, t) || !fits(p.y_zero_point, t),
-                 c + ": zero points must fit " + tn);
-  const Range r = int_range(t);
-  const Int lo = p.y_min.value_or(r.lo), hi = p.y_max.value_or(r.hi);
-  QSPEC_ERROR_IF(!fits(lo, t) || !fits(hi, t) || lo > hi,
-                 c + ": the clamp [y_min, y_max] must lie in " + tn + " with y_min <= y_max");
-  QSPEC_REQUIRE(finite_positive(p.a_scale) && finite_positive(p.b_scale) && finite_positive(p.y_scale),
-                c + ": scales finite and positive");
-}
-}  // namespace
 
 // spec: qlinear.add.pytorch_onednn
 std::uint32_t qlinear_add_pytorch_onednn_inverse(const QEwParams& p) {
