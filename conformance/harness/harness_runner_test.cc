@@ -13,15 +13,15 @@
 
 #include "build_tree_paths.h"
 #include "harness_test_ops.h"
-#include "vector_dir_fixture.h"
-#include "qspec/harness/backend_loader.h"
 #include "qspec/builtin_backends.h"
+#include "qspec/harness/backend_loader.h"
 #include "qspec/harness/diagnostics.h"
-#include "qspec/vecgen/generate.h"
 #include "qspec/harness/reports.h"
 #include "qspec/harness/runner.h"
 #include "qspec/harness/vector_serialize.h"
 #include "qspec/harness/vectors_tree.h"
+#include "qspec/vecgen/generate.h"
+#include "vector_dir_fixture.h"
 
 namespace {
 namespace fs = std::filesystem;
@@ -54,7 +54,8 @@ TEST(harness_runner, reference_backend_passes_its_own_vectors) {
 
 TEST(harness_runner, wrong_plugin_fails_with_convention_diagnostics) {
   const std::string plugin = testing_plugin("wrong_requantize");
-  ASSERT_FALSE(plugin.empty()) << "build backends/testing (libqspec_testing_wrong_requantize.so) or set QSPEC_TESTING_PLUGIN_DIR";
+  ASSERT_FALSE(plugin.empty())
+      << "build backends/testing (libqspec_testing_wrong_requantize.so) or set QSPEC_TESTING_PLUGIN_DIR";
   VectorDir v("runner");
   const auto wrong = Backend::load(plugin);
   EXPECT_EQ(wrong->name(), "testing.wrong_requantize");
@@ -75,8 +76,10 @@ TEST(harness_runner, wrong_plugin_fails_with_convention_diagnostics) {
   EXPECT_TRUE(contains(d2, "input x int32[1] = [-2]")) << d2;
   EXPECT_TRUE(contains(d2, "clauses: test.clause_a, test.clause_b")) << d2;
   EXPECT_TRUE(contains(d2, "comment: tie at -1.5  [flags: NegativeTie]")) << d2;
-  EXPECT_TRUE(contains(d2, "expected -2, got -1: your result matches test.half_up (rounds ties toward +inf); "
-                           "the spec (test.half_away) says: ties away from zero")) << d2;
+  EXPECT_TRUE(contains(d2,
+                       "expected -2, got -1: your result matches test.half_up (rounds ties toward +inf); "
+                       "the spec (test.half_away) says: ties away from zero"))
+      << d2;
   ASSERT_TRUE(t[2]->conventions);
   ASSERT_EQ(t[2]->conventions->matches.size(), 1u);
   EXPECT_EQ(t[2]->conventions->matches[0].convention, "test.half_up");
@@ -94,11 +97,12 @@ TEST(harness_runner, wrong_plugin_fails_with_convention_diagnostics) {
   // Saturation off by one: no convention reproduces 126.
   EXPECT_EQ(t[4]->verdict, Verdict::Fail);
   EXPECT_TRUE(contains(t[4]->diagnostic, "expected 127, got 126")) << t[4]->diagnostic;
-  EXPECT_TRUE(contains(t[4]->diagnostic, "none of the 2 other registered conventions of 'test.requantize' reproduces your "
-                                         "result (closest: test.half_even, 1 element differ)"))
+  EXPECT_TRUE(contains(t[4]->diagnostic,
+                       "none of the 2 other registered conventions of 'test.requantize' reproduces your "
+                       "result (closest: test.half_even, 1 element differ)"))
       << t[4]->diagnostic;
 
-  EXPECT_EQ(t[5]->verdict, Verdict::Pass);  // the invalid multiplier is rejected
+  EXPECT_EQ(t[5]->verdict, Verdict::Pass);   // the invalid multiplier is rejected
   EXPECT_EQ(t[6]->verdict, Verdict::Error);  // the simulated crash costs only this test...
   EXPECT_TRUE(contains(t[6]->reason, "simulated crash")) << t[6]->reason;
   EXPECT_TRUE(t[7]->verdict == Verdict::Pass || t[7]->verdict == Verdict::Fail);  // ...the run goes on
@@ -211,6 +215,23 @@ TEST(harness_runner, expectation_entries_can_hold_for_some_instruction_sets_only
                ExpectationError);
 }
 
+// A library that reports two dispatchers in one ISA name (libtorch: ATen's kernels, then oneDNN's)
+// names the one a deviation depends on with a glob, so the entry holds whatever the other is.
+TEST(harness_runner, expectation_isa_globs_match_a_part_of_the_reported_instruction_set) {
+  const std::string text = "add.json 24 FAIL isa=aten_avx2-* ATen's AVX2 vector path\n";
+  for (const char* isa : {"aten_avx2-dnnl_avx2", "aten_avx2-dnnl_avx512_core_amx"}) {
+    Expectations e = Expectations::parse(text, "e");
+    e.select_isa(isa);
+    EXPECT_NE(e.find("add.json", 24), nullptr) << isa;
+  }
+  for (const char* isa : {"aten_avx512-dnnl_avx512_core_bf16", "aten_no_avx-dnnl_avx2", ""}) {
+    Expectations e = Expectations::parse(text, "e");
+    e.select_isa(isa);
+    EXPECT_EQ(e.find("add.json", 24), nullptr) << isa;
+  }
+  EXPECT_THROW(Expectations::parse("a.json 1 FAIL isa=aten_[avx2] r\n", "e"), ExpectationError);
+}
+
 TEST(harness_runner, filters_select_files_and_test_ids) {
   EXPECT_TRUE(test_selected({}, "a/b.json", 1));
   EXPECT_TRUE(test_selected({"a/*"}, "a/b.json", 1));
@@ -229,8 +250,8 @@ struct Scripted {
   Misbehaviour mode;
 };
 
-qspec_status scripted_run(void* self, const char*, const char*, const char*, const qspec_tensor*, size_t, qspec_tensor*, size_t,
-                          char* message, size_t size) {
+qspec_status scripted_run(void* self, const char*, const char*, const char*, const qspec_tensor*, size_t, qspec_tensor*,
+                          size_t, char* message, size_t size) {
   switch (static_cast<Scripted*>(self)->mode) {
     case Misbehaviour::Throw: throw std::runtime_error("kaboom");
     case Misbehaviour::UnknownStatus: std::snprintf(message, size, "what"); return static_cast<qspec_status>(42);
@@ -272,7 +293,7 @@ TEST(harness_runner, accepting_an_invalid_input_fails_and_unwritten_outputs_are_
   EXPECT_EQ(t[5]->verdict, Verdict::Fail);
   EXPECT_EQ(t[5]->reason, "accepted an invalid input");
   EXPECT_TRUE(contains(t[5]->diagnostic, "QSPEC_STATUS_REJECTED")) << t[5]->diagnostic;
-  EXPECT_EQ(t[1]->verdict, Verdict::Fail);  // the 0xA5 fill pattern is not the answer
+  EXPECT_EQ(t[1]->verdict, Verdict::Fail);                                 // the 0xA5 fill pattern is not the answer
   EXPECT_TRUE(contains(t[1]->diagnostic, "got -91")) << t[1]->diagnostic;  // int8 0xA5
 }
 
@@ -287,7 +308,8 @@ TEST(harness_runner, unknown_status_is_an_error_and_unclaimed_ops_are_unsupporte
   EXPECT_EQ(r.counts.unsupported, 7u);
   EXPECT_TRUE(r.nothing_checked());  // ...but a run in which every test is UNSUPPORTED checked nothing
   EXPECT_EQ(r.exit_code(), 1);
-  EXPECT_TRUE(contains(summary_text(r), "Result: NOTHING CHECKED (every one of the 7 tests is UNSUPPORTED")) << summary_text(r);
+  EXPECT_TRUE(contains(summary_text(r), "Result: NOTHING CHECKED (every one of the 7 tests is UNSUPPORTED"))
+      << summary_text(r);
   EXPECT_FALSE(contains(summary_text(r), "Result: OK")) << summary_text(r);
 }
 
@@ -390,8 +412,11 @@ TEST(harness_runner, json_and_junit_reports_describe_every_test) {
   EXPECT_TRUE(contains(x, "<testsuite name=\"test/test.half_away.json\" tests=\"7\"")) << x;
   // No '.' in a classname but between directories: readers split it at the last one.
   EXPECT_TRUE(contains(x, "<testcase classname=\"test.test_half_away\" name=\"tcId 2\"")) << x;
-  EXPECT_TRUE(contains(x, "<failure message=\"1 of 1 output elements differ; first: expected -2, got -1\" type=\"FAIL\">")) << x;
-  EXPECT_TRUE(contains(x, "<error message=\"backend reported ERROR: internal error: simulated crash on input 12345\"")) << x;
+  EXPECT_TRUE(
+      contains(x, "<failure message=\"1 of 1 output elements differ; first: expected -2, got -1\" type=\"FAIL\">"))
+      << x;
+  EXPECT_TRUE(contains(x, "<error message=\"backend reported ERROR: internal error: simulated crash on input 12345\""))
+      << x;
   EXPECT_TRUE(contains(x, "<skipped message=\"FAIL (expected: saturates at max-1)\"/>")) << x;
   std::size_t cases = 0;
   for (std::size_t p = x.find("<testcase "); p != std::string::npos; p = x.find("<testcase ", p + 1)) ++cases;
@@ -425,7 +450,8 @@ TEST(harness_runner, element_formatting_is_exact) {
 
 TEST(harness_runner, wrong_plugin_fails_the_gemmlowp_requantize_vectors) {
   const char* dir = std::getenv("QSPEC_VECTORS_DIR");  // default: the source tree's vectors/
-  const fs::path file = (dir ? fs::path(dir) : fs::path(QSPEC_SOURCE_DIR) / "vectors") / "requantize" / "gemmlowp.double_round.json";
+  const fs::path file =
+      (dir ? fs::path(dir) : fs::path(QSPEC_SOURCE_DIR) / "vectors") / "requantize" / "gemmlowp.double_round.json";
   if (!fs::exists(file)) GTEST_SKIP() << file << " does not exist yet";
   const std::string plugin = testing_plugin("wrong_requantize");
   ASSERT_FALSE(plugin.empty());

@@ -31,17 +31,21 @@ Verdict parse_verdict(const std::string& s, const std::string& where) {
   return *v;
 }
 
-// "avx2,avx512_core" -> {"avx2", "avx512_core"}; names are [A-Za-z0-9_.+-]+.
+// "avx2,avx512_core" -> {"avx2", "avx512_core"}; names are [A-Za-z0-9_.+-]+, or globs of them with * and ?
+// (a library whose ISA names two dispatchers, libtorch's "aten_avx2-dnnl_avx2": "aten_avx2-*").
 std::vector<std::string> parse_isa_list(const std::string& s, const std::string& where) {
   std::vector<std::string> out;
   std::size_t start = 0;
   while (start <= s.size()) {
     const auto comma = s.find(',', start);
     const std::string name = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-") !=
-                            std::string::npos)
+    if (name.empty() ||
+        name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-*?") !=
+            std::string::npos)
       throw ExpectationError(
-          where + ": isa= takes comma-separated instruction set names (as backends report them), got '" + s + "'");
+          where +
+          ": isa= takes comma-separated instruction set names (as backends report them) or globs of them, got '" + s +
+          "'");
     out.push_back(name);
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -64,7 +68,7 @@ void Expectations::select_isa(const std::string& isa) {
   std::vector<Expectation> kept;
   for (auto& e : entries_) {
     bool holds = e.isa.empty();
-    for (const auto& name : e.isa) holds = holds || (!isa.empty() && name == isa);
+    for (const auto& name : e.isa) holds = holds || (!isa.empty() && fnmatch(name.c_str(), isa.c_str(), 0) == 0);
     if (holds) kept.push_back(std::move(e));
   }
   entries_ = std::move(kept);
@@ -88,14 +92,18 @@ Expectations Expectations::parse(const std::string& text, const std::string& sou
     int idx = 0;
     for (const auto& e : j["expectations"]) {
       const std::string where = source + ": expectations[" + std::to_string(idx) + "]";
-      if (!e.is_object() || !e.contains("file") || !e["file"].is_string() || !e.contains("verdict") || !e["verdict"].is_string())
+      if (!e.is_object() || !e.contains("file") || !e["file"].is_string() || !e.contains("verdict") ||
+          !e["verdict"].is_string())
         throw ExpectationError(where + ": needs string fields \"file\" and \"verdict\"");
       Expectation x;
       x.file_glob = e["file"].get<std::string>();
       if (e.contains("tcId")) {
-        if (e["tcId"].is_number_integer()) x.tc_id = e["tcId"].get<std::int64_t>();
-        else if (e["tcId"].is_string()) x.tc_id = parse_tc_id(e["tcId"].get<std::string>(), where);
-        else throw ExpectationError(where + ": \"tcId\" must be an integer or \"*\"");
+        if (e["tcId"].is_number_integer())
+          x.tc_id = e["tcId"].get<std::int64_t>();
+        else if (e["tcId"].is_string())
+          x.tc_id = parse_tc_id(e["tcId"].get<std::string>(), where);
+        else
+          throw ExpectationError(where + ": \"tcId\" must be an integer or \"*\"");
       }
       x.verdict = parse_verdict(e["verdict"].get<std::string>(), where);
       x.reason = e.contains("reason") && e["reason"].is_string() ? e["reason"].get<std::string>() : "";
@@ -135,7 +143,8 @@ Expectations Expectations::parse(const std::string& text, const std::string& sou
     x.tc_id = parse_tc_id(tc, where);
     x.verdict = parse_verdict(verdict, where);
     std::getline(ls >> std::ws, x.reason);
-    while (!x.reason.empty() && (x.reason.back() == ' ' || x.reason.back() == '\t' || x.reason.back() == '\r')) x.reason.pop_back();
+    while (!x.reason.empty() && (x.reason.back() == ' ' || x.reason.back() == '\t' || x.reason.back() == '\r'))
+      x.reason.pop_back();
     if (x.reason.rfind("isa=", 0) == 0) {  // the optional qualifier before the reason
       const auto space = x.reason.find_first_of(" \t");
       x.isa = parse_isa_list(x.reason.substr(4, space == std::string::npos ? std::string::npos : space - 4), where);

@@ -1,6 +1,7 @@
 // Writing --expect files from native measurements and their annotated deviation classes.
 #include "expect_file.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -21,6 +22,7 @@ bool write_expect_file(const RenderInput& in, const std::string& library, const 
   }
   // (file, tcId, verdict, line text after the verdict) -> the ISAs it deviates on.
   std::map<std::tuple<std::string, std::int64_t, std::string, std::string>, std::set<std::string>> lines;
+  std::map<std::tuple<std::string, std::int64_t, std::string, std::string>, std::string> isa_glob;
   for (const auto* r : runs)
     for (const auto& c : r->classes) {
       const std::string key = library + "|native|" + c.op + "|" + c.convention + "|" + c.kind;
@@ -35,9 +37,15 @@ bool write_expect_file(const RenderInput& in, const std::string& library, const 
           why = "--write-expect " + library + ": malformed test entry '" + t + "'";
           return false;
         }
-        lines[{t.substr(0, hash), std::stoll(t.substr(hash + 1, space - hash - 1)), t.substr(space + 1),
-               a->kind + ": " + a->expect}]
-            .insert(r->isa);
+        const std::tuple<std::string, std::int64_t, std::string, std::string> line{
+            t.substr(0, hash), std::stoll(t.substr(hash + 1, space - hash - 1)), t.substr(space + 1),
+            a->kind + ": " + a->expect};
+        lines[line].insert(r->isa);
+        // An annotation that names its ISAs (a sixth field, a glob) gives the entry that glob:
+        // it then holds on machines whose ISA was never measured (libtorch's "aten_avx2-*" with
+        // any oneDNN dispatch), where the measured names would not.
+        if (std::count(a->pattern.begin(), a->pattern.end(), '|') == 5)
+          isa_glob[line] = a->pattern.substr(a->pattern.rfind('|') + 1);
       }
     }
   // The distinct ISAs measured (a variant run may share its ISA with the library's own label).
@@ -49,7 +57,10 @@ bool write_expect_file(const RenderInput& in, const std::string& library, const 
     std::string qualifier;
     if (isas.size() < measured_isas.size()) {
       qualifier = "isa=";
-      for (const auto& i : isas) qualifier += (qualifier.size() > 4 ? "," : "") + i;
+      if (const auto g = isa_glob.find(k); g != isa_glob.end())
+        qualifier += g->second;
+      else
+        for (const auto& i : isas) qualifier += (qualifier.size() > 4 ? "," : "") + i;
       qualifier += " ";
     }
     body += file + " " + std::to_string(tc) + " " + verdict + " " + qualifier + reason + "\n";
