@@ -1,9 +1,9 @@
 // `qspec run` never says OK about a run that checked nothing, and names every directory entry it
 // cannot use: an empty selection (no files, a --filter matching nothing) is exit 2 with the reason
 // and no "Result" line; symlinked op directories are walked; every test UNSUPPORTED is "NOTHING
-// CHECKED" (exit 1); --only-claimed leaves out the files of pairs the backend does not claim;
-// dangling and looping links, FIFOs, devices and unreadable directories are reported by path,
-// and --keep-going runs everything else. Spawns the qspec executable of this build.
+// CHECKED" (exit 1); a file no --filter can select is not read; --only-claimed leaves out the
+// files of pairs the backend does not claim; dangling and looping links, FIFOs, devices and unreadable directories are
+// reported by path, and --keep-going runs everything else. Spawns the qspec executable of this build.
 #include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
@@ -41,6 +41,22 @@ TEST_F(RunSelectionCli, a_filter_matching_nothing_exits_2_naming_the_filter) {
       r.out, "no test selected: --filter 'nothing/*', --filter '*#999' match no test of the 1 vector file found"))
       << r.out;
   EXPECT_FALSE(contains(r.out, "Result:")) << r.out;
+}
+
+// A file no --filter can select is not read (a filtered run no longer parses the whole tree), so
+// its defects do not stop the run; a FILE#tcId glob may select any file, so then every file is read.
+TEST_F(RunSelectionCli, a_file_no_filter_can_select_is_not_read) {
+  fs::create_directories(vectors / "other");
+  harness::write_file_atomically(vectors / "other" / "broken.json", "{\"op\": ");
+  CliResult r = run({"--vectors", vectors.string(), "--filter", "test/*"});
+  EXPECT_TRUE(contains(r.out, "test/test.half_away.json: 7 tests:")) << r.out;
+  EXPECT_FALSE(contains(r.out, "broken.json")) << r.out;
+  r = run({"--vectors", vectors.string(), "--filter", "test/*", "--filter", "*#1"});
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_TRUE(contains(r.out, "malformed vector file: other/broken.json")) << r.out;
+  r = run({"--vectors", vectors.string()});
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_TRUE(contains(r.out, "malformed vector file: other/broken.json")) << r.out;
 }
 
 TEST_F(RunSelectionCli, symlinked_op_directories_are_walked) {

@@ -55,6 +55,15 @@ bool test_selected(const std::vector<std::string>& filters, const std::string& f
   return false;
 }
 
+bool file_may_be_selected(const std::vector<std::string>& filters, const std::string& file) {
+  if (filters.empty()) return true;
+  for (const auto& g : filters) {
+    if (g.find('#') != std::string::npos) return true;  // FILE#tcId globs: decided test by test
+    if (fnmatch(g.c_str(), file.c_str(), 0) == 0) return true;
+  }
+  return false;
+}
+
 namespace {
 
 std::string join(const std::vector<std::string>& v, const char* sep) {
@@ -402,15 +411,20 @@ RunResult run_vectors(BackendExecutor& executor, const RunOptions& opt) {
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
     return loading;
   };
+  // A file that no --filter glob can select is never read: its tests could not run, and parsing
+  // is most of a filtered run's time (the whole tree for one family, ~45 s under ASan).
+  std::vector<std::size_t> to_load;
+  for (std::size_t i = 0; i < opt.files.size(); ++i)
+    if (file_may_be_selected(opt.filters, opt.files[i].display_name)) to_load.push_back(i);
   std::future<VectorFile> next;
-  if (!opt.files.empty()) next = load(0);
-  for (std::size_t file_index = 0; file_index < opt.files.size(); ++file_index) {
-    const VectorSource& src = opt.files[file_index];
+  if (!to_load.empty()) next = load(to_load[0]);
+  for (std::size_t load_index = 0; load_index < to_load.size(); ++load_index) {
+    const VectorSource& src = opt.files[to_load[load_index]];
     // One file loads at a time: rapidjson 1.1.0 keeps a regex's search state inside the schema
     // document the loads share, so two validations at once would race.
     std::future<VectorFile> current = std::move(next);
     current.wait();
-    if (file_index + 1 < opt.files.size()) next = load(file_index + 1);
+    if (load_index + 1 < to_load.size()) next = load(to_load[load_index + 1]);
     VectorFile f;
     try {
       f = current.get();

@@ -36,7 +36,7 @@ struct TestOutcome {
   bool invalid = false;  // the vector's "result" is "invalid"
 
   Verdict verdict = Verdict::Pass;
-  std::string reason;    // one line: why this verdict ("rejected as expected", backend message, ...)
+  std::string reason;                       // one line: why this verdict ("rejected as expected", backend message, ...)
   std::optional<Verdict> expected_verdict;  // from --expect; nullopt: PASS (or UNSUPPORTED) expected
   std::string expectation_reason;
   bool as_expected = true;
@@ -193,14 +193,17 @@ struct RunOptions {
 };
 
 bool test_selected(const std::vector<std::string>& filters, const std::string& file, std::int64_t tc_id);
+// Whether a test of `file` can be selected at all (false: no filter names the file, and none is a
+// FILE#tcId glob): such a file is not read.
+bool file_may_be_selected(const std::vector<std::string>& filters, const std::string& file);
 
 // Judges one test from the backend's result (exposed for tests).
-TestOutcome judge_test(const Backend& backend, const VectorFile& f, const VectorTest& t, const ConventionExplainer* explainer,
-                       bool explain);
+TestOutcome judge_test(const Backend& backend, const VectorFile& f, const VectorTest& t,
+                       const ConventionExplainer* explainer, bool explain);
 
 // Judges one test from what an executor returned (a fault, "unsupported", or the backend's result).
-TestOutcome judge_call(const VectorFile& f, const VectorTest& t, const BackendCall& call, const ConventionExplainer* explainer,
-                       bool explain);
+TestOutcome judge_call(const VectorFile& f, const VectorTest& t, const BackendCall& call,
+                       const ConventionExplainer* explainer, bool explain);
 
 RunResult run_vectors(const Backend& backend, const RunOptions& options);
 // The same through any executor (backend_worker.h: the backend in worker subprocesses).
