@@ -3009,6 +3009,36 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "random",
         "zp_outside_type"
       ]
+    },
+    {
+      "name": "tosa",
+      "clauses": [
+        "qlinear.concat.tosa",
+        "requant.tosa.rescale",
+        "requant.tosa.apply_scale_32",
+        "mrt.op.concat"
+      ],
+      "description": "TFLite int8 CONCATENATION lowered to TOSA (legalization 1f35abe convertConcatV2Op): an input whose scale differs from the output's gets a RESCALE int8 -> int8 by computeMultiplierAndShift(fl64(s_x / s_y)), input_zp z_x, output_zp z_y, SINGLE_ROUND; an input with the output's scale is copied whatever its zero point; then CONCAT; int8 only",
+      "source": "tensorflow 1f35abe tensorflow/compiler/mlir/tosa/transforms/legalize_common.cc convertConcatV2Op, legalize_tfl.cc ConvertTFLConcatenationOp, legalize_utils.cc buildRescale; arm/tosa-specification pseudocode/operators/CONCAT.tosac, RESCALE.tosac",
+      "attributes": [
+        "axis",
+        "x_scales",
+        "x_zero_points",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [],
+      "vectors": "ops/qlinear/concat/tosa.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "copy",
+        "zp_copied",
+        "negative_axis",
+        "many_inputs",
+        "random"
+      ]
     }
   ]
 }

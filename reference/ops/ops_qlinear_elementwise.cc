@@ -101,6 +101,7 @@ Registration concat_reg(std::string_view convention) {
   using K = cat::qlinear_concat;
   const auto c = convention == K::conv::onnxruntime    ? ro::QConcatConvention::OnnxRuntime
                  : convention == K::conv::armnn_cpuref ? ro::QConcatConvention::ArmnnCpuref
+                 : convention == K::conv::tosa         ? ro::QConcatConvention::Tosa
                                                        : ro::QConcatConvention::TfliteReference;
   return registration<K>(convention, [c](const Attrs& a, const Inputs& in) {
     std::vector<IntArray> xs;
@@ -123,6 +124,7 @@ Registration concat_reg(std::string_view convention) {
 QSPEC_REGISTER_REF_OP(concat_reg(cat::qlinear_concat::conv::onnxruntime));
 QSPEC_REGISTER_REF_OP(concat_reg(cat::qlinear_concat::conv::tflite_reference));
 QSPEC_REGISTER_REF_OP(concat_reg(cat::qlinear_concat::conv::armnn_cpuref));
+QSPEC_REGISTER_REF_OP(concat_reg(cat::qlinear_concat::conv::tosa));
 
 }  // namespace
 }  // namespace qspec::refops

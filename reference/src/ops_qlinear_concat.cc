@@ -23,6 +23,7 @@ bool finite_positive(std::uint32_t b) { return float_is_finite(b, kBinary32) && 
 // spec: qlinear.concat.tflite_reference
 std::function<Int(const Int&)> qlinear_concat_map(const QConcatParams& p, std::size_t i, QConcatConvention c) {
   if (c == QConcatConvention::ArmnnCpuref) return qlinear_concat_armnn_map(p, i);
+  if (c == QConcatConvention::Tosa) return qlinear_concat_tosa_map(p, i);
   const std::string name = c == QConcatConvention::OnnxRuntime ? "onnxruntime concat" : "tflite.reference concat";
   const DType t = p.type;
   QSPEC_ERROR_IF(!fits(p.x_zero_points[i], t) || !fits(p.y_zero_point, t),
@@ -62,6 +63,7 @@ std::function<Int(const Int&)> qlinear_concat_map(const QConcatParams& p, std::s
 // spec: qlinear.concat.onnxruntime
 // spec: qlinear.concat.tflite_reference
 // spec: qlinear.concat.armnn_cpuref
+// spec: qlinear.concat.tosa
 IntArray qlinear_concat(const std::vector<IntArray>& xs, std::int64_t axis, const QConcatParams& p,
                         QConcatConvention c) {
   QSPEC_ERROR_IF(xs.empty(), "qlinear.concat: needs at least one input");
@@ -76,6 +78,8 @@ IntArray qlinear_concat(const std::vector<IntArray>& xs, std::int64_t axis, cons
   for (const auto& x : xs) shapes.push_back(x.shape);
   int ax = 0;
   concat_output_shape(shapes, axis, &ax);  // ERROR_IF the ranks, the axis or a non-axis extent disagree
+  QSPEC_ERROR_IF(c == QConcatConvention::Tosa && shapes.front().size() > 6,
+                 "tosa concat: rank above TOSA 1.0's MAX_RANK = 6 (level 8K)");
   std::vector<IntArray> mapped;
   for (std::size_t i = 0; i < xs.size(); ++i) {
     const auto f = qlinear_concat_map(p, i, c);

@@ -19,7 +19,7 @@ using qlinear::f32_of;
 using nn::reject_if;
 using K = cat::qlinear_concat;
 
-enum class Conv { kOrt, kTflite, kArmnn };
+enum class Conv { kOrt, kTflite, kArmnn, kTosa };
 
 // Arm NN: armnn::Quantize(armnn::Dequantize(x)) on the hardware's binary32 (no copy shortcut).
 std::int64_t armnn_code(std::int64_t x, float sx, std::int64_t zx, float sy, std::int64_t zy, std::int64_t lo,
@@ -29,9 +29,33 @@ std::int64_t armnn_code(std::int64_t x, float sx, std::int64_t zx, float sy, std
   return static_cast<std::int64_t>(std::fmin(std::fmax(w, static_cast<float>(lo)), static_cast<float>(hi)));
 }
 
+// TOSA (the TFLite -> TOSA legalization's convertConcatV2Op): a copy when the scales are equal
+// (the zero points are not compared), else RESCALE int8 -> int8 by computeMultiplierAndShift of the
+// binary64 quotient, SINGLE_ROUND: clip(((x - z_x) M + 2^(s-1)) >> s) + z_y).
+std::array<std::int64_t, 256> tosa_code_map(qspec_dtype t, float sx, std::int64_t zx, float sy, std::int64_t zy) {
+  reject_if(t != QSPEC_DTYPE_INT8, "tosa: a TFLite int8 model (int8 tensors only)");
+  if (!(std::isfinite(sx) && sx > 0 && std::isfinite(sy) && sy > 0))
+    throw Unsupported("qlinear.concat: scales finite and positive (REQUIRE)");
+  std::array<std::int64_t, 256> m{};
+  const bool copy = sx == sy;
+  const auto k = qlinear::tosa_multiplier_and_shift(static_cast<double>(sx) / static_cast<double>(sy));
+  reject_if(!copy && (k.shift < 2 || k.shift > 62), "tosa: the RESCALE's shift is outside [2, 62] (buildRescale)");
+  for (std::int64_t x = -128; x <= 127; ++x) {
+    std::int64_t y = x;
+    if (!copy) {
+      const std::int64_t v = x - zx, half = std::int64_t{1} << (k.shift - 1);
+      if (v < -half || v >= half) throw Unsupported("tosa: apply_scale_32's value range (REQUIRE)");
+      y = std::min<std::int64_t>(std::max<std::int64_t>(((v * k.multiplier + half) >> k.shift) + zy, -128), 127);
+    }
+    m[static_cast<std::size_t>(x + 128)] = y;
+  }
+  return m;
+}
+
 // The code map of one input as a table over the dtype's codes (index: code - lo).
 template <Conv kConv>
 std::array<std::int64_t, 256> code_map(qspec_dtype t, float sx, std::int64_t zx, float sy, std::int64_t zy) {
+  if constexpr (kConv == Conv::kTosa) return tosa_code_map(t, sx, zx, sy, zy);
   constexpr bool ort = kConv == Conv::kOrt;
   const std::int64_t lo = t == QSPEC_DTYPE_INT8 ? -128 : 0, hi = lo + 255;
   std::array<std::int64_t, 256> m{};
@@ -60,6 +84,12 @@ std::array<std::int64_t, 256> code_map(qspec_dtype t, float sx, std::int64_t zx,
   return m;
 }
 
+bool xs_rank_above_6(const OpCall& c) {
+  for (std::size_t i = 0; i < c.n_inputs; ++i)
+    if (c.inputs[i].rank > 6) return true;
+  return false;
+}
+
 template <Conv kConv>
 void qlinear_concat(OpCall& c) {
   reject_if(c.n_inputs == 0, "qlinear.concat: needs at least one input");
@@ -72,6 +102,7 @@ void qlinear_concat(OpCall& c) {
   reject_if(scales.size() != c.n_inputs || zps.size() != c.n_inputs,
             "qlinear.concat: one scale and zero point per input");
   const std::int64_t lo = t == QSPEC_DTYPE_INT8 ? -128 : 0, hi = lo + 255;
+  reject_if(kConv == Conv::kTosa && xs_rank_above_6(c), "tosa: rank above MAX_RANK = 6");
   const float sy = f32_of(attr::get(c.attrs, K::attr::y_scale));
   const std::int64_t zy = attr::get(c.attrs, K::attr::y_zero_point);
   std::vector<IntArray> xs;
@@ -128,6 +159,8 @@ void add_qlinear_concat_ops(std::vector<OpEntry>& t) {
                        qlinear_concat<Conv::kTflite>));
   t.push_back(entry<K>(K::conv::armnn_cpuref, "per-input armnn::Dequantize + armnn::Quantize table, layout",
                        qlinear_concat<Conv::kArmnn>));
+  t.push_back(
+      entry<K>(K::conv::tosa, "per-input RESCALE (SINGLE_ROUND) table or copy, layout", qlinear_concat<Conv::kTosa>));
 }
 
 }  // namespace qspec::simd

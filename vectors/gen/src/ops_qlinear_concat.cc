@@ -14,6 +14,7 @@
 #include "qspec/catalogue/keys.h"
 #include "qspec/core/attr.h"
 #include "qspec/ref/ieee.h"
+#include "qspec/ref/ops/qlinear.h"
 #include "qspec/ref/ops/qlinear_concat.h"
 #include "qspec/vecgen.h"
 #include "qspec/vecgen/classify.h"
@@ -69,6 +70,12 @@ Test to_test(const Problem& pr, std::string comment, bool invalid = false) {
 bool is_tie(ro::QConcatConvention c, const Problem& pr, const Input& in, std::int64_t x) {
   using namespace qspec::ref;
   if (f32_value(in.scale) == f32_value(pr.y_scale) && in.zero_point == pr.y_zero_point) return false;
+  if (c == ro::QConcatConvention::Tosa) {  // RESCALE: (x - z_x) M / 2^s on an exact half (copies: none)
+    if (f32_value(in.scale) == f32_value(pr.y_scale)) return false;
+    const auto m = ro::qlinear_tosa_multiplier_and_shift(f64_div(f64_from_f32(in.scale), f64_from_f32(pr.y_scale)));
+    const Int p = Int(x - in.zero_point) * m.multiplier, unit = pow2(static_cast<unsigned>(m.shift));
+    return p - floor_div(p, unit) * unit == unit / 2;
+  }
   std::uint32_t v;
   if (c != ro::QConcatConvention::TfliteReference) {  // ONNX Runtime and Arm NN: fl32(fl32(s_x (x - z_x)) / s_y)
     v = f32_div(f32_mul(in.scale, f32_from_int(Int(x - in.zero_point))), pr.y_scale);
@@ -117,6 +124,8 @@ struct Builder {
     int ties_n = 0;
     for (const auto& in : pr.xs) {
       if (f32_value_eq(in.scale, pr.y_scale) && in.zero_point == pr.y_zero_point) f.insert("copy");
+      if (c == ro::QConcatConvention::Tosa && f32_value_eq(in.scale, pr.y_scale) && in.zero_point != pr.y_zero_point)
+        f.insert("zp_copied");
       for (auto x : in.codes) ties_n += is_tie(c, pr, in, x) ? 1 : 0;
     }
     if (ties_n > 0) f.insert("tie");
@@ -125,7 +134,7 @@ struct Builder {
       if (v == lo) f.insert("saturate_low");
       if (v == hi) f.insert("saturate_high");
     }
-    if (pr.type == DType::U8) f.insert("uint8");
+    if (pr.type == DType::U8 && c != ro::QConcatConvention::Tosa) f.insert("uint8");
     if (pr.axis < 0) f.insert("negative_axis");
     for (const auto& in : pr.xs)
       if (in.zero_point < lo || in.zero_point > hi) f.insert("zp_outside_type");
@@ -160,7 +169,8 @@ std::uint32_t random_scale(Rng& r, int e) {
 Problem draw(Rng& r, ro::QConcatConvention c, bool tie_rich) {
   Problem pr;
   const bool tfl = c == ro::QConcatConvention::TfliteReference;
-  pr.type = r.uniform(0, 3) == 0 ? DType::I8 : DType::U8;
+  const bool tosa = c == ro::QConcatConvention::Tosa;
+  pr.type = r.uniform(0, 3) == 0 || tosa ? DType::I8 : DType::U8;
   const auto rank = r.uniform(1, 4);
   Dims base;
   for (std::int64_t d = 0; d < rank; ++d) {
@@ -183,6 +193,7 @@ Problem draw(Rng& r, ro::QConcatConvention c, bool tie_rich) {
     const bool copy = (tfl && pr.type == DType::I8) || r.uniform(0, 4) == 0;
     if (copy) {
       in.scale = pr.y_scale, in.zero_point = pr.y_zero_point;
+      if (tosa && r.coin()) in.zero_point = lo_of(pr.type) + r.uniform(0, 255);  // copied, zero point ignored
     } else if (tie_rich) {
       const std::int64_t k = r.pick(std::vector<std::int64_t>{1, 3, 5, 7, 9});
       const int j = static_cast<int>(r.uniform(0, 3));
@@ -276,17 +287,85 @@ void hand_cases(Builder& b) {
   b.add_invalid(dt, "x0 uint8 with x1 int8");
 }
 
+// tosa: int8 only; ties of the fixed-point RESCALE, saturation, copies with another zero point,
+// the shift cap and every ERROR_IF of the clause.
+void tosa_hand_cases(Builder& b) {
+  const std::uint32_t one = 0x3f800000u, half = 0x3f000000u;
+  Problem grid;
+  grid.type = DType::I8;
+  Input all{{256}, {}, half, 3, DType::I8};
+  for (std::int64_t x = -128; x < 128; ++x) all.codes.push_back(x);
+  Input same{{4}, {-128, -1, 0, 127}, one, -5, DType::I8};
+  grid.xs = {all, same};
+  grid.y_zero_point = -5;
+  b.add(grid, "every int8 code, s_x / s_y = 1/2, z_x = 3 (odd differences are ties, rounded up), then a copied input");
+  grid.axis = -1;
+  grid.xs[1].zero_point = 20;
+  b.add(grid, "the same, axis -1, the second input with the output's scale and z_x = 20: copied, not requantized");
+  Problem zp = two_inputs(DType::I8, one, 10, one, -10);
+  zp.y_zero_point = 0;
+  b.add(zp, "both inputs with the output's scale and zero points 10 and -10 (output 0): copied (E-TOSAOP-5)");
+  Problem sat = two_inputs(DType::I8, 0x40800000u /* 4 */, 0, one, 0);
+  sat.y_zero_point = 7;
+  b.add(sat, "s_x / s_y = 4: both ends saturate");
+  Problem thirds = two_inputs(DType::I8, 0x3eaaaaabu /* fl32(1/3) */, -7, 0x3f2aaaabu /* fl32(2/3) */, 6);
+  b.add(thirds, "s_x = fl32(1/3), fl32(2/3): long multipliers");
+  Problem tiny = two_inputs(DType::I8, 0x2b2aaaabu /* 4/3 2^-41 */, 0, one, 0);
+  tiny.y_zero_point = 3;
+  b.add(tiny, "s_x / s_y = 4/3 2^-41: the shift capped at 62, the multiplier shifted right");
+  Problem three = two_inputs(DType::I8, half, 1, one, 9);
+  three.xs.push_back(three.xs[0]);
+  three.axis = -1;
+  b.add(three, "three inputs along the last axis");
+  Problem u8 = two_inputs(DType::U8, one, 0, half, 0);
+  b.add_invalid(u8, "uint8 inputs: the lowering takes a TFLite int8 model (uint8 is converted first)");
+  Problem zx = two_inputs(DType::I8, half, 128, one, 0);
+  b.add_invalid(zx, "x_zero_points[0] = 128 does not fit int8 (RESCALE input_zp)");
+  Problem zy = two_inputs(DType::I8, half, 0, one, 0);
+  zy.y_zero_point = -129;
+  b.add_invalid(zy, "y_zero_point = -129 does not fit int8 (RESCALE: output_zp not representable in out_t)");
+  Problem big = two_inputs(DType::I8, 0x4e000000u /* 2^29 */, 0, one, 0);
+  b.add_invalid(big, "s_x / s_y = 2^29: computeMultiplierAndShift's shift 1 is outside [2, 62] (buildRescale)");
+  Problem ax = two_inputs(DType::I8, one, 0, half, 0);
+  ax.axis = 2;
+  b.add_invalid(ax, "axis 2 = rank: CONCAT ERROR_IF(axis >= rank) (the legalization lets it through)");
+  Problem axn = two_inputs(DType::I8, one, 0, half, 0);
+  axn.axis = -3;
+  b.add_invalid(axn, "axis -3 of rank-2 inputs");
+  Problem ext = two_inputs(DType::I8, one, 0, half, 0);
+  ext.axis = 0;
+  b.add_invalid(ext, "axis 0: the extents 4 and 2 of axis 1 differ (CONCAT ERROR_IF)");
+  Problem dt = two_inputs(DType::I8, one, 0, half, 0);
+  dt.xs[1].type = DType::U8;
+  dt.xs[1].codes = {1, 2, 3, 4};
+  b.add_invalid(dt, "x0 int8 with x1 uint8");
+  Problem r7;
+  r7.type = DType::I8;
+  r7.xs = {Input{{1, 1, 1, 1, 1, 1, 2}, {1, 2}, half, 0, DType::I8},
+           Input{{1, 1, 1, 1, 1, 1, 1}, {3}, one, 0, DType::I8}};
+  r7.axis = 6;
+  b.add_invalid(r7, "rank 7: above TOSA 1.0's MAX_RANK = 6");
+}
+
 Family concat_family(std::string_view conv, std::uint64_t seed, int tie_rich, int realistic) {
   const std::string cv(conv);
   auto notes = kNotes;
   if (cv == K::conv::armnn_cpuref)
     notes.emplace_back("zp_outside_type", "a zero point outside the dtype (Arm NN takes any int32 offset)");
+  if (cv == K::conv::tosa) {
+    std::erase_if(notes, [](const auto& n) { return n.first == "uint8"; });
+    notes.emplace_back("zp_copied", "an input with the output's scale and another zero point (the lowering copies it)");
+  }
   return family<K>(conv, notes, seed, [cv, tie_rich, realistic](Rng& r) {
     const auto c = cv == K::conv::onnxruntime    ? ro::QConcatConvention::OnnxRuntime
                    : cv == K::conv::armnn_cpuref ? ro::QConcatConvention::ArmnnCpuref
+                   : cv == K::conv::tosa         ? ro::QConcatConvention::Tosa
                                                  : ro::QConcatConvention::TfliteReference;
     Builder b{cv, c, {}};
-    hand_cases(b);
+    if (c == ro::QConcatConvention::Tosa)
+      tosa_hand_cases(b);
+    else
+      hand_cases(b);
     b.add_random(
         tie_rich, [&] { return draw(r, c, true); }, "tie-rich draw");
     b.add_random(
@@ -298,6 +377,7 @@ Family concat_family(std::string_view conv, std::uint64_t seed, int tie_rich, in
 QSPEC_REGISTER_VECTOR_FAMILY(concat_family(K::conv::onnxruntime, 1521, 200, 150));
 QSPEC_REGISTER_VECTOR_FAMILY(concat_family(K::conv::tflite_reference, 1522, 200, 150));
 QSPEC_REGISTER_VECTOR_FAMILY(concat_family(K::conv::armnn_cpuref, 1523, 80, 40));
+QSPEC_REGISTER_VECTOR_FAMILY(concat_family(K::conv::tosa, 1524, 100, 50));
 
 }  // namespace
 }  // namespace qspec::vecgen

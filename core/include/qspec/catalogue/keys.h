@@ -1243,6 +1243,7 @@ struct qlinear_concat {
     static constexpr std::string_view onnxruntime = "onnxruntime";
     static constexpr std::string_view tflite_reference = "tflite.reference";
     static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
+    static constexpr std::string_view tosa = "tosa";
   };
 };
 

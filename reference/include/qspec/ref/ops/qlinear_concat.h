@@ -16,7 +16,7 @@
 
 namespace qspec::ref::ops {
 
-enum class QConcatConvention { OnnxRuntime, TfliteReference, ArmnnCpuref };
+enum class QConcatConvention { OnnxRuntime, TfliteReference, ArmnnCpuref, Tosa };
 
 struct QConcatParams {
   DType type = DType::U8;               // every input's and the output's dtype
@@ -41,12 +41,21 @@ std::function<Int(const Int&)> qlinear_concat_map(const QConcatParams& p, std::s
 // checks none); REQUIRE the scales finite and positive and the zero points in int32.
 std::function<Int(const Int&)> qlinear_concat_armnn_map(const QConcatParams& p, std::size_t i);
 
+// spec: qlinear.concat.tosa
+// The TFLite -> TOSA legalization's convertConcatV2Op (spec/operators_qlinear_tosa_elementwise.md):
+// ERROR_IF the dtype is not int8 or a zero point does not fit int8; an input whose scale equals the
+// output's (float equality) is copied, whatever its zero point; otherwise one RESCALE int8 -> int8
+// by CMS(fl64(s_x / s_y)) (ERROR_IF its shift is outside [2, 62]), input_zp z_x, output_zp z_y,
+// SINGLE_ROUND: y = clip_int8(apply_scale_32(x - z_x, M, s, false) + z_y).
+std::function<Int(const Int&)> qlinear_concat_tosa_map(const QConcatParams& p, std::size_t i);
+
 // spec: qlinear.concat.onnxruntime
 // spec: qlinear.concat.tflite_reference
 // spec: qlinear.concat.armnn_cpuref
+// spec: qlinear.concat.tosa
 // ERROR_IF the parameter lists do not have one entry per input (armnn.cpuref: or fewer than two
 // inputs); then every input mapped by its code
-// map and laid along `axis` (mrt.op.concat's layout and shape checks).
+// map and laid along `axis` (mrt.op.concat's layout and shape checks; tosa: ERROR_IF rank > 6).
 IntArray qlinear_concat(const std::vector<IntArray>& xs, std::int64_t axis, const QConcatParams& p,
                         QConcatConvention c);
 
