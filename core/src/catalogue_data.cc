@@ -3519,6 +3519,34 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "rescaled",
         "random"
       ]
+    },
+    {
+      "name": "tosa",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.global_avg_pool.tosa",
+        "requant.tosa.rescale",
+        "requant.tosa.apply_scale_32"
+      ],
+      "description": "TFLite int8 MEAN over H and W lowered to TOSA (legalization 1f35abe convertReduceMeanOp): RESCALE to int32 by 1.0 (x - x_zp), REDUCE_SUM over H then W, one RESCALE by M = floor(M_o 2^k / n), s = s_o + k, (M_o, s_o) = computeMultiplierAndShift(fl64(x_s / y_s)), k = min(floor(log2 n), 32, 62 - s_o), DOUBLE_ROUND, + y_zp, clip to int8; no clamp",
+      "source": "tensorflow 1f35abe tensorflow/compiler/mlir/tosa/transforms/legalize_common.cc convertReduceMeanOp, convertReduceOpCommon, legalize_utils.cc buildRescaleToInt32, buildRescale; arm/tosa-specification pseudocode/operators/REDUCE_SUM.tosac, RESCALE.tosac",
+      "attributes": [
+        "x_scale",
+        "x_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [],
+      "vectors": "ops/qlinear/global_avg_pool/tosa.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "rescaled",
+        "double_round",
+        "tflite_differs",
+        "random"
+      ]
     }
   ]
 }

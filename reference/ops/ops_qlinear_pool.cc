@@ -135,6 +135,7 @@ QSPEC_REGISTER_REF_OP(reg<Gap>(Gap::conv::armnn_cpuref, global_avg_pool_fn));
 QSPEC_REGISTER_REF_OP(reg<Max>(Max::conv::armnn_cpuref, max_pool2d_fn));
 QSPEC_REGISTER_REF_OP(reg<Avg>(Avg::conv::tosa, avg_pool2d_fn));
 QSPEC_REGISTER_REF_OP(reg<Max>(Max::conv::tosa, max_pool2d_fn));
+QSPEC_REGISTER_REF_OP(reg<Gap>(Gap::conv::tosa, global_avg_pool_fn));
 
 }  // namespace
 }  // namespace qspec::refops

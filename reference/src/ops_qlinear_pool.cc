@@ -139,6 +139,7 @@ IntArray qlinear_avg_pool2d(const IntArray& x, const QPoolGeometry& g, bool coun
 // spec: qlinear.global_avg_pool.xnnpack_fp32
 // spec: qlinear.global_avg_pool.onnxruntime
 // spec: qlinear.global_avg_pool.tflite
+// spec: qlinear.global_avg_pool.tosa
 IntArray qlinear_global_avg_pool(const IntArray& x, const QPoolParams& p, QPoolConvention c) {
   const std::string op = "qlinear.global_avg_pool";
   QPoolGeometry g;
@@ -151,10 +152,15 @@ IntArray qlinear_global_avg_pool(const IntArray& x, const QPoolParams& p, QPoolC
   std::uint32_t scale = 0;
   if (c == QPoolConvention::XnnpackFp32) scale = qlinear_global_avg_pool_xnnpack_scale(p, n);
   if (c == QPoolConvention::OnnxRuntime) scale = qlinear_global_avg_pool_onnxruntime_scale(p, n);
+  const QuantizedMultiplier tosa = c == QPoolConvention::Tosa ? qlinear_tosa_mean_scale(p, n) : QuantizedMultiplier{};
   require_codes(x, p.type, op);
   const auto windows = qlinear_pool_window_codes(x, g, 1, 1);
   IntArray y(Shape{x.dim(0), 1, 1, x.dim(3)});
   for (std::size_t i = 0; i < windows.size(); ++i) {
+    if (c == QPoolConvention::Tosa) {
+      y.data[i] = qlinear_tosa_mean_output(qlinear_tosa_mean_sum(windows[i], x.dim(2), p.x_zero_point), tosa, p);
+      continue;
+    }
     if (c == QPoolConvention::ArmnnCpuref) {
       y.data[i] = armnn_quantize(qlinear_armnn_avgpool_value(windows[i], n, p), p.y_scale, p.y_zero_point, p.type);
       continue;

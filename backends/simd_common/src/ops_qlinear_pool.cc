@@ -229,6 +229,34 @@ std::int64_t tosa_avg(std::int64_t acc, std::int64_t count) {
   return std::clamp<std::int64_t>(v, -128, 127);
 }
 
+// TOSA's lowering of TFLite's int8 MEAN over H and W (qlinear.global_avg_pool.tosa): RESCALE by 1.0
+// (x - z_x exactly), REDUCE_SUM, one RESCALE by M = floor(M_o 2^k / n), s = s_o + k, DOUBLE_ROUND.
+struct TosaMean {
+  std::int64_t multiplier;
+  int shift;
+};
+TosaMean tosa_mean_scale(const Scales& s, std::int64_t n) {
+  reject_if(s.t != QSPEC_DTYPE_INT8, "tosa: a TFLite int8 MEAN (int8 tensors only)");
+  reject_if(!fits(s.zx, s.t) || !fits(s.zy, s.t), "tosa: the zero points must fit int8");
+  if (!finite_positive(s.xs) || !finite_positive(s.ys)) throw Unsupported("tosa: scales finite and positive");
+  const auto o = qlinear::tosa_multiplier_and_shift(static_cast<double>(s.xs) / static_cast<double>(s.ys));
+  int k = 63 - __builtin_clzll(static_cast<unsigned long long>(n));  // 63 - countLeadingZeros(n)
+  k = std::min(k, 32);
+  k = std::min(k, 62 - o.shift);
+  if (k < 0) throw Unsupported("tosa: a negative shift of the multiplier (REQUIRE)");
+  const TosaMean m{(o.multiplier << k) / n, o.shift + k};
+  if (m.shift < 2 || m.shift > 62) throw Unsupported("tosa: apply_scale_32 needs 2 <= shift <= 62 (REQUIRE)");
+  return m;
+}
+std::int64_t tosa_mean(std::int64_t acc, const TosaMean& m, std::int64_t zy) {
+  const std::int64_t half = std::int64_t{1} << (m.shift - 1);
+  if (acc < -half || acc >= half) throw Unsupported("tosa: apply_scale_32's value range (REQUIRE)");
+  __int128 round = half;
+  if (m.shift > 31) round += acc >= 0 ? (std::int64_t{1} << 30) : -(std::int64_t{1} << 30);  // DOUBLE_ROUND
+  const auto v = static_cast<std::int64_t>((static_cast<__int128>(acc) * m.multiplier + round) >> m.shift);
+  return std::clamp<std::int64_t>(v + zy, -128, 127);
+}
+
 template <Conv conv>
 void avg_pool2d(OpCall& c) {
   const qspec_tensor& xt = named(c, Avg::in::x);
@@ -340,6 +368,16 @@ void global_avg_pool(OpCall& c) {
     for (auto v : x.data) reject_if(!fits(v, s.t), "qlinear.global_avg_pool: a code outside the dtype");
     std::vector<std::int64_t> y(static_cast<std::size_t>(x.dim(0) * x.dim(3)));
     each_window(x, w, 1, 1, [&](std::size_t i, const std::vector<std::int32_t>& t) { y[i] = armnn_average(t, n, s); });
+    write_int(c.output(Gap::out::y, 0), {x.dim(0), 1, 1, x.dim(3)}, y);
+    return;
+  }
+  if (conv == Conv::kTosa) {
+    const TosaMean m = tosa_mean_scale(s, n);
+    for (auto v : x.data) reject_if(!fits(v, s.t), "qlinear.global_avg_pool: a code outside the dtype");
+    std::vector<std::int64_t> y(static_cast<std::size_t>(x.dim(0) * x.dim(3)));
+    each_window(x, w, 1, 1, [&](std::size_t i, const std::vector<std::int32_t>& t) {
+      y[i] = tosa_mean(sum_less(t, s.zx), m, s.zy);
+    });
     write_int(c.output(Gap::out::y, 0), {x.dim(0), 1, 1, x.dim(3)}, y);
     return;
   }
@@ -458,6 +496,8 @@ void add_qlinear_pool_ops(std::vector<OpEntry>& t) {
       entry<Avg>(Avg::conv::tosa, "code sums, TOSA reciprocal_scale and apply_scale_32", avg_pool2d<Conv::kTosa>));
   t.push_back(
       entry<Max>(Max::conv::tosa, "MAX_POOL2D: window maximum, padding never selected", max_pool2d<Conv::kTosa>));
+  t.push_back(entry<Gap>(Gap::conv::tosa, "RESCALE, REDUCE_SUM, RESCALE by floor(M_o 2^k / n) (DOUBLE_ROUND)",
+                         global_avg_pool<Conv::kTosa>));
 }
 
 }  // namespace qspec::simd

@@ -164,6 +164,9 @@ std::vector<Rat> rounded_values(const Problem& pr, QPoolConvention c) {
       const std::uint32_t fs = ref::f32_from_int(s), fc = ref::f32_from_int(Int(n));
       const bool jit = ro::qlinear_onednn_pool_path(pr.x.shape, g, nullptr) == ro::OneDnnPoolPath::Jit;
       out.push_back(ref::f32_value(jit ? ref::f32_mul(fs, ref::f32_div(0x3f800000u, fc)) : ref::f32_div(fs, fc)));
+    } else if (c == QPoolConvention::Tosa && pr.kind == Kind::Gap) {  // the output RESCALE's acc M / 2^s
+      const auto m = ro::qlinear_tosa_mean_scale(p, K);
+      out.push_back(Rat(acc * m.multiplier, ref::pow2(static_cast<unsigned>(m.shift))));
     } else if (pr.kind == Kind::Avg) {  // TFLite, and TOSA (the exact average; see kTosaNotes)
       if (codes.empty()) continue;
       Int s(0);
@@ -245,6 +248,16 @@ std::vector<std::string> auto_flags(const Problem& pr, QPoolConvention c, const 
     }
   }
   if (pr.kind == Kind::Gap && p.x_scale != p.y_scale) f.insert("rescaled");
+  if (c == QPoolConvention::Tosa && pr.kind == Kind::Gap) {
+    if (ro::qlinear_tosa_mean_scale(p, pr.x.dim(1) * pr.x.dim(2)).shift > 31) f.insert("double_round");
+    // The same input under tflite.double_round (TFLite's int8 Mean: same ERROR_IFs, no clamp).
+    try {
+      if (!(ro::qlinear_global_avg_pool(pr.x, p, QPoolConvention::Tflite) ==
+            ro::qlinear_global_avg_pool(pr.x, p, QPoolConvention::Tosa)))
+        f.insert("tflite_differs");
+    } catch (const std::exception&) {  // TFLite REQUIREs what TOSA accepts (e.g. a shift above 30)
+    }
+  }
   if (c == QPoolConvention::OneDnn && pr.kind != Kind::Max) onednn_flags(pr, f);
   if (pr.drawn) f.insert("random");
   return {f.begin(), f.end()};
@@ -785,6 +798,43 @@ void onednn_avg_cases(Builder& b) {
   b.add(u8z, "uint8 near 255, exclude-padding, zero point 128: the padding is never counted");
 }
 
+// TOSA's lowered MEAN (qlinear.global_avg_pool.tosa): half-up ties where TFLite rounds away, the
+// truncated multiplier of a non-power-of-two count, DOUBLE_ROUND, saturation and the ERROR_IFs.
+void tosa_gap_cases(const Problem& ok, Builder& b) {
+  Problem pair = ok;
+  pair.x = IntArray({1, 1, 2, 4});
+  const std::int64_t codes[] = {-1, 0, -3, 5, 0, 0, -6, 6};
+  for (std::size_t i = 0; i < 8; ++i) pair.x.data[i] = Int(codes[i]);
+  b.add(pair, "1x2 image, equal parameters: means -1/2, -3/2, 5/2, 0 round half up (TFLite: half away)");
+  Problem three = ok;
+  three.x = iota({1, 3, 3, 2}, -9, 1, DType::I8);
+  b.add(three, "3x3 image: k = 3, M = floor(2^30 8 / 9) truncated, s = 33 (DOUBLE_ROUND)");
+  Problem five = ok;
+  five.x = iota({2, 5, 1, 3}, -120, 13, DType::I8);
+  five.p.x_scale = f32_bits(0x2468ab, -27);
+  five.p.y_scale = f32_bits(0x13579b, -29);
+  five.p.x_zero_point = Int(-7);
+  five.p.y_zero_point = Int(11);
+  b.add(five, "5x1 image, long-mantissa scales, ratio about 7.6: both ends saturate");
+  Problem small = ok;
+  small.p.x_scale = f32_bits(1, -40);
+  small.p.y_scale = f32_bits(1, 0);
+  b.add(small, "s_x / s_y = 2^-40: computeMultiplierAndShift caps the shift at 62, then k = 0 (62 - s_o)");
+  Problem u8 = ok;
+  u8.p.type = DType::U8;
+  u8.x = iota({1, 2, 2, 1}, 0, 1, DType::U8);
+  b.add_invalid(u8, "uint8: the lowering takes a TFLite int8 model (uint8 is converted first)");
+  Problem zx = ok;
+  zx.p.x_zero_point = Int(128);
+  b.add_invalid(zx, "x_zero_point 128 does not fit int8 (RESCALE input_zp)");
+  Problem zy = ok;
+  zy.p.y_zero_point = Int(-129);
+  b.add_invalid(zy, "y_zero_point -129 does not fit int8 (RESCALE: output_zp not representable in out_t)");
+  Problem r3 = ok;
+  r3.x = IntArray({2, 2, 2});
+  b.add_invalid(r3, "a rank-3 x (qlinear.pool.window: rank 4)");
+}
+
 void gap_cases(Rng&, Builder& b) {
   const DType t = DType::I8;
   Problem ok = base(Kind::Gap, t);
@@ -855,6 +905,7 @@ void gap_cases(Rng&, Builder& b) {
     resc.p.y_scale = f32_bits(3, -4);
     b.add(resc, "y_scale = 3/4 x_scale: QuantizeMultiplier(4/3) rounds, then the division by 4 rounds again");
   }
+  if (b.tosa()) tosa_gap_cases(ok, b);
 }
 
 // TOSA MAX_POOL2D (qlinear.max_pool2d.tosa): padding never selected, exact stride divisions, and the
@@ -982,7 +1033,12 @@ Family pool_family(std::string_view conv, std::uint64_t seed, Kind kind, int tie
                    void (*extra)(Rng&, Builder&)) {
   const std::string op(Op::op), cv(conv);
   const QPoolConvention c = convention_of<Op>(conv);
-  const auto notes = c == QPoolConvention::Tosa ? tosa_notes() : notes_of<Op>(conv);
+  auto notes = c == QPoolConvention::Tosa && kind != Kind::Gap ? tosa_notes() : notes_of<Op>(conv);
+  if (c == QPoolConvention::Tosa && kind == Kind::Gap) {
+    notes.insert(notes.end() - 1, {"double_round", "the output RESCALE's shift exceeds 31: DOUBLE_ROUND rounds twice"});
+    notes.insert(notes.end() - 1,
+                 {"tflite_differs", "an output differs from qlinear.global_avg_pool.tflite on the same input"});
+  }
   return family<Op>(conv, notes, seed, [op, cv, c, kind, tie_rich, realistic, saturating, extra](Rng& r) {
     Builder b{op, cv, c, kind, {}};
     extra(r, b);
@@ -1016,6 +1072,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Gap>(Gap::conv::armnn_cpuref, 1532, Kin
 QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Max>(Max::conv::armnn_cpuref, 1533, Kind::Max, 0, 76, 20, max_cases));
 QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Avg>(Avg::conv::tosa, 1504, Kind::Avg, 300, 200, 80, avg_cases));
 QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Max>(Max::conv::tosa, 1525, Kind::Max, 0, 110, 30, max_cases));
+QSPEC_REGISTER_VECTOR_FAMILY(pool_family<Gap>(Gap::conv::tosa, 1526, Kind::Gap, 80, 50, 20, gap_cases));
 
 }  // namespace
 }  // namespace qspec::vecgen

@@ -1342,6 +1342,7 @@ struct qlinear_global_avg_pool {
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
     static constexpr std::string_view onednn = "onednn";
     static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
+    static constexpr std::string_view tosa = "tosa";
   };
 };
 

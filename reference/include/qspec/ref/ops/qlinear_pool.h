@@ -134,9 +134,26 @@ std::uint32_t qlinear_global_avg_pool_onnxruntime_scale(const QPoolParams& p, st
 // double(x_s) / double(y_s)). REQUIRE int8 (uint8 runs another kernel).
 Int qlinear_tflite_mean_output(const Int& acc, std::int64_t image_size, const QPoolParams& p);
 
+// spec: qlinear.global_avg_pool.tosa
+// The legalization's types (ERROR_IF not int8, a zero point outside int8, a fused clamp) and the
+// output RESCALE's (multiplier, shift): (M_o, s_o) = computeMultiplierAndShift(fl64(s_x / s_y)),
+// k = min(floor(log2 n), 32, 62 - s_o), M = floor(M_o 2^k / n), s = s_o + k (TOSA's right shift).
+// REQUIRE finite positive scales.
+QuantizedMultiplier qlinear_tosa_mean_scale(const QPoolParams& p, std::int64_t image_size);
+
+// spec: qlinear.global_avg_pool.tosa
+// RESCALE(x - z_x) by 1.0 then REDUCE_SUM over the rows then the columns of one window's codes
+// (row-major, `width` columns); REQUIRE every partial sum in int32.
+Int qlinear_tosa_mean_sum(const std::vector<Int>& codes, std::int64_t width, const Int& x_zero_point);
+
+// spec: qlinear.global_avg_pool.tosa
+// The output RESCALE: clip_int8(apply_scale_32(acc, M, s, DOUBLE_ROUND) + y_zp) (requant.tosa.rescale).
+Int qlinear_tosa_mean_output(const Int& acc, const QuantizedMultiplier& m, const QPoolParams& p);
+
 // spec: qlinear.pool.window
 // spec: qlinear.global_avg_pool.xnnpack_fp32
 // spec: qlinear.global_avg_pool.onnxruntime
+// spec: qlinear.global_avg_pool.tosa
 // spec: qlinear.global_avg_pool.tflite
 // spec: qlinear.global_avg_pool.armnn_cpuref
 IntArray qlinear_global_avg_pool(const IntArray& x, const QPoolParams& p, QPoolConvention c);
