@@ -81,6 +81,8 @@ class LibtorchAdapter final : public thirdparty::Adapter {
           "int32 bias as a float that QuantizeBias maps back onto it)"));
     }
     add_qlinear_pool_claims(c, qnnpack());
+    add_qlinear_maxpool_claims(c, qnnpack());
+    add_qlinear_global_pool_claims(c, qnnpack());
     if (onednn() || qnnpack()) add_qlinear_elementwise_claims(c, qnnpack());
     return c;
   }
@@ -102,6 +104,8 @@ class LibtorchAdapter final : public thirdparty::Adapter {
       return run_qlinear_fully_connected(call, engine);
     if (call.op == cat::qlinear_conv2d::op && (qnnpack() || onednn())) return run_qlinear_conv2d(call, engine);
     if (call.op == cat::qlinear_avg_pool2d::op) return run_qlinear_avg_pool2d(call);
+    if (call.op == cat::qlinear_max_pool2d::op) return run_qlinear_max_pool2d(call);
+    if (call.op == cat::qlinear_global_avg_pool::op) return run_qlinear_global_avg_pool(call);
     if (call.op == cat::qlinear_mul::op && (onednn() || qnnpack())) return run_qlinear_mul(call);
     if (call.op == cat::qlinear_add::op && (onednn() || qnnpack())) return run_qlinear_add(call);
     throw thirdparty::Unsupported("libtorch adapter has no op '" + call.op + "'");

@@ -32,6 +32,12 @@ void run_qlinear_conv2d(const thirdparty::Call& call, Engine engine);           
 // op_qlinear_pool.cc: qlinear.avg_pool2d under the engine's convention (pytorch.onednn / pytorch.qnnpack).
 void add_qlinear_pool_claims(std::vector<thirdparty::Claim>& claims, bool qnnpack_engine);
 void run_qlinear_avg_pool2d(const thirdparty::Call& call);
+// op_qlinear_maxpool.cc: qlinear.max_pool2d under the engine's convention (pytorch.onednn / pytorch.qnnpack).
+void add_qlinear_maxpool_claims(std::vector<thirdparty::Claim>& claims, bool qnnpack_engine);
+void run_qlinear_max_pool2d(const thirdparty::Call& call);
+// op_qlinear_global_pool.cc: qlinear.global_avg_pool under the engine's convention (adaptive_avg_pool2d(x, 1)).
+void add_qlinear_global_pool_claims(std::vector<thirdparty::Claim>& claims, bool qnnpack_engine);
+void run_qlinear_global_avg_pool(const thirdparty::Call& call);
 void run_qlinear_mul(const thirdparty::Call& call);  // op_qlinear_elementwise.cc: quantized::mul / mul_relu
 void run_qlinear_add(const thirdparty::Call& call);  // op_qlinear_elementwise.cc: quantized::add / add_relu
 // The qlinear.mul / qlinear.add claims of the onednn or the qnnpack engine (op_qlinear_elementwise.cc).

@@ -3547,6 +3547,48 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "tflite_differs",
         "random"
       ]
+    },
+    {
+      "name": "pytorch.onednn",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.global_avg_pool.pytorch_onednn"
+      ],
+      "description": "PyTorch 1.13 adaptive_avg_pool2d(x, 1) on a quantized channels-last tensor (ATen's adaptive kernel, what the onednn engine runs for quint8 and qint8): the output keeps x's parameters, acc = sum of (x - x_zp) over H W, m = fl32(fl32(x_s / x_s) / fl32(H W)), y = sat(rne(fl32(fl32(acc) * m)) + x_zp)",
+      "source": "pytorch/pytorch v1.13.1 aten/src/ATen/native/quantized/cpu/AdaptiveAveragePooling.cpp (adaptive_avg_pool2d_quantized_cpu, _adaptive_avg_pool), kernels/QuantizedOpKernels.cpp (_qadaptive_avg_pool_kernel, do_avg_pool_on_AVX_n, QuantizeAvx2), quantized/AffineQuantizerBase.cpp (quantize_val)",
+      "attributes": [
+        "x_scale",
+        "x_zero_point"
+      ],
+      "optional_attributes": [],
+      "vectors": "ops/qlinear/global_avg_pool/pytorch.onednn.json",
+      "required_flags": [
+        "tie",
+        "uint8",
+        "int8",
+        "random"
+      ]
+    },
+    {
+      "name": "pytorch.qnnpack",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.global_avg_pool.pytorch_qnnpack"
+      ],
+      "description": "PyTorch 1.13 adaptive_avg_pool2d(x, 1) (and, for uint8, x.mean((2, 3))) under the qnnpack engine: uint8 with H W > 1 runs QNNPACK's average pooling over the image, S = fl32(x_s / fl32(x_s * fl32(H W))), y = sat(rne(fl32(fl32(acc) * S)) + x_zp); int8 (and H W = 1) runs the ATen kernel of pytorch.onednn",
+      "source": "pytorch/pytorch v1.13.1 aten/src/ATen/native/quantized/cpu/AdaptiveAveragePooling.cpp (adaptive_avg_pool2d_quantized_cpu, _adaptive_avg_pool), kernels/QuantizedOpKernels.cpp (_qadaptive_avg_pool_kernel, do_avg_pool_on_AVX_n, QuantizeAvx2), quantized/AffineQuantizerBase.cpp (quantize_val); qnnpack/src/average-pooling.c, qnnpack/src/global-average-pooling.c (pytorch_qnnp_create_global_average_pooling_nwc_q8), ReduceOps.cpp (qnnpack_mean)",
+      "attributes": [
+        "x_scale",
+        "x_zero_point"
+      ],
+      "optional_attributes": [],
+      "vectors": "ops/qlinear/global_avg_pool/pytorch.qnnpack.json",
+      "required_flags": [
+        "tie",
+        "uint8",
+        "int8",
+        "random"
+      ]
     }
   ]
 }
@@ -3981,6 +4023,61 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "required_flags": [
         "asymmetric_pads",
         "strides",
+        "random"
+      ]
+    },
+    {
+      "name": "pytorch.onednn",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.max_pool2d.pytorch_onednn"
+      ],
+      "description": "PyTorch 1.13 at::max_pool2d on a quantized tensor (ATen's kernels: quint8 and qint8 under the onednn engine): the maximum over the taps inside the input, the dtype's minimum where none is (the padding is never selected); the output keeps x's parameters; symmetric pads <= kernel / 2, dilation allowed, no clamp",
+      "source": "pytorch/pytorch v1.13.1 aten/src/ATen/native/quantized/cpu/Pooling.cpp (quantized_max_pool2d, q_maxpool_2d), kernels/QuantizedOpKernels.cpp (qmaxpool_2d_nhwc_kernel)",
+      "attributes": [
+        "kernel"
+      ],
+      "optional_attributes": [
+        "dilations",
+        "pads",
+        "strides"
+      ],
+      "vectors": "ops/qlinear/max_pool2d/pytorch.onednn.json",
+      "required_flags": [
+        "dilation",
+        "empty_window",
+        "pads",
+        "strides",
+        "uint8",
+        "int8",
+        "random"
+      ]
+    },
+    {
+      "name": "pytorch.qnnpack",
+      "clauses": [
+        "qlinear.pool.window",
+        "qlinear.max_pool2d.pytorch_qnnpack"
+      ],
+      "description": "PyTorch 1.13 at::max_pool2d under the qnnpack engine: uint8 (quint8) runs QNNPACK's max pooling (each padded tap reads the border-clamped input element, so with a dilation elements outside the window count, E-LIBTORCH-POOL-4; ERROR_IF KH KW = 1); int8 runs ATen's kernel of pytorch.onednn",
+      "source": "pytorch/pytorch v1.13.1 aten/src/ATen/native/quantized/cpu/Pooling.cpp (quantized_max_pool2d, q_maxpool_2d), kernels/QuantizedOpKernels.cpp (qmaxpool_2d_nhwc_kernel), qnnpack/src/max-pooling.c (pytorch_qnnp_create_max_pooling2d_nhwc_u8), qnnpack/src/indirection.c (pytorch_qnnp_indirection_init_maxpool2d)",
+      "attributes": [
+        "kernel"
+      ],
+      "optional_attributes": [
+        "dilations",
+        "pads",
+        "strides"
+      ],
+      "vectors": "ops/qlinear/max_pool2d/pytorch.qnnpack.json",
+      "required_flags": [
+        "dilation",
+        "empty_window",
+        "outside_window",
+        "pads",
+        "strides",
+        "uint8",
+        "int8",
         "random"
       ]
     }

@@ -1343,6 +1343,8 @@ struct qlinear_global_avg_pool {
     static constexpr std::string_view onednn = "onednn";
     static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
     static constexpr std::string_view tosa = "tosa";
+    static constexpr std::string_view pytorch_onednn = "pytorch.onednn";
+    static constexpr std::string_view pytorch_qnnpack = "pytorch.qnnpack";
   };
 };
 
@@ -1424,6 +1426,8 @@ struct qlinear_max_pool2d {
     static constexpr std::string_view onednn = "onednn";
     static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
     static constexpr std::string_view tosa = "tosa";
+    static constexpr std::string_view pytorch_onednn = "pytorch.onednn";
+    static constexpr std::string_view pytorch_qnnpack = "pytorch.qnnpack";
   };
 };
 
