@@ -3668,6 +3668,37 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "alpha_above_one",
         "random"
       ]
+    },
+    {
+      "name": "armnn.cpuref",
+      "clauses": [
+        "qlinear.leaky_relu.armnn_cpuref",
+        "float.dequantize",
+        "armnn.quantize"
+      ],
+      "description": "Arm NN 20.08 CpuRef Activation(LeakyReLu), QAsymmS8/QAsymmU8: d = fl32(fl32(x - x_zp) x_s); f = d > 0 ? d : fl32(d alpha); y = sat(fl32(fl32(y_zp) + half_away(fl32(f / y_s)))) in float; any alpha, any int32 offsets, no clamp",
+      "source": "ARM-software/armnn v20.08 src/backends/reference/workloads/Activation.cpp (LeakyReLu), RefActivationWorkload.cpp, src/armnn/TypesUtils.cpp (Quantize, Dequantize)",
+      "attributes": [
+        "alpha",
+        "x_scale",
+        "x_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [],
+      "vectors": "ops/qlinear/leaky_relu/armnn.cpuref.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "all_codes",
+        "alpha_zero",
+        "alpha_above_one",
+        "alpha_negative",
+        "offset_outside_dtype",
+        "random"
+      ]
     }
   ]
 }

@@ -102,6 +102,7 @@ const std::vector<OpEntry>& op_table() {
     add_qlinear_onednn_pool_ops(t);
     add_qlinear_pytorch_pool_ops(t);
     add_qlinear_leaky_relu_tflite_ops(t);
+    add_qlinear_leaky_relu_armnn_ops(t);
     return t;
   }();
   return table;
