@@ -51,6 +51,9 @@ class ArmnnAdapter final : public thirdparty::Adapter {
         claim<cat::qlinear_concat>(cat::qlinear_concat::conv::armnn_cpuref,
                                    "Concat (CreateDescriptorForConcatenation along the axis), QAsymmS8/QAsymmU8 inputs "
                                    "with their own scales and offsets"),
+        claim<cat::qlinear_leaky_relu>(cat::qlinear_leaky_relu::conv::armnn_cpuref,
+                                       "Activation (LeakyReLu, m_A = alpha), QAsymmS8/QAsymmU8 in and out with their "
+                                       "own scales and offsets, run flat"),
     };
   }
 
@@ -65,6 +68,7 @@ class ArmnnAdapter final : public thirdparty::Adapter {
     if (call.op == cat::quantize::op) return run_quantize(call);
     if (call.op == cat::dequantize::op) return run_dequantize(call);
     if (call.op == cat::qlinear_concat::op) return run_concat(call);
+    if (call.op == cat::qlinear_leaky_relu::op) return run_leaky_relu(call);
     throw thirdparty::Unsupported("Arm NN adapter has no op '" + call.op + "'");
   }
 };

@@ -18,6 +18,7 @@ void run_max_pool2d(const thirdparty::Call& call);       // op_pool.cc: Pooling2
 void run_quantize(const thirdparty::Call& call);         // op_quantize.cc: Quantize
 void run_dequantize(const thirdparty::Call& call);       // op_quantize.cc: Dequantize
 void run_concat(const thirdparty::Call& call);           // op_concat.cc: Concat
+void run_leaky_relu(const thirdparty::Call& call);       // op_activation.cc: Activation, LeakyReLu
 
 // Shared by the op files (adapter.cc): the float32 whose bits the vectors carry, and Arm NN's 8-bit
 // asymmetric type of a qspec dtype (thirdparty::Unsupported for any other).

@@ -3710,6 +3710,95 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "scale_limit",
         "random"
       ]
+    },
+    {
+      "name": "tflite.double_round",
+      "clauses": [
+        "qlinear.leaky_relu.tflite_double_round",
+        "requant.tflite.quantize_multiplier",
+        "requant.tflite.double_round"
+      ],
+      "description": "TFLite LEAKY_RELU int8/uint8 reference kernel (default build: double rounding): v = x - x_zp; y = sat(MBQM(v, v >= 0 ? QM(fl32(x_s / y_s)) : QM(fl32(fl32(x_s alpha) / y_s))) + y_zp); no table, no fused clamp, alpha >= 0",
+      "source": "tensorflow e1a7295 tensorflow/lite/kernels/activations.cc LeakyReluPrepare, LeakyReluEval; kernels/internal/reference/leaky_relu.h QuantizeLeakyRelu",
+      "attributes": [
+        "alpha",
+        "x_scale",
+        "x_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [],
+      "vectors": "ops/qlinear/leaky_relu/tflite.double_round.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "all_codes",
+        "alpha_zero",
+        "alpha_above_one",
+        "random"
+      ]
+    },
+    {
+      "name": "tflite.single_round",
+      "clauses": [
+        "qlinear.leaky_relu.tflite_single_round",
+        "requant.tflite.quantize_multiplier",
+        "requant.tflite.single_round"
+      ],
+      "description": "TFLite LEAKY_RELU int8/uint8 reference kernel (TFLITE_SINGLE_ROUNDING build): v = x - x_zp; y = sat(MBQM(v, v >= 0 ? QM(fl32(x_s / y_s)) : QM(fl32(fl32(x_s alpha) / y_s))) + y_zp); no table, no fused clamp, alpha >= 0",
+      "source": "tensorflow e1a7295 tensorflow/lite/kernels/activations.cc LeakyReluPrepare, LeakyReluEval; kernels/internal/reference/leaky_relu.h QuantizeLeakyRelu",
+      "attributes": [
+        "alpha",
+        "x_scale",
+        "x_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [],
+      "vectors": "ops/qlinear/leaky_relu/tflite.single_round.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "all_codes",
+        "alpha_zero",
+        "alpha_above_one",
+        "random"
+      ]
+    },
+    {
+      "name": "armnn.cpuref",
+      "clauses": [
+        "qlinear.leaky_relu.armnn_cpuref",
+        "float.dequantize",
+        "armnn.quantize"
+      ],
+      "description": "Arm NN 20.08 CpuRef Activation(LeakyReLu), QAsymmS8/QAsymmU8: d = fl32(fl32(x - x_zp) x_s); f = d > 0 ? d : fl32(d alpha); y = sat(fl32(fl32(y_zp) + half_away(fl32(f / y_s)))) in float; any alpha, any int32 offsets, no clamp",
+      "source": "ARM-software/armnn v20.08 src/backends/reference/workloads/Activation.cpp (LeakyReLu), RefActivationWorkload.cpp, src/armnn/TypesUtils.cpp (Quantize, Dequantize)",
+      "attributes": [
+        "alpha",
+        "x_scale",
+        "x_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [],
+      "vectors": "ops/qlinear/leaky_relu/armnn.cpuref.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "all_codes",
+        "alpha_zero",
+        "alpha_above_one",
+        "alpha_negative",
+        "offset_outside_dtype",
+        "random"
+      ]
     }
   ]
 }

@@ -103,6 +103,8 @@ const std::vector<OpEntry>& op_table() {
     add_qlinear_pytorch_pool_ops(t);
     add_qlinear_pytorch_maxpool_ops(t);
     add_qlinear_pytorch_global_pool_ops(t);
+    add_qlinear_leaky_relu_tflite_ops(t);
+    add_qlinear_leaky_relu_armnn_ops(t);
     return t;
   }();
   return table;

@@ -1369,6 +1369,9 @@ struct qlinear_leaky_relu {
   struct conv {
     static constexpr std::string_view onnxruntime = "onnxruntime";
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
+    static constexpr std::string_view tflite_double_round = "tflite.double_round";
+    static constexpr std::string_view tflite_single_round = "tflite.single_round";
+    static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
   };
 };
 

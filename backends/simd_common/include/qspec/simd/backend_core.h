@@ -97,6 +97,8 @@ void add_qlinear_onednn_pool_ops(std::vector<OpEntry>& table);
 void add_qlinear_pytorch_pool_ops(std::vector<OpEntry>& table);
 void add_qlinear_pytorch_maxpool_ops(std::vector<OpEntry>& table);
 void add_qlinear_pytorch_global_pool_ops(std::vector<OpEntry>& table);
+void add_qlinear_leaky_relu_tflite_ops(std::vector<OpEntry>& table);
+void add_qlinear_leaky_relu_armnn_ops(std::vector<OpEntry>& table);
 
 // The full table, built once.
 const std::vector<OpEntry>& op_table();
