@@ -1243,6 +1243,7 @@ struct qlinear_concat {
     static constexpr std::string_view onnxruntime = "onnxruntime";
     static constexpr std::string_view tflite_reference = "tflite.reference";
     static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
+    static constexpr std::string_view pytorch_onednn = "pytorch.onednn";
   };
 };
 
@@ -1365,6 +1366,7 @@ struct qlinear_leaky_relu {
   struct conv {
     static constexpr std::string_view onnxruntime = "onnxruntime";
     static constexpr std::string_view xnnpack_fp32 = "xnnpack.fp32";
+    static constexpr std::string_view pytorch_onednn = "pytorch.onednn";
   };
 };
 

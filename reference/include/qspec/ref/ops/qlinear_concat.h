@@ -16,7 +16,7 @@
 
 namespace qspec::ref::ops {
 
-enum class QConcatConvention { OnnxRuntime, TfliteReference, ArmnnCpuref };
+enum class QConcatConvention { OnnxRuntime, TfliteReference, ArmnnCpuref, PytorchOnednn };
 
 struct QConcatParams {
   DType type = DType::U8;               // every input's and the output's dtype
@@ -40,6 +40,12 @@ std::function<Int(const Int&)> qlinear_concat_map(const QConcatParams& p, std::s
 // parameters maps to itself through the two roundings). No ERROR_IF on the parameters (Arm NN
 // checks none); REQUIRE the scales finite and positive and the zero points in int32.
 std::function<Int(const Int&)> qlinear_concat_armnn_map(const QConcatParams& p, std::size_t i);
+
+// spec: qlinear.concat.pytorch_onednn
+// PyTorch 1.13's quantized::cat / torch.cat under every quantized engine
+// (spec/operators_qlinear_pytorch_concat.md): ERROR_IF a zero point does not fit the dtype; REQUIRE
+// the scales finite and positive; y = sat(rne(fl32(fl32((x - z_i) s_i) fl32(1 / s_y))) + z_y).
+std::function<Int(const Int&)> qlinear_concat_pytorch_map(const QConcatParams& p, std::size_t i);
 
 // spec: qlinear.concat.onnxruntime
 // spec: qlinear.concat.tflite_reference
