@@ -84,6 +84,7 @@ class LibtorchAdapter final : public thirdparty::Adapter {
     add_qlinear_maxpool_claims(c, qnnpack());
     add_qlinear_global_pool_claims(c, qnnpack());
     if (onednn() || qnnpack()) add_qlinear_elementwise_claims(c, qnnpack());
+    if (onednn() || qnnpack()) add_qlinear_concat_claims(c, qnnpack());
     return c;
   }
 
@@ -108,6 +109,8 @@ class LibtorchAdapter final : public thirdparty::Adapter {
     if (call.op == cat::qlinear_global_avg_pool::op) return run_qlinear_global_avg_pool(call);
     if (call.op == cat::qlinear_mul::op && (onednn() || qnnpack())) return run_qlinear_mul(call);
     if (call.op == cat::qlinear_add::op && (onednn() || qnnpack())) return run_qlinear_add(call);
+    if (call.op == cat::qlinear_concat::op && (onednn() || qnnpack())) return run_qlinear_concat(call);
+    if (call.op == cat::qlinear_leaky_relu::op && (onednn() || qnnpack())) return run_qlinear_leaky_relu(call);
     throw thirdparty::Unsupported("libtorch adapter has no op '" + call.op + "'");
   }
 

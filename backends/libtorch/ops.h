@@ -42,5 +42,10 @@ void run_qlinear_mul(const thirdparty::Call& call);  // op_qlinear_elementwise.c
 void run_qlinear_add(const thirdparty::Call& call);  // op_qlinear_elementwise.cc: quantized::add / add_relu
 // The qlinear.mul / qlinear.add claims of the onednn or the qnnpack engine (op_qlinear_elementwise.cc).
 void add_qlinear_elementwise_claims(std::vector<thirdparty::Claim>& c, bool qnnpack);
+// op_qlinear_concat.cc: qlinear.concat (quantized::cat) and qlinear.leaky_relu (quantized::leaky_relu),
+// convention pytorch.onednn under either engine, and their claims.
+void run_qlinear_concat(const thirdparty::Call& call);
+void run_qlinear_leaky_relu(const thirdparty::Call& call);
+void add_qlinear_concat_claims(std::vector<thirdparty::Claim>& c, bool qnnpack);
 
 }  // namespace qspec::libtorch_adapter

@@ -2908,7 +2908,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
     },
     "x_zero_points": {
       "type": "int[]",
-      "doc": "one zero point per input (ERROR_IF another count; onnxruntime and tflite.reference: ERROR_IF one does not fit the dtype, armnn.cpuref takes any int32)"
+      "doc": "one zero point per input (ERROR_IF another count; onnxruntime, tflite.reference and pytorch.onednn: ERROR_IF one does not fit the dtype, armnn.cpuref takes any int32)"
     },
     "y_scale": {
       "type": "float32",
@@ -2918,7 +2918,7 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
       "type": "int",
       "min": -2147483648,
       "max": 2147483647,
-      "doc": "the output's zero point (onnxruntime and tflite.reference: ERROR_IF it does not fit the dtype; armnn.cpuref takes any int32)"
+      "doc": "the output's zero point (onnxruntime, tflite.reference and pytorch.onednn: ERROR_IF it does not fit the dtype; armnn.cpuref takes any int32)"
     }
   },
   "conventions": [
@@ -3035,6 +3035,36 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "saturate_high",
         "copy",
         "zp_copied",
+        "negative_axis",
+        "many_inputs",
+        "random"
+      ]
+    },
+    {
+      "name": "pytorch.onednn",
+      "clauses": [
+        "qlinear.concat.pytorch_onednn",
+        "float.dequantize",
+        "float.pytorch_quantize_per_tensor",
+        "mrt.op.concat"
+      ],
+      "description": "PyTorch 1.13 quantized::cat / torch.cat of quantized tensors under every quantized engine (onednn, qnnpack): every code dequantized fl32((x - z_i) s_i), quantize_val: sat(rne(fl32(d fl32(1 / s_y))) + z_y); equal parameters copy (same codes)",
+      "source": "pytorch/pytorch v1.13.1 aten/src/ATen/native/quantized/cpu/qconcat.cpp (quantized_cat_impl, qcat), kernels/QuantizedOpKernels.cpp (qcat_nhwc_kernel), native/quantized/AffineQuantizerBase.cpp (dequantize_val, quantize_val)",
+      "attributes": [
+        "axis",
+        "x_scales",
+        "x_zero_points",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [],
+      "vectors": "ops/qlinear/concat/pytorch.onednn.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "copy",
         "negative_axis",
         "many_inputs",
         "random"
@@ -3797,6 +3827,33 @@ std::vector<std::pair<std::string, std::string>> builtin_files() {
         "alpha_above_one",
         "alpha_negative",
         "offset_outside_dtype",
+        "random"
+      ]
+    },
+    {
+      "name": "pytorch.onednn",
+      "clauses": [
+        "qlinear.leaky_relu.pytorch_onednn",
+        "float.dequantize",
+        "float.pytorch_quantize_per_tensor"
+      ],
+      "description": "PyTorch 1.13 quantized::leaky_relu / leaky_relu of a quantized tensor under every quantized engine (onednn, qnnpack): ATen's leaky_qrelu_out_kernel, d = fl32((x - z_x) s_x), e = d > 0 ? d : fl32(d alpha), y = sat(rne(fl32(e fl32(1 / s_y))) + z_y); int8 and uint8, any finite alpha, no clamp",
+      "source": "pytorch/pytorch v1.13.1 aten/src/ATen/native/quantized/cpu/qrelu.cpp (QLeakyRelu::run, leaky_relu_quantized_cpu), kernels/QuantizedOpKernels.cpp (leaky_qrelu_out_kernel), native/quantized/AffineQuantizerBase.cpp (dequantize_val, quantize_val)",
+      "attributes": [
+        "alpha",
+        "x_scale",
+        "x_zero_point",
+        "y_scale",
+        "y_zero_point"
+      ],
+      "optional_attributes": [],
+      "vectors": "ops/qlinear/leaky_relu/pytorch.onednn.json",
+      "required_flags": [
+        "tie",
+        "saturate_low",
+        "saturate_high",
+        "uint8",
+        "all_codes",
         "random"
       ]
     }

@@ -99,10 +99,11 @@ QSPEC_REGISTER_REF_OP(reg<Mul>(Mul::conv::tosa, QEwOp::Mul));
 // qlinear.concat: the inputs x0, x1, ... in order, one scale and zero point each.
 Registration concat_reg(std::string_view convention) {
   using K = cat::qlinear_concat;
-  const auto c = convention == K::conv::onnxruntime    ? ro::QConcatConvention::OnnxRuntime
-                 : convention == K::conv::armnn_cpuref ? ro::QConcatConvention::ArmnnCpuref
-                 : convention == K::conv::tosa         ? ro::QConcatConvention::Tosa
-                                                       : ro::QConcatConvention::TfliteReference;
+  const auto c = convention == K::conv::onnxruntime      ? ro::QConcatConvention::OnnxRuntime
+                 : convention == K::conv::armnn_cpuref   ? ro::QConcatConvention::ArmnnCpuref
+                 : convention == K::conv::tosa           ? ro::QConcatConvention::Tosa
+                 : convention == K::conv::pytorch_onednn ? ro::QConcatConvention::PytorchOnednn
+                                                         : ro::QConcatConvention::TfliteReference;
   return registration<K>(convention, [c](const Attrs& a, const Inputs& in) {
     std::vector<IntArray> xs;
     ro::QConcatParams p;
@@ -125,6 +126,7 @@ QSPEC_REGISTER_REF_OP(concat_reg(cat::qlinear_concat::conv::onnxruntime));
 QSPEC_REGISTER_REF_OP(concat_reg(cat::qlinear_concat::conv::tflite_reference));
 QSPEC_REGISTER_REF_OP(concat_reg(cat::qlinear_concat::conv::armnn_cpuref));
 QSPEC_REGISTER_REF_OP(concat_reg(cat::qlinear_concat::conv::tosa));
+QSPEC_REGISTER_REF_OP(concat_reg(cat::qlinear_concat::conv::pytorch_onednn));
 
 }  // namespace
 }  // namespace qspec::refops

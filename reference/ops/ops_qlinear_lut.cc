@@ -40,6 +40,7 @@ OpFn leaky_relu_fn(ro::QLutConvention c) {
 
 QSPEC_REGISTER_REF_OP(registration<Op>(Op::conv::xnnpack_fp32, leaky_relu_fn(ro::QLutConvention::XnnpackFp32)));
 QSPEC_REGISTER_REF_OP(registration<Op>(Op::conv::onnxruntime, leaky_relu_fn(ro::QLutConvention::OnnxRuntime)));
+QSPEC_REGISTER_REF_OP(registration<Op>(Op::conv::pytorch_onednn, leaky_relu_fn(ro::QLutConvention::PytorchOnednn)));
 
 }  // namespace
 }  // namespace qspec::refops

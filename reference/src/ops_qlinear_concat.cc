@@ -24,6 +24,7 @@ bool finite_positive(std::uint32_t b) { return float_is_finite(b, kBinary32) && 
 std::function<Int(const Int&)> qlinear_concat_map(const QConcatParams& p, std::size_t i, QConcatConvention c) {
   if (c == QConcatConvention::ArmnnCpuref) return qlinear_concat_armnn_map(p, i);
   if (c == QConcatConvention::Tosa) return qlinear_concat_tosa_map(p, i);
+  if (c == QConcatConvention::PytorchOnednn) return qlinear_concat_pytorch_map(p, i);
   const std::string name = c == QConcatConvention::OnnxRuntime ? "onnxruntime concat" : "tflite.reference concat";
   const DType t = p.type;
   QSPEC_ERROR_IF(!fits(p.x_zero_points[i], t) || !fits(p.y_zero_point, t),
@@ -64,6 +65,7 @@ std::function<Int(const Int&)> qlinear_concat_map(const QConcatParams& p, std::s
 // spec: qlinear.concat.tflite_reference
 // spec: qlinear.concat.armnn_cpuref
 // spec: qlinear.concat.tosa
+// spec: qlinear.concat.pytorch_onednn
 IntArray qlinear_concat(const std::vector<IntArray>& xs, std::int64_t axis, const QConcatParams& p,
                         QConcatConvention c) {
   QSPEC_ERROR_IF(xs.empty(), "qlinear.concat: needs at least one input");

@@ -28,6 +28,7 @@ bool negative(std::uint32_t b) { return f32_sign(b) && f32_value(b) != 0; }
 std::array<Int, 256> qlinear_leaky_relu_table(std::uint32_t alpha, const QPoolParams& p, QLutConvention c) {
   const Range r = int_range(p.type);
   QSPEC_ERROR_IF(p.type != DType::I8 && p.type != DType::U8, "qlinear.leaky_relu: x must be int8 or uint8");
+  if (c == QLutConvention::PytorchOnednn) return qlinear_leaky_relu_pytorch_table(alpha, p);
   std::array<Int, 256> table;
   if (c == QLutConvention::XnnpackFp32) {
     const std::string n = "xnnpack.fp32 leaky ReLU";
@@ -76,6 +77,7 @@ std::array<Int, 256> qlinear_leaky_relu_table(std::uint32_t alpha, const QPoolPa
 
 // spec: qlinear.leaky_relu.xnnpack_fp32
 // spec: qlinear.leaky_relu.onnxruntime
+// spec: qlinear.leaky_relu.pytorch_onednn
 IntArray qlinear_leaky_relu(const IntArray& x, std::uint32_t alpha, const QPoolParams& p, QLutConvention c) {
   const auto table = qlinear_leaky_relu_table(alpha, p, c);
   const Range r = int_range(p.type);

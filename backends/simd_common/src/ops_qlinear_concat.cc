@@ -19,7 +19,7 @@ using qlinear::f32_of;
 using nn::reject_if;
 using K = cat::qlinear_concat;
 
-enum class Conv { kOrt, kTflite, kArmnn, kTosa };
+enum class Conv { kOrt, kTflite, kArmnn, kTosa, kPytorch };
 
 // Arm NN: armnn::Quantize(armnn::Dequantize(x)) on the hardware's binary32 (no copy shortcut).
 std::int64_t armnn_code(std::int64_t x, float sx, std::int64_t zx, float sy, std::int64_t zy, std::int64_t lo,
@@ -52,6 +52,19 @@ std::array<std::int64_t, 256> tosa_code_map(qspec_dtype t, float sx, std::int64_
   return m;
 }
 
+// PyTorch (ATen): quantize_val(dequantize_val(x)): fl32((x - z_x) s_x) (a double product rounded
+// once), zero_point + nearbyint(fl32(v fl32(1 / s_y))) in float, clamped. Any input parameters
+// (an input with the output's gives its codes back: no copy needed).
+std::int64_t pytorch_code(std::int64_t x, float sx, std::int64_t zx, float sy, std::int64_t zy, std::int64_t lo,
+                          std::int64_t hi) {
+  const auto d = static_cast<float>(static_cast<double>(x - zx) * static_cast<double>(sx));
+  const float v = d * (1.0f / sy);
+  if (!std::isfinite(v)) throw Unsupported("pytorch: a finite value (REQUIRE)");
+  if (std::fabs(v) >= 0x1p62f) return v > 0 ? hi : lo;  // saturates (the int64 conversion holds below 2^63)
+  const float r = static_cast<float>(zy) + std::nearbyint(v);
+  return std::min(std::max(static_cast<std::int64_t>(r), lo), hi);
+}
+
 // The code map of one input as a table over the dtype's codes (index: code - lo).
 template <Conv kConv>
 std::array<std::int64_t, 256> code_map(qspec_dtype t, float sx, std::int64_t zx, float sy, std::int64_t zy) {
@@ -59,7 +72,7 @@ std::array<std::int64_t, 256> code_map(qspec_dtype t, float sx, std::int64_t zx,
   constexpr bool ort = kConv == Conv::kOrt;
   const std::int64_t lo = t == QSPEC_DTYPE_INT8 ? -128 : 0, hi = lo + 255;
   std::array<std::int64_t, 256> m{};
-  const bool copy = kConv != Conv::kArmnn && sx == sy && zx == zy;
+  const bool copy = kConv != Conv::kArmnn && kConv != Conv::kPytorch && sx == sy && zx == zy;
   if (kConv == Conv::kTflite)
     reject_if(t == QSPEC_DTYPE_INT8 && !copy, "tflite: int8 inputs must have the output's parameters");
   if (!(std::isfinite(sx) && sx > 0 && std::isfinite(sy) && sy > 0))
@@ -69,6 +82,8 @@ std::array<std::int64_t, 256> code_map(qspec_dtype t, float sx, std::int64_t zx,
     std::int64_t y = x;
     if (kConv == Conv::kArmnn) {
       y = armnn_code(x, sx, zx, sy, zy, lo, hi);
+    } else if (kConv == Conv::kPytorch) {
+      y = pytorch_code(x, sx, zx, sy, zy, lo, hi);
     } else if (!copy && ort) {
       const float v = sx * static_cast<float>(x - zx);
       const float q = v / sy;
@@ -161,6 +176,8 @@ void add_qlinear_concat_ops(std::vector<OpEntry>& t) {
                        qlinear_concat<Conv::kArmnn>));
   t.push_back(
       entry<K>(K::conv::tosa, "per-input RESCALE (SINGLE_ROUND) table or copy, layout", qlinear_concat<Conv::kTosa>));
+  t.push_back(entry<K>(K::conv::pytorch_onednn, "per-input ATen dequantize_val + quantize_val table, layout",
+                       qlinear_concat<Conv::kPytorch>));
 }
 
 }  // namespace qspec::simd

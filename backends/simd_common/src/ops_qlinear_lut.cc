@@ -21,8 +21,23 @@ using qlinear::positive_normal;
 using nn::reject_if;
 using Op = cat::qlinear_leaky_relu;
 
-template <bool xnn>
+enum class Lut { kXnnpack, kOrt, kPytorch };
+
+// ATen's leaky_qrelu_out_kernel (scalar path): dequantize_val, the slope for d <= 0, quantize_val.
+std::int64_t pytorch_leaky_entry(std::int64_t code, float xs, std::int64_t zx, float alpha, float ys, std::int64_t zy,
+                                 std::int64_t lo, std::int64_t hi) {
+  const auto d = static_cast<float>(static_cast<double>(code - zx) * static_cast<double>(xs));
+  const float e = d > 0.0f ? d : d * alpha;
+  const float v = e * (1.0f / ys);
+  if (!std::isfinite(v)) throw Unsupported("pytorch: a finite value (a REQUIRE)");
+  if (std::fabs(v) >= 0x1p62f) return v > 0 ? hi : lo;  // saturates (the int64 conversion holds below 2^63)
+  const float r = static_cast<float>(zy) + std::nearbyint(v);
+  return std::clamp(static_cast<std::int64_t>(r), lo, hi);
+}
+
+template <Lut kind>
 void leaky_relu(OpCall& c) {
+  constexpr bool xnn = kind == Lut::kXnnpack;
   const qspec_tensor& xt = qlinear::named(c, Op::in::x);
   reject_if(xt.dtype != QSPEC_DTYPE_INT8 && xt.dtype != QSPEC_DTYPE_UINT8, "qlinear.leaky_relu: int8 or uint8");
   const IntArray x = read_int(xt);
@@ -51,6 +66,12 @@ void leaky_relu(OpCall& c) {
       const float p = f * inv;
       table[static_cast<std::size_t>(i)] = std::clamp(static_cast<std::int64_t>(std::lrintf(p)) + zy, ymin, ymax);
     }
+  } else if (kind == Lut::kPytorch) {
+    reject_if(!fits(zx) || !fits(zy), "pytorch: zero_point is out of range");
+    if (!(std::isfinite(xs) && xs > 0 && std::isfinite(ys) && ys > 0 && std::isfinite(alpha)))
+      throw Unsupported("pytorch: finite positive scales and a finite alpha (a REQUIRE)");
+    for (std::int64_t i = 0; i < 256; ++i)
+      table[static_cast<std::size_t>(i)] = pytorch_leaky_entry(lo + i, xs, zx, alpha, ys, zy, lo, hi);
   } else {
     reject_if(!fits(zx) || !fits(zy), "onnxruntime: the zero points must have x's type");
     if (!(std::isfinite(xs) && xs > 0 && std::isfinite(ys) && ys > 0 && std::isfinite(alpha)))
@@ -76,9 +97,12 @@ void leaky_relu(OpCall& c) {
 }  // namespace
 
 void add_qlinear_lut_ops(std::vector<OpEntry>& t) {
-  t.push_back(entry<Op>(Op::conv::xnnpack_fp32, "XNNPACK qu8 256-entry table (reciprocal multiply)", leaky_relu<true>));
+  t.push_back(entry<Op>(Op::conv::xnnpack_fp32, "XNNPACK qu8 256-entry table (reciprocal multiply)",
+                        leaky_relu<Lut::kXnnpack>));
   t.push_back(entry<Op>(Op::conv::onnxruntime, "ONNX Runtime 256-entry table (MlasQuantizeLinear division)",
-                        leaky_relu<false>));
+                        leaky_relu<Lut::kOrt>));
+  t.push_back(entry<Op>(Op::conv::pytorch_onednn, "ATen leaky_qrelu_out_kernel as a 256-entry table",
+                        leaky_relu<Lut::kPytorch>));
 }
 
 }  // namespace qspec::simd

@@ -77,7 +77,9 @@ bool is_tie(ro::QConcatConvention c, const Problem& pr, const Input& in, std::in
     return p - floor_div(p, unit) * unit == unit / 2;
   }
   std::uint32_t v;
-  if (c != ro::QConcatConvention::TfliteReference) {  // ONNX Runtime and Arm NN: fl32(fl32(s_x (x - z_x)) / s_y)
+  if (c == ro::QConcatConvention::PytorchOnednn) {  // PyTorch: fl32(fl32((x - z_x) s_x) fl32(1 / s_y))
+    v = f32_mul(f32_mul(f32_from_int(Int(x - in.zero_point)), in.scale), f32_div(0x3f800000u, pr.y_scale));
+  } else if (c != ro::QConcatConvention::TfliteReference) {  // ONNX Runtime and Arm NN: fl32(fl32(s_x (x - z_x)) / s_y)
     v = f32_div(f32_mul(in.scale, f32_from_int(Int(x - in.zero_point))), pr.y_scale);
   } else {
     const std::uint32_t scale = f32_mul(in.scale, f32_div(0x3f800000u, pr.y_scale));
@@ -285,6 +287,17 @@ void hand_cases(Builder& b) {
   dt.xs[1].type = DType::I8;
   dt.xs[1].codes = {1, 2, 3, 4};
   b.add_invalid(dt, "x0 uint8 with x1 int8");
+  if (b.c == ro::QConcatConvention::PytorchOnednn) {
+    // spec/errata.md E-LIBTORCH-EW-4: 4-D along 1 with C = 1 x 1 spatial is channels-last contiguous,
+    // so libtorch runs qcat_nhwc_kernel; its AVX2 channel blocks (C >= 8) dequantize with an FMA.
+    Problem nhwc;
+    nhwc.type = DType::U8;
+    nhwc.xs = {Input{{1, 8, 1, 1}, std::vector<std::int64_t>(8, 2), 0x3dcccccdu /* 0.1f */, 3, DType::U8}};
+    nhwc.axis = 1;
+    nhwc.y_scale = 0x3e4ccccdu;  // 0.2f
+    nhwc.y_zero_point = 128;
+    b.add(nhwc, "s_x 0.1f, z_x 3, x = 2, s_y 0.2f: fl32(-0.1f * 5) = -0.5 exactly -> 128 (an FMA dequantization: 127)");
+  }
 }
 
 // tosa: int8 only; ties of the fixed-point RESCALE, saturation, copies with another zero point,
@@ -357,10 +370,11 @@ Family concat_family(std::string_view conv, std::uint64_t seed, int tie_rich, in
     notes.emplace_back("zp_copied", "an input with the output's scale and another zero point (the lowering copies it)");
   }
   return family<K>(conv, notes, seed, [cv, tie_rich, realistic](Rng& r) {
-    const auto c = cv == K::conv::onnxruntime    ? ro::QConcatConvention::OnnxRuntime
-                   : cv == K::conv::armnn_cpuref ? ro::QConcatConvention::ArmnnCpuref
-                   : cv == K::conv::tosa         ? ro::QConcatConvention::Tosa
-                                                 : ro::QConcatConvention::TfliteReference;
+    const auto c = cv == K::conv::onnxruntime      ? ro::QConcatConvention::OnnxRuntime
+                   : cv == K::conv::armnn_cpuref   ? ro::QConcatConvention::ArmnnCpuref
+                   : cv == K::conv::tosa           ? ro::QConcatConvention::Tosa
+                   : cv == K::conv::pytorch_onednn ? ro::QConcatConvention::PytorchOnednn
+                                                   : ro::QConcatConvention::TfliteReference;
     Builder b{cv, c, {}};
     if (c == ro::QConcatConvention::Tosa)
       tosa_hand_cases(b);
@@ -378,6 +392,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(concat_family(K::conv::onnxruntime, 1521, 200, 150)
 QSPEC_REGISTER_VECTOR_FAMILY(concat_family(K::conv::tflite_reference, 1522, 200, 150));
 QSPEC_REGISTER_VECTOR_FAMILY(concat_family(K::conv::armnn_cpuref, 1523, 80, 40));
 QSPEC_REGISTER_VECTOR_FAMILY(concat_family(K::conv::tosa, 1524, 100, 50));
+QSPEC_REGISTER_VECTOR_FAMILY(concat_family(K::conv::pytorch_onednn, 1781, 80, 40));
 
 }  // namespace
 }  // namespace qspec::vecgen

@@ -73,6 +73,7 @@ int ties_of(const Case& k, bool xnn) {
 struct Builder {
   std::string conv;
   bool xnn;
+  bool reciprocal;  // the requantization multiplies by fl32(1 / y_scale) (XNNPACK, PyTorch), else divides
   std::vector<Test> tests;
   void add(const Case& k, const std::string& comment) {
     Test t = to_test(k, comment);
@@ -80,7 +81,7 @@ struct Builder {
     if (classify(Op::op, conv, t.attributes, t.inputs, &out) != Verdict::Valid)
       throw std::logic_error("vecgen qlinear.leaky_relu: '" + comment + "' is not valid");
     std::set<std::string> f{"all_codes"};
-    const int ties = ties_of(k, xnn);
+    const int ties = ties_of(k, reciprocal);
     if (ties > 0) f.insert("tie"), t.comment += " (" + std::to_string(ties) + " of 256 entries are exact ties)";
     const bool narrowed = (k.ymin && *k.ymin > lo_of(k.t)) || (k.ymax && *k.ymax < hi_of(k.t));
     for (auto v : out.at(0).data) {
@@ -145,6 +146,22 @@ Case draw(Rng& r, bool xnn, int mode) {
   return k;
 }
 
+// ATen's leaky_qrelu_out_kernel: F.leaky_relu's output parameters (the input's), a slope above 1,
+// the E-LIBTORCH-EW-1 scale 0.1f (whose FMA dequantization on the vector path differs), a bad int8 z_x.
+void pytorch_hand_cases(Builder& b, const Case& k) {
+  Case same = k;
+  same.xs = same.ys = 0x3dcccccdu;  // 0.1f
+  same.zx = same.zy = 3;
+  same.alpha = 0x3c23d70au;  // 0.01f, torch's default slope
+  b.add(same, "the input's parameters for the output (F.leaky_relu), scale 0.1f, z 3, alpha 0.01f");
+  Case steep = k;
+  steep.alpha = ties::f32_dyadic(3, -1);
+  b.add(steep, "alpha 3/2 (ATen takes any slope): negative inputs grow and saturate low");
+  Case zx = k;
+  zx.t = DType::I8, zx.zx = 128, zx.zy = 0;
+  b.add_invalid(zx, "int8 x_zero_point 128 does not fit int8 (quantize_per_tensor: zero_point is out of range)");
+}
+
 void hand_cases(Builder& b) {
   Case k;
   k.xs = ties::f32_dyadic(1, -1), k.ys = ties::f32_dyadic(1, 0), k.zx = 128, k.zy = 128;
@@ -164,6 +181,7 @@ void hand_cases(Builder& b) {
     Case z = k;
     z.zx = 256;
     b.add_invalid(z, "x_zero_point 256 does not fit uint8");
+    if (b.conv == Op::conv::pytorch_onednn) pytorch_hand_cases(b, k);
     return;
   }
   Case c = k;
@@ -186,14 +204,16 @@ void hand_cases(Builder& b) {
   b.add_invalid(range, "y_min = y_max: range min must be below range max");
 }
 
-Family leaky_family(std::string_view conv, std::uint64_t seed) {
+Family leaky_family(std::string_view conv, std::uint64_t seed, int draws_per_mode = 28) {
   const std::string cv(conv);
   const bool xnn = conv == Op::conv::xnnpack_fp32;
-  return family<Op>(conv, kNotes, seed, [cv, xnn](Rng& r) {
-    Builder b{cv, xnn, {}};
+  const bool reciprocal = xnn || conv == Op::conv::pytorch_onednn;
+  return family<Op>(conv, kNotes, seed, [cv, xnn, reciprocal, draws_per_mode](Rng& r) {
+    Builder b{cv, xnn, reciprocal, {}};
     hand_cases(b);
     for (int mode = 0; mode < 3; ++mode)
-      for (int i = 0; i < (mode == 1 ? 40 : 28); ++i)  // 256 codes a test: >= 100 tests, within the file limit
+      // 256 codes a test: >= 100 tests, within the file limit (tie-rich draws 12 more).
+      for (int i = 0; i < (mode == 1 ? draws_per_mode + 12 : draws_per_mode); ++i)
         for (int attempt = 0;; ++attempt) {
           const Case k = draw(r, xnn, mode);
           const Test t = to_test(k, "");
@@ -209,6 +229,8 @@ Family leaky_family(std::string_view conv, std::uint64_t seed) {
 
 QSPEC_REGISTER_VECTOR_FAMILY(leaky_family(Op::conv::xnnpack_fp32, 1531));
 QSPEC_REGISTER_VECTOR_FAMILY(leaky_family(Op::conv::onnxruntime, 1532));
+// PyTorch: ~60 tests (the vectors/ size budget); ATen takes int8 and any slope, as ONNX Runtime does.
+QSPEC_REGISTER_VECTOR_FAMILY(leaky_family(Op::conv::pytorch_onednn, 1782, 16));
 
 }  // namespace
 }  // namespace qspec::vecgen

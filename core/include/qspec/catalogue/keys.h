@@ -1244,6 +1244,7 @@ struct qlinear_concat {
     static constexpr std::string_view tflite_reference = "tflite.reference";
     static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
     static constexpr std::string_view tosa = "tosa";
+    static constexpr std::string_view pytorch_onednn = "pytorch.onednn";
   };
 };
 
@@ -1372,6 +1373,7 @@ struct qlinear_leaky_relu {
     static constexpr std::string_view tflite_double_round = "tflite.double_round";
     static constexpr std::string_view tflite_single_round = "tflite.single_round";
     static constexpr std::string_view armnn_cpuref = "armnn.cpuref";
+    static constexpr std::string_view pytorch_onednn = "pytorch.onednn";
   };
 };
 

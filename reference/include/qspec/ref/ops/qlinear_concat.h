@@ -16,7 +16,7 @@
 
 namespace qspec::ref::ops {
 
-enum class QConcatConvention { OnnxRuntime, TfliteReference, ArmnnCpuref, Tosa };
+enum class QConcatConvention { OnnxRuntime, TfliteReference, ArmnnCpuref, Tosa, PytorchOnednn };
 
 struct QConcatParams {
   DType type = DType::U8;               // every input's and the output's dtype
@@ -48,6 +48,12 @@ std::function<Int(const Int&)> qlinear_concat_armnn_map(const QConcatParams& p, 
 // by CMS(fl64(s_x / s_y)) (ERROR_IF its shift is outside [2, 62]), input_zp z_x, output_zp z_y,
 // SINGLE_ROUND: y = clip_int8(apply_scale_32(x - z_x, M, s, false) + z_y).
 std::function<Int(const Int&)> qlinear_concat_tosa_map(const QConcatParams& p, std::size_t i);
+
+// spec: qlinear.concat.pytorch_onednn
+// PyTorch 1.13's quantized::cat / torch.cat under every quantized engine
+// (spec/operators_qlinear_pytorch_concat.md): ERROR_IF a zero point does not fit the dtype; REQUIRE
+// the scales finite and positive; y = sat(rne(fl32(fl32((x - z_i) s_i) fl32(1 / s_y))) + z_y).
+std::function<Int(const Int&)> qlinear_concat_pytorch_map(const QConcatParams& p, std::size_t i);
 
 // spec: qlinear.concat.onnxruntime
 // spec: qlinear.concat.tflite_reference
