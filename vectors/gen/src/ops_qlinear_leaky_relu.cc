@@ -229,8 +229,8 @@ Family leaky_family(std::string_view conv, std::uint64_t seed, int draws_per_mod
 
 QSPEC_REGISTER_VECTOR_FAMILY(leaky_family(Op::conv::xnnpack_fp32, 1531));
 QSPEC_REGISTER_VECTOR_FAMILY(leaky_family(Op::conv::onnxruntime, 1532));
-// PyTorch: ~60 tests (the vectors/ size budget); ATen takes int8 and any slope, as ONNX Runtime does.
-QSPEC_REGISTER_VECTOR_FAMILY(leaky_family(Op::conv::pytorch_onednn, 1782, 16));
+// PyTorch: ATen takes int8 and any slope, as ONNX Runtime does.
+QSPEC_REGISTER_VECTOR_FAMILY(leaky_family(Op::conv::pytorch_onednn, 1782));
 
 }  // namespace
 }  // namespace qspec::vecgen
