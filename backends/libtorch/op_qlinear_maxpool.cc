@@ -25,13 +25,6 @@ namespace {
 using namespace thirdparty;
 using Max = cat::qlinear_max_pool2d;
 
-std::vector<std::int64_t> ints(const Call& call, const attr::IntArray& key, std::vector<std::int64_t> d,
-                               std::size_t n) {
-  auto v = attr::get_or(call.attrs, key, d);
-  if (v.size() != n) call.refuse(std::string(key.name) + " needs " + std::to_string(n) + " entries");
-  return v;
-}
-
 }  // namespace
 
 void add_qlinear_maxpool_claims(std::vector<Claim>& c, bool qnnpack_engine) {
@@ -52,10 +45,10 @@ void run_qlinear_max_pool2d(const Call& call) {
     call.refuse("libtorch's quantized max_pool2d takes qint8 / quint8 data here");
   if (xt.rank != 4) call.refuse("max_pool2d needs x (N, H, W, C)");
   if (!attr::has(call.attrs, Max::attr::kernel)) call.refuse("kernel is required");
-  const auto k = ints(call, Max::attr::kernel, {1, 1}, 2);
-  const auto s = ints(call, Max::attr::strides, {1, 1}, 2);
-  const auto d = ints(call, Max::attr::dilations, {1, 1}, 2);
-  const auto pads = ints(call, Max::attr::pads, {0, 0, 0, 0}, 4);
+  const auto k = int_list(call, Max::attr::kernel, {1, 1}, 2);
+  const auto s = int_list(call, Max::attr::strides, {1, 1}, 2);
+  const auto d = int_list(call, Max::attr::dilations, {1, 1}, 2);
+  const auto pads = int_list(call, Max::attr::pads, {0, 0, 0, 0}, 4);
   if (pads[0] != pads[2] || pads[1] != pads[3])
     call.refuse("libtorch's max_pool2d pads both sides of an axis alike (one padding per axis)");
   const std::int64_t lo = xt.dtype == QSPEC_DTYPE_INT8 ? -128 : 0, hi = xt.dtype == QSPEC_DTYPE_INT8 ? 127 : 255;

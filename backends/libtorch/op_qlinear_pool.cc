@@ -26,13 +26,6 @@ namespace {
 using namespace thirdparty;
 using Avg = cat::qlinear_avg_pool2d;
 
-std::vector<std::int64_t> ints(const Call& call, const attr::IntArray& key, std::vector<std::int64_t> d,
-                               std::size_t n) {
-  auto v = attr::get_or(call.attrs, key, d);
-  if (v.size() != n) call.refuse(std::string(key.name) + " needs " + std::to_string(n) + " entries");
-  return v;
-}
-
 }  // namespace
 
 void add_qlinear_pool_claims(std::vector<Claim>& c, bool qnnpack_engine) {
@@ -53,9 +46,9 @@ void run_qlinear_avg_pool2d(const Call& call) {
     call.refuse("libtorch's quantized avg_pool2d takes qint8 / quint8 data");
   if (xt.rank != 4) call.refuse("avg_pool2d needs x (N, H, W, C)");
   if (!attr::has(call.attrs, Avg::attr::kernel)) call.refuse("kernel is required");
-  const auto k = ints(call, Avg::attr::kernel, {1, 1}, 2);
-  const auto s = ints(call, Avg::attr::strides, {1, 1}, 2);
-  const auto pads = ints(call, Avg::attr::pads, {0, 0, 0, 0}, 4);
+  const auto k = int_list(call, Avg::attr::kernel, {1, 1}, 2);
+  const auto s = int_list(call, Avg::attr::strides, {1, 1}, 2);
+  const auto pads = int_list(call, Avg::attr::pads, {0, 0, 0, 0}, 4);
   if (pads[0] != pads[2] || pads[1] != pads[3])
     call.refuse("libtorch's avg_pool2d pads both sides of an axis alike (one padding per axis)");
   const bool include = attr::get_or(call.attrs, Avg::attr::count_include_pad, false);

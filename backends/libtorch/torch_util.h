@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "qspec/backend.h"
+#include "qspec/core/attr.h"
 #include "qspec/thirdparty/adapter.h"
 
 namespace qspec::libtorch_adapter {
@@ -30,6 +31,15 @@ at::Tensor quantized_tensor(const qspec_tensor& t, double scale, std::int64_t ze
 void write_int_repr(qspec_tensor& out, const at::Tensor& q);
 // Writes a float32 tensor into out, bit-exact.
 void write_float(qspec_tensor& out, const at::Tensor& f);
+
+// The integer list attribute `key` (default d) of exactly n entries; refused otherwise (the pooling
+// adapters' kernel, strides, dilations and pads).
+inline std::vector<std::int64_t> int_list(const thirdparty::Call& call, const attr::IntArray& key,
+                                          std::vector<std::int64_t> d, std::size_t n) {
+  auto v = attr::get_or(call.attrs, key, std::move(d));
+  if (v.size() != n) call.refuse(std::string(key.name) + " needs " + std::to_string(n) + " entries");
+  return v;
+}
 
 // Runs fn; a c10::Error (libtorch's TORCH_CHECK) becomes call.refuse(what + ": " + message), the
 // library's refusal of the parameters (Rejected on the library's own convention, Unsupported on a
