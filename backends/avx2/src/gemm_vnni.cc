@@ -9,7 +9,12 @@
 // columns) and, for a single row (M = 1, a GEMV), a kernel that walks four panels side by side
 // so that each broadcast activation word feeds 8 VPDPBUSD (one per 32-byte weight vector) and the
 // weights stream once at the cache's bandwidth. The zero-point corrections are added as the
-// results are stored, the column term as col_mul * column sum (VPMULLD, modulo 2^32).
+// results are stored, the column term as col_mul * column sum (VPMULLD, modulo 2^32), and for
+// run_requant the qlinear operators' requantization too (bias, the convention's arithmetic per
+// column in registers, a byte store).
+// GCC 12 reports its own _mm*_undefined_* placeholders (the unmasked forms of the AVX-512
+// intrinsics) as maybe-uninitialized once inlined (GCC bug 105593, fixed in GCC 13).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 
 #include <algorithm>
@@ -33,6 +38,9 @@ struct Corr {
   const std::int32_t* col_add = nullptr;
   std::int32_t col_mul = 0;
   const std::int32_t* col_sums = nullptr;
+  const FusedRequantView* ep = nullptr;  // run_requant: the epilogue, and its byte output
+  std::uint8_t* y = nullptr;
+  std::int64_t ldy = 0;
 };
 
 inline __mmask8 lanes_lo(int ncols) { return static_cast<__mmask8>(ncols >= 8 ? 0xff : (1u << ncols) - 1); }
@@ -61,6 +69,86 @@ inline void store_row(std::int32_t* c, __m256i v0, __m256i v1, int ncols) {
   }
   _mm256_mask_storeu_epi32(c, lanes_lo(ncols), v0);
   _mm256_mask_storeu_epi32(c + 8, lanes_hi(ncols), v1);
+}
+
+// The fused epilogue of columns j..j+7 (mask m: the valid ones): requant_one's arithmetic as
+// requant_avx2.cc computes it, with each column's own parameters; int32 accumulators in, clamped
+// int32 with the zero point out.
+// kShiftRound on 4 columns j..j+3 in 64-bit lanes: s = x*M + c(x) exactly, clamped to
+// [s_lo, s_hi] for the wide columns (so that the quotient fits int32), then the arithmetic shift;
+// the caller clamps in int32 and adds the zero point, as requant_avx2.cc's ShiftRound.
+inline __m128i shift_round4(const FusedRequantView& e, __m128i x, std::int64_t j, __mmask8 m) {
+  const __m256i x64 = _mm256_cvtepi32_epi64(x);
+  const __m256i mul = _mm256_cvtepi32_epi64(_mm_maskz_loadu_epi32(m, e.multiplier + j));
+  const __mmask8 neg = _mm256_cmplt_epi64_mask(x64, _mm256_setzero_si256());
+  const __m256i c = _mm256_mask_mov_epi64(_mm256_maskz_loadu_epi64(m, e.round_pos + j), neg,
+                                          _mm256_maskz_loadu_epi64(m, e.round_neg + j));
+  __m256i s = _mm256_add_epi64(_mm256_mul_epi32(x64, mul), c);  // |x*M| <= 2^62, |c| <= 2^62
+  s = _mm256_min_epi64(_mm256_max_epi64(s, _mm256_maskz_loadu_epi64(m, e.s_lo + j)),
+                       _mm256_maskz_loadu_epi64(m, e.s_hi + j));
+  return _mm256_cvtepi64_epi32(_mm256_srav_epi64(s, _mm256_maskz_loadu_epi64(m, e.shift + j)));
+}
+
+inline __m256i requant8(const FusedRequantView& e, __m256i v, std::int64_t j, __mmask8 m) {
+  const __m256i bias = _mm256_maskz_loadu_epi32(m, e.bias + j);
+  if (e.kind == RequantKind::kShiftRound) {
+    const __m256i x = _mm256_add_epi32(v, bias);  // exact: the caller bounded |acc| + |bias| in int32
+    const __m128i lo = shift_round4(e, _mm256_castsi256_si128(x), j, static_cast<__mmask8>(m & 0xf));
+    const __m128i hi = shift_round4(e, _mm256_extracti128_si256(x, 1), j + 4, static_cast<__mmask8>(m >> 4));
+    __m256i r = _mm256_set_m128i(hi, lo);
+    r = _mm256_min_epi32(_mm256_max_epi32(r, _mm256_set1_epi32(e.lo_nozp)), _mm256_set1_epi32(e.hi_nozp));
+    return _mm256_add_epi32(r, _mm256_set1_epi32(e.zp));
+  }
+  if (e.kind == RequantKind::kQ31Double) {
+    __m256i x = _mm256_add_epi32(v, bias);  // exact: the caller bounded |acc| + |bias| in int32
+    const __m256i mul = _mm256_maskz_loadu_epi32(m, e.multiplier + j);
+    const __m256i rsh = _mm256_maskz_loadu_epi32(m, e.right_shift + j);
+    x = _mm256_sllv_epi32(x, _mm256_maskz_loadu_epi32(m, e.left_shift + j));  // x * 2^L modulo 2^32
+    // SRDHM: bits 31..62 of the exact 64-bit x*M + 2^30 of the even and odd lanes.
+    const __m256i nudge = _mm256_set1_epi64x(std::int64_t{1} << 30);
+    const __m256i pe = _mm256_add_epi64(_mm256_mul_epi32(x, mul), nudge);
+    const __m256i po = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(mul, 32)), nudge);
+    __m256i r = _mm256_blend_epi32(_mm256_srli_epi64(pe, 31), _mm256_slli_epi64(po, 1), 0xAA);
+    const __m256i int_min = _mm256_set1_epi32(INT32_MIN);
+    const __mmask8 both_min = _mm256_cmpeq_epi32_mask(x, int_min) & _mm256_cmpeq_epi32_mask(mul, int_min);
+    r = _mm256_mask_mov_epi32(r, both_min, _mm256_set1_epi32(INT32_MAX));
+    // RDBPOT: (r >> R) + (remainder > (mask >> 1) + (r < 0)): ties away from zero.
+    const __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(_mm256_set1_epi32(1), rsh), _mm256_set1_epi32(1));
+    const __m256i thr = _mm256_sub_epi32(_mm256_srli_epi32(mask, 1), _mm256_srai_epi32(r, 31));
+    const __mmask8 up = _mm256_cmpgt_epi32_mask(_mm256_and_si256(r, mask), thr);
+    const __m256i q = _mm256_srav_epi32(r, rsh);
+    r = _mm256_mask_add_epi32(q, up, q, _mm256_set1_epi32(1));
+    r = _mm256_min_epi32(_mm256_max_epi32(r, _mm256_set1_epi32(e.lo_nozp)), _mm256_set1_epi32(e.hi_nozp));
+    return _mm256_add_epi32(r, _mm256_set1_epi32(e.zp));
+  }
+  // The float kinds (float_narrow): rne(fl32(fl32(x) * S)) (+ fl32(zp) before the rounding for
+  // kFloatInclZp), clamped to integer bounds first, which commutes with the monotone rounding.
+  __m256 f;
+  if (e.float_bias) {  // oneDNN: fl32(fl32(acc) + fl32(b)), an integer below 2^31 in magnitude
+    f = _mm256_add_ps(_mm256_cvtepi32_ps(v), _mm256_cvtepi32_ps(bias));
+  } else {
+    f = _mm256_cvtepi32_ps(_mm256_add_epi32(v, bias));
+  }
+  f = _mm256_mul_ps(f, _mm256_maskz_loadu_ps(m, e.scale + j));
+  const bool incl = e.kind == RequantKind::kFloatInclZp;
+  if (incl) f = _mm256_add_ps(f, _mm256_set1_ps(e.zp_f));
+  f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(e.flo)), _mm256_set1_ps(e.fhi));
+  const __m256i r = _mm256_cvtps_epi32(f);  // round to nearest even (MXCSR's default)
+  return incl ? r : _mm256_add_epi32(r, _mm256_set1_epi32(e.zp));
+}
+
+// c + off, or null for run_requant, which has no C (no arithmetic on a null pointer).
+inline std::int32_t* at(std::int32_t* c, std::int64_t off) { return c == nullptr ? nullptr : c + off; }
+
+// Row `row`, panel columns j..j+15 (ncols valid): C's int32 lanes, or with the fused epilogue
+// its bytes (VPMOVDB narrows lanes already inside the byte range).
+inline void store_out(const Corr& k, std::int32_t* c, std::int64_t row, std::int64_t j, __m256i v0, __m256i v1,
+                      int ncols) {
+  if (k.ep == nullptr) return store_row(c, v0, v1, ncols);
+  std::uint8_t* y = k.y + row * k.ldy + j;
+  const __mmask8 lo = lanes_lo(ncols), hi = lanes_hi(ncols);
+  _mm256_mask_cvtepi32_storeu_epi8(y, lo, requant8(*k.ep, v0, j, lo));
+  if (hi != 0) _mm256_mask_cvtepi32_storeu_epi8(y + 8, hi, requant8(*k.ep, v1, j + 8, hi));
 }
 
 inline __m256i bcast4(const std::uint8_t* p) {
@@ -124,7 +212,7 @@ void microkernel(std::int64_t k4, const std::uint8_t* a, std::int64_t lda, const
     }
   }
 #pragma GCC unroll 8
-  for (int r = 0; r < MR; ++r) store_row(c + r * ldc, acc0[0][r], acc1[0][r], ncols);
+  for (int r = 0; r < MR; ++r) store_out(corr, at(c, r * ldc), r0 + r, j0, acc0[0][r], acc1[0][r], ncols);
 }
 
 // One row (a GEMV): c[0 .. 16*T) (ncols of them valid) = a[4*k4] * T consecutive panels, each
@@ -174,7 +262,7 @@ void gemv_kernel(std::int64_t k4, const std::uint8_t* a, const std::int8_t* pane
       v0 = _mm256_add_epi32(v0, _mm256_add_epi32(rv, c0));
       v1 = _mm256_add_epi32(v1, _mm256_add_epi32(rv, c1));
     }
-    store_row(c + t * kNr, v0, v1, nc);
+    store_out(corr, at(c, t * kNr), 0, j0 + t * kNr, v0, v1, nc);
   }
 }
 
@@ -211,6 +299,19 @@ class VnniEngine final : public GemmEngine {
     run_impl(m, a, lda, b, c, ldc, corr);
   }
 
+  void run_requant(std::int64_t m, const std::uint8_t* a, std::int64_t lda, const PackedB& b,
+                   const std::int32_t* row_add, std::int32_t col_mul, const FusedRequantView& e, std::uint8_t* y,
+                   std::int64_t ldy) const override {
+    Corr corr;
+    corr.row_add = row_add;
+    corr.col_mul = col_mul;
+    corr.col_sums = b.row_sums.data();
+    corr.ep = &e;
+    corr.y = y;
+    corr.ldy = ldy;
+    run_impl(m, a, lda, b, nullptr, 0, corr);
+  }
+
  private:
   static void run_impl(std::int64_t m, const std::uint8_t* a, std::int64_t lda, const PackedB& b, std::int32_t* c,
                        std::int64_t ldc, const Corr& corr) {
@@ -234,12 +335,14 @@ class VnniEngine final : public GemmEngine {
         ldab = k4 * 4;
       }
       if (mc == 1) {  // a single row: the GEMV kernel, four panels at a time
-        const Corr ci = corr.row_add ? Corr{corr.row_add + i0, corr.col_add, corr.col_mul, corr.col_sums} : Corr{};
-        std::int32_t* ci0 = c + i0 * ldc;
+        Corr ci = corr;
+        if (corr.row_add != nullptr) ci.row_add += i0;
+        if (corr.ep != nullptr) ci.y += i0 * corr.ldy;
+        std::int32_t* ci0 = at(c, i0 * ldc);
         std::int64_t p = 0;
         auto group = [&](auto kernel, std::int64_t np) {
           const int ncols = static_cast<int>(std::min<std::int64_t>(np * kNr, b.n - p * kNr));
-          kernel(k4, ab, w + p * k4 * 64, k4 * 64, ci0 + p * kNr, ncols, ci, p * kNr);
+          kernel(k4, ab, w + p * k4 * 64, k4 * 64, at(ci0, p * kNr), ncols, ci, p * kNr);
           p += np;
         };
         while (p + 4 <= panels) group(gemv_kernel<4>, 4);
@@ -254,10 +357,10 @@ class VnniEngine final : public GemmEngine {
       for (std::int64_t p = 0; p < panels; ++p) {
         const int ncols = static_cast<int>(std::min<std::int64_t>(kNr, b.n - p * kNr));
         const std::int8_t* panel = w + p * k4 * 64;
-        std::int32_t* cp = c + i0 * ldc + p * kNr;
+        std::int32_t* cp = at(c, i0 * ldc + p * kNr);
         std::int64_t i = 0;
         auto rows = [&](auto kernel) {
-          kernel(k4, ab + i * ldab, ldab, panel, cp + i * ldc, ldc, ncols, corr, i0 + i, p * kNr);
+          kernel(k4, ab + i * ldab, ldab, panel, at(cp, i * ldc), ldc, ncols, corr, i0 + i, p * kNr);
         };
         for (; i + 6 <= mc; i += 6) rows(microkernel<6>);
         switch (mc - i) {

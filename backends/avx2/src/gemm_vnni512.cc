@@ -9,7 +9,11 @@
 // broadcast activation word feeding 2 VPDPBUSD and each pair of weight loads 16; per MAC that is
 // a quarter of the ymm kernel's loads and half its instructions. A single row (a GEMV) walks four
 // panels side by side, one zmm load and one VPDPBUSD per panel and group. The zero-point
-// corrections are fused into the store as in the ymm engine.
+// corrections are fused into the store as in the ymm engine, and so is, for run_requant, the
+// qlinear operators' requantization (bias, the convention's arithmetic per column, a byte store).
+// GCC 12 reports its own _mm*_undefined_* placeholders (the unmasked forms of the AVX-512
+// intrinsics) as maybe-uninitialized once inlined (GCC bug 105593, fixed in GCC 13).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 
 #include <algorithm>
@@ -29,6 +33,9 @@ struct Corr {
   const std::int32_t* col_add = nullptr;  // readable up to a multiple of 16 entries
   std::int32_t col_mul = 0;
   const std::int32_t* col_sums = nullptr;  // exactly n entries
+  const FusedRequantView* ep = nullptr;    // run_requant: the epilogue, and its byte output
+  std::uint8_t* y = nullptr;
+  std::int64_t ldy = 0;
 };
 
 inline __mmask16 lanes(int ncols) {
@@ -49,6 +56,84 @@ inline void store16(std::int32_t* c, __m512i v, int ncols) {
     _mm512_mask_storeu_epi32(c, lanes(ncols), v);
   }
 }
+
+// The fused epilogue of columns j..j+15 (mask m: the valid ones), the lanes requant_one's
+// arithmetic as requant_avx2.cc computes it: int32 accumulators in, clamped int32 with the zero point out.
+// kShiftRound on 8 columns j..j+7 in 64-bit lanes: s = x*M + c(x) exactly, clamped to
+// [s_lo, s_hi] for the wide columns (so that the quotient fits int32), then the arithmetic shift;
+// the caller clamps in int32 and adds the zero point, as requant_avx2.cc's ShiftRound.
+inline __m256i shift_round8(const FusedRequantView& e, __m256i x, std::int64_t j, __mmask8 m) {
+  const __m512i x64 = _mm512_cvtepi32_epi64(x);
+  const __m512i mul = _mm512_cvtepi32_epi64(_mm256_maskz_loadu_epi32(m, e.multiplier + j));
+  const __mmask8 neg = _mm512_cmplt_epi64_mask(x64, _mm512_setzero_si512());
+  const __m512i c = _mm512_mask_mov_epi64(_mm512_maskz_loadu_epi64(m, e.round_pos + j), neg,
+                                          _mm512_maskz_loadu_epi64(m, e.round_neg + j));
+  __m512i s = _mm512_add_epi64(_mm512_mul_epi32(x64, mul), c);  // |x*M| <= 2^62, |c| <= 2^62
+  s = _mm512_min_epi64(_mm512_max_epi64(s, _mm512_maskz_loadu_epi64(m, e.s_lo + j)),
+                       _mm512_maskz_loadu_epi64(m, e.s_hi + j));
+  return _mm512_cvtepi64_epi32(_mm512_srav_epi64(s, _mm512_maskz_loadu_epi64(m, e.shift + j)));
+}
+
+inline __m512i requant16(const FusedRequantView& e, __m512i v, std::int64_t j, __mmask16 m) {
+  const __m512i bias = _mm512_maskz_loadu_epi32(m, e.bias + j);
+  __m512i r;
+  if (e.kind == RequantKind::kShiftRound) {
+    const __m512i x = _mm512_add_epi32(v, bias);  // exact: the caller bounded |acc| + |bias| in int32
+    const __m256i lo = shift_round8(e, _mm512_castsi512_si256(x), j, static_cast<__mmask8>(m));
+    const __m256i hi = shift_round8(e, _mm512_extracti64x4_epi64(x, 1), j + 8, static_cast<__mmask8>(m >> 8));
+    r = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+    r = _mm512_min_epi32(_mm512_max_epi32(r, _mm512_set1_epi32(e.lo_nozp)), _mm512_set1_epi32(e.hi_nozp));
+    return _mm512_add_epi32(r, _mm512_set1_epi32(e.zp));
+  }
+  if (e.kind == RequantKind::kQ31Double) {
+    __m512i x = _mm512_add_epi32(v, bias);  // exact: the caller bounded |acc| + |bias| in int32
+    const __m512i mul = _mm512_maskz_loadu_epi32(m, e.multiplier + j);
+    const __m512i rsh = _mm512_maskz_loadu_epi32(m, e.right_shift + j);
+    x = _mm512_sllv_epi32(x, _mm512_maskz_loadu_epi32(m, e.left_shift + j));  // x * 2^L modulo 2^32
+    // SRDHM: bits 31..62 of the exact 64-bit x*M + 2^30 of the even and odd lanes.
+    const __m512i nudge = _mm512_set1_epi64(std::int64_t{1} << 30);
+    const __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(x, mul), nudge);
+    const __m512i po = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), _mm512_srli_epi64(mul, 32)), nudge);
+    r = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(pe, 31), _mm512_slli_epi64(po, 1));
+    const __m512i int_min = _mm512_set1_epi32(INT32_MIN);
+    const __mmask16 both_min = _mm512_cmpeq_epi32_mask(x, int_min) & _mm512_cmpeq_epi32_mask(mul, int_min);
+    r = _mm512_mask_mov_epi32(r, both_min, _mm512_set1_epi32(INT32_MAX));
+    // RDBPOT: (r >> R) + (remainder > (mask >> 1) + (r < 0)): ties away from zero.
+    const __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(_mm512_set1_epi32(1), rsh), _mm512_set1_epi32(1));
+    const __m512i thr = _mm512_sub_epi32(_mm512_srli_epi32(mask, 1), _mm512_srai_epi32(r, 31));
+    const __mmask16 up = _mm512_cmpgt_epi32_mask(_mm512_and_si512(r, mask), thr);
+    const __m512i q = _mm512_srav_epi32(r, rsh);
+    r = _mm512_mask_add_epi32(q, up, q, _mm512_set1_epi32(1));
+    r = _mm512_min_epi32(_mm512_max_epi32(r, _mm512_set1_epi32(e.lo_nozp)), _mm512_set1_epi32(e.hi_nozp));
+    return _mm512_add_epi32(r, _mm512_set1_epi32(e.zp));
+  }
+  // The float kinds (float_narrow): rne(fl32(fl32(x) * S)) (+ fl32(zp) before the rounding for
+  // kFloatInclZp), clamped to integer bounds first, which commutes with the monotone rounding.
+  __m512 f;
+  if (e.float_bias) {  // oneDNN: fl32(fl32(acc) + fl32(b)), an integer below 2^31 in magnitude
+    f = _mm512_add_ps(_mm512_cvtepi32_ps(v), _mm512_cvtepi32_ps(bias));
+  } else {
+    f = _mm512_cvtepi32_ps(_mm512_add_epi32(v, bias));
+  }
+  f = _mm512_mul_ps(f, _mm512_maskz_loadu_ps(m, e.scale + j));
+  const bool incl = e.kind == RequantKind::kFloatInclZp;
+  if (incl) f = _mm512_add_ps(f, _mm512_set1_ps(e.zp_f));
+  f = _mm512_min_ps(_mm512_max_ps(f, _mm512_set1_ps(e.flo)), _mm512_set1_ps(e.fhi));
+  r = _mm512_cvtps_epi32(f);  // round to nearest even (MXCSR's default)
+  return incl ? r : _mm512_add_epi32(r, _mm512_set1_epi32(e.zp));
+}
+
+// Row `row`, columns j..j+15 (ncols valid) of the output: C's int32 lanes, or with the fused
+// epilogue its bytes (VPMOVDB narrows lanes already inside the byte range).
+inline void store_out(const Corr& k, std::int32_t* c, std::int64_t row, std::int64_t j, __m512i v, int ncols) {
+  if (k.ep == nullptr) return store16(c, v, ncols);
+  if (ncols <= 0) return;
+  const __mmask16 m = lanes(ncols);
+  _mm512_mask_cvtepi32_storeu_epi8(k.y + row * k.ldy + j, m, requant16(*k.ep, v, j, m));
+}
+
+// c + off, or null for run_requant, which has no C (no arithmetic on a null pointer).
+inline std::int32_t* at(std::int32_t* c, std::int64_t off) { return c == nullptr ? nullptr : c + off; }
 
 inline __m512i bcast4(const std::uint8_t* p) {
   std::int32_t v;
@@ -107,7 +192,10 @@ void microkernel(std::int64_t k4, const std::uint8_t* a, std::int64_t lda, const
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 2
-    for (int q = 0; q < NP; ++q) store16(c + r * ldc + q * kNr, acc[0][r][q], ncols - q * kNr);
+    for (int q = 0; q < NP; ++q) {
+      std::int32_t* cr = at(c, r * ldc + q * kNr);
+      store_out(corr, cr, r0 + r, j0 + q * kNr, acc[0][r][q], ncols - q * kNr);
+    }
 }
 
 // One row (a GEMV) over T consecutive panels: one broadcast per group feeds T VPDPBUSD; two
@@ -146,7 +234,7 @@ void gemv_kernel(std::int64_t k4, const std::uint8_t* a, const std::int8_t* pane
     __m512i v = _mm512_add_epi32(acc[0][t], acc[1][t]);
     if (corr.row_add != nullptr)
       v = _mm512_add_epi32(v, _mm512_add_epi32(_mm512_set1_epi32(corr.row_add[0]), col_term(corr, j0 + t * kNr, nc)));
-    store16(c + t * kNr, v, nc);
+    store_out(corr, at(c, t * kNr), 0, j0 + t * kNr, v, nc);
   }
 }
 
@@ -183,6 +271,19 @@ class Vnni512Engine final : public GemmEngine {
     run_impl(m, a, lda, b, c, ldc, corr);
   }
 
+  void run_requant(std::int64_t m, const std::uint8_t* a, std::int64_t lda, const PackedB& b,
+                   const std::int32_t* row_add, std::int32_t col_mul, const FusedRequantView& e, std::uint8_t* y,
+                   std::int64_t ldy) const override {
+    Corr corr;
+    corr.row_add = row_add;
+    corr.col_mul = col_mul;
+    corr.col_sums = b.row_sums.data();
+    corr.ep = &e;
+    corr.y = y;
+    corr.ldy = ldy;
+    run_impl(m, a, lda, b, nullptr, 0, corr);
+  }
+
  private:
   template <int NP>
   static void rows(std::int64_t mc, std::int64_t k4, const std::uint8_t* ab, std::int64_t ldab,
@@ -190,7 +291,7 @@ class Vnni512Engine final : public GemmEngine {
                    const Corr& corr, std::int64_t i0, std::int64_t j0) {
     std::int64_t i = 0;
     auto call = [&](auto kernel) {
-      kernel(k4, ab + i * ldab, ldab, panel, pstride, cp + i * ldc, ldc, ncols, corr, i0 + i, j0);
+      kernel(k4, ab + i * ldab, ldab, panel, pstride, at(cp, i * ldc), ldc, ncols, corr, i0 + i, j0);
     };
     for (; i + 8 <= mc; i += 8) call(microkernel<8, NP>);
     switch (mc - i) {
@@ -226,12 +327,14 @@ class Vnni512Engine final : public GemmEngine {
         ldab = k4 * 4;
       }
       if (mc == 1) {  // a single row: the GEMV kernel, four panels at a time
-        const Corr ci = corr.row_add ? Corr{corr.row_add + i0, corr.col_add, corr.col_mul, corr.col_sums} : Corr{};
-        std::int32_t* ci0 = c + i0 * ldc;
+        Corr ci = corr;
+        if (corr.row_add != nullptr) ci.row_add += i0;
+        if (corr.ep != nullptr) ci.y += i0 * corr.ldy;
+        std::int32_t* ci0 = at(c, i0 * ldc);
         std::int64_t p = 0;
         auto group = [&](auto kernel, std::int64_t np) {
           const int ncols = static_cast<int>(std::min<std::int64_t>(np * kNr, b.n - p * kNr));
-          kernel(k4, ab, w + p * pstride, pstride, ci0 + p * kNr, ncols, ci, p * kNr);
+          kernel(k4, ab, w + p * pstride, pstride, at(ci0, p * kNr), ncols, ci, p * kNr);
           p += np;
         };
         while (p + 4 <= panels) group(gemv_kernel<4>, 4);
@@ -246,11 +349,11 @@ class Vnni512Engine final : public GemmEngine {
       std::int64_t p = 0;
       for (; p + 2 <= panels; p += 2) {
         const int ncols = static_cast<int>(std::min<std::int64_t>(2 * kNr, b.n - p * kNr));
-        rows<2>(mc, k4, ab, ldab, w + p * pstride, pstride, c + i0 * ldc + p * kNr, ldc, ncols, corr, i0, p * kNr);
+        rows<2>(mc, k4, ab, ldab, w + p * pstride, pstride, at(c, i0 * ldc + p * kNr), ldc, ncols, corr, i0, p * kNr);
       }
       if (p < panels) {
         const int ncols = static_cast<int>(b.n - p * kNr);
-        rows<1>(mc, k4, ab, ldab, w + p * pstride, pstride, c + i0 * ldc + p * kNr, ldc, ncols, corr, i0, p * kNr);
+        rows<1>(mc, k4, ab, ldab, w + p * pstride, pstride, at(c, i0 * ldc + p * kNr), ldc, ncols, corr, i0, p * kNr);
       }
     }
   }

@@ -1,9 +1,11 @@
 // The u8 x s8 engines (scalar, AVX2 VPMADDWD, AVX512-VNNI) through qgemm: every m/n/k tail (and
 // every GEMV panel-group tail at M = 1), every signedness and zero point, strides, the fused
-// corrections modulo 2^32, and the traps (VPMADDUBSW's int16 saturation, K beyond int32).
+// corrections modulo 2^32, the fused requantizing stores (run_requant) against the two passes, and
+// the traps (VPMADDUBSW's int16 saturation, K beyond int32).
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
@@ -11,6 +13,8 @@
 #include "gemm_tester.h"  // backends/simd_common/testing
 #include "qspec/simd/avx2_kernels.h"
 #include "qspec/simd/cpu.h"
+#include "qspec/simd/qgemm.h"
+#include "qspec/simd/requant.h"
 
 namespace qspec::simd {
 namespace {
@@ -157,6 +161,168 @@ TEST(qgemm, LongReductionBeyondInt32) {
     GemmTester().m(1).n(2).k(140000).a_signed(false).w_unsigned(true).constant(255, 255).Test(*e);
     GemmTester().m(2).n(3).k(70001).a_signed(true).za(127).zw(-128).constant(0x80, 127).Test(*e);  // (-255)*(255)
   }
+}
+
+// ---- the fused requantizing stores (qgemm_requant / run_requant) against the two passes ----
+
+// Column j's parameters of a random plan of `kind` (per channel unless per_tensor), output type
+// out with a narrowed clamp on some seeds: ties (scales of 2^-e, right shifts), saturation (large
+// scales and multipliers), every shift 0..31.
+std::vector<RequantParams> random_plan(RequantKind kind, OutType out, std::int64_t n, bool per_tensor,
+                                       std::mt19937_64& rng) {
+  std::vector<RequantParams> plan;
+  const std::int32_t lo = out_min(out), hi = out_max(out);
+  const bool narrowed = rng() % 3 == 0;
+  const std::int32_t zp = static_cast<std::int32_t>(lo + static_cast<std::int32_t>(rng() % 256));
+  for (std::int64_t j = 0; j < (per_tensor ? 1 : n); ++j) {
+    RequantParams p;
+    p.kind = kind;
+    p.out = OutType::I32;  // as the qlinear plans: int32 lanes, narrowed by the store
+    p.qmin = narrowed ? lo + 10 : lo;
+    p.qmax = narrowed ? hi - 20 : hi;
+    p.zp = zp;
+    if (kind == RequantKind::kShiftRound) {  // TFLite single rounding (one constant), TOSA's double (two)
+      // Multipliers spread over every binade, shifts just past 32 (TOSA's second constant then
+      // matters): many columns land inside the range, near ties.
+      p.multiplier = j % 5 == 0 ? INT32_MAX : static_cast<std::int32_t>((rng() >> 33) >> (rng() % 31));
+      p.shift = static_cast<int>(j % 4 == 0 ? 62 : j % 4 == 1 ? 32 + rng() % 4 : 1 + rng() % 62);
+      p.round_pos = p.round_neg = std::int64_t{1} << (p.shift - 1);
+      if (j % 2 && p.shift > 31) p.round_pos += std::int64_t{1} << 30, p.round_neg -= std::int64_t{1} << 30;
+    } else if (kind == RequantKind::kQ31Double) {
+      p.multiplier = j % 5 == 0 ? INT32_MIN : j % 5 == 1 ? INT32_MAX : static_cast<std::int32_t>(rng());
+      p.left_shift = static_cast<int>(j % 7 == 0 ? rng() % 32 : 0);
+      p.right_shift = static_cast<int>((j * 13 + rng()) % 32);
+    } else {
+      // 2^-e (exact ties at half-integers), or a random scale in [2^-20, 2^2).
+      p.scale = j % 3 == 0 ? std::ldexp(1.0f, -static_cast<int>(rng() % 12))
+                           : std::ldexp(static_cast<float>(rng() % (1u << 23)) / float(1 << 23) + 1.0f,
+                                        -20 + static_cast<int>(rng() % 22));
+      p.zp_f = static_cast<float>(p.zp);
+    }
+    EXPECT_TRUE(finalize(p));
+    plan.push_back(p);
+  }
+  return plan;
+}
+
+TEST(qgemm, FusedRequantMatchesTwoPasses) {
+  std::mt19937_64 rng(29);
+  struct Shape {
+    std::int64_t m, n, k;
+  };
+  // Edge tiles: the GEMV (m = 1), the 6- and 8-row microkernels' tails, the 96-row block, the
+  // 16-column panel, the panel pair and the four-panel GEMV group, k tails around 4.
+  // k = 2100 at the extremes: accumulators past 2^25, where the high bits of the 64-bit shift matter.
+  const Shape shapes[] = {{1, 1, 1},   {1, 17, 67}, {1, 65, 8},   {2, 16, 3},   {7, 31, 64},   {8, 32, 5},
+                          {9, 33, 66}, {13, 47, 9}, {97, 20, 12}, {6, 70, 130}, {3, 17, 2100}, {1, 33, 2100}};
+  const RequantKind kinds[] = {RequantKind::kFloatThenZp, RequantKind::kFloatInclZp, RequantKind::kQ31Double,
+                               RequantKind::kShiftRound};
+  int cases = 0;
+  for (const GemmEngine* e : engines())
+    for (const Shape& s : shapes)
+      for (RequantKind kind : kinds) {
+        ++cases;
+        const bool a_signed = rng() % 2 != 0, w_unsigned = rng() % 4 == 0;
+        const OutType out = rng() % 2 ? OutType::I8 : OutType::U8;
+        const bool float_bias = kind == RequantKind::kFloatInclZp;  // oneDNN's epilogue
+        const std::int64_t za = static_cast<std::int64_t>(rng() % 256) - (a_signed ? 128 : 0);
+        const std::int64_t zw = w_unsigned ? static_cast<std::int64_t>(rng() % 256) : 0;
+        std::vector<std::uint8_t> a(static_cast<std::size_t>(s.m * s.k)), w(static_cast<std::size_t>(s.n * s.k));
+        // Saturation: every operand at an extreme (the largest accumulators) on half the cases of each kind.
+        const bool extreme = s.k == 2100 || (cases / 4 + cases) % 2 == 0;
+        for (auto& v : a)
+          v = extreme ? static_cast<std::uint8_t>(a_signed ? 0x80 : 0) : static_cast<std::uint8_t>(rng());
+        for (auto& v : w)
+          v = extreme ? static_cast<std::uint8_t>(w_unsigned ? 255 : 127) : static_cast<std::uint8_t>(rng());
+        std::vector<std::int64_t> bias(static_cast<std::size_t>(s.n));
+        // oneDNN's float bias rounds once its sum passes 2^24: biases near +-2^29 on half its cases.
+        const std::int64_t b_span = float_bias && cases % 2 == 0 ? std::int64_t{1} << 29 : 100000;
+        for (auto& b : bias) b = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(2 * b_span + 1)) - b_span;
+        const auto plan = random_plan(kind, out, s.n, cases % 5 == 0, rng);
+        const FusedRequant fr(plan, s.n, bias.data(), float_bias);
+        ASSERT_TRUE(fr.ok());
+        const QWeights packed = pack_weights(*e, s.n, s.k, w.data(), w_unsigned, s.k);
+        std::vector<std::uint8_t> got(static_cast<std::size_t>(s.m * s.n), 0xa5);
+        qgemm_requant(*e, s.m, a.data(), a_signed, s.k, za, packed, zw, fr.view(), got.data(), s.n);
+        // The two passes: the exact int64 product (scalar engine), the bias, the scalar kernel.
+        const QWeights ps = pack_weights(scalar_gemm_engine(), s.n, s.k, w.data(), w_unsigned, s.k);
+        std::vector<std::int64_t> acc(got.size());
+        qgemm(scalar_gemm_engine(), s.m, a.data(), a_signed, s.k, za, ps, zw, acc.data(), s.n);
+        for (std::int64_t i = 0; i < s.m; ++i)
+          for (std::int64_t j = 0; j < s.n; ++j) {
+            const std::int64_t c = acc[static_cast<std::size_t>(i * s.n + j)], b = bias[static_cast<std::size_t>(j)];
+            const std::int64_t v =
+                float_bias ? static_cast<std::int64_t>(static_cast<float>(c) + static_cast<float>(b)) : c + b;
+            ASSERT_TRUE(v >= INT32_MIN && v <= INT32_MAX);
+            const RequantParams& p = plan[plan.size() == 1 ? 0 : static_cast<std::size_t>(j)];
+            const auto want = static_cast<std::uint8_t>(requant_one(p, static_cast<std::int32_t>(v)));
+            ASSERT_EQ(got[static_cast<std::size_t>(i * s.n + j)], want)
+                << e->name() << " kind " << static_cast<int>(kind) << " m=" << s.m << " n=" << s.n << " k=" << s.k
+                << " at (" << i << ", " << j << ") acc " << c << " bias " << b << " scale " << p.scale << " zp " << p.zp
+                << " q " << p.qmin << ".." << p.qmax << " want " << int(want) << " got "
+                << int(got[static_cast<std::size_t>(i * s.n + j)]);
+          }
+      }
+}
+
+// oneDNN's bias is added in binary32 (fl32(fl32(acc) + fl32(b)), two roundings once |b| > 2^24),
+// not in int32: biases near 2^29, S = 2^-5 and a zero point of -2^24 that brings the sums back
+// into the output range, so that one unit of the sum's rounding shows.
+TEST(qgemm, FusedRequantFloatBias) {
+  std::mt19937_64 rng(31);
+  const std::int64_t m = 3, n = 37, k = 40;
+  RequantParams p;
+  p.kind = RequantKind::kFloatInclZp;
+  p.out = OutType::I32;
+  p.scale = 1.0f / 32;
+  p.zp = -(1 << 24) + 100;
+  p.zp_f = static_cast<float>(p.zp);
+  ASSERT_TRUE(finalize(p));
+  std::vector<std::int64_t> bias(static_cast<std::size_t>(n));
+  for (auto& b : bias) b = (std::int64_t{1} << 29) + static_cast<std::int64_t>(rng() % 4096);
+  const FusedRequant fr({p}, n, bias.data(), true);
+  ASSERT_TRUE(fr.ok());
+  std::vector<std::uint8_t> a(static_cast<std::size_t>(m * k)), w(static_cast<std::size_t>(n * k));
+  for (auto& v : a) v = static_cast<std::uint8_t>(rng());
+  for (auto& v : w) v = static_cast<std::uint8_t>(rng());
+  const QWeights ps = pack_weights(scalar_gemm_engine(), n, k, w.data(), false, k);
+  std::vector<std::int64_t> acc(static_cast<std::size_t>(m * n));
+  qgemm(scalar_gemm_engine(), m, a.data(), true, k, 3, ps, 0, acc.data(), n);
+  int differ = 0;  // the cases where an int32 bias would give another byte
+  for (const GemmEngine* e : engines()) {
+    const QWeights packed = pack_weights(*e, n, k, w.data(), false, k);
+    std::vector<std::uint8_t> got(static_cast<std::size_t>(m * n));
+    qgemm_requant(*e, m, a.data(), true, k, 3, packed, 0, fr.view(), got.data(), n);
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const std::int64_t c = acc[i], b = bias[i % static_cast<std::size_t>(n)];
+      const auto v = static_cast<std::int32_t>(static_cast<float>(c) + static_cast<float>(b));
+      ASSERT_EQ(got[i], static_cast<std::uint8_t>(requant_one(p, v))) << e->name() << " at " << i;
+      differ += requant_one(p, v) != requant_one(p, static_cast<std::int32_t>(c + b));
+    }
+  }
+  EXPECT_GT(differ, 0) << "no case tells a float bias from an int32 one";
+}
+
+// The plans without a fused form are refused (the handlers then take the two passes).
+TEST(qgemm, FusedRequantRefusals) {
+  RequantParams p;
+  p.kind = RequantKind::kShiftRound;
+  p.out = OutType::I32;
+  p.qmin = -128, p.qmax = 127;
+  p.multiplier = 1 << 30;
+  p.shift = 31;
+  p.round_pos = p.round_neg = std::int64_t{1} << 30;
+  ASSERT_TRUE(finalize(p));
+  EXPECT_TRUE(FusedRequant({p}, 4, nullptr, false).ok());
+  p.input_offset = 5;  // gemmlowp's result offset: not a qlinear plan's
+  EXPECT_FALSE(FusedRequant({p}, 4, nullptr, false).ok());
+  RequantParams f;
+  f.kind = RequantKind::kFloatThenZp;
+  f.out = OutType::I32;
+  f.qmin = INT32_MIN, f.qmax = INT32_MAX;  // not float_narrow, and not a byte
+  f.scale = 1.0f;
+  ASSERT_TRUE(finalize(f));
+  EXPECT_FALSE(FusedRequant({f}, 4, nullptr, false).ok());
 }
 
 }  // namespace

@@ -1,4 +1,6 @@
-// Portable u8 x s8 -> int32 matrix-product engine, the GemmEngine defaults and the aligned buffer.
+// Portable u8 x s8 -> int32 matrix-product engine, the GemmEngine defaults (incl. the two-pass form
+// of the fused requantization) and the aligned buffer.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -41,6 +43,90 @@ void GemmEngine::run_fused(std::int64_t m, const std::uint8_t* a, std::int64_t l
     col_add[static_cast<std::size_t>(j)] = static_cast<std::int32_t>(
         static_cast<std::uint32_t>(col_mul) * static_cast<std::uint32_t>(b.row_sums[static_cast<std::size_t>(j)]));
   run(m, a, lda, b, c, ldc, row_add, col_add.data());
+}
+
+FusedRequant::FusedRequant(const std::vector<RequantParams>& plan, std::int64_t n, const std::int64_t* bias,
+                           bool float_bias) {
+  if (plan.empty() || n < 1 || (plan.size() != 1 && static_cast<std::int64_t>(plan.size()) != n)) return;
+  const auto un = static_cast<std::size_t>(n);
+  const RequantParams& p0 = plan[0];
+  bias_.assign(un, 0);
+  for (std::size_t j = 0; j < un; ++j) {
+    const RequantParams& p = plan[plan.size() == 1 ? 0 : j];
+    // One kind, clamp and zero point for every column (the qlinear plans), a kind with a fused form.
+    if (p.kind != p0.kind || p.qmin != p0.qmin || p.qmax != p0.qmax || p.zp != p0.zp) return;
+    if (p.kind == RequantKind::kShiftRound && (p.input_offset != 0 || p.shift < 0)) return;
+    if ((p.kind == RequantKind::kFloatThenZp || p.kind == RequantKind::kFloatInclZp) && !p.float_narrow) return;
+    if (p.qmin < -128 || p.qmax > 255) return;  // a byte store
+    params_.push_back(p);
+    scale_.push_back(p.scale);
+    multiplier_.push_back(p.multiplier);
+    left_shift_.push_back(p.left_shift);
+    right_shift_.push_back(p.right_shift);
+    round_pos_.push_back(p.round_pos);
+    round_neg_.push_back(p.round_neg);
+    // finalize's clamp of x*M + c holds for the columns whose quotient can leave int32 (wide); the
+    // others are clamped after the shift, in int32 (their wide_lo / wide_hi may be clipped to int64).
+    s_lo_.push_back(p.wide ? p.wide_lo : INT64_MIN);
+    s_hi_.push_back(p.wide ? p.wide_hi : INT64_MAX);
+    shift_.push_back(p.shift);
+    if (bias) {
+      if (bias[j] < INT32_MIN || bias[j] > INT32_MAX) return;
+      bias_[j] = static_cast<std::int32_t>(bias[j]);
+    }
+  }
+  v_.kind = p0.kind;
+  v_.float_bias = float_bias;
+  v_.params = params_.data();
+  v_.bias = bias_.data();
+  v_.scale = scale_.data();
+  v_.multiplier = multiplier_.data();
+  v_.left_shift = left_shift_.data();
+  v_.right_shift = right_shift_.data();
+  v_.round_pos = round_pos_.data();
+  v_.round_neg = round_neg_.data();
+  v_.s_lo = s_lo_.data();
+  v_.s_hi = s_hi_.data();
+  v_.shift = shift_.data();
+  v_.flo = p0.flo, v_.fhi = p0.fhi, v_.zp_f = p0.zp_f;
+  v_.zp = p0.zp, v_.lo_nozp = p0.lo_nozp, v_.hi_nozp = p0.hi_nozp;
+  ok_ = true;
+}
+
+FusedRequantView FusedRequant::view(std::int64_t col0) const {
+  FusedRequantView v = v_;
+  v.params += col0, v.bias += col0, v.scale += col0;
+  v.multiplier += col0, v.left_shift += col0, v.right_shift += col0;
+  v.round_pos += col0, v.round_neg += col0, v.s_lo += col0, v.s_hi += col0, v.shift += col0;
+  return v;
+}
+
+std::int32_t fused_requant_one(const FusedRequantView& e, std::int64_t j, std::int32_t c) {
+  std::int32_t v;
+  if (e.float_bias) {  // oneDNN: an integer of magnitude < 2^31 (the caller's bound)
+    volatile float f = static_cast<float>(c);
+    f = f + static_cast<float>(e.bias[j]);
+    v = static_cast<std::int32_t>(f);
+  } else {
+    v = static_cast<std::int32_t>(static_cast<std::uint32_t>(c) + static_cast<std::uint32_t>(e.bias[j]));
+  }
+  return requant_one(e.params[j], v);
+}
+
+void GemmEngine::run_requant(std::int64_t m, const std::uint8_t* a, std::int64_t lda, const PackedB& b,
+                             const std::int32_t* row_add, std::int32_t col_mul, const FusedRequantView& e,
+                             std::uint8_t* y, std::int64_t ldy) const {
+  constexpr std::int64_t kRows = 16;  // a tile of C that stays in L1 between the two passes
+  thread_local std::vector<std::int32_t> c;
+  c.resize(static_cast<std::size_t>(std::max<std::int64_t>(kRows * b.n, 1)));
+  for (std::int64_t i0 = 0; i0 < m; i0 += kRows) {
+    const std::int64_t mr = std::min(kRows, m - i0);
+    run_fused(mr, a + i0 * lda, lda, b, c.data(), b.n, row_add + i0, col_mul);
+    for (std::int64_t i = 0; i < mr; ++i)
+      for (std::int64_t j = 0; j < b.n; ++j)
+        y[(i0 + i) * ldy + j] =
+            static_cast<std::uint8_t>(fused_requant_one(e, j, c[static_cast<std::size_t>(i * b.n + j)]));
+  }
 }
 
 namespace {

@@ -3,8 +3,50 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 
 namespace qspec::simd {
+namespace {
+
+// The row corrections of the single-chunk int32 path, modulo 2^32: k za' zw' - zw' rowsum(A_u).
+const std::int32_t* row_corrections(std::int64_t m, const std::int64_t* row_sums, std::int64_t za_u, const QWeights& w,
+                                    std::int64_t zw) {
+  using U = std::uint64_t;
+  const U zw_s = static_cast<U>(zw) - static_cast<U>(w.w_offset);
+  const U kzz = static_cast<U>(w.k) * static_cast<U>(za_u) * zw_s;
+  thread_local std::vector<std::int32_t> row_add;
+  row_add.resize(static_cast<std::size_t>(std::max<std::int64_t>(m, 1)));
+  for (std::int64_t i = 0; i < m; ++i)
+    row_add[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(kzz - zw_s * static_cast<U>(row_sums[i]));
+  return row_add.data();
+}
+
+// Row blocks of A made unsigned (int8 -> u8: XOR 0x80) and summed once each, then body(i0, mb, a_u, ld, sums).
+template <class Body>
+void unsigned_row_blocks(const GemmEngine& e, std::int64_t m, const void* a, bool a_signed, std::int64_t lda,
+                         std::int64_t k, const Body& body) {
+  const auto* src = static_cast<const std::uint8_t*>(a);
+  constexpr std::int64_t kRows = 256;
+  thread_local std::vector<std::uint8_t> conv;
+  thread_local std::vector<std::int64_t> sums;
+  for (std::int64_t i0 = 0; i0 < m; i0 += kRows) {
+    const std::int64_t mb = std::min(kRows, m - i0);
+    const std::uint8_t* block = src + i0 * lda;
+    std::int64_t ld = lda;
+    sums.resize(static_cast<std::size_t>(mb));
+    if (a_signed) {
+      conv.resize(static_cast<std::size_t>(std::max<std::int64_t>(mb * k, 1)));
+      e.prepare_a(mb, k, block, lda, 0x80, conv.data(), k, sums.data());
+      block = conv.data();
+      ld = k;
+    } else {
+      e.prepare_a(mb, k, block, lda, 0x00, nullptr, 0, sums.data());
+    }
+    body(i0, mb, block, ld, sums.data());
+  }
+}
+
+}  // namespace
 
 QWeights pack_weights(const GemmEngine& e, std::int64_t n, std::int64_t k, const void* w, bool w_unsigned,
                       std::int64_t ldw) {
@@ -46,12 +88,8 @@ void qgemm_u8(const GemmEngine& e, std::int64_t m, const std::uint8_t* a_u, std:
     if (w.chunks.size() == 1 && w.k > 0) {
       // One chunk, int32 result modulo 2^32: the engine adds the corrections as it stores, the
       // column term -za' * colsum(W_s) from the chunk's own row sums (the same sums: one chunk).
-      thread_local std::vector<std::int32_t> row_add;
-      row_add.resize(static_cast<std::size_t>(m));
-      for (std::int64_t i = 0; i < m; ++i)
-        row_add[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(kzz - zw_s * static_cast<U>(row_sums[i]));
-      e.run_fused(m, a_u, lda, w.chunks[0], reinterpret_cast<std::int32_t*>(y), ldy, row_add.data(),
-                  static_cast<std::int32_t>(U{0} - za));
+      e.run_fused(m, a_u, lda, w.chunks[0], reinterpret_cast<std::int32_t*>(y), ldy,
+                  row_corrections(m, row_sums, za_u, w, zw), static_cast<std::int32_t>(U{0} - za));
       return;
     }
   }
@@ -85,27 +123,28 @@ void qgemm_u8(const GemmEngine& e, std::int64_t m, const std::uint8_t* a_u, std:
 template <class Out>
 void qgemm(const GemmEngine& e, std::int64_t m, const void* a, bool a_signed, std::int64_t lda, std::int64_t za,
            const QWeights& w, std::int64_t zw, Out* y, std::int64_t ldy) {
-  const auto* src = static_cast<const std::uint8_t*>(a);
   const std::int64_t za_u = za + (a_signed ? 128 : 0);
-  // Row blocks: convert (int8 -> u8: XOR 0x80) and sum each block once, then run the engine.
-  constexpr std::int64_t kRows = 256;
-  thread_local std::vector<std::uint8_t> conv;
-  thread_local std::vector<std::int64_t> sums;
-  for (std::int64_t i0 = 0; i0 < m; i0 += kRows) {
-    const std::int64_t mb = std::min(kRows, m - i0);
-    const std::uint8_t* block = src + i0 * lda;
-    std::int64_t ld = lda;
-    sums.resize(static_cast<std::size_t>(mb));
-    if (a_signed) {
-      conv.resize(static_cast<std::size_t>(std::max<std::int64_t>(mb * w.k, 1)));
-      e.prepare_a(mb, w.k, block, lda, 0x80, conv.data(), w.k, sums.data());
-      block = conv.data();
-      ld = w.k;
-    } else {
-      e.prepare_a(mb, w.k, block, lda, 0x00, nullptr, 0, sums.data());
-    }
-    qgemm_u8(e, mb, block, ld, sums.data(), za_u, w, zw, y + i0 * ldy, ldy);
-  }
+  unsigned_row_blocks(e, m, a, a_signed, lda, w.k,
+                      [&](std::int64_t i0, std::int64_t mb, const std::uint8_t* au, std::int64_t ld,
+                          const std::int64_t* sums) { qgemm_u8(e, mb, au, ld, sums, za_u, w, zw, y + i0 * ldy, ldy); });
+}
+
+void qgemm_u8_requant(const GemmEngine& e, std::int64_t m, const std::uint8_t* a_u, std::int64_t lda,
+                      const std::int64_t* row_sums, std::int64_t za_u, const QWeights& w, std::int64_t zw,
+                      const FusedRequantView& ep, std::uint8_t* y, std::int64_t ldy) {
+  if (w.chunks.size() != 1 || w.k < 1) throw std::logic_error("qgemm_u8_requant: one chunk of k >= 1 only");
+  e.run_requant(m, a_u, lda, w.chunks[0], row_corrections(m, row_sums, za_u, w, zw),
+                static_cast<std::int32_t>(std::uint64_t{0} - static_cast<std::uint64_t>(za_u)), ep, y, ldy);
+}
+
+void qgemm_requant(const GemmEngine& e, std::int64_t m, const void* a, bool a_signed, std::int64_t lda, std::int64_t za,
+                   const QWeights& w, std::int64_t zw, const FusedRequantView& ep, std::uint8_t* y, std::int64_t ldy) {
+  const std::int64_t za_u = za + (a_signed ? 128 : 0);
+  unsigned_row_blocks(
+      e, m, a, a_signed, lda, w.k,
+      [&](std::int64_t i0, std::int64_t mb, const std::uint8_t* au, std::int64_t ld, const std::int64_t* sums) {
+        qgemm_u8_requant(e, mb, au, ld, sums, za_u, w, zw, ep, y + i0 * ldy, ldy);
+      });
 }
 
 template void qgemm<std::int32_t>(const GemmEngine&, std::int64_t, const void*, bool, std::int64_t, std::int64_t,

@@ -14,6 +14,8 @@
 #include <memory>
 #include <vector>
 
+#include "qspec/simd/requant.h"
+
 namespace qspec::simd {
 
 // Largest K whose u8 x s8 dot product is guaranteed to fit int32: 65793 * 255 * 128 < 2^31.
@@ -45,6 +47,52 @@ struct PackedB {
   const void* engine = nullptr;  // the engine that packed it (run() checks)
 };
 
+// The requantization a GEMM engine fuses into its tile stores (the int8 / uint8 outputs of the
+// qlinear operators): for output column j, v = C[i][j] + bias[j] (in int32: the caller has bounded
+// the accumulator so that it is exact), or oneDNN's fl32(fl32(C) + fl32(bias[j])), then column j's
+// RequantParams, stored as one byte. A view: arrays of the columns col0.. of a FusedRequant.
+struct FusedRequantView {
+  RequantKind kind = RequantKind::kFloatThenZp;
+  bool float_bias = false;
+  const RequantParams* params = nullptr;     // per column: the scalar form (requant_one)
+  const std::int32_t* bias = nullptr;        // per column (zeros when the op has none)
+  const float* scale = nullptr;              // per column (float kinds)
+  const std::int32_t* multiplier = nullptr;  // per column (kQ31Double), and its shifts
+  const std::int32_t* left_shift = nullptr;
+  const std::int32_t* right_shift = nullptr;
+  // per column (kShiftRound, input_offset 0, S >= 0): the rounding constants, the clamp of
+  // x*M + c (finalize's wide_lo / wide_hi for a wide column, else none: INT64_MIN / MAX), and S
+  const std::int64_t* round_pos = nullptr;
+  const std::int64_t* round_neg = nullptr;
+  const std::int64_t* s_lo = nullptr;
+  const std::int64_t* s_hi = nullptr;
+  const std::int64_t* shift = nullptr;
+  float flo = 0, fhi = 0, zp_f = 0;  // shared by the columns (float kinds: float_narrow's bounds)
+  std::int32_t zp = 0, lo_nozp = 0, hi_nozp = 0;
+};
+
+// The per-column arrays behind a FusedRequantView, built from a plan of 1 or n RequantParams
+// (one output type and clamp for all). ok() is false when a column's kind or parameters are
+// outside the fused epilogues (kShiftRound with an input offset or a left shift; float kinds
+// without float_narrow): use two passes.
+class FusedRequant {
+ public:
+  FusedRequant(const std::vector<RequantParams>& plan, std::int64_t n, const std::int64_t* bias, bool float_bias);
+  bool ok() const { return ok_; }
+  FusedRequantView view(std::int64_t col0 = 0) const;
+
+ private:
+  bool ok_ = false;
+  FusedRequantView v_;
+  std::vector<RequantParams> params_;
+  std::vector<std::int32_t> bias_, multiplier_, left_shift_, right_shift_;
+  std::vector<float> scale_;
+  std::vector<std::int64_t> round_pos_, round_neg_, s_lo_, s_hi_, shift_;
+};
+
+// Column j's byte, exactly as the two passes compute it (the scalar form every engine must match).
+std::int32_t fused_requant_one(const FusedRequantView& e, std::int64_t j, std::int32_t c);
+
 class GemmEngine {
  public:
   virtual ~GemmEngine() = default;
@@ -64,6 +112,12 @@ class GemmEngine {
   // builds the col_add vector and calls run(); the x86 engines fuse it into their stores.
   virtual void run_fused(std::int64_t m, const std::uint8_t* a, std::int64_t lda, const PackedB& b, std::int32_t* c,
                          std::int64_t ldc, const std::int32_t* row_add, std::int32_t col_mul) const;
+  // y[i][j] (m x b.n bytes, row stride ldy) = the epilogue e of column j applied to run_fused's
+  // C[i][j]. The default stores C tiles in a scratch buffer and applies fused_requant_one; the
+  // VNNI engines requantize in registers before the byte store.
+  virtual void run_requant(std::int64_t m, const std::uint8_t* a, std::int64_t lda, const PackedB& b,
+                           const std::int32_t* row_add, std::int32_t col_mul, const FusedRequantView& e,
+                           std::uint8_t* y, std::int64_t ldy) const;
   // Row sums of m rows of k bytes XOR `flip` (0 or 0x80), and, if dst is given, the flipped
   // bytes copied there (row stride ldd). The SIMD engines override it with vector code.
   virtual void prepare_a(std::int64_t m, std::int64_t k, const std::uint8_t* a, std::int64_t lda, std::uint8_t flip,

@@ -45,4 +45,13 @@ void qgemm_u8(const GemmEngine& e, std::int64_t m, const std::uint8_t* a_u, std:
               const std::int64_t* row_sums, std::int64_t za_u, const QWeights& w, std::int64_t zw, Out* y,
               std::int64_t ldy);
 
+// The int8 / uint8 outputs of the qlinear operators: y (m x n bytes, row stride ldy) = the epilogue
+// e (gemm.h) of every column of the product above, fused into the engine's stores. The caller
+// establishes that every product and its sum with the bias fit int32 and that w has one chunk.
+void qgemm_requant(const GemmEngine& e, std::int64_t m, const void* a, bool a_signed, std::int64_t lda, std::int64_t za,
+                   const QWeights& w, std::int64_t zw, const FusedRequantView& ep, std::uint8_t* y, std::int64_t ldy);
+void qgemm_u8_requant(const GemmEngine& e, std::int64_t m, const std::uint8_t* a_u, std::int64_t lda,
+                      const std::int64_t* row_sums, std::int64_t za_u, const QWeights& w, std::int64_t zw,
+                      const FusedRequantView& ep, std::uint8_t* y, std::int64_t ldy);
+
 }  // namespace qspec::simd
