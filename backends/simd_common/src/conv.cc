@@ -1,9 +1,12 @@
-// Quantized conv2d on NHWC bytes: weight packing, im2col tiles through qgemm_u8, direct depthwise.
+// Quantized conv2d on NHWC bytes: weight packing, im2col tiles through qgemm_u8 (or its fused
+// requantizing form), direct depthwise.
 #include "qspec/simd/conv.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
+#include <type_traits>
 
 #include "qspec/simd/backend_core.h"
 
@@ -93,14 +96,11 @@ void depthwise_path(const KernelSet& k, const QConvWeights& w, const std::uint8_
   }
 }
 
-}  // namespace
-
+// The im2col GEMM path; Out = std::uint8_t: the bytes of the fused epilogue ep.
 template <class Out>
-void qconv2d_nhwc(const KernelSet& k, const QConvWeights& w, const void* x_nhwc, bool x_signed, std::int64_t za,
-                  std::int64_t pad, Out* y) {
+void gemm_path(const KernelSet& k, const QConvWeights& w, const std::uint8_t* x, bool x_signed, std::int64_t za,
+               std::int64_t pad, Out* y, const FusedRequant* ep) {
   const ConvGeom& g = w.g;
-  const auto* x = static_cast<const std::uint8_t*>(x_nhwc);
-  if (w.depthwise) return depthwise_path(k, w, x, x_signed, za, pad, y);
   const std::int64_t oh = g.oh(), ow = g.ow(), cg = g.c / g.groups, og = g.o / g.groups;
   const std::int64_t taps = g.kh * g.kw, kk = taps * cg;
   const std::uint8_t flip = x_signed ? 0x80 : 0x00;  // int8 -> u8: + 128
@@ -179,10 +179,31 @@ void qconv2d_nhwc(const KernelSet& k, const QConvWeights& w, const void* x_nhwc,
           }
         }
         // The group's og output channels of these tp pixels, written in place (row stride o).
-        qgemm_u8(*k.gemm, tp, a, lda, sums.data(), za_u, w.per_group[static_cast<std::size_t>(gi)], w.zw,
-                 y + (n * oh * ow + p0) * g.o + gi * og, g.o);
+        const QWeights& wg = w.per_group[static_cast<std::size_t>(gi)];
+        Out* yt = y + (n * oh * ow + p0) * g.o + gi * og;
+        if constexpr (std::is_same_v<Out, std::uint8_t>) {
+          qgemm_u8_requant(*k.gemm, tp, a, lda, sums.data(), za_u, wg, w.zw, ep->view(gi * og), yt, g.o);
+        } else {
+          qgemm_u8(*k.gemm, tp, a, lda, sums.data(), za_u, wg, w.zw, yt, g.o);
+        }
       }
     }
+}
+
+}  // namespace
+
+template <class Out>
+void qconv2d_nhwc(const KernelSet& k, const QConvWeights& w, const void* x_nhwc, bool x_signed, std::int64_t za,
+                  std::int64_t pad, Out* y) {
+  const auto* x = static_cast<const std::uint8_t*>(x_nhwc);
+  if (w.depthwise) return depthwise_path(k, w, x, x_signed, za, pad, y);
+  gemm_path(k, w, x, x_signed, za, pad, y, nullptr);
+}
+
+void qconv2d_nhwc_requant(const KernelSet& k, const QConvWeights& w, const void* x_nhwc, bool x_signed, std::int64_t za,
+                          std::int64_t pad, const FusedRequant& ep, std::uint8_t* y) {
+  if (w.depthwise) throw std::logic_error("qconv2d_nhwc_requant: the GEMM path only");
+  gemm_path(k, w, static_cast<const std::uint8_t*>(x_nhwc), x_signed, za, pad, y, &ep);
 }
 
 template void qconv2d_nhwc<std::int32_t>(const KernelSet&, const QConvWeights&, const void*, bool, std::int64_t,

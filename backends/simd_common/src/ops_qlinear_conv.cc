@@ -1,6 +1,7 @@
 // Handler of qlinear.conv2d (spec/operators_qlinear.md) under xnnpack.fp32, onnxruntime, TFLite, TOSA and oneDNN: the
 // exact NHWC convolution of the 8-bit engines (im2col through the GEMM engine, the direct depthwise
-// kernel), padded with the input zero point, plus the int32 bias, then the convention's epilogue.
+// kernel), padded with the input zero point, plus the int32 bias, then the convention's epilogue
+// (fused into the GEMM engine's stores where the plan and the accumulator bound allow).
 #include <algorithm>
 #include <array>
 #include <string>
@@ -105,6 +106,13 @@ void qlinear_conv2d(OpCall& c) {
     const bool x_signed = p.x_type == QSPEC_DTYPE_INT8;
     const QConvWeights packed = pack_conv_weights(c.k, g, w_oihw.data(), p.w_type == QSPEC_DTYPE_UINT8, p.w_zero_point,
                                                   p.x_zero_point, p.x_zero_point);
+    // The fused route (the GEMM path: the requantization in the engine's stores) where it applies.
+    const auto ep =
+        packed.depthwise ? nullptr : qlinear::fused_epilogue(conv, p, plan, taps * cg, O, bt ? &b : nullptr);
+    if (std::uint8_t* y = ep ? qlinear::byte_output(c.output(Op::out::y, 0), {g.n, oh, ow, O}) : nullptr) {
+      qconv2d_nhwc_requant(c.k, packed, xb.data(), x_signed, p.x_zero_point, p.x_zero_point, *ep, y);
+      return;
+    }
     qconv2d_nhwc(c.k, packed, xb.data(), x_signed, p.x_zero_point, p.x_zero_point, acc.data());
     if (bt)
       for (std::size_t i = 0; i < acc.size(); ++i)

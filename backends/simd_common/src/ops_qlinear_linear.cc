@@ -9,6 +9,7 @@
 #include "qlinear_common.h"
 #include "qspec/catalogue/keys.h"
 #include "qspec/simd/int_tensor.h"
+#include "qspec/simd/qgemm.h"
 
 namespace qspec::simd {
 namespace {
@@ -22,6 +23,29 @@ using Mm = cat::qlinear_matmul;
 
 constexpr const qlinear::Keys& kFcKeys = qlinear_keys<Fc::attr>;
 constexpr const qlinear::Keys& kMmKeys = qlinear_matmul_keys;
+
+// The 8-bit elements of t as bytes (the GEMM engine's operands).
+std::vector<std::uint8_t> bytes_of(const IntArray& t) {
+  std::vector<std::uint8_t> b(t.data.size());
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<std::uint8_t>(t.data[i]);
+  return b;
+}
+
+// y = the requantized x w^T (+ b) through the GEMM engine's fused epilogue (qgemm_requant), one
+// product of x's rows; false (nothing written) where the route does not apply (qlinear::fused_epilogue).
+bool fused_product(OpCall& c, const qlinear::Params& p, const std::vector<RequantParams>& plan, const IntArray& x,
+                   const IntArray& w, const IntArray* b, Convention conv, const std::vector<std::int64_t>& shape,
+                   std::string_view out_name) {
+  const std::int64_t M = x.dim(0), K = x.dim(1), O = w.dim(0);
+  const auto ep = qlinear::fused_epilogue(conv, p, plan, K, O, b);
+  std::uint8_t* y = ep ? qlinear::byte_output(c.output(out_name, 0), shape) : nullptr;
+  if (y == nullptr) return false;
+  const std::vector<std::uint8_t> xb = bytes_of(x), wb = bytes_of(w);
+  const QWeights packed = pack_weights(*c.k.gemm, O, K, wb.data(), p.w_type == QSPEC_DTYPE_UINT8, K);
+  qgemm_requant(*c.k.gemm, M, xb.data(), p.x_type == QSPEC_DTYPE_INT8, K, p.x_zero_point, packed, p.w_zero_point,
+                ep->view(), y, O);
+  return true;
+}
 
 template <Convention conv>
 void qlinear_fully_connected(OpCall& c) {
@@ -39,6 +63,7 @@ void qlinear_fully_connected(OpCall& c) {
   }
   const qlinear::Params p = qlinear::read_params(c, kFcKeys, xt, wt, conv);
   const auto plan = qlinear::plan(p, O, conv, qlinear::OpKind::kFullyConnected);
+  if (x.dim(0) > 0 && fused_product(c, p, plan, x, w, bt ? &b : nullptr, conv, {x.dim(0), O}, Fc::out::y)) return;
   std::vector<std::int64_t> acc =
       x.dim(0) == 0 ? std::vector<std::int64_t>{} : nn::fc_exact(c.k, x, w, p.x_zero_point, p.w_zero_point);
   if (bt)
@@ -73,8 +98,14 @@ void qlinear_matmul(OpCall& c) {
   const auto plan = qlinear::plan(p, N, conv, qlinear::OpKind::kMatmul);
   std::int64_t batches = 1;
   for (auto d : batch) batches *= d;
+  std::vector<std::int64_t> shape = batch;
+  shape.push_back(M);
+  shape.push_back(N);
+  // The fused route: each batch's bytes written by qgemm_requant directly.
+  const auto ep = qlinear::fused_epilogue(conv, p, plan, K, N, nullptr);
+  std::uint8_t* y = ep ? qlinear::byte_output(c.output(Mm::out::y, 0), shape) : nullptr;
   std::vector<std::int64_t> acc;
-  acc.reserve(static_cast<std::size_t>(batches * M * N));
+  if (y == nullptr) acc.reserve(static_cast<std::size_t>(batches * M * N));
   std::vector<std::int64_t> idx(r, 0);
   IntArray as{{M, K}, std::vector<std::int64_t>(static_cast<std::size_t>(M * K))};
   IntArray bs{{N, K}, std::vector<std::int64_t>(static_cast<std::size_t>(N * K))};  // b's slice transposed
@@ -99,12 +130,17 @@ void qlinear_matmul(OpCall& c) {
     for (std::int64_t kk = 0; kk < K; ++kk)
       for (std::int64_t n = 0; n < N; ++n)
         bs.data[static_cast<std::size_t>(n * K + kk)] = b.data[static_cast<std::size_t>(ob + kk * N + n)];
+    if (y != nullptr) {
+      const std::vector<std::uint8_t> ab = bytes_of(as), bb = bytes_of(bs);
+      const QWeights packed = pack_weights(*c.k.gemm, N, K, bb.data(), p.w_type == QSPEC_DTYPE_UINT8, K);
+      qgemm_requant(*c.k.gemm, M, ab.data(), p.x_type == QSPEC_DTYPE_INT8, K, p.x_zero_point, packed, p.w_zero_point,
+                    ep->view(), y + bi * M * N, N);
+      continue;
+    }
     const auto part = nn::fc_exact(c.k, as, bs, p.x_zero_point, p.w_zero_point);
     acc.insert(acc.end(), part.begin(), part.end());
   }
-  batch.push_back(M);
-  batch.push_back(N);
-  qlinear::requantize(c.k, acc, plan, c.output(Mm::out::y, 0), batch);
+  if (y == nullptr) qlinear::requantize(c.k, acc, plan, c.output(Mm::out::y, 0), shape);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "qlinear_common.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -335,6 +336,39 @@ void requantize(const KernelSet& k, const std::vector<std::int64_t>& acc, const 
     }
   }
   write_int(out, shape, std::vector<std::int64_t>(y.begin(), y.end()));
+}
+
+std::unique_ptr<FusedRequant> fused_epilogue(Convention conv, const Params& p, const std::vector<RequantParams>& plan,
+                                             std::int64_t k_terms, std::int64_t channels, const IntArray* bias) {
+  if (k_terms < 1 || k_terms > kMaxExactK || channels < 1) return nullptr;
+  const auto span = [](std::int64_t z, qspec_dtype t) {
+    return std::max(std::abs(lo_of(t) - z), std::abs(hi_of(t) - z));
+  };
+  // |acc| <= k max|x - zx| max|w - zw|: zero points within int32, so the product stays in int64 for k <= 2^16.
+  for (std::int64_t z : {p.x_zero_point, p.w_zero_point})
+    if (z < -(std::int64_t{1} << 24) || z > (std::int64_t{1} << 24)) return nullptr;
+  const std::int64_t limit = has_onednn_epilogue(conv) ? std::int64_t{1} << 30 : INT32_MAX;
+  const std::int64_t per_term = span(p.x_zero_point, p.x_type) * span(p.w_zero_point, p.w_type);
+  if (per_term > limit / k_terms) return nullptr;
+  std::int64_t b_max = 0;
+  if (bias)
+    for (std::int64_t b : bias->data) b_max = std::max(b_max, b < 0 ? -b : b);  // |b| < 2^63 from read_int
+  if (b_max > limit - per_term * k_terms) return nullptr;
+  auto f =
+      std::make_unique<FusedRequant>(plan, channels, bias ? bias->data.data() : nullptr, has_onednn_epilogue(conv));
+  return f->ok() ? std::move(f) : nullptr;
+}
+
+std::uint8_t* byte_output(qspec_tensor& t, const std::vector<std::int64_t>& shape) {
+  if (t.dtype != QSPEC_DTYPE_INT8 && t.dtype != QSPEC_DTYPE_UINT8) return nullptr;
+  if (static_cast<std::size_t>(t.rank) != shape.size()) return nullptr;
+  std::size_t n = 1;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (t.shape[i] != shape[i]) return nullptr;
+    n *= static_cast<std::size_t>(shape[i]);
+  }
+  if (t.size_bytes < n || t.data == nullptr) return nullptr;
+  return static_cast<std::uint8_t*>(t.data);
 }
 
 }  // namespace qspec::simd::qlinear

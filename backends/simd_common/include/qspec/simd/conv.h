@@ -53,4 +53,10 @@ template <class Out>
 void qconv2d_nhwc(const KernelSet& k, const QConvWeights& w, const void* x_nhwc, bool x_signed, std::int64_t za,
                   std::int64_t pad, Out* y);
 
+// The int8 / uint8 outputs of the qlinear operators: y (n, oh, ow, o bytes) = the epilogue ep of
+// every output channel applied to the GEMM path's convolution, fused into the engine's stores
+// (qgemm_u8_requant: the caller bounds the accumulators in int32; not for w.depthwise).
+void qconv2d_nhwc_requant(const KernelSet& k, const QConvWeights& w, const void* x_nhwc, bool x_signed, std::int64_t za,
+                          std::int64_t pad, const FusedRequant& ep, std::uint8_t* y);
+
 }  // namespace qspec::simd
