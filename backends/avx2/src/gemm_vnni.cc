@@ -299,6 +299,8 @@ class VnniEngine final : public GemmEngine {
     run_impl(m, a, lda, b, c, ldc, corr);
   }
 
+  bool fuses_requant() const override { return true; }
+
   void run_requant(std::int64_t m, const std::uint8_t* a, std::int64_t lda, const PackedB& b,
                    const std::int32_t* row_add, std::int32_t col_mul, const FusedRequantView& e, std::uint8_t* y,
                    std::int64_t ldy) const override {

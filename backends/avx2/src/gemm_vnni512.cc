@@ -301,7 +301,15 @@ void gemv_kernel(std::int64_t k4, const std::uint8_t* a, const std::int8_t* pane
     if (corr.row_add != nullptr)
       v = _mm512_add_epi32(v, _mm512_add_epi32(_mm512_set1_epi32(corr.row_add[0]), col_term(corr, j0 + t * kNr, nc)));
     if (corr.ep != nullptr) {
-      store_bytes(corr.y + j0 + t * kNr, Epilogue16(*corr.ep, j0 + t * kNr, lanes(nc))(v), nc);
+      const FusedRequantView& e = *corr.ep;
+      const std::int64_t j = j0 + t * kNr;
+      if (e.kind == RequantKind::kFloatThenZp && !e.float_bias && nc == kNr) {  // one row: no Epilogue16 to amortize
+        const __m512i r = float_then_zp(v, _mm512_loadu_si512(e.bias + j), _mm512_loadu_ps(e.scale + j),
+                                        _mm512_set1_ps(e.flo), _mm512_set1_ps(e.fhi), _mm512_set1_epi32(e.zp));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(corr.y + j), _mm512_cvtepi32_epi8(r));
+      } else {
+        store_bytes(corr.y + j, Epilogue16(e, j, lanes(nc))(v), nc);
+      }
     } else {
       store16(c + t * kNr, v, nc);
     }
@@ -340,6 +348,8 @@ class Vnni512Engine final : public GemmEngine {
     corr.col_sums = b.row_sums.data();
     run_impl(m, a, lda, b, c, ldc, corr);
   }
+
+  bool fuses_requant() const override { return true; }
 
   void run_requant(std::int64_t m, const std::uint8_t* a, std::int64_t lda, const PackedB& b,
                    const std::int32_t* row_add, std::int32_t col_mul, const FusedRequantView& e, std::uint8_t* y,

@@ -37,7 +37,7 @@ bool fused_product(OpCall& c, const qlinear::Params& p, const std::vector<Requan
                    const IntArray& w, const IntArray* b, Convention conv, const std::vector<std::int64_t>& shape,
                    std::string_view out_name) {
   const std::int64_t M = x.dim(0), K = x.dim(1), O = w.dim(0);
-  const auto ep = qlinear::fused_epilogue(conv, p, plan, K, O, b);
+  const auto ep = qlinear::fused_epilogue(*c.k.gemm, conv, p, plan, K, O, b);
   std::uint8_t* y = ep ? qlinear::byte_output(c.output(out_name, 0), shape) : nullptr;
   if (y == nullptr) return false;
   const std::vector<std::uint8_t> xb = bytes_of(x), wb = bytes_of(w);
@@ -102,7 +102,7 @@ void qlinear_matmul(OpCall& c) {
   shape.push_back(M);
   shape.push_back(N);
   // The fused route: each batch's bytes written by qgemm_requant directly.
-  const auto ep = qlinear::fused_epilogue(conv, p, plan, K, N, nullptr);
+  const auto ep = qlinear::fused_epilogue(*c.k.gemm, conv, p, plan, K, N, nullptr);
   std::uint8_t* y = ep ? qlinear::byte_output(c.output(Mm::out::y, 0), shape) : nullptr;
   std::vector<std::int64_t> acc;
   if (y == nullptr) acc.reserve(static_cast<std::size_t>(batches * M * N));

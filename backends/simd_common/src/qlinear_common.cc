@@ -338,9 +338,10 @@ void requantize(const KernelSet& k, const std::vector<std::int64_t>& acc, const 
   write_int(out, shape, std::vector<std::int64_t>(y.begin(), y.end()));
 }
 
-std::unique_ptr<FusedRequant> fused_epilogue(Convention conv, const Params& p, const std::vector<RequantParams>& plan,
-                                             std::int64_t k_terms, std::int64_t channels, const IntArray* bias) {
-  if (k_terms < 1 || k_terms > kMaxExactK || channels < 1) return nullptr;
+std::unique_ptr<FusedRequant> fused_epilogue(const GemmEngine& e, Convention conv, const Params& p,
+                                             const std::vector<RequantParams>& plan, std::int64_t k_terms,
+                                             std::int64_t channels, const IntArray* bias) {
+  if (!e.fuses_requant() || k_terms < 1 || k_terms > kMaxExactK || channels < 1) return nullptr;
   const auto span = [](std::int64_t z, qspec_dtype t) {
     return std::max(std::abs(lo_of(t) - z), std::abs(hi_of(t) - z));
   };

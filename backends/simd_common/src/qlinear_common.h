@@ -108,12 +108,14 @@ void requantize(const KernelSet& k, const std::vector<std::int64_t>& acc, const 
                 qspec_tensor& out, const std::vector<std::int64_t>& shape);
 
 // The fused route (the requantization in the GEMM engine's stores, gemm.h) for a product of k_terms
-// terms per output with these parameters, plan and bias: its epilogue when the plan's kinds have a
+// terms per output with these parameters, plan and bias: its epilogue when the engine fuses in
+// registers (fuses_requant: the VNNI engines; the others keep two passes), the plan's kinds have a
 // fused form and every accumulator, alone and with its bias, provably fits int32 (for oneDNN's float
 // bias, 2^30, so that the float sum does too), so that the two passes' int32 REQUIREs never fire
 // and the results are the same; else null (the two-pass route).
-std::unique_ptr<FusedRequant> fused_epilogue(Convention conv, const Params& p, const std::vector<RequantParams>& plan,
-                                             std::int64_t k_terms, std::int64_t channels, const IntArray* bias);
+std::unique_ptr<FusedRequant> fused_epilogue(const GemmEngine& e, Convention conv, const Params& p,
+                                             const std::vector<RequantParams>& plan, std::int64_t k_terms,
+                                             std::int64_t channels, const IntArray* bias);
 
 // The bytes of an int8 / uint8 output of `shape` to write directly, or null (then write_int).
 std::uint8_t* byte_output(qspec_tensor& t, const std::vector<std::int64_t>& shape);

@@ -113,11 +113,14 @@ class GemmEngine {
   virtual void run_fused(std::int64_t m, const std::uint8_t* a, std::int64_t lda, const PackedB& b, std::int32_t* c,
                          std::int64_t ldc, const std::int32_t* row_add, std::int32_t col_mul) const;
   // y[i][j] (m x b.n bytes, row stride ldy) = the epilogue e of column j applied to run_fused's
-  // C[i][j]. The default stores C tiles in a scratch buffer and applies fused_requant_one; the
-  // VNNI engines requantize in registers before the byte store.
+  // C[i][j]. The default stores C tiles in a scratch buffer and applies fused_requant_one (exact,
+  // but scalar: slower than two passes through a vector requantization kernel); the VNNI engines
+  // requantize in registers before the byte store, and say so with fuses_requant().
   virtual void run_requant(std::int64_t m, const std::uint8_t* a, std::int64_t lda, const PackedB& b,
                            const std::int32_t* row_add, std::int32_t col_mul, const FusedRequantView& e,
                            std::uint8_t* y, std::int64_t ldy) const;
+  // Whether run_requant is the engine's own in-register epilogue (the route to prefer over two passes).
+  virtual bool fuses_requant() const { return false; }
   // Row sums of m rows of k bytes XOR `flip` (0 or 0x80), and, if dst is given, the flipped
   // bytes copied there (row stride ldd). The SIMD engines override it with vector code.
   virtual void prepare_a(std::int64_t m, std::int64_t k, const std::uint8_t* a, std::int64_t lda, std::uint8_t flip,
