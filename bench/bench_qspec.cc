@@ -47,8 +47,9 @@ Runner conv_runner(const KernelSet& k, const ConvProblem& p, std::int32_t* y) {
 }
 
 // The int8-output operators as qspec's qlinear ops compute them under xnnpack.fp32 (no bias):
-// the exact int32 product into a scratch buffer, then the requantization kernel kFloatThenZp
-// (sat(rne(fl32(acc) * scale) + zp)) over it: two passes (a fused epilogue is issue 18 part 2).
+// kFloatThenZp (sat(rne(fl32(acc) * scale) + zp)) fused into the GEMM engine's stores
+// (qgemm_requant: no int32 tensor is written) on the engines that fuse in registers (the VNNI ones);
+// the others and the depthwise kernel keep two passes.
 simd::RequantParams int8out_params() {
   simd::RequantParams r;
   r.kind = simd::RequantKind::kFloatThenZp;
@@ -60,24 +61,42 @@ simd::RequantParams int8out_params() {
   return r;
 }
 
-Runner fc8_runner(const KernelSet& k, const FcProblem& p, std::int8_t* y) {
-  auto acc = std::make_shared<std::vector<std::int32_t>>(static_cast<std::size_t>(p.m * p.n));
-  Runner gemm = fc_runner(k, p, acc->data());
+// The two passes (the engines without an in-register epilogue, the depthwise kernel): the int32
+// result, then the requantization kernel over it.
+Runner two_passes(const KernelSet& k, Runner int32_run, std::shared_ptr<std::vector<std::int32_t>> acc,
+                  std::int8_t* y) {
   const simd::RequantFn rq = k.requant;
-  return [gemm, acc, rq, y, r = int8out_params()] {
-    gemm();
+  return [int32_run, acc, rq, y, r = int8out_params()] {
+    int32_run();
     rq(r, acc->size(), acc->data(), y);
   };
 }
 
+Runner fc8_runner(const KernelSet& k, const FcProblem& p, std::int8_t* y) {
+  if (!k.gemm->fuses_requant()) {
+    auto acc = std::make_shared<std::vector<std::int32_t>>(static_cast<std::size_t>(p.m * p.n));
+    return two_passes(k, fc_runner(k, p, acc->data()), acc, y);
+  }
+  auto w = std::make_shared<simd::QWeights>(simd::pack_weights(*k.gemm, p.n, p.k, p.w.data(), false, p.k));
+  auto ep =
+      std::make_shared<simd::FusedRequant>(std::vector<simd::RequantParams>{int8out_params()}, p.n, nullptr, false);
+  const simd::GemmEngine* e = k.gemm;
+  auto* yb = reinterpret_cast<std::uint8_t*>(y);
+  return [e, w, ep, &p, yb] { simd::qgemm_requant(*e, p.m, p.x.data(), true, p.k, p.zx, *w, 0, ep->view(), yb, p.n); };
+}
+
 Runner conv8_runner(const KernelSet& k, const ConvProblem& p, std::int8_t* y) {
-  auto acc = std::make_shared<std::vector<std::int32_t>>(static_cast<std::size_t>(p.oh() * p.ow() * p.o));
-  Runner conv = conv_runner(k, p, acc->data());
-  const simd::RequantFn rq = k.requant;
-  return [conv, acc, rq, y, r = int8out_params()] {
-    conv();
-    rq(r, acc->size(), acc->data(), y);
-  };
+  const simd::ConvGeom g = geom_of(p);
+  auto w = std::make_shared<simd::QConvWeights>(simd::pack_conv_weights(k, g, p.wt.data(), false, 0, p.zx, p.zx));
+  if (w->depthwise || !k.gemm->fuses_requant()) {
+    auto acc = std::make_shared<std::vector<std::int32_t>>(static_cast<std::size_t>(p.oh() * p.ow() * p.o));
+    return two_passes(k, conv_runner(k, p, acc->data()), acc, y);
+  }
+  auto ep =
+      std::make_shared<simd::FusedRequant>(std::vector<simd::RequantParams>{int8out_params()}, p.o, nullptr, false);
+  auto ks = std::make_shared<KernelSet>(k);
+  auto* yb = reinterpret_cast<std::uint8_t*>(y);
+  return [ks, w, ep, &p, yb] { simd::qconv2d_nhwc_requant(*ks, *w, p.x.data(), true, p.zx, p.zx, *ep, yb); };
 }
 
 // Requantization through the backend's C ABI, exactly as `qspec run` drives it.
