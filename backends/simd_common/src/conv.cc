@@ -1,4 +1,5 @@
-// Quantized conv2d on NHWC bytes: weight packing, im2col tiles through qgemm_u8, direct depthwise.
+// Quantized conv2d on NHWC bytes: weight packing, im2col tiles through qgemm_u8, direct depthwise, and
+// the ISA's direct convolution where the kernel set has one.
 #include "qspec/simd/conv.h"
 
 #include <algorithm>
@@ -65,6 +66,12 @@ QConvWeights pack_conv_weights(const KernelSet& k, const ConvGeom& g, const void
           rows[static_cast<std::size_t>((oo * taps + t) * cg + ci)] = w[((gi * og + oo) * cg + ci) * taps + t];
     q.per_group.push_back(pack_weights(*k.gemm, og, taps * cg, rows.data(), w_unsigned, taps * cg));
   }
+  if (g.groups == 1 && k.direct_conv != nullptr && k.direct_conv->supports(g)) {
+    // The same rows as W_s (uint8 weights - 128: the byte XOR 0x80), in the direct kernel's layout.
+    std::vector<std::int8_t> ws(rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) ws[i] = static_cast<std::int8_t>(rows[i] ^ (w_unsigned ? 0x80 : 0));
+    k.direct_conv->pack(g, ws.data(), q.direct);
+  }
   return q;
 }
 
@@ -101,6 +108,26 @@ void qconv2d_nhwc(const KernelSet& k, const QConvWeights& w, const void* x_nhwc,
   const ConvGeom& g = w.g;
   const auto* x = static_cast<const std::uint8_t*>(x_nhwc);
   if (w.depthwise) return depthwise_path(k, w, x, x_signed, za, pad, y);
+  if (w.direct.size() != 0 && k.direct_conv != nullptr) {
+    const QWeights& qw = w.per_group[0];
+    const std::uint8_t flip = x_signed ? 0x80 : 0x00;
+    DirectConvArgs a{&g,
+                     &w.direct,
+                     qw.col_sums.data(),
+                     x,
+                     flip,
+                     static_cast<std::uint8_t>(static_cast<std::uint8_t>(pad) ^ flip),
+                     za + (x_signed ? 128 : 0),
+                     w.zw - qw.w_offset,
+                     nullptr,
+                     nullptr};
+    if constexpr (sizeof(Out) == 4) {
+      a.y32 = y;
+    } else {
+      a.y64 = y;
+    }
+    return k.direct_conv->run(a);
+  }
   const std::int64_t oh = g.oh(), ow = g.ow(), cg = g.c / g.groups, og = g.o / g.groups;
   const std::int64_t taps = g.kh * g.kw, kk = taps * cg;
   const std::uint8_t flip = x_signed ? 0x80 : 0x00;  // int8 -> u8: + 128
