@@ -1,6 +1,7 @@
-// Quantized 2-D convolution on NHWC data: im2col tiles through the GEMM engine, and a direct
-// depthwise kernel. Exact int64 results y = sum (x - za) * (w - zw) over the window, with the
-// input padded by `pad` (the spec's pad value: normally the integer whose real value is 0).
+// Quantized 2-D convolution on NHWC data: im2col tiles through the GEMM engine, a direct depthwise
+// kernel, and an ISA's direct convolution where it has one. Exact int64 results
+// y = sum (x - za) * (w - zw) over the window, with the input padded by `pad` (the spec's pad
+// value: normally the integer whose real value is 0).
 #pragma once
 
 #include <cstdint>
