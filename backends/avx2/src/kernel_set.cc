@@ -17,7 +17,10 @@ KernelSet kernel_set(const CpuFeatures& f) {
     k.gemm = &gemm_engine_vnni();
     k.depthwise = depthwise_vnni;
   }
-  if (f.avx512vnni && f.zmm) k.gemm = &gemm_engine_vnni512();  // FC, matmul and every im2col conv
+  if (f.avx512vnni && f.zmm) {
+    k.gemm = &gemm_engine_vnni512();  // FC, matmul and every im2col conv
+    k.direct_conv = &direct_conv_vnni512();
+  }
   k.isa = isa_name(f);
   return k;
 }

@@ -1,7 +1,10 @@
-// conv2d (im2col + GEMM engines, and the direct depthwise kernel) against the int64 definition of
-// the padded, strided, dilated, grouped window sum, on every kernel set this CPU can run.
+// conv2d (im2col + GEMM engines, the direct depthwise kernel, the zmm direct convolution) against the
+// int64 definition of the padded, strided, dilated, grouped window sum, on every kernel set this CPU
+// can run, and the direct convolution against the im2col route bit for bit.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <random>
 #include <string>
 #include <vector>
@@ -159,6 +162,69 @@ TEST(qconv2d, Depthwise) {
       ConvTester().geom(geom(2, 7, 7, c, c, 3, 2, 1, 1, c)).x_signed(false).za(128).zw(-128).pad(0).Test(k);
       ConvTester().geom(geom(1, 6, 6, c, c, 2, 1, 0, 2, c)).za(127).zw(-128).pad(-128).Test(k);  // even tap count
     }
+}
+
+// The zmm direct convolution (implicit GEMM) against the im2col route of the same kernel set, bit for
+// bit in int32 (modulo 2^32) and int64: borders, asymmetric padding, strides, dilation, channel
+// tails (c % 4, o % 32), row tails (ow below and above the 14-pixel block), in-place and copied
+// sources, every signedness, and zero points that make the corrections wrap int32.
+TEST(qconv2d, DirectMatchesIm2col) {
+  const CpuFeatures f = detect_cpu_features();
+  if (!(f.avx512vnni && f.zmm))
+    GTEST_SKIP() << "the direct convolution needs AVX512F + BW + VNNI (avx2+avx512vnni+zmm), which this CPU lacks";
+  const KernelSet direct = avx2::kernel_set(f);
+  KernelSet im2col = direct;
+  im2col.direct_conv = nullptr;
+  ASSERT_NE(direct.direct_conv, nullptr);
+  struct Case {
+    ConvGeom g;
+    bool xs, wu;
+    std::int64_t za, zw, pad;
+  };
+  auto g2 = [](ConvGeom g, std::int64_t kw, std::int64_t ph2, std::int64_t pw2) {
+    g.kw = kw;
+    g.ph2 = ph2;
+    g.pw2 = pw2;
+    return g;
+  };
+  const std::vector<Case> cases = {
+      {geom(1, 9, 17, 64, 64, 3, 1, 1), true, false, -3, 0, -3},  // the benchmark's layer, ow 17: shifted tail
+      {geom(2, 11, 11, 8, 40, 3, 2, 1), true, false, 5, -2, 5},   // stride 2, o % 32 = 8, two images
+      {g2(geom(1, 7, 9, 3, 5, 5, 1, 2), 3, 0, 3), false, false, 200, 9, 17},  // c % 4, 5x3 window, asymmetric pads
+      {geom(1, 6, 15, 16, 33, 1, 1, 0), false, false, 128, 0, 128},           // pointwise uint8: read in place
+      {geom(1, 6, 15, 16, 33, 1, 1, 0), false, true, 7, 100, 7},              // in place, uint8 weights, rowsum terms
+      {geom(1, 8, 8, 12, 16, 3, 2, 0), false, false, 0, 3, 0},                // windows miss the last row / column
+      {geom(1, 8, 8, 12, 16, 3, 2, 0), true, true, -128, 255, -128},          // the same copied, extreme zero points
+      {geom(1, 11, 11, 20, 24, 3, 1, 2, 2), true, false, 0, 0, 0},            // dilation 2
+      {geom(1, 3, 1, 4, 17, 3, 1, 1), true, false, 1, 1, -128},               // ow 1, padding byte != za
+      {geom(1, 4, 3, 4, 17, 3, 1, 1), true, true, -7, 130, -7},               // ow 3: a block of 2 shifted back
+      {geom(1, 5, 13, 36, 48, 3, 1, 1), true, false, 70000, -90000, 2},       // corrections wrap int32
+  };
+  std::mt19937_64 rng(18);
+  for (std::size_t ci = 0; ci < cases.size(); ++ci) {
+    const Case& c = cases[ci];
+    const ConvGeom& g = c.g;
+    std::vector<std::uint8_t> x(static_cast<std::size_t>(g.n * g.h * g.w * g.c)),
+        w(static_cast<std::size_t>(g.o * g.c * g.kh * g.kw));
+    for (auto& v : x) v = static_cast<std::uint8_t>(rng());
+    for (auto& v : w) v = static_cast<std::uint8_t>(rng());
+    if (ci == 6) std::fill(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(x.size() / 2), 0x80);  // int8 -128
+    const QConvWeights pd = pack_conv_weights(direct, g, w.data(), c.wu, c.zw, c.za, c.pad);
+    const QConvWeights pi = pack_conv_weights(im2col, g, w.data(), c.wu, c.zw, c.za, c.pad);
+    ASSERT_NE(pd.direct.size(), 0u) << "case " << ci << ": the direct kernel declined";
+    ASSERT_EQ(pi.direct.size(), 0u);
+    const auto outs = static_cast<std::size_t>(g.n * g.oh() * g.ow() * g.o);
+    std::vector<std::int32_t> yd(outs), yi(outs);
+    std::vector<std::int64_t> yd64(outs), yi64(outs);
+    qconv2d_nhwc(direct, pd, x.data(), c.xs, c.za, c.pad, yd.data());
+    qconv2d_nhwc(im2col, pi, x.data(), c.xs, c.za, c.pad, yi.data());
+    qconv2d_nhwc(direct, pd, x.data(), c.xs, c.za, c.pad, yd64.data());
+    qconv2d_nhwc(im2col, pi, x.data(), c.xs, c.za, c.pad, yi64.data());
+    for (std::size_t i = 0; i < outs; ++i) {
+      ASSERT_EQ(yd[i], yi[i]) << "case " << ci << " int32 output " << i;
+      ASSERT_EQ(yd64[i], yi64[i]) << "case " << ci << " int64 output " << i;
+    }
+  }
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Quantized conv2d on NHWC bytes: weight packing, im2col tiles through qgemm_u8 (or its fused
-// requantizing form), direct depthwise.
+// requantizing form), direct depthwise, and the ISA's direct convolution where the kernel set has one.
 #include "qspec/simd/conv.h"
 
 #include <algorithm>
@@ -68,6 +68,12 @@ QConvWeights pack_conv_weights(const KernelSet& k, const ConvGeom& g, const void
           rows[static_cast<std::size_t>((oo * taps + t) * cg + ci)] = w[((gi * og + oo) * cg + ci) * taps + t];
     q.per_group.push_back(pack_weights(*k.gemm, og, taps * cg, rows.data(), w_unsigned, taps * cg));
   }
+  if (g.groups == 1 && k.direct_conv != nullptr && k.direct_conv->supports(g)) {
+    // The same rows as W_s (uint8 weights - 128: the byte XOR 0x80), in the direct kernel's layout.
+    std::vector<std::int8_t> ws(rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) ws[i] = static_cast<std::int8_t>(rows[i] ^ (w_unsigned ? 0x80 : 0));
+    k.direct_conv->pack(g, ws.data(), q.direct);
+  }
   return q;
 }
 
@@ -94,6 +100,31 @@ void depthwise_path(const KernelSet& k, const QConvWeights& w, const std::uint8_
     k.depthwise(DepthwiseArgs{&g, x, x_signed, za, pad, w.w16.data(), y32.data()});
     for (std::int64_t i = 0; i < outs; ++i) y[i] = y32[static_cast<std::size_t>(i)];
   }
+}
+
+// The ISA's direct convolution (int32 or int64 outputs; w.direct packed by pack_conv_weights).
+template <class Out>
+void direct_path(const KernelSet& k, const QConvWeights& w, const std::uint8_t* x, bool x_signed, std::int64_t za,
+                 std::int64_t pad, Out* y) {
+  const ConvGeom& g = w.g;
+  const QWeights& qw = w.per_group[0];
+  const std::uint8_t flip = x_signed ? 0x80 : 0x00;
+  DirectConvArgs a{&g,
+                   &w.direct,
+                   qw.col_sums.data(),
+                   x,
+                   flip,
+                   static_cast<std::uint8_t>(static_cast<std::uint8_t>(pad) ^ flip),
+                   za + (x_signed ? 128 : 0),
+                   w.zw - qw.w_offset,
+                   nullptr,
+                   nullptr};
+  if constexpr (sizeof(Out) == 4) {
+    a.y32 = y;
+  } else {
+    a.y64 = y;
+  }
+  k.direct_conv->run(a);
 }
 
 // The im2col GEMM path; Out = std::uint8_t: the bytes of the fused epilogue ep.
@@ -197,12 +228,13 @@ void qconv2d_nhwc(const KernelSet& k, const QConvWeights& w, const void* x_nhwc,
                   std::int64_t pad, Out* y) {
   const auto* x = static_cast<const std::uint8_t*>(x_nhwc);
   if (w.depthwise) return depthwise_path(k, w, x, x_signed, za, pad, y);
+  if (w.direct.size() != 0 && k.direct_conv != nullptr) return direct_path(k, w, x, x_signed, za, pad, y);
   gemm_path(k, w, x, x_signed, za, pad, y, nullptr);
 }
 
 void qconv2d_nhwc_requant(const KernelSet& k, const QConvWeights& w, const void* x_nhwc, bool x_signed, std::int64_t za,
                           std::int64_t pad, const FusedRequant& ep, std::uint8_t* y) {
-  if (w.depthwise) throw std::logic_error("qconv2d_nhwc_requant: the GEMM path only");
+  if (!conv_fuses_requant(w)) throw std::logic_error("qconv2d_nhwc_requant: the im2col GEMM path only");
   gemm_path(k, w, static_cast<const std::uint8_t*>(x_nhwc), x_signed, za, pad, y, &ep);
 }
 

@@ -108,7 +108,7 @@ void qlinear_conv2d(OpCall& c) {
                                                   p.x_zero_point, p.x_zero_point);
     // The fused route (the GEMM path: the requantization in the engine's stores) where it applies.
     const auto ep =
-        packed.depthwise ? nullptr : qlinear::fused_epilogue(*c.k.gemm, conv, p, plan, taps * cg, O, bt ? &b : nullptr);
+        !conv_fuses_requant(packed) ? nullptr : qlinear::fused_epilogue(*c.k.gemm, conv, p, plan, taps * cg, O, bt ? &b : nullptr);
     if (std::uint8_t* y = ep ? qlinear::byte_output(c.output(Op::out::y, 0), {g.n, oh, ow, O}) : nullptr) {
       qconv2d_nhwc_requant(c.k, packed, xb.data(), x_signed, p.x_zero_point, p.x_zero_point, *ep, y);
       return;

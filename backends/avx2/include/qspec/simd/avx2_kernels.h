@@ -31,6 +31,10 @@ const GemmEngine& gemm_engine_vnni512();
 // of 4 k values, zero-padded; fills everything but out.engine.
 void pack_vnni_panels(std::int64_t n, std::int64_t k, const std::int8_t* b, std::int64_t ldb, PackedB& out);
 
+// The direct (implicit-GEMM) convolution on zmm VNNI (AVX512F + BW + VNNI): groups 1, any window,
+// stride and dilation; conv2d's im2col route covers what it does not support.
+const DirectConv& direct_conv_vnni512();
+
 // Depthwise conv2d (NHWC, multiplier 1), 16 channels per step with VPMADDWD on tap pairs.
 void depthwise(const DepthwiseArgs& a);
 // The same with VPDPBUSD (AVX512-VNNI + VL + BW), 32 channels per block and four input bytes of

@@ -29,6 +29,7 @@ struct KernelSet {
   RequantFn requant = nullptr;
   const GemmEngine* gemm = nullptr;
   DepthwiseFn depthwise = nullptr;
+  const DirectConv* direct_conv = nullptr;  // optional (null: every conv through im2col tiles)
   QuantizeFn quantize = nullptr;
   DequantizeFn dequantize = nullptr;
 };

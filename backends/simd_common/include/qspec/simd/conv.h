@@ -1,6 +1,7 @@
-// Quantized 2-D convolution on NHWC data: im2col tiles through the GEMM engine, and a direct
-// depthwise kernel. Exact int64 results y = sum (x - za) * (w - zw) over the window, with the
-// input padded by `pad` (the spec's pad value: normally the integer whose real value is 0).
+// Quantized 2-D convolution on NHWC data: im2col tiles through the GEMM engine, a direct depthwise
+// kernel, and an ISA's direct convolution where it has one. Exact int64 results
+// y = sum (x - za) * (w - zw) over the window, with the input padded by `pad` (the spec's pad
+// value: normally the integer whose real value is 0).
 #pragma once
 
 #include <cstdint>
@@ -35,12 +36,38 @@ struct DepthwiseArgs {
 using DepthwiseFn = void (*)(const DepthwiseArgs& a);
 void depthwise_scalar(const DepthwiseArgs& a);
 
+// A direct convolution (implicit GEMM: the window read from the input rows, no im2col buffer) an
+// ISA may supply (KernelSet::direct_conv) for one group and k = kh*kw*c <= kMaxExactK. It computes
+// exactly what qgemm_u8 computes on the im2col rows: with A_u the input bytes XOR `flip` (the
+// padding reading pad_u), W_s the weights as packed, za_u = za' and zw_s = zw' of qgemm.h,
+//   y = dot(A_u, W_s) - zw_s * rowsum(A_u) - za_u * colsum(W_s) + k * za_u * zw_s
+// (int32 results modulo 2^32, int64 results exact).
+struct DirectConvArgs {
+  const ConvGeom* g;
+  const AlignedBuffer* w;        // pack()'s layout
+  const std::int64_t* col_sums;  // o entries: sum over k of W_s
+  const std::uint8_t* x;         // NHWC input bytes
+  std::uint8_t flip, pad_u;      // flip: 0x80 for int8 input, else 0; pad_u: the padding byte XOR flip
+  std::int64_t za_u, zw_s;
+  std::int32_t* y32;  // exactly one of y32 / y64 is set: (n, oh, ow, o)
+  std::int64_t* y64;
+};
+class DirectConv {
+ public:
+  virtual ~DirectConv() = default;
+  virtual bool supports(const ConvGeom& g) const = 0;
+  // Packs o rows of k = kh*kw*c signed bytes W_s, ordered (kh, kw, c), row stride k.
+  virtual void pack(const ConvGeom& g, const std::int8_t* w_s, AlignedBuffer& out) const = 0;
+  virtual void run(const DirectConvArgs& a) const = 0;
+};
+
 struct QConvWeights {
   ConvGeom g;
   std::int64_t zw = 0;
   bool depthwise = false;           // the direct kernel applies (groups == c == o, operands fit int16)
   std::vector<std::int16_t> w16;    // depthwise: kh*kw*c, w - zw
   std::vector<QWeights> per_group;  // GEMM path: og x (kh*kw*cg), k ordered (kh, kw, cg)
+  AlignedBuffer direct;             // KernelSet::direct_conv's weights, when it supports g (else empty)
 };
 
 // Packs OIHW weights (int8, or uint8 if w_unsigned) with weight zero point zw.
@@ -56,6 +83,10 @@ void qconv2d_nhwc(const KernelSet& k, const QConvWeights& w, const void* x_nhwc,
 // The int8 / uint8 outputs of the qlinear operators: y (n, oh, ow, o bytes) = the epilogue ep of
 // every output channel applied to the GEMM path's convolution, fused into the engine's stores
 // (qgemm_u8_requant: the caller bounds the accumulators in int32; not for w.depthwise).
+// Whether qconv2d_nhwc_requant takes these weights: the im2col GEMM path only. The depthwise kernel
+// and the ISA's direct convolution (which outruns the fused im2col path: docs/benchmarks.md) write
+// int32 accumulators, requantized in a second pass.
+inline bool conv_fuses_requant(const QConvWeights& w) { return !w.depthwise && w.direct.size() == 0; }
 void qconv2d_nhwc_requant(const KernelSet& k, const QConvWeights& w, const void* x_nhwc, bool x_signed, std::int64_t za,
                           std::int64_t pad, const FusedRequant& ep, std::uint8_t* y);
 
