@@ -13,8 +13,10 @@
 // run_requant the qlinear operators' requantization too (bias, the convention's arithmetic per
 // column in registers, a byte store).
 // GCC 12 reports its own _mm*_undefined_* placeholders (the unmasked forms of the AVX-512
-// intrinsics) as maybe-uninitialized once inlined (GCC bug 105593, fixed in GCC 13).
+// intrinsics) as maybe-uninitialized once inlined, and at -Og (the asan preset) as uninitialized
+// (GCC bug 105593, fixed in GCC 13).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 
 #include <algorithm>

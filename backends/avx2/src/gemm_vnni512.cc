@@ -12,8 +12,10 @@
 // corrections are fused into the store as in the ymm engine, and so is, for run_requant, the
 // qlinear operators' requantization (bias, the convention's arithmetic per column, a byte store).
 // GCC 12 reports its own _mm*_undefined_* placeholders (the unmasked forms of the AVX-512
-// intrinsics) as maybe-uninitialized once inlined (GCC bug 105593, fixed in GCC 13).
+// intrinsics) as maybe-uninitialized once inlined, and at -Og (the asan preset) as uninitialized
+// (GCC bug 105593, fixed in GCC 13).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 
 #include <algorithm>
