@@ -24,6 +24,7 @@
 #include <cstring>
 
 #include "qspec/simd/avx2_kernels.h"
+#include "vnni_engine.h"
 
 namespace qspec::simd::avx2 {
 namespace {
@@ -33,25 +34,13 @@ constexpr int kNr = 16;  // columns per panel (two ymm of int32 lanes)
 // it lifts M=1 N=K=1024 (1 MiB of weights, past L2) by ~5%; neutral when the weights are in L2.
 constexpr std::int64_t kGemvPrefetch = 8;
 
-// The corrections added at the store: none (row_add null), or row_add[r] plus either col_add[j]
-// (readable up to a multiple of 16) or col_mul * col_sums[j] (col_sums has exactly n entries).
-struct Corr {
-  const std::int32_t* row_add = nullptr;
-  const std::int32_t* col_add = nullptr;
-  std::int32_t col_mul = 0;
-  const std::int32_t* col_sums = nullptr;
-  const FusedRequantView* ep = nullptr;  // run_requant: the epilogue, and its byte output
-  std::uint8_t* y = nullptr;
-  std::int64_t ldy = 0;
-};
-
 inline __mmask8 lanes_lo(int ncols) { return static_cast<__mmask8>(ncols >= 8 ? 0xff : (1u << ncols) - 1); }
 inline __mmask8 lanes_hi(int ncols) {
   return static_cast<__mmask8>(ncols >= kNr ? 0xff : ncols <= 8 ? 0 : (1u << (ncols - 8)) - 1);
 }
 
 // The column terms of panel columns j0..j0+15 (ncols of them valid; the others are never stored).
-inline void col_terms(const Corr& k, std::int64_t j0, int ncols, __m256i& c0, __m256i& c1) {
+inline void col_terms(const VnniCorr& k, std::int64_t j0, int ncols, __m256i& c0, __m256i& c1) {
   if (k.col_add != nullptr) {
     c0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(k.col_add + j0));
     c1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(k.col_add + j0 + 8));
@@ -144,7 +133,7 @@ inline std::int32_t* at(std::int32_t* c, std::int64_t off) { return c == nullptr
 
 // Row `row`, panel columns j..j+15 (ncols valid): C's int32 lanes, or with the fused epilogue
 // its bytes (VPMOVDB narrows lanes already inside the byte range).
-inline void store_out(const Corr& k, std::int32_t* c, std::int64_t row, std::int64_t j, __m256i v0, __m256i v1,
+inline void store_out(const VnniCorr& k, std::int32_t* c, std::int64_t row, std::int64_t j, __m256i v0, __m256i v1,
                       int ncols) {
   if (k.ep == nullptr) return store_row(c, v0, v1, ncols);
   std::uint8_t* y = k.y + row * k.ldy + j;
@@ -164,7 +153,7 @@ inline __m256i bcast4(const std::uint8_t* p) {
 // at least 8 independent VPDPBUSD chains hide the instruction latency (2 per cycle in flight).
 template <int MR>
 void microkernel(std::int64_t k4, const std::uint8_t* a, std::int64_t lda, const std::int8_t* panel, std::int32_t* c,
-                 std::int64_t ldc, int ncols, const Corr& corr, std::int64_t r0, std::int64_t j0) {
+                 std::int64_t ldc, int ncols, const VnniCorr& corr, std::int64_t r0, std::int64_t j0) {
   constexpr int U = MR >= 3 ? 1 : 4 / MR;
   __m256i acc0[U][MR], acc1[U][MR];
   // Fully unrolled so that the accumulators live in registers, not in a stack array.
@@ -223,7 +212,7 @@ void microkernel(std::int64_t k4, const std::uint8_t* a, std::int64_t lda, const
 // independent chains, more than the latency x throughput of VPDPBUSD needs.
 template <int T>
 void gemv_kernel(std::int64_t k4, const std::uint8_t* a, const std::int8_t* panel, std::int64_t pstride,
-                 std::int32_t* c, int ncols, const Corr& corr, std::int64_t j0) {
+                 std::int32_t* c, int ncols, const VnniCorr& corr, std::int64_t j0) {
   __m256i acc[2][T][2];
 #pragma GCC unroll 8
   for (int u = 0; u < 2; ++u)
@@ -268,57 +257,11 @@ void gemv_kernel(std::int64_t k4, const std::uint8_t* a, const std::int8_t* pane
   }
 }
 
-class VnniEngine final : public GemmEngine {
- public:
-  const char* name() const override { return "avx512vnni-ymm"; }
+struct VnniEngineImpl {
+  static constexpr const char* kName = "avx512vnni-ymm";
 
-  void pack(std::int64_t n, std::int64_t k, const std::int8_t* b, std::int64_t ldb, PackedB& out) const override {
-    pack_vnni_panels(n, k, b, ldb, out);
-    out.engine = this;
-  }
-
-  void prepare_a(std::int64_t m, std::int64_t k, const std::uint8_t* a, std::int64_t lda, std::uint8_t flip,
-                 std::uint8_t* dst, std::int64_t ldd, std::int64_t* sums) const override {
-    prepare_a_avx2(m, k, a, lda, flip, dst, ldd, sums);
-  }
-
-  void run(std::int64_t m, const std::uint8_t* a, std::int64_t lda, const PackedB& b, std::int32_t* c, std::int64_t ldc,
-           const std::int32_t* row_add, const std::int32_t* col_add) const override {
-    Corr corr;
-    if (row_add != nullptr) {
-      corr.row_add = row_add;
-      corr.col_add = col_add;
-    }
-    run_impl(m, a, lda, b, c, ldc, corr);
-  }
-
-  void run_fused(std::int64_t m, const std::uint8_t* a, std::int64_t lda, const PackedB& b, std::int32_t* c,
-                 std::int64_t ldc, const std::int32_t* row_add, std::int32_t col_mul) const override {
-    Corr corr;
-    corr.row_add = row_add;
-    corr.col_mul = col_mul;
-    corr.col_sums = b.row_sums.data();
-    run_impl(m, a, lda, b, c, ldc, corr);
-  }
-
-  bool fuses_requant() const override { return true; }
-
-  void run_requant(std::int64_t m, const std::uint8_t* a, std::int64_t lda, const PackedB& b,
-                   const std::int32_t* row_add, std::int32_t col_mul, const FusedRequantView& e, std::uint8_t* y,
-                   std::int64_t ldy) const override {
-    Corr corr;
-    corr.row_add = row_add;
-    corr.col_mul = col_mul;
-    corr.col_sums = b.row_sums.data();
-    corr.ep = &e;
-    corr.y = y;
-    corr.ldy = ldy;
-    run_impl(m, a, lda, b, nullptr, 0, corr);
-  }
-
- private:
   static void run_impl(std::int64_t m, const std::uint8_t* a, std::int64_t lda, const PackedB& b, std::int32_t* c,
-                       std::int64_t ldc, const Corr& corr) {
+                       std::int64_t ldc, const VnniCorr& corr) {
     const std::int64_t k4 = (b.k + 3) / 4, panels = (b.n + kNr - 1) / kNr;
     const auto* w = reinterpret_cast<const std::int8_t*>(b.data.data());
     // Row blocks of A small enough to stay in L1/L2 while every panel of B streams past them.
@@ -339,7 +282,7 @@ class VnniEngine final : public GemmEngine {
         ldab = k4 * 4;
       }
       if (mc == 1) {  // a single row: the GEMV kernel, four panels at a time
-        Corr ci = corr;
+        VnniCorr ci = corr;
         if (corr.row_add != nullptr) ci.row_add += i0;
         if (corr.ep != nullptr) ci.y += i0 * corr.ldy;
         std::int32_t* ci0 = at(c, i0 * ldc);
@@ -399,7 +342,7 @@ void pack_vnni_panels(std::int64_t n, std::int64_t k, const std::int8_t* b, std:
 }
 
 const GemmEngine& gemm_engine_vnni() {
-  static const VnniEngine e;
+  static const VnniGemmEngine<VnniEngineImpl> e;
   return e;
 }
 

@@ -23,6 +23,7 @@
 #include <cstring>
 
 #include "qspec/simd/avx2_kernels.h"
+#include "vnni_engine.h"
 
 namespace qspec::simd::avx2 {
 namespace {
@@ -30,22 +31,12 @@ namespace {
 constexpr int kNr = 16;                    // columns per panel: one zmm of int32 lanes
 constexpr std::int64_t kGemvPrefetch = 8;  // groups of 64 bytes ahead, as the ymm GEMV
 
-struct Corr {
-  const std::int32_t* row_add = nullptr;
-  const std::int32_t* col_add = nullptr;  // readable up to a multiple of 16 entries
-  std::int32_t col_mul = 0;
-  const std::int32_t* col_sums = nullptr;  // exactly n entries
-  const FusedRequantView* ep = nullptr;    // run_requant: the epilogue, and its byte output
-  std::uint8_t* y = nullptr;
-  std::int64_t ldy = 0;
-};
-
 inline __mmask16 lanes(int ncols) {
   return static_cast<__mmask16>(ncols >= kNr ? 0xffff : ncols <= 0 ? 0 : (1u << ncols) - 1);
 }
 
 // The column terms of columns j0..j0+15 (ncols of them valid; the others are never stored).
-inline __m512i col_term(const Corr& k, std::int64_t j0, int ncols) {
+inline __m512i col_term(const VnniCorr& k, std::int64_t j0, int ncols) {
   if (k.col_add != nullptr) return _mm512_loadu_si512(k.col_add + j0);
   // Masked load: the lanes past column n are neither read nor faulted on.
   return _mm512_mullo_epi32(_mm512_set1_epi32(k.col_mul), _mm512_maskz_loadu_epi32(lanes(ncols), k.col_sums + j0));
@@ -192,7 +183,7 @@ inline __m512i bcast4(const std::uint8_t* p) {
 // C[MR x (NP*16)] (ncols valid) = A[MR x 4*k4] * NP consecutive panels (pstride bytes apart).
 template <int MR, int NP>
 void microkernel(std::int64_t k4, const std::uint8_t* a, std::int64_t lda, const std::int8_t* panel,
-                 std::int64_t pstride, std::int32_t* c, std::int64_t ldc, int ncols, const Corr& corr, std::int64_t r0,
+                 std::int64_t pstride, std::int32_t* c, std::int64_t ldc, int ncols, const VnniCorr& corr, std::int64_t r0,
                  std::int64_t j0) {
   // Few rows: split the k loop over U accumulator sets so that >= 8 VPDPBUSD chains are in flight.
   constexpr int U = MR * NP >= 8 ? 1 : (8 + MR * NP - 1) / (MR * NP);
@@ -270,7 +261,7 @@ void microkernel(std::int64_t k4, const std::uint8_t* a, std::int64_t lda, const
 // accumulator sets (even / odd groups) give 2*T independent chains.
 template <int T>
 void gemv_kernel(std::int64_t k4, const std::uint8_t* a, const std::int8_t* panel, std::int64_t pstride,
-                 std::int32_t* c, int ncols, const Corr& corr, std::int64_t j0) {
+                 std::int32_t* c, int ncols, const VnniCorr& corr, std::int64_t j0) {
   __m512i acc[2][T];
 #pragma GCC unroll 8
   for (int u = 0; u < 2; ++u)
@@ -318,59 +309,13 @@ void gemv_kernel(std::int64_t k4, const std::uint8_t* a, const std::int8_t* pane
   }
 }
 
-class Vnni512Engine final : public GemmEngine {
- public:
-  const char* name() const override { return "avx512vnni-zmm"; }
+struct Vnni512EngineImpl {
+  static constexpr const char* kName = "avx512vnni-zmm";
 
-  void pack(std::int64_t n, std::int64_t k, const std::int8_t* b, std::int64_t ldb, PackedB& out) const override {
-    pack_vnni_panels(n, k, b, ldb, out);
-    out.engine = this;
-  }
-
-  void prepare_a(std::int64_t m, std::int64_t k, const std::uint8_t* a, std::int64_t lda, std::uint8_t flip,
-                 std::uint8_t* dst, std::int64_t ldd, std::int64_t* sums) const override {
-    prepare_a_avx2(m, k, a, lda, flip, dst, ldd, sums);
-  }
-
-  void run(std::int64_t m, const std::uint8_t* a, std::int64_t lda, const PackedB& b, std::int32_t* c, std::int64_t ldc,
-           const std::int32_t* row_add, const std::int32_t* col_add) const override {
-    Corr corr;
-    if (row_add != nullptr) {
-      corr.row_add = row_add;
-      corr.col_add = col_add;
-    }
-    run_impl(m, a, lda, b, c, ldc, corr);
-  }
-
-  void run_fused(std::int64_t m, const std::uint8_t* a, std::int64_t lda, const PackedB& b, std::int32_t* c,
-                 std::int64_t ldc, const std::int32_t* row_add, std::int32_t col_mul) const override {
-    Corr corr;
-    corr.row_add = row_add;
-    corr.col_mul = col_mul;
-    corr.col_sums = b.row_sums.data();
-    run_impl(m, a, lda, b, c, ldc, corr);
-  }
-
-  bool fuses_requant() const override { return true; }
-
-  void run_requant(std::int64_t m, const std::uint8_t* a, std::int64_t lda, const PackedB& b,
-                   const std::int32_t* row_add, std::int32_t col_mul, const FusedRequantView& e, std::uint8_t* y,
-                   std::int64_t ldy) const override {
-    Corr corr;
-    corr.row_add = row_add;
-    corr.col_mul = col_mul;
-    corr.col_sums = b.row_sums.data();
-    corr.ep = &e;
-    corr.y = y;
-    corr.ldy = ldy;
-    run_impl(m, a, lda, b, nullptr, 0, corr);
-  }
-
- private:
   template <int NP>
   static void rows(std::int64_t mc, std::int64_t k4, const std::uint8_t* ab, std::int64_t ldab,
                    const std::int8_t* panel, std::int64_t pstride, std::int32_t* cp, std::int64_t ldc, int ncols,
-                   const Corr& corr, std::int64_t i0, std::int64_t j0) {
+                   const VnniCorr& corr, std::int64_t i0, std::int64_t j0) {
     std::int64_t i = 0;
     auto call = [&](auto kernel) {
       kernel(k4, ab + i * ldab, ldab, panel, pstride, at(cp, i * ldc), ldc, ncols, corr, i0 + i, j0);
@@ -389,7 +334,7 @@ class Vnni512Engine final : public GemmEngine {
   }
 
   static void run_impl(std::int64_t m, const std::uint8_t* a, std::int64_t lda, const PackedB& b, std::int32_t* c,
-                       std::int64_t ldc, const Corr& corr) {
+                       std::int64_t ldc, const VnniCorr& corr) {
     const std::int64_t k4 = (b.k + 3) / 4, panels = (b.n + kNr - 1) / kNr, pstride = k4 * 64;
     const auto* w = reinterpret_cast<const std::int8_t*>(b.data.data());
     constexpr std::int64_t kMc = 96;  // rows of A kept in L1/L2 while the panels stream past
@@ -409,7 +354,7 @@ class Vnni512Engine final : public GemmEngine {
         ldab = k4 * 4;
       }
       if (mc == 1) {  // a single row: the GEMV kernel, four panels at a time
-        Corr ci = corr;
+        VnniCorr ci = corr;
         if (corr.row_add != nullptr) ci.row_add += i0;
         if (corr.ep != nullptr) ci.y += i0 * corr.ldy;
         std::int32_t* ci0 = at(c, i0 * ldc);
@@ -444,7 +389,7 @@ class Vnni512Engine final : public GemmEngine {
 }  // namespace
 
 const GemmEngine& gemm_engine_vnni512() {
-  static const Vnni512Engine e;
+  static const VnniGemmEngine<Vnni512EngineImpl> e;
   return e;
 }
 
