@@ -33,6 +33,45 @@ function(qspec_warnings target)
   target_compile_options(${target} PRIVATE ${QSPEC_WARNINGS})
 endfunction()
 
+# What every test driver is compiled with: the warnings, -Og (QSPEC_TEST_DRIVERS_OG) and the source
+# tree's path. The precompiled header's anchor gets exactly these, so that its PCH is valid for them.
+function(qspec_test_driver_options target)
+  qspec_warnings(${target})
+  if(QSPEC_TEST_DRIVERS_OG)
+    target_compile_options(${target} PRIVATE $<$<CONFIG:RelWithDebInfo,Release,MinSizeRel>:-Og>)
+  endif()
+  target_compile_definitions(${target} PRIVATE QSPEC_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+endfunction()
+
+# One precompiled header for the test drivers under conformance/ (about 110 single-file binaries,
+# each of which parsed GoogleTest, RapidCheck, nlohmann::json and the standard library again: 1-2.5
+# CPU-s of a 1.5-7 s compile). Only third-party and standard headers: a change to qspec's own
+# headers never rebuilds it. Built once, by the anchor below (call qspec_test_pch() in the
+# directory whose compile options the drivers share), and reused by every qspec_test there and
+# below (REUSE_FROM) unless it says NO_PCH: a driver whose flags differ (ISA or fp-contract flags,
+# a library's definitions) would find the PCH invalid, which -Winvalid-pch (added by CMake) turns
+# into an error under QSPEC_WERROR. Off: -DQSPEC_TEST_PCH=OFF (also the way to check that every
+# driver includes what it uses). ccache caches PCH users only with
+# CCACHE_SLOPPINESS=pch_defines,time_macros (docs/CONTRIBUTING.md).
+option(QSPEC_TEST_PCH "Compile the conformance test drivers with one shared precompiled header" ON)
+function(qspec_test_pch)
+  # Cross builds: the emulated suite is small, and the host's headers are not the target's.
+  if(NOT QSPEC_TEST_PCH OR TARGET qspec_test_pch OR CMAKE_CROSSCOMPILING)
+    return()
+  endif()
+  # An executable, not an OBJECT library: GCC's PCH records -fPIE (executables) versus -fPIC.
+  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/qspec_test_pch.cc
+       "// The anchor of the test drivers' precompiled header.\nint main() { return 0; }\n")
+  add_executable(qspec_test_pch ${CMAKE_CURRENT_BINARY_DIR}/qspec_test_pch.cc)
+  qspec_test_driver_options(qspec_test_pch)
+  target_link_libraries(qspec_test_pch PRIVATE GTest::gtest GTest::gmock rapidcheck rapidcheck_gtest
+                                               nlohmann_json::nlohmann_json)
+  target_precompile_headers(qspec_test_pch PRIVATE
+    <gtest/gtest.h> <gmock/gmock.h> <rapidcheck.h> <rapidcheck/gtest.h> <nlohmann/json.hpp>
+    <algorithm> <bit> <cmath> <cstdint> <filesystem> <fstream> <functional> <map> <optional> <random>
+    <regex> <set> <sstream> <string> <vector>)
+endfunction()
+
 # qspec_library(name SRCS a.cc b.cc [DEPS x y] [PUBLIC_INCLUDE dir] [OBJECT])
 function(qspec_library name)
   cmake_parse_arguments(A "OBJECT" "PUBLIC_INCLUDE" "SRCS;DEPS" ${ARGN})
@@ -54,12 +93,9 @@ endfunction()
 # Registers the GoogleTest cases one by one with CTest (discovered when CTest runs, so cross
 # builds discover them under the emulator). Property tests get a fixed RapidCheck seed.
 function(qspec_test name)
-  cmake_parse_arguments(A "NO_MAIN" "TIMEOUT" "SRCS;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(A "NO_MAIN;NO_PCH" "TIMEOUT" "SRCS;DEPS;LABELS" ${ARGN})
   add_executable(${name} ${A_SRCS})
-  qspec_warnings(${name})
-  if(QSPEC_TEST_DRIVERS_OG)
-    target_compile_options(${name} PRIVATE $<$<CONFIG:RelWithDebInfo,Release,MinSizeRel>:-Og>)
-  endif()
+  qspec_test_driver_options(${name})
   if("property" IN_LIST A_LABELS)
     # Fixed seed by default (conformance/support/rc_main.cc), whether run by CTest or by hand. One
     # object for every property binary: compiled per binary it cost 43 compilations (~58 CPU-s a build).
@@ -79,11 +115,13 @@ function(qspec_test name)
   if(NOT A_TIMEOUT)
     set(A_TIMEOUT 600)
   endif()
-  target_compile_definitions(${name} PRIVATE QSPEC_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   # Tests under conformance/ are the clauses' properties and tests: `qspec spec lint` lists them.
   string(FIND "${CMAKE_CURRENT_SOURCE_DIR}/" "${PROJECT_SOURCE_DIR}/conformance/" _in_conformance)
   if(_in_conformance EQUAL 0)
     set_property(GLOBAL APPEND PROPERTY QSPEC_CLAUSE_TEST_TARGETS ${name})
+    if(TARGET qspec_test_pch AND NOT A_NO_PCH)
+      target_precompile_headers(${name} REUSE_FROM qspec_test_pch)
+    endif()
   endif()
   gtest_discover_tests(${name}
     DISCOVERY_MODE PRE_TEST
