@@ -28,13 +28,9 @@ TEST(vectors_ops, EveryOperatorFamilyGenerates) {
   EXPECT_GT(families, 0) << "no family writes under vectors/ops/: this check would check nothing";
 }
 
-// Generation is deterministic: two runs give the same document.
-TEST(vectors_ops, Deterministic) {
-  for (const auto& f : qspec::vecgen::families()) {
-    if (f.file.rfind("ops/", 0) != 0) continue;
-    EXPECT_EQ(qspec::vecgen::generate_document(f, "0.1.0"), qspec::vecgen::generate_document(f, "0.1.0")) << f.file;
-  }
-}
+// That generation is deterministic is CTest vectors_check's to prove: it regenerates every family,
+// these included, in a fresh process and demands the committed bytes. (A test here that generated
+// every operator family twice in one process cost 37 s of the default job and proved less.)
 
 // A conv2d test whose flags claim a geometry (dilation, padding, depthwise) writes that geometry:
 // the flags and tie counts are computed from the generator's problem, the expected output from the
