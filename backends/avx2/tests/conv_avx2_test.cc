@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "qspec/simd/avx2_backend.h"
@@ -167,17 +169,26 @@ TEST(qconv2d, Depthwise) {
     }
 }
 
+// The best kernel set (with the zmm direct convolution) and the same without it (im2col tiles),
+// or nothing on a CPU without the direct convolution's ISA.
+std::optional<std::pair<KernelSet, KernelSet>> direct_and_im2col() {
+  const CpuFeatures f = detect_cpu_features();
+  if (!(f.avx512vnni && f.zmm)) return std::nullopt;
+  KernelSet direct = avx2::kernel_set(f), im2col = direct;
+  im2col.direct_conv = nullptr;
+  return std::make_pair(direct, im2col);
+}
+constexpr const char* kNoDirect =
+    "the direct convolution needs AVX512F + BW + VNNI (avx2+avx512vnni+zmm), which this CPU lacks";
+
 // The zmm direct convolution (implicit GEMM) against the im2col route of the same kernel set, bit for
 // bit in int32 (modulo 2^32) and int64: borders, asymmetric padding, strides, dilation, channel
 // tails (c % 4, o % 32), row tails (ow below and above the 14-pixel block), in-place and copied
 // sources, every signedness, and zero points that make the corrections wrap int32.
 TEST(qconv2d, DirectMatchesIm2col) {
-  const CpuFeatures f = detect_cpu_features();
-  if (!(f.avx512vnni && f.zmm))
-    GTEST_SKIP() << "the direct convolution needs AVX512F + BW + VNNI (avx2+avx512vnni+zmm), which this CPU lacks";
-  const KernelSet direct = avx2::kernel_set(f);
-  KernelSet im2col = direct;
-  im2col.direct_conv = nullptr;
+  const auto sets = direct_and_im2col();
+  if (!sets) GTEST_SKIP() << kNoDirect;
+  const auto& [direct, im2col] = *sets;
   ASSERT_NE(direct.direct_conv, nullptr);
   struct Case {
     ConvGeom g;
@@ -238,12 +249,9 @@ TEST(qconv2d, DirectMatchesIm2col) {
 // past a multiple of 32 and below 16, rows not a multiple of the 14-pixel block (and of 7, 4, 2,
 // 1), padding (asymmetric too), stride 2, dilation, c % 4, and saturated accumulators.
 TEST(qconv2d, DirectFusedRequantMatchesTwoPasses) {
-  const CpuFeatures f = detect_cpu_features();
-  if (!(f.avx512vnni && f.zmm))
-    GTEST_SKIP() << "the direct convolution needs AVX512F + BW + VNNI (avx2+avx512vnni+zmm), which this CPU lacks";
-  const KernelSet direct = avx2::kernel_set(f);
-  KernelSet im2col = direct;
-  im2col.direct_conv = nullptr;
+  const auto sets = direct_and_im2col();
+  if (!sets) GTEST_SKIP() << kNoDirect;
+  const auto& [direct, im2col] = *sets;
   ConvGeom asym = geom(1, 7, 9, 3, 5, 5, 1, 2);
   asym.kw = 3, asym.ph2 = 0, asym.pw2 = 3;
   const ConvGeom geoms[] = {
@@ -271,11 +279,8 @@ TEST(qconv2d, DirectFusedRequantMatchesTwoPasses) {
             w(static_cast<std::size_t>(g.o * g.c * g.kh * g.kw));
         // Saturation: every operand at an extreme (the largest accumulators) on a third of the cases.
         const bool extreme = cases % 3 == 0;
-        for (auto& v : x) v = extreme ? static_cast<std::uint8_t>(xs ? 0x80 : 0) : static_cast<std::uint8_t>(rng());
-        for (auto& v : w) v = extreme ? static_cast<std::uint8_t>(wu ? 255 : 127) : static_cast<std::uint8_t>(rng());
-        std::vector<std::int64_t> bias(static_cast<std::size_t>(g.o));
-        const std::int64_t b_span = float_bias && cases % 2 == 0 ? std::int64_t{1} << 29 : 100000;
-        for (auto& b : bias) b = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(2 * b_span + 1)) - b_span;
+        testing::fill_operands(x, xs, w, wu, extreme, rng);
+        const std::vector<std::int64_t> bias = testing::random_bias(g.o, float_bias && cases % 2 == 0, rng);
         const auto plan = testing::random_plan(kind, out, g.o, cases % 4 == 0, rng);
         const FusedRequant fr(plan, g.o, bias.data(), float_bias);
         ASSERT_TRUE(fr.ok());

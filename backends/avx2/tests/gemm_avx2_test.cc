@@ -191,14 +191,9 @@ TEST(qgemm, FusedRequantMatchesTwoPasses) {
         std::vector<std::uint8_t> a(static_cast<std::size_t>(s.m * s.k)), w(static_cast<std::size_t>(s.n * s.k));
         // Saturation: every operand at an extreme (the largest accumulators) on half the cases of each kind.
         const bool extreme = s.k == 2100 || (cases / 4 + cases) % 2 == 0;
-        for (auto& v : a)
-          v = extreme ? static_cast<std::uint8_t>(a_signed ? 0x80 : 0) : static_cast<std::uint8_t>(rng());
-        for (auto& v : w)
-          v = extreme ? static_cast<std::uint8_t>(w_unsigned ? 255 : 127) : static_cast<std::uint8_t>(rng());
-        std::vector<std::int64_t> bias(static_cast<std::size_t>(s.n));
-        // oneDNN's float bias rounds once its sum passes 2^24: biases near +-2^29 on half its cases.
-        const std::int64_t b_span = float_bias && cases % 2 == 0 ? std::int64_t{1} << 29 : 100000;
-        for (auto& b : bias) b = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(2 * b_span + 1)) - b_span;
+        testing::fill_operands(a, a_signed, w, w_unsigned, extreme, rng);
+        // oneDNN's float bias: biases near +-2^29 on half its cases.
+        const std::vector<std::int64_t> bias = testing::random_bias(s.n, float_bias && cases % 2 == 0, rng);
         const auto plan = testing::random_plan(kind, out, s.n, cases % 5 == 0, rng);
         const FusedRequant fr(plan, s.n, bias.data(), float_bias);
         ASSERT_TRUE(fr.ok());

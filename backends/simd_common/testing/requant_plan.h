@@ -1,5 +1,5 @@
-// Random requantization plans for the fused-epilogue tests (the GEMM engines' run_requant, the
-// direct convolution's byte store): one text, so that both are judged on the same hard cases.
+// Random requantization plans, operands and biases for the fused-epilogue tests (the GEMM engines'
+// run_requant, the direct convolution's byte store): one text, so that both meet the same hard cases.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -52,6 +52,23 @@ inline std::vector<RequantParams> random_plan(RequantKind kind, OutType out, std
     plan.push_back(p);
   }
   return plan;
+}
+
+// Operands: random bytes, or on `extreme` cases every one at the value that makes the largest
+// accumulators (int8 -128 or uint8 0 activations against 127 or 255 weights).
+inline void fill_operands(std::vector<std::uint8_t>& a, bool a_signed, std::vector<std::uint8_t>& w, bool w_unsigned,
+                          bool extreme, std::mt19937_64& rng) {
+  for (auto& v : a) v = extreme ? static_cast<std::uint8_t>(a_signed ? 0x80 : 0) : static_cast<std::uint8_t>(rng());
+  for (auto& v : w) v = extreme ? static_cast<std::uint8_t>(w_unsigned ? 255 : 127) : static_cast<std::uint8_t>(rng());
+}
+
+// n biases within +-100000, or with `wide` near +-2^29: oneDNN's float bias rounds once its sum
+// passes 2^24.
+inline std::vector<std::int64_t> random_bias(std::int64_t n, bool wide, std::mt19937_64& rng) {
+  std::vector<std::int64_t> bias(static_cast<std::size_t>(n));
+  const std::int64_t span = wide ? std::int64_t{1} << 29 : 100000;
+  for (auto& b : bias) b = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(2 * span + 1)) - span;
+  return bias;
 }
 
 }  // namespace qspec::simd::testing
