@@ -272,9 +272,10 @@ class DirectConvVnni512 final : public DirectConv {
           }
         };
         if constexpr (std::is_same_v<Out, std::uint8_t>) {  // the block's requantization, loaded once
-          const std::int64_t j0 = ob * kBlock;
+          // (A second group without channels loads nothing, from an address inside the arrays.)
+          const std::int64_t j0 = ob * kBlock, j1 = ncols > kLanes ? j0 + kLanes : j0;
           const Epilogue16 ep[kNb] = {Epilogue16(*a.ep, j0, lanes(ncols)),
-                                      Epilogue16(*a.ep, j0 + kLanes, lanes(ncols - kLanes))};
+                                      Epilogue16(*a.ep, j1, lanes(ncols - kLanes))};
           rows(ep);
         } else {
           rows(nullptr);
