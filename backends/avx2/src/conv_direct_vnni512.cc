@@ -96,15 +96,21 @@ void block(const Walk& k, const std::uint8_t* in, const std::int8_t* wb, Out* y,
     __m512i ct[kNb];
 #pragma GCC unroll 4
     for (int q = 0; q < kNb; ++q) ct[q] = _mm512_loadu_si512(e.col32 + j0 + q * kLanes);
-    const std::int32_t* row = e.row32 + q0;
+      // The corrections added to every accumulator before the first byte store: a pixel's row term
+      // read between the stores (which may alias it) cost 20% of a 1x1 convolution's time, where the
+      // epilogue is a third of the work.
+#pragma GCC unroll 16
+    for (int u = 0; u < UR; ++u) {
+      const __m512i rv = _mm512_set1_epi32(e.row32[q0 + u]);
+#pragma GCC unroll 4
+      for (int q = 0; q < kNb; ++q) acc[u][q] = _mm512_add_epi32(acc[u][q], _mm512_add_epi32(rv, ct[q]));
+    }
 #pragma GCC unroll 4
     for (int q = 0; q < kNb; ++q) {
       const int nc = ncols - q * kLanes;
       if (nc <= 0) break;
       requant_rows<UR>(
-          e.ep[q], nc, y + q * kLanes, ldy, [&](int u) __attribute__((always_inline)) {
-            return _mm512_add_epi32(acc[u][q], _mm512_add_epi32(_mm512_set1_epi32(row[u]), ct[q]));
-          });
+          e.ep[q], nc, y + q * kLanes, ldy, [&](int u) __attribute__((always_inline)) { return acc[u][q]; });
     }
   } else if constexpr (sizeof(Out) == 4) {
     __m512i ct[kNb];
