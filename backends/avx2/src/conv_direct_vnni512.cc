@@ -92,12 +92,12 @@ void block(const Walk& k, const std::uint8_t* in, const std::int8_t* wb, Out* y,
         }
       }
     }
-  if constexpr (std::is_same_v<Out, std::uint8_t>) {  // int32 as below, then requantized in registers
+  if constexpr (sizeof(Out) <= 4) {  // int32 results, stored or requantized to bytes
     __m512i ct[kNb];
 #pragma GCC unroll 4
     for (int q = 0; q < kNb; ++q) ct[q] = _mm512_loadu_si512(e.col32 + j0 + q * kLanes);
-      // The corrections added to every accumulator before the first byte store: a pixel's row term
-      // read between the stores (which may alias it) cost 20% of a 1x1 convolution's time, where the
+      // The corrections added to every accumulator before the first store: a pixel's row term read
+      // between byte stores (which may alias it) cost 20% of a 1x1 convolution's time, where the
       // epilogue is a third of the work.
 #pragma GCC unroll 16
     for (int u = 0; u < UR; ++u) {
@@ -109,24 +109,18 @@ void block(const Walk& k, const std::uint8_t* in, const std::int8_t* wb, Out* y,
     for (int q = 0; q < kNb; ++q) {
       const int nc = ncols - q * kLanes;
       if (nc <= 0) break;
-      requant_rows<UR>(
-          e.ep[q], nc, y + q * kLanes, ldy, [&](int u) __attribute__((always_inline)) { return acc[u][q]; });
-    }
-  } else if constexpr (sizeof(Out) == 4) {
-    __m512i ct[kNb];
-#pragma GCC unroll 4
-    for (int q = 0; q < kNb; ++q) ct[q] = _mm512_loadu_si512(e.col32 + j0 + q * kLanes);
+      if constexpr (std::is_same_v<Out, std::uint8_t>) {
+        requant_rows<UR>(
+            e.ep[q], nc, y + q * kLanes, ldy, [&](int u) __attribute__((always_inline)) { return acc[u][q]; });
+      } else {
 #pragma GCC unroll 16
-    for (int u = 0; u < UR; ++u) {
-      const __m512i rv = _mm512_set1_epi32(e.row32[q0 + u]);
-#pragma GCC unroll 4
-      for (int q = 0; q < kNb; ++q) {
-        const __m512i v = _mm512_add_epi32(acc[u][q], _mm512_add_epi32(rv, ct[q]));
-        std::int32_t* dst = y + u * ldy + q * kLanes;
-        if (ncols - q * kLanes >= kLanes) {
-          _mm512_storeu_si512(dst, v);
-        } else if (ncols > q * kLanes) {
-          _mm512_mask_storeu_epi32(dst, lanes(ncols - q * kLanes), v);
+        for (int u = 0; u < UR; ++u) {
+          std::int32_t* dst = y + u * ldy + q * kLanes;
+          if (nc >= kLanes) {
+            _mm512_storeu_si512(dst, acc[u][q]);
+          } else {
+            _mm512_mask_storeu_epi32(dst, lanes(nc), acc[u][q]);
+          }
         }
       }
     }
