@@ -47,8 +47,9 @@ std::string FcProblem::shape() const {
 }
 std::string ConvProblem::shape() const {
   std::string s = std::to_string(h) + "x" + std::to_string(w) + "x" + std::to_string(c) + "_";
-  if (groups == c && o == c) return s + "dw" + std::to_string(k) + "x" + std::to_string(k);
-  return s + std::to_string(o) + "_" + std::to_string(k) + "x" + std::to_string(k);
+  const std::string st = stride == 1 ? "" : "_s" + std::to_string(stride);
+  if (groups == c && o == c) return s + "dw" + std::to_string(k) + "x" + std::to_string(k) + st;
+  return s + std::to_string(o) + "_" + std::to_string(k) + "x" + std::to_string(k) + st;
 }
 std::string RequantProblem::shape() const {
   std::size_t lg = 0;
@@ -80,14 +81,14 @@ FcProblem make_fc(std::int64_t m, std::int64_t n, std::int64_t k) {
 }
 
 ConvProblem make_conv(std::int64_t h, std::int64_t w, std::int64_t c, std::int64_t o, std::int64_t k,
-                      std::int64_t groups) {
+                      std::int64_t groups, std::int64_t stride = 1) {
   ConvProblem p;
   p.h = h;
   p.w = w;
   p.c = c;
   p.o = o;
   p.k = k;
-  p.stride = 1;
+  p.stride = stride;
   p.pad = k / 2;
   p.groups = groups;
   p.x = random_bytes<std::int8_t>(static_cast<std::size_t>(h * w * c));
@@ -163,7 +164,8 @@ FcProblem shrink(const FcProblem& p, int f) {
 }
 ConvProblem shrink(const ConvProblem& p, int f) {
   if (f <= 1) return p;
-  return make_conv(std::max<std::int64_t>(4, p.h / f), std::max<std::int64_t>(4, p.w / f), p.c, p.o, p.k, p.groups);
+  return make_conv(std::max<std::int64_t>(4, p.h / f), std::max<std::int64_t>(4, p.w / f), p.c, p.o, p.k, p.groups,
+                   p.stride);
 }
 RequantProblem shrink(const RequantProblem& p, int f) {
   if (f <= 1) return p;
@@ -234,7 +236,12 @@ void register_all(Holder& h) {
   std::vector<FcProblem> fcs;
   for (std::int64_t nk : {256, 1024})
     for (std::int64_t m : {1, 16, 128}) fcs.push_back(make_fc(m, nk, nk));
-  std::vector<ConvProblem> convs = {make_conv(56, 56, 64, 64, 3, 1), make_conv(112, 112, 32, 32, 3, 32)};
+  // ResNet-style layers, so that no ratio is one shape's: the 3x3 convolution of each stage (56x56x64,
+  // 28x28x128, 14x14x256: the same 231 MOPs, ever fewer pixels per channel block), a 1x1 expansion
+  // (56x56x64 -> 256), a stride-2 3x3 downsampling (56x56x128 -> 28x28x128), and a MobileNet depthwise.
+  std::vector<ConvProblem> convs = {make_conv(56, 56, 64, 64, 3, 1),      make_conv(28, 28, 128, 128, 3, 1),
+                                    make_conv(14, 14, 256, 256, 3, 1),    make_conv(56, 56, 64, 256, 1, 1),
+                                    make_conv(56, 56, 128, 128, 3, 1, 2), make_conv(112, 112, 32, 32, 3, 32)};
   std::vector<RequantProblem> requants = make_requants(std::size_t{1} << 20);
   auto get_fc = [](const Impl& i) { return i.fc; };
   auto get_conv = [](const Impl& i) { return i.conv; };

@@ -4,7 +4,8 @@
 // Every implementation computes the same exact result (checked once against the qspec backend's
 // scalar path before timing), single-threaded:
 //   fully_connected  y[m][n] = sum_k (x[m][k] - zx) * w[n][k]       int8 x int8 -> int32
-//   conv2d           NHWC int8 input, OIHW int8 weights, zero-point padding -> int32 NHWC
+//   conv2d           NHWC int8 input, OIHW int8 weights, stride 1 or 2, zero-point padding k / 2
+//                    -> int32 NHWC (the shapes: bench_main.cc's register_all)
 //   requantize       int32 -> int8 under one named convention (attributes as in the vectors)
 // and the int8-output operators (BM_<op>_int8out/...: fully connected / conv2d as the libraries
 // ship them, the accumulators requantized to int8 with the scales of Int8Out): each checked

@@ -47,9 +47,9 @@ Runner conv_runner(const KernelSet& k, const ConvProblem& p, std::int32_t* y) {
 }
 
 // The int8-output operators as qspec's qlinear ops compute them under xnnpack.fp32 (no bias):
-// kFloatThenZp (sat(rne(fl32(acc) * scale) + zp)) fused into the GEMM engine's stores
-// (qgemm_requant: no int32 tensor is written) on the engines that fuse in registers (the VNNI ones);
-// the others and the depthwise kernel keep two passes.
+// kFloatThenZp (sat(rne(fl32(acc) * scale) + zp)) fused into the stores (no int32 tensor is
+// written) of the GEMM engines that fuse in registers (the VNNI ones: qgemm_requant, the im2col
+// convolution) and of the direct convolution; the other engines and the depthwise kernel keep two passes.
 simd::RequantParams int8out_params() {
   simd::RequantParams r;
   r.kind = simd::RequantKind::kFloatThenZp;

@@ -7,14 +7,22 @@
 // (VPBROADCASTD) into kNb VPDPBUSD. The window is read from the input rows themselves: no im2col
 // buffer. The input is read in place when it is uint8 without padding; otherwise it is copied once,
 // XOR 0x80 for int8 (the engine's u8 operand) and surrounded by the padding byte, so that the kernel
-// never branches on borders. The zero-point corrections are qgemm_u8's, fused into the store.
+// never branches on borders. The zero-point corrections are qgemm_u8's, fused into the store, and so
+// is, for byte outputs, the qlinear operators' requantization (epilogue_vnni512.h, the GEMM engine's
+// text): each channel block's parameters loaded once, applied to every pixel's accumulators.
+// GCC 12 reports its own _mm*_undefined_* placeholders as (maybe-)uninitialized once inlined
+// (bug 105593, as gemm_vnni512.cc).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
+#include "epilogue_vnni512.h"
 #include "qspec/simd/avx2_kernels.h"
 
 namespace qspec::simd::avx2 {
@@ -28,6 +36,7 @@ constexpr int kLanes = 16;  // int32 output channels per zmm
 constexpr int kNb = 2;
 constexpr int kUr = 14;
 constexpr int kBlock = kNb * kLanes;
+static_assert(kLanes == kEpilogueLanes && kNb == 2);  // two Epilogue16 per channel block
 
 using U = std::uint64_t;
 
@@ -36,8 +45,6 @@ inline __m512i bcast4(const std::uint8_t* p) {
   std::memcpy(&v, p, 4);
   return _mm512_set1_epi32(v);
 }
-
-inline __mmask16 lanes(int n) { return static_cast<__mmask16>(n >= kLanes ? 0xffff : n <= 0 ? 0 : (1u << n) - 1); }
 
 // The geometry of one run in the (possibly padded) source image.
 struct Walk {
@@ -49,13 +56,15 @@ struct Walk {
   std::int64_t kh, kw;
 };
 
-// The corrections of one output row: row_add (int32) or row64 per pixel, col32 / col64 per channel.
+// The corrections of one output row: row_add (int32) or row64 per pixel, col32 / col64 per channel;
+// for byte outputs the requantization of the channel block's two 16-channel groups.
 struct Epilogue {
   const std::int32_t* row32;
   const U* row64;
   const std::int32_t* col32;  // padded with zeros to a multiple of kBlock
   const std::int64_t* col_sums;
   U za;
+  const Epilogue16* ep;  // [kNb], byte outputs only
 };
 
 // UR output pixels x kNb*16 output channels (ncols of them real) starting at source byte `in`.
@@ -83,21 +92,35 @@ void block(const Walk& k, const std::uint8_t* in, const std::int8_t* wb, Out* y,
         }
       }
     }
-  if constexpr (sizeof(Out) == 4) {
+  if constexpr (sizeof(Out) <= 4) {  // int32 results, stored or requantized to bytes
     __m512i ct[kNb];
 #pragma GCC unroll 4
     for (int q = 0; q < kNb; ++q) ct[q] = _mm512_loadu_si512(e.col32 + j0 + q * kLanes);
+      // The corrections added to every accumulator before the first store: a pixel's row term read
+      // between byte stores (which may alias it) cost 20% of a 1x1 convolution's time, where the
+      // epilogue is a third of the work.
 #pragma GCC unroll 16
     for (int u = 0; u < UR; ++u) {
       const __m512i rv = _mm512_set1_epi32(e.row32[q0 + u]);
 #pragma GCC unroll 4
-      for (int q = 0; q < kNb; ++q) {
-        const __m512i v = _mm512_add_epi32(acc[u][q], _mm512_add_epi32(rv, ct[q]));
-        std::int32_t* dst = y + u * ldy + q * kLanes;
-        if (ncols - q * kLanes >= kLanes) {
-          _mm512_storeu_si512(dst, v);
-        } else if (ncols > q * kLanes) {
-          _mm512_mask_storeu_epi32(dst, lanes(ncols - q * kLanes), v);
+      for (int q = 0; q < kNb; ++q) acc[u][q] = _mm512_add_epi32(acc[u][q], _mm512_add_epi32(rv, ct[q]));
+    }
+#pragma GCC unroll 4
+    for (int q = 0; q < kNb; ++q) {
+      const int nc = ncols - q * kLanes;
+      if (nc <= 0) break;
+      if constexpr (std::is_same_v<Out, std::uint8_t>) {
+        requant_rows<UR>(
+            e.ep[q], nc, y + q * kLanes, ldy, [&](int u) __attribute__((always_inline)) { return acc[u][q]; });
+      } else {
+#pragma GCC unroll 16
+        for (int u = 0; u < UR; ++u) {
+          std::int32_t* dst = y + u * ldy + q * kLanes;
+          if (nc >= kLanes) {
+            _mm512_storeu_si512(dst, acc[u][q]);
+          } else {
+            _mm512_mask_storeu_epi32(dst, lanes(nc), acc[u][q]);
+          }
         }
       }
     }
@@ -155,6 +178,8 @@ class DirectConvVnni512 final : public DirectConv {
   void run(const DirectConvArgs& a) const override {
     if (a.y32 != nullptr) {
       run_impl(a, a.y32);
+    } else if (a.y8 != nullptr) {
+      run_impl(a, a.y8);
     } else {
       run_impl(a, a.y64);
     }
@@ -239,10 +264,21 @@ class DirectConvVnni512 final : public DirectConv {
       for (std::int64_t ob = 0; ob < blocks; ++ob) {
         const int ncols = static_cast<int>(std::min<std::int64_t>(kBlock, g.o - ob * kBlock));
         const std::int8_t* wb = w + ob * taps * c4 * kBlock * 4;
-        for (std::int64_t p = 0; p < oh; ++p) {
-          const Epilogue e{row32.data() + p * ow, row64.data() + p * ow, col32.data(), a.col_sums, za};
-          output_row(k, s + p * g.sh * k.row_bytes, wb, yn + p * ow * g.o + ob * kBlock, g.o, ow, ncols, ob * kBlock,
-                     e);
+        auto rows = [&](const Epilogue16* ep) {
+          for (std::int64_t p = 0; p < oh; ++p) {
+            const Epilogue e{row32.data() + p * ow, row64.data() + p * ow, col32.data(), a.col_sums, za, ep};
+            output_row(k, s + p * g.sh * k.row_bytes, wb, yn + p * ow * g.o + ob * kBlock, g.o, ow, ncols, ob * kBlock,
+                       e);
+          }
+        };
+        if constexpr (std::is_same_v<Out, std::uint8_t>) {  // the block's requantization, loaded once
+          // (A second group without channels loads nothing, from an address inside the arrays.)
+          const std::int64_t j0 = ob * kBlock, j1 = ncols > kLanes ? j0 + kLanes : j0;
+          const Epilogue16 ep[kNb] = {Epilogue16(*a.ep, j0, lanes(ncols)),
+                                      Epilogue16(*a.ep, j1, lanes(ncols - kLanes))};
+          rows(ep);
+        } else {
+          rows(nullptr);
         }
       }
     }

@@ -1,16 +1,21 @@
 // conv2d (im2col + GEMM engines, the direct depthwise kernel, the zmm direct convolution) against the
 // int64 definition of the padded, strided, dilated, grouped window sum, on every kernel set this CPU
-// can run, and the direct convolution against the im2col route bit for bit.
+// can run, the direct convolution against the im2col route bit for bit, and its fused requantizing
+// store against the two passes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "qspec/simd/avx2_backend.h"
 #include "qspec/simd/conv.h"
+#include "qspec/simd/requant.h"
+#include "requant_plan.h"  // backends/simd_common/testing
 
 namespace qspec::simd {
 namespace {
@@ -164,17 +169,26 @@ TEST(qconv2d, Depthwise) {
     }
 }
 
+// The best kernel set (with the zmm direct convolution) and the same without it (im2col tiles),
+// or nothing on a CPU without the direct convolution's ISA.
+std::optional<std::pair<KernelSet, KernelSet>> direct_and_im2col() {
+  const CpuFeatures f = detect_cpu_features();
+  if (!(f.avx512vnni && f.zmm)) return std::nullopt;
+  KernelSet direct = avx2::kernel_set(f), im2col = direct;
+  im2col.direct_conv = nullptr;
+  return std::make_pair(direct, im2col);
+}
+constexpr const char* kNoDirect =
+    "the direct convolution needs AVX512F + BW + VNNI (avx2+avx512vnni+zmm), which this CPU lacks";
+
 // The zmm direct convolution (implicit GEMM) against the im2col route of the same kernel set, bit for
 // bit in int32 (modulo 2^32) and int64: borders, asymmetric padding, strides, dilation, channel
 // tails (c % 4, o % 32), row tails (ow below and above the 14-pixel block), in-place and copied
 // sources, every signedness, and zero points that make the corrections wrap int32.
 TEST(qconv2d, DirectMatchesIm2col) {
-  const CpuFeatures f = detect_cpu_features();
-  if (!(f.avx512vnni && f.zmm))
-    GTEST_SKIP() << "the direct convolution needs AVX512F + BW + VNNI (avx2+avx512vnni+zmm), which this CPU lacks";
-  const KernelSet direct = avx2::kernel_set(f);
-  KernelSet im2col = direct;
-  im2col.direct_conv = nullptr;
+  const auto sets = direct_and_im2col();
+  if (!sets) GTEST_SKIP() << kNoDirect;
+  const auto& [direct, im2col] = *sets;
   ASSERT_NE(direct.direct_conv, nullptr);
   struct Case {
     ConvGeom g;
@@ -225,6 +239,73 @@ TEST(qconv2d, DirectMatchesIm2col) {
       ASSERT_EQ(yd64[i], yi64[i]) << "case " << ci << " int64 output " << i;
     }
   }
+}
+
+// The direct convolution's fused requantizing store (qconv2d_nhwc_requant on its weights) against
+// the two passes (the exact int64 convolution of the im2col route, the bias, requant_one), for the
+// epilogue of every convention run_requant supports (XNNPACK / ONNX Runtime / qnnpack fp32, TFLite
+// double rounding, TFLite single / TOSA rounding, oneDNN's float bias and zero point before the
+// rounding), per tensor and per channel, int8 and uint8 outputs, on the tails: output channels
+// past a multiple of 32 and below 16, rows not a multiple of the 14-pixel block (and of 7, 4, 2,
+// 1), padding (asymmetric too), stride 2, dilation, c % 4, and saturated accumulators.
+TEST(qconv2d, DirectFusedRequantMatchesTwoPasses) {
+  const auto sets = direct_and_im2col();
+  if (!sets) GTEST_SKIP() << kNoDirect;
+  const auto& [direct, im2col] = *sets;
+  ConvGeom asym = geom(1, 7, 9, 3, 5, 5, 1, 2);
+  asym.kw = 3, asym.ph2 = 0, asym.pw2 = 3;
+  const ConvGeom geoms[] = {
+      geom(1, 9, 31, 64, 64, 3, 1, 1),      // two channel blocks, ow 31: two blocks of 14 and one shifted back
+      geom(2, 11, 11, 8, 40, 3, 2, 1),      // stride 2 (ow 6), o % 32 = 8, two images
+      asym,                                 // c % 4, o 5, 5x3 window, asymmetric pads
+      geom(1, 6, 15, 16, 33, 1, 1, 0),      // pointwise, o 33: a 1-channel group
+      geom(1, 11, 11, 20, 24, 3, 1, 2, 2),  // dilation 2, ow 11: blocks of 7
+      geom(1, 4, 3, 4, 17, 3, 1, 1),        // ow 3
+      geom(1, 3, 1, 4, 50, 3, 1, 1),        // ow 1, o 50: a full and a partial group in the second block
+  };
+  const RequantKind kinds[] = {RequantKind::kFloatThenZp, RequantKind::kFloatInclZp, RequantKind::kQ31Double,
+                               RequantKind::kShiftRound};
+  std::mt19937_64 rng(41);
+  int cases = 0;
+  for (const ConvGeom& g : geoms)
+    for (RequantKind kind : kinds)
+      for (OutType out : {OutType::I8, OutType::U8}) {
+        ++cases;
+        const bool xs = rng() % 2 != 0, wu = rng() % 4 == 0;
+        const bool float_bias = kind == RequantKind::kFloatInclZp;  // oneDNN's epilogue
+        const std::int64_t za = static_cast<std::int64_t>(rng() % 256) - (xs ? 128 : 0);
+        const std::int64_t zw = wu ? static_cast<std::int64_t>(rng() % 256) : 0;
+        std::vector<std::uint8_t> x(static_cast<std::size_t>(g.n * g.h * g.w * g.c)),
+            w(static_cast<std::size_t>(g.o * g.c * g.kh * g.kw));
+        // Saturation: every operand at an extreme (the largest accumulators) on a third of the cases.
+        const bool extreme = cases % 3 == 0;
+        testing::fill_operands(x, xs, w, wu, extreme, rng);
+        const std::vector<std::int64_t> bias = testing::random_bias(g.o, float_bias && cases % 2 == 0, rng);
+        const auto plan = testing::random_plan(kind, out, g.o, cases % 4 == 0, rng);
+        const FusedRequant fr(plan, g.o, bias.data(), float_bias);
+        ASSERT_TRUE(fr.ok());
+        // The padding byte is the input zero point, as the qlinear operators pass it.
+        const QConvWeights pd = pack_conv_weights(direct, g, w.data(), wu, zw, za, za);
+        const QConvWeights pi = pack_conv_weights(im2col, g, w.data(), wu, zw, za, za);
+        ASSERT_NE(pd.direct.size(), 0u) << "case " << cases << ": the direct kernel declined";
+        ASSERT_TRUE(conv_fuses_requant(pd));
+        const auto outs = static_cast<std::size_t>(g.n * g.oh() * g.ow() * g.o);
+        std::vector<std::uint8_t> got(outs, 0xa5);
+        qconv2d_nhwc_requant(direct, pd, x.data(), xs, za, za, fr, got.data());
+        std::vector<std::int64_t> acc(outs);
+        qconv2d_nhwc(im2col, pi, x.data(), xs, za, za, acc.data());
+        for (std::size_t i = 0; i < outs; ++i) {
+          const auto j = static_cast<std::size_t>(static_cast<std::int64_t>(i) % g.o);
+          const std::int64_t c = acc[i], b = bias[j];
+          const std::int64_t v =
+              float_bias ? static_cast<std::int64_t>(static_cast<float>(c) + static_cast<float>(b)) : c + b;
+          ASSERT_TRUE(v >= INT32_MIN && v <= INT32_MAX);
+          const RequantParams& p = plan[plan.size() == 1 ? 0 : j];
+          const auto want = static_cast<std::uint8_t>(requant_one(p, static_cast<std::int32_t>(v)));
+          ASSERT_EQ(got[i], want) << "case " << cases << " kind " << static_cast<int>(kind) << " output " << i
+                                  << " (channel " << j << ") acc " << c << " bias " << b;
+        }
+      }
 }
 
 }  // namespace

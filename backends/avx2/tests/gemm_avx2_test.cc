@@ -15,6 +15,7 @@
 #include "qspec/simd/cpu.h"
 #include "qspec/simd/qgemm.h"
 #include "qspec/simd/requant.h"
+#include "requant_plan.h"  // backends/simd_common/testing
 
 namespace qspec::simd {
 namespace {
@@ -165,46 +166,6 @@ TEST(qgemm, LongReductionBeyondInt32) {
 
 // ---- the fused requantizing stores (qgemm_requant / run_requant) against the two passes ----
 
-// Column j's parameters of a random plan of `kind` (per channel unless per_tensor), output type
-// out with a narrowed clamp on some seeds: ties (scales of 2^-e, right shifts), saturation (large
-// scales and multipliers), every shift 0..31.
-std::vector<RequantParams> random_plan(RequantKind kind, OutType out, std::int64_t n, bool per_tensor,
-                                       std::mt19937_64& rng) {
-  std::vector<RequantParams> plan;
-  const std::int32_t lo = out_min(out), hi = out_max(out);
-  const bool narrowed = rng() % 3 == 0;
-  const std::int32_t zp = static_cast<std::int32_t>(lo + static_cast<std::int32_t>(rng() % 256));
-  for (std::int64_t j = 0; j < (per_tensor ? 1 : n); ++j) {
-    RequantParams p;
-    p.kind = kind;
-    p.out = OutType::I32;  // as the qlinear plans: int32 lanes, narrowed by the store
-    p.qmin = narrowed ? lo + 10 : lo;
-    p.qmax = narrowed ? hi - 20 : hi;
-    p.zp = zp;
-    if (kind == RequantKind::kShiftRound) {  // TFLite single rounding (one constant), TOSA's double (two)
-      // Multipliers spread over every binade, shifts just past 32 (TOSA's second constant then
-      // matters): many columns land inside the range, near ties.
-      p.multiplier = j % 5 == 0 ? INT32_MAX : static_cast<std::int32_t>((rng() >> 33) >> (rng() % 31));
-      p.shift = static_cast<int>(j % 4 == 0 ? 62 : j % 4 == 1 ? 32 + rng() % 4 : 1 + rng() % 62);
-      p.round_pos = p.round_neg = std::int64_t{1} << (p.shift - 1);
-      if (j % 2 && p.shift > 31) p.round_pos += std::int64_t{1} << 30, p.round_neg -= std::int64_t{1} << 30;
-    } else if (kind == RequantKind::kQ31Double) {
-      p.multiplier = j % 5 == 0 ? INT32_MIN : j % 5 == 1 ? INT32_MAX : static_cast<std::int32_t>(rng());
-      p.left_shift = static_cast<int>(j % 7 == 0 ? rng() % 32 : 0);
-      p.right_shift = static_cast<int>((j * 13 + rng()) % 32);
-    } else {
-      // 2^-e (exact ties at half-integers), or a random scale in [2^-20, 2^2).
-      p.scale = j % 3 == 0 ? std::ldexp(1.0f, -static_cast<int>(rng() % 12))
-                           : std::ldexp(static_cast<float>(rng() % (1u << 23)) / float(1 << 23) + 1.0f,
-                                        -20 + static_cast<int>(rng() % 22));
-      p.zp_f = static_cast<float>(p.zp);
-    }
-    EXPECT_TRUE(finalize(p));
-    plan.push_back(p);
-  }
-  return plan;
-}
-
 TEST(qgemm, FusedRequantMatchesTwoPasses) {
   std::mt19937_64 rng(29);
   struct Shape {
@@ -230,15 +191,10 @@ TEST(qgemm, FusedRequantMatchesTwoPasses) {
         std::vector<std::uint8_t> a(static_cast<std::size_t>(s.m * s.k)), w(static_cast<std::size_t>(s.n * s.k));
         // Saturation: every operand at an extreme (the largest accumulators) on half the cases of each kind.
         const bool extreme = s.k == 2100 || (cases / 4 + cases) % 2 == 0;
-        for (auto& v : a)
-          v = extreme ? static_cast<std::uint8_t>(a_signed ? 0x80 : 0) : static_cast<std::uint8_t>(rng());
-        for (auto& v : w)
-          v = extreme ? static_cast<std::uint8_t>(w_unsigned ? 255 : 127) : static_cast<std::uint8_t>(rng());
-        std::vector<std::int64_t> bias(static_cast<std::size_t>(s.n));
-        // oneDNN's float bias rounds once its sum passes 2^24: biases near +-2^29 on half its cases.
-        const std::int64_t b_span = float_bias && cases % 2 == 0 ? std::int64_t{1} << 29 : 100000;
-        for (auto& b : bias) b = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(2 * b_span + 1)) - b_span;
-        const auto plan = random_plan(kind, out, s.n, cases % 5 == 0, rng);
+        testing::fill_operands(a, a_signed, w, w_unsigned, extreme, rng);
+        // oneDNN's float bias: biases near +-2^29 on half its cases.
+        const std::vector<std::int64_t> bias = testing::random_bias(s.n, float_bias && cases % 2 == 0, rng);
+        const auto plan = testing::random_plan(kind, out, s.n, cases % 5 == 0, rng);
         const FusedRequant fr(plan, s.n, bias.data(), float_bias);
         ASSERT_TRUE(fr.ok());
         const QWeights packed = pack_weights(*e, s.n, s.k, w.data(), w_unsigned, s.k);

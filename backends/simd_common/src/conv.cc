@@ -102,10 +102,11 @@ void depthwise_path(const KernelSet& k, const QConvWeights& w, const std::uint8_
   }
 }
 
-// The ISA's direct convolution (int32 or int64 outputs; w.direct packed by pack_conv_weights).
+// The ISA's direct convolution (int32 or int64 outputs, or with Out = std::uint8_t the bytes of the
+// fused epilogue ep; w.direct packed by pack_conv_weights).
 template <class Out>
 void direct_path(const KernelSet& k, const QConvWeights& w, const std::uint8_t* x, bool x_signed, std::int64_t za,
-                 std::int64_t pad, Out* y) {
+                 std::int64_t pad, Out* y, const FusedRequant* ep = nullptr) {
   const ConvGeom& g = w.g;
   const QWeights& qw = w.per_group[0];
   const std::uint8_t flip = x_signed ? 0x80 : 0x00;
@@ -118,8 +119,14 @@ void direct_path(const KernelSet& k, const QConvWeights& w, const std::uint8_t* 
                    za + (x_signed ? 128 : 0),
                    w.zw - qw.w_offset,
                    nullptr,
+                   nullptr,
+                   nullptr,
                    nullptr};
-  if constexpr (sizeof(Out) == 4) {
+  const FusedRequantView view = ep != nullptr ? ep->view() : FusedRequantView{};
+  if constexpr (std::is_same_v<Out, std::uint8_t>) {
+    a.y8 = y;
+    a.ep = &view;
+  } else if constexpr (sizeof(Out) == 4) {
     a.y32 = y;
   } else {
     a.y64 = y;
@@ -234,8 +241,10 @@ void qconv2d_nhwc(const KernelSet& k, const QConvWeights& w, const void* x_nhwc,
 
 void qconv2d_nhwc_requant(const KernelSet& k, const QConvWeights& w, const void* x_nhwc, bool x_signed, std::int64_t za,
                           std::int64_t pad, const FusedRequant& ep, std::uint8_t* y) {
-  if (!conv_fuses_requant(w)) throw std::logic_error("qconv2d_nhwc_requant: the im2col GEMM path only");
-  gemm_path(k, w, static_cast<const std::uint8_t*>(x_nhwc), x_signed, za, pad, y, &ep);
+  if (!conv_fuses_requant(w)) throw std::logic_error("qconv2d_nhwc_requant: not for the depthwise kernel");
+  const auto* x = static_cast<const std::uint8_t*>(x_nhwc);
+  if (w.direct.size() != 0 && k.direct_conv != nullptr) return direct_path(k, w, x, x_signed, za, pad, y, &ep);
+  gemm_path(k, w, x, x_signed, za, pad, y, &ep);
 }
 
 template void qconv2d_nhwc<std::int32_t>(const KernelSet&, const QConvWeights&, const void*, bool, std::int64_t,

@@ -106,9 +106,11 @@ void qlinear_conv2d(OpCall& c) {
     const bool x_signed = p.x_type == QSPEC_DTYPE_INT8;
     const QConvWeights packed = pack_conv_weights(c.k, g, w_oihw.data(), p.w_type == QSPEC_DTYPE_UINT8, p.w_zero_point,
                                                   p.x_zero_point, p.x_zero_point);
-    // The fused route (the GEMM path: the requantization in the engine's stores) where it applies.
-    const auto ep =
-        !conv_fuses_requant(packed) ? nullptr : qlinear::fused_epilogue(*c.k.gemm, conv, p, plan, taps * cg, O, bt ? &b : nullptr);
+    // The fused route (the requantization in the stores of the ISA's direct convolution or of the
+    // im2col path's GEMM engine) where it applies.
+    const auto ep = !conv_fuses_requant(packed)
+                        ? nullptr
+                        : qlinear::fused_epilogue(*c.k.gemm, conv, p, plan, taps * cg, O, bt ? &b : nullptr);
     if (std::uint8_t* y = ep ? qlinear::byte_output(c.output(Op::out::y, 0), {g.n, oh, ow, O}) : nullptr) {
       qconv2d_nhwc_requant(c.k, packed, xb.data(), x_signed, p.x_zero_point, p.x_zero_point, *ep, y);
       return;

@@ -41,7 +41,9 @@ void depthwise_scalar(const DepthwiseArgs& a);
 // exactly what qgemm_u8 computes on the im2col rows: with A_u the input bytes XOR `flip` (the
 // padding reading pad_u), W_s the weights as packed, za_u = za' and zw_s = zw' of qgemm.h,
 //   y = dot(A_u, W_s) - zw_s * rowsum(A_u) - za_u * colsum(W_s) + k * za_u * zw_s
-// (int32 results modulo 2^32, int64 results exact).
+// (int32 results modulo 2^32, int64 results exact), or, for byte outputs, the fused epilogue ep of
+// each output channel applied to the int32 y, as GemmEngine::run_requant (the caller has bounded
+// y in int32).
 struct DirectConvArgs {
   const ConvGeom* g;
   const AlignedBuffer* w;        // pack()'s layout
@@ -49,8 +51,10 @@ struct DirectConvArgs {
   const std::uint8_t* x;         // NHWC input bytes
   std::uint8_t flip, pad_u;      // flip: 0x80 for int8 input, else 0; pad_u: the padding byte XOR flip
   std::int64_t za_u, zw_s;
-  std::int32_t* y32;  // exactly one of y32 / y64 is set: (n, oh, ow, o)
+  std::int32_t* y32;  // exactly one of y32 / y64 / y8 is set: (n, oh, ow, o)
   std::int64_t* y64;
+  std::uint8_t* y8 = nullptr;            // the bytes of ep (int8 or uint8, as its plan says)
+  const FusedRequantView* ep = nullptr;  // with y8: columns 0..o-1
 };
 class DirectConv {
  public:
@@ -81,12 +85,12 @@ void qconv2d_nhwc(const KernelSet& k, const QConvWeights& w, const void* x_nhwc,
                   std::int64_t pad, Out* y);
 
 // The int8 / uint8 outputs of the qlinear operators: y (n, oh, ow, o bytes) = the epilogue ep of
-// every output channel applied to the GEMM path's convolution, fused into the engine's stores
-// (qgemm_u8_requant: the caller bounds the accumulators in int32; not for w.depthwise).
-// Whether qconv2d_nhwc_requant takes these weights: the im2col GEMM path only. The depthwise kernel
-// and the ISA's direct convolution (which outruns the fused im2col path: docs/benchmarks.md) write
-// int32 accumulators, requantized in a second pass.
-inline bool conv_fuses_requant(const QConvWeights& w) { return !w.depthwise && w.direct.size() == 0; }
+// every output channel applied to the convolution, fused into the stores of the ISA's direct
+// convolution where it took the weights, else of the im2col path's GEMM engine (qgemm_u8_requant)
+// (the caller bounds the accumulators in int32; not for w.depthwise).
+// Whether qconv2d_nhwc_requant takes these weights: the direct convolution and the im2col GEMM
+// path. The depthwise kernel writes int32 accumulators, requantized in a second pass.
+inline bool conv_fuses_requant(const QConvWeights& w) { return !w.depthwise; }
 void qconv2d_nhwc_requant(const KernelSet& k, const QConvWeights& w, const void* x_nhwc, bool x_signed, std::int64_t za,
                           std::int64_t pad, const FusedRequant& ep, std::uint8_t* y);
 
