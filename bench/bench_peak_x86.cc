@@ -1,4 +1,4 @@
-// The machine's single-core roofs: int8 MAC throughput of VPDPBUSD (ymm EVEX and VEX, zmm) / VPMADDWD and memory bandwidth.
+// The machine's single-core roofs: int8 MAC throughput of VPDPBUSD (ymm, zmm, VEX ymm) / VPMADDWD and bandwidth.
 //
 // Compiled with AVX2 + AVX512-VNNI flags (the VEX form is spelled in assembly: with -mavxvnni too,
 // GCC would encode the EVEX intrinsic as VEX as well); each benchmark is registered only if the CPU has the

@@ -105,8 +105,7 @@ void build_row(const Plan& pl, const std::uint8_t* x, std::int64_t n, std::int64
         _mm256_store_si256(
             cv + u * nb + b,
             lane_order(_mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(xp + b * kCb)), flip)));
-      _mm256_store_si256(cv + u * nb + nb - 1,
-                         lane_order(_mm256_xor_si256(load_z8(last, xp + (nb - 1) * kCb), flip)));
+      _mm256_store_si256(cv + u * nb + nb - 1, lane_order(_mm256_xor_si256(load_z8(last, xp + (nb - 1) * kCb), flip)));
     }
   }
   for (std::int64_t u = hi; u < nv; ++u)

@@ -42,7 +42,8 @@ TEST(qgemm, EveryEngineOfThisHost) {
   if (!f.avx512vnni) missing += " avx512vnni-ymm";
   if (!(f.avx512vnni && f.zmm)) missing += " avx512vnni-zmm";
   if (!missing.empty()) GTEST_SKIP() << "tested:" << names << "; skipped (this CPU lacks them):" << missing;
-  EXPECT_EQ(names, std::string(" ") + scalar_gemm_engine().name() + " avx2-vpmaddwd avxvnni-ymm avx512vnni-ymm avx512vnni-zmm");
+  EXPECT_EQ(names, std::string(" ") + scalar_gemm_engine().name() +
+                       " avx2-vpmaddwd avxvnni-ymm avx512vnni-ymm avx512vnni-zmm");
 }
 
 TEST(qgemm, EveryTail) {

@@ -56,9 +56,8 @@ CpuFeatures cap_cpu_features(CpuFeatures f, const std::string& cap, std::string*
     return f;
   }
   if (problem)
-    *problem =
-        "QSPEC_SIMD_ISA=" + cap +
-        " is not one of scalar, avx2, avxvnni, avx512vnni-ymm, neon: ignored, the best path runs";
+    *problem = "QSPEC_SIMD_ISA=" + cap +
+               " is not one of scalar, avx2, avxvnni, avx512vnni-ymm, neon: ignored, the best path runs";
   return f;
 }
 
