@@ -1,6 +1,7 @@
-// The machine's single-core roofs: int8 MAC throughput of VPDPBUSD (ymm, zmm) / VPMADDWD and memory bandwidth.
+// The machine's single-core roofs: int8 MAC throughput of VPDPBUSD (ymm, zmm, VEX ymm) / VPMADDWD and bandwidth.
 //
-// Compiled with AVX2 + AVX512-VNNI flags; each benchmark is registered only if the CPU has the
+// Compiled with AVX2 + AVX512-VNNI flags (the VEX form is spelled in assembly: with -mavxvnni too,
+// GCC would encode the EVEX intrinsic as VEX as well); each benchmark is registered only if the CPU has the
 // instructions. 12 independent accumulators hide the instruction latency, so the loops measure
 // throughput: MACs per second is the peak the GEMM kernels are compared against.
 #include <benchmark/benchmark.h>
@@ -17,6 +18,15 @@ namespace {
 
 constexpr int kAcc = 12;
 
+// AVX-VNNI's VPDPBUSD. A value in and out (an asm operand naming an array element keeps the
+// whole array in memory: a store and a reload around every instruction).
+inline __m256i dpbusd_vex(__m256i acc, __m256i a, __m256i b) {
+  asm("%{vex%} vpdpbusd %2, %1, %0" : "+x"(acc) : "x"(a), "x"(b));
+  return acc;
+}
+
+// kVex: AVX-VNNI's VEX encoding (the avxvnni level), else AVX512-VNNI + VL's EVEX one.
+template <bool kVex>
 void BM_peak_vpdpbusd(benchmark::State& st) {
   __m256i acc[kAcc];
   for (auto& a : acc) a = _mm256_setzero_si256();
@@ -25,7 +35,8 @@ void BM_peak_vpdpbusd(benchmark::State& st) {
   for (auto _ : st) {
     for (int i = 0; i < kInner; ++i) {
 #pragma GCC unroll 12
-      for (int r = 0; r < kAcc; ++r) acc[r] = _mm256_dpbusd_epi32(acc[r], a, b);  // unrolled: registers
+      for (int r = 0; r < kAcc; ++r)  // unrolled: registers
+        acc[r] = kVex ? dpbusd_vex(acc[r], a, b) : _mm256_dpbusd_epi32(acc[r], a, b);
     }
     benchmark::DoNotOptimize(acc);
   }
@@ -146,7 +157,7 @@ void BM_bandwidth_memcpy(benchmark::State& st) {
 void qspec_bench_register_peaks() {
   const auto f = qspec::simd::detect_cpu_features();
   if (f.avx512vnni) {
-    benchmark::RegisterBenchmark("BM_peak/vpdpbusd_ymm", BM_peak_vpdpbusd);
+    benchmark::RegisterBenchmark("BM_peak/vpdpbusd_ymm", BM_peak_vpdpbusd<false>);
     if (f.zmm) benchmark::RegisterBenchmark("BM_peak/vpdpbusd_zmm", BM_peak_vpdpbusd_zmm);
     benchmark::RegisterBenchmark("BM_bandwidth/dpbusd_stream", BM_bandwidth_dpbusd_stream)
         ->Arg(16 << 10)
@@ -155,6 +166,7 @@ void qspec_bench_register_peaks() {
         ->Arg(1 << 20)
         ->Unit(benchmark::kMicrosecond);
   }
+  if (f.avxvnni) benchmark::RegisterBenchmark("BM_peak/vpdpbusd_ymm_vex", BM_peak_vpdpbusd<true>);
   if (f.avx2) {
     benchmark::RegisterBenchmark("BM_peak/vpmaddwd_ymm", BM_peak_vpmaddwd);
     // 2^20 elements: the working set of BM_requantize (5 MB, L3-resident here); 2^26: DRAM.

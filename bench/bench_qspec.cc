@@ -135,7 +135,7 @@ Impl backend_impl(const std::string& lib, const simd::CpuFeatures& f) {
 
 simd::CpuFeatures without_vnni() {
   simd::CpuFeatures f = simd::detect_cpu_features();
-  f.avx512vnni = f.zmm = false;
+  f.avxvnni = f.avx512vnni = f.zmm = false;
   return f;
 }
 simd::CpuFeatures without_zmm() {
@@ -144,9 +144,12 @@ simd::CpuFeatures without_zmm() {
   return f;
 }
 
-QSPEC_REGISTER_BENCH_IMPL(backend_impl("avx2", simd::detect_cpu_features()));
-QSPEC_REGISTER_BENCH_IMPL(simd::detect_cpu_features().avx512vnni ? backend_impl("avx2_no_vnni", without_vnni())
-                                                                 : Impl{});
+// The backend's rows run the level QSPEC_SIMD_ISA allows (as `qspec run` does), so that
+// `QSPEC_SIMD_ISA=avxvnni bench/thirdparty/compare.sh` sets them against the libraries at that class.
+QSPEC_REGISTER_BENCH_IMPL(backend_impl("avx2", simd::cpu_features()));
+QSPEC_REGISTER_BENCH_IMPL(simd::detect_cpu_features().avx512vnni || simd::detect_cpu_features().avxvnni
+                              ? backend_impl("avx2_no_vnni", without_vnni())
+                              : Impl{});
 QSPEC_REGISTER_BENCH_IMPL(simd::detect_cpu_features().zmm ? backend_impl("avx2_ymm", without_zmm()) : Impl{});
 QSPEC_REGISTER_BENCH_IMPL(backend_impl("scalar", simd::CpuFeatures{}));
 

@@ -7,6 +7,8 @@
 # with the implementation / ISA it dispatched to): the median CPU time of QSPEC_BENCH_REPETITIONS
 # (default 5) repetitions, interleaved in random order so that a slow spell of the machine does not
 # land on one library. The machine and its load are printed first.
+# qspec's rows run the level QSPEC_SIMD_ISA allows, as `qspec run` does: QSPEC_SIMD_ISA=avxvnni
+# sets the AVX-VNNI level against oneDNN@avx2_vnni, ISA class for ISA class.
 #
 #   bench/thirdparty/compare.sh [BUILD_DIR] [extra bench_kernels flags]   (default build/default)
 set -euo pipefail
@@ -22,6 +24,7 @@ export OMP_NUM_THREADS=1
 has() { grep -qw "$1" /proc/cpuinfo && echo yes || echo no; }
 echo "# machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs), $(grep -c ^processor /proc/cpuinfo) cores; AVX-512 VNNI:" \
   "$(has avx512_vnni), AVX-VNNI: $(has avx_vnni), AMX-INT8: $(has amx_int8); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# qspec's avx2 rows: QSPEC_SIMD_ISA=${QSPEC_SIMD_ISA:-(unset: the best level)}"
 reps=(--benchmark_repetitions="${QSPEC_BENCH_REPETITIONS:-5}" --benchmark_enable_random_interleaving=true
       --benchmark_display_aggregates_only=true)
 libs='(avx2|gemmlowp|xnnpack[.a-z0-9_]*|onednn[.a-z0-9_]*|libtorch[-a-z0-9_]*)'

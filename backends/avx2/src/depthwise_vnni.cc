@@ -1,5 +1,6 @@
 // Depthwise conv2d (NHWC, multiplier 1) with VPDPBUSD on ymm: 32 channels per block, four input
-// bytes of one channel per int32 lane.
+// bytes of one channel per int32 lane. Built for AVX512-VNNI + VL and, by depthwise_avxvnni.cc, for
+// AVX-VNNI (the instructions that differ are in vnni_isa.h).
 //
 // Exactness. With off = 128 for int8 input (the byte XOR 0x80) and 0 for uint8, x_u = x + off
 // and p_u = pad + off are bytes in [0, 255], za_u = za + off, and the weights ws = w - zw fit
@@ -30,6 +31,7 @@
 #include <vector>
 
 #include "qspec/simd/avx2_kernels.h"
+#include "vnni_isa.h"
 
 namespace qspec::simd::avx2 {
 namespace {
@@ -51,12 +53,8 @@ struct Plan {
   const std::int32_t* corr = nullptr;  // [nb * 32]: -za_u * sum_taps ws, modulo 2^32
 };
 
-inline __mmask32 block_mask(std::int64_t valid) {
-  return valid >= 32 ? ~__mmask32{0} : static_cast<__mmask32>((std::uint32_t{1} << valid) - 1);
-}
-inline __mmask8 quarter_mask(std::int64_t valid, int k) {  // channels 8k..8k+7 of a block
-  const std::int64_t v = std::clamp<std::int64_t>(valid - 8 * k, 0, 8);
-  return static_cast<__mmask8>((1u << v) - 1);
+inline Lanes8 quarter_mask(std::int64_t valid, int k) {  // channels 8k..8k+7 of a block
+  return first_lanes(static_cast<int>(std::clamp<std::int64_t>(valid - 8 * k, 0, 8)));
 }
 
 // VPUNPCK{L,H}{BW,WD} work inside 128-bit lanes; with the dwords of each input vector first put
@@ -96,7 +94,7 @@ void build_row(const Plan& pl, const std::uint8_t* x, std::int64_t n, std::int64
   // Columns [0, lo) and [hi, nv) of the strip are padding, [lo, hi) are inside the input.
   const std::int64_t lo = row_inside ? std::clamp<std::int64_t>(-v0, 0, nv) : nv;
   const std::int64_t hi = row_inside ? std::clamp<std::int64_t>(g.w - v0, lo, nv) : nv;
-  const __mmask32 last = block_mask(pl.c - (nb - 1) * kCb);
+  const ByteLanes last = first_bytes(pl.c - (nb - 1) * kCb);
   auto* cv = reinterpret_cast<__m256i*>(cols);
   for (std::int64_t u = 0; u < lo; ++u)
     for (std::int64_t b = 0; b < nb; ++b) _mm256_store_si256(cv + u * nb + b, padv);  // uniform: no lane order
@@ -107,8 +105,7 @@ void build_row(const Plan& pl, const std::uint8_t* x, std::int64_t n, std::int64
         _mm256_store_si256(
             cv + u * nb + b,
             lane_order(_mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(xp + b * kCb)), flip)));
-      _mm256_store_si256(cv + u * nb + nb - 1,
-                         lane_order(_mm256_xor_si256(_mm256_maskz_loadu_epi8(last, xp + (nb - 1) * kCb), flip)));
+      _mm256_store_si256(cv + u * nb + nb - 1, lane_order(_mm256_xor_si256(load_z8(last, xp + (nb - 1) * kCb), flip)));
     }
   }
   for (std::int64_t u = hi; u < nv; ++u)
@@ -162,11 +159,11 @@ inline __m256i ld(const void* p) { return _mm256_load_si256(reinterpret_cast<con
 inline __m256i ldu(const void* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
 
 // Stores 8 channels (valid < 8: the first `valid` only).
-inline void store8(std::int32_t* y, __mmask8 m, __m256i v) {
-  if (m == 0xff)
+inline void store8(std::int32_t* y, Lanes8 m, __m256i v) {
+  if (all_lanes(m))
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(y), v);
   else
-    _mm256_mask_storeu_epi32(y, m, v);
+    store_m32(y, m, v);
 }
 
 // ---- the pair layout ----
@@ -193,7 +190,7 @@ void strip_pairs(const std::uint8_t* const* src, std::int64_t gstride, const std
         for (int kk = 0; kk < 2; ++kk) wr[s][i][kk] = ld(w + s * wshift + i * wrow + (k0 + kk) * 32);
     cr[0] = ldu(corr + 8 * k0);
     cr[1] = ldu(corr + 8 * k0 + 8);
-    const __mmask8 m0 = quarter_mask(valid, k0), m1 = quarter_mask(valid, k0 + 1);
+    const Lanes8 m0 = quarter_mask(valid, k0), m1 = quarter_mask(valid, k0 + 1);
     for (std::int64_t j = 0; 2 * j < nq; ++j) {
       __m256i acc[ROWS][2][2];
 #pragma GCC unroll 4
@@ -212,8 +209,8 @@ void strip_pairs(const std::uint8_t* const* src, std::int64_t gstride, const std
           for (int row = 0; row < ROWS; ++row) {
             const int i = sr - row;
             if (i < 0 || i >= KH) continue;
-            acc[row][0][kk] = _mm256_dpbusd_epi32(acc[row][0][kk], e, wr[0][i][kk]);
-            acc[row][1][kk] = _mm256_dpbusd_epi32(acc[row][1][kk], e, wr[1][i][kk]);
+            acc[row][0][kk] = dpbusd(acc[row][0][kk], e, wr[0][i][kk]);
+            acc[row][1][kk] = dpbusd(acc[row][1][kk], e, wr[1][i][kk]);
           }
         }
       const bool second = 2 * j + 1 < nq;
@@ -257,7 +254,7 @@ template <int NR>
 void strip(const std::uint8_t* const* src, std::int64_t stride, const std::int8_t* const* w, int nr,
            const std::int32_t* corr, std::int64_t nq, std::int32_t* y, std::int64_t ystride, std::int64_t valid) {
   __m256i c0[4];
-  __mmask8 m[4];
+  Lanes8 m[4];
   for (int k = 0; k < 4; ++k) c0[k] = ldu(corr + 8 * k), m[k] = quarter_mask(valid, k);
   __m256i wr[NR > 0 ? NR : 1][4];
   if constexpr (NR > 0) {
@@ -273,13 +270,13 @@ void strip(const std::uint8_t* const* src, std::int64_t stride, const std::int8_
       for (int r = 0; r < NR; ++r) {
         const std::uint8_t* s = src[r] + q * stride;
 #pragma GCC unroll 4
-        for (int k = 0; k < 4; ++k) acc[k] = _mm256_dpbusd_epi32(acc[k], ld(s + 32 * k), wr[r][k]);
+        for (int k = 0; k < 4; ++k) acc[k] = dpbusd(acc[k], ld(s + 32 * k), wr[r][k]);
       }
     } else {
       for (int r = 0; r < nr; ++r) {
         const std::uint8_t* s = src[r] + q * stride;
 #pragma GCC unroll 4
-        for (int k = 0; k < 4; ++k) acc[k] = _mm256_dpbusd_epi32(acc[k], ld(s + 32 * k), ld(w[r] + 32 * k));
+        for (int k = 0; k < 4; ++k) acc[k] = dpbusd(acc[k], ld(s + 32 * k), ld(w[r] + 32 * k));
       }
     }
 #pragma GCC unroll 4
@@ -303,13 +300,10 @@ StripFn strip_fn(std::int64_t nr) {
 }
 
 // Tap t's weights of channel block b as 32 bytes in lane order (zero past the channels): they
-// fit int8 (checked), so the narrowing VPMOVWB keeps them exactly.
+// fit int8 (checked), so the narrowing keeps them exactly.
 inline __m256i weight_vector(const Plan& pl, const std::int16_t* w16, std::int64_t t, std::int64_t b) {
   const std::int64_t valid = std::min<std::int64_t>(kCb, pl.c - b * kCb);
-  const std::int16_t* p = w16 + t * pl.c + b * kCb;
-  const __m256i lo = _mm256_maskz_loadu_epi16(static_cast<__mmask16>(block_mask(valid)), p);
-  const __m256i hi = _mm256_maskz_loadu_epi16(static_cast<__mmask16>(block_mask(valid) >> 16), p + 16);
-  return lane_order(_mm256_set_m128i(_mm256_maskz_cvtepi16_epi8(0xffff, hi), _mm256_maskz_cvtepi16_epi8(0xffff, lo)));
+  return lane_order(words_to_bytes(w16 + t * pl.c + b * kCb, valid));
 }
 
 // Packs the weights for the plan's layout (the same transpose as the input groups, so that
@@ -358,7 +352,7 @@ bool weights_fit_int8(const std::int16_t* w16, std::int64_t count) {
 
 }  // namespace
 
-void depthwise_vnni(const DepthwiseArgs& a) {
+void QSPEC_VNNI_PICK(depthwise_vnni, depthwise_avxvnni)(const DepthwiseArgs& a) {
   const ConvGeom& g = *a.g;
   const std::int64_t c = g.c, taps = g.kh * g.kw, off = a.x_signed ? 128 : 0;
   const std::int64_t pad_u = a.pad + off, za_u = a.za + off;

@@ -1,4 +1,5 @@
-// u8 x s8 -> int32 matrix-product engine with VPDPBUSD on ymm registers (AVX512-VNNI + AVX512VL).
+// u8 x s8 -> int32 matrix-product engine with VPDPBUSD on ymm registers (AVX512-VNNI + AVX512VL; and,
+// built again by gemm_avxvnni.cc, AVX-VNNI's VEX form: the instructions that differ are in vnni_isa.h).
 //
 // VPDPBUSD adds four exact u8*s8 products to each int32 lane without any intermediate
 // saturation (unlike VPMADDUBSW), so the result is the exact dot product modulo 2^32, and exact
@@ -25,6 +26,7 @@
 
 #include "qspec/simd/avx2_kernels.h"
 #include "vnni_engine.h"
+#include "vnni_isa.h"
 
 namespace qspec::simd::avx2 {
 namespace {
@@ -34,10 +36,8 @@ constexpr int kNr = 16;  // columns per panel (two ymm of int32 lanes)
 // it lifts M=1 N=K=1024 (1 MiB of weights, past L2) by ~5%; neutral when the weights are in L2.
 constexpr std::int64_t kGemvPrefetch = 8;
 
-inline __mmask8 lanes_lo(int ncols) { return static_cast<__mmask8>(ncols >= 8 ? 0xff : (1u << ncols) - 1); }
-inline __mmask8 lanes_hi(int ncols) {
-  return static_cast<__mmask8>(ncols >= kNr ? 0xff : ncols <= 8 ? 0 : (1u << (ncols - 8)) - 1);
-}
+inline Lanes8 lanes_lo(int ncols) { return first_lanes(ncols); }
+inline Lanes8 lanes_hi(int ncols) { return first_lanes(ncols - 8); }
 
 // The column terms of panel columns j0..j0+15 (ncols of them valid; the others are never stored).
 inline void col_terms(const VnniCorr& k, std::int64_t j0, int ncols, __m256i& c0, __m256i& c1) {
@@ -48,8 +48,8 @@ inline void col_terms(const VnniCorr& k, std::int64_t j0, int ncols, __m256i& c0
   }
   // Masked loads: the lanes past column n are neither read nor faulted on.
   const __m256i mul = _mm256_set1_epi32(k.col_mul);
-  c0 = _mm256_mullo_epi32(mul, _mm256_maskz_loadu_epi32(lanes_lo(ncols), k.col_sums + j0));
-  c1 = _mm256_mullo_epi32(mul, _mm256_maskz_loadu_epi32(lanes_hi(ncols), k.col_sums + j0 + 8));
+  c0 = _mm256_mullo_epi32(mul, load_z32(lanes_lo(ncols), k.col_sums + j0));
+  c1 = _mm256_mullo_epi32(mul, load_z32(lanes_hi(ncols), k.col_sums + j0 + 8));
 }
 
 inline void store_row(std::int32_t* c, __m256i v0, __m256i v1, int ncols) {
@@ -58,8 +58,8 @@ inline void store_row(std::int32_t* c, __m256i v0, __m256i v1, int ncols) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + 8), v1);
     return;
   }
-  _mm256_mask_storeu_epi32(c, lanes_lo(ncols), v0);
-  _mm256_mask_storeu_epi32(c + 8, lanes_hi(ncols), v1);
+  store_m32(c, lanes_lo(ncols), v0);
+  store_m32(c + 8, lanes_hi(ncols), v1);
 }
 
 // The fused epilogue of columns j..j+7 (mask m: the valid ones): requant_one's arithmetic as
@@ -68,47 +68,41 @@ inline void store_row(std::int32_t* c, __m256i v0, __m256i v1, int ncols) {
 // kShiftRound on 4 columns j..j+3 in 64-bit lanes: s = x*M + c(x) exactly, clamped to
 // [s_lo, s_hi] for the wide columns (so that the quotient fits int32), then the arithmetic shift;
 // the caller clamps in int32 and adds the zero point, as requant_avx2.cc's ShiftRound.
-inline __m128i shift_round4(const FusedRequantView& e, __m128i x, std::int64_t j, __mmask8 m) {
+inline __m128i shift_round4(const FusedRequantView& e, __m128i x, std::int64_t j, Lanes4 m) {
   const __m256i x64 = _mm256_cvtepi32_epi64(x);
-  const __m256i mul = _mm256_cvtepi32_epi64(_mm_maskz_loadu_epi32(m, e.multiplier + j));
-  const __mmask8 neg = _mm256_cmplt_epi64_mask(x64, _mm256_setzero_si256());
-  const __m256i c = _mm256_mask_mov_epi64(_mm256_maskz_loadu_epi64(m, e.round_pos + j), neg,
-                                          _mm256_maskz_loadu_epi64(m, e.round_neg + j));
+  const __m256i mul = _mm256_cvtepi32_epi64(load_z32x4(m, e.multiplier + j));
+  const __m256i c = neg_select64(x64, load_z64x4(m, e.round_pos + j), load_z64x4(m, e.round_neg + j));
   __m256i s = _mm256_add_epi64(_mm256_mul_epi32(x64, mul), c);  // |x*M| <= 2^62, |c| <= 2^62
-  s = _mm256_min_epi64(_mm256_max_epi64(s, _mm256_maskz_loadu_epi64(m, e.s_lo + j)),
-                       _mm256_maskz_loadu_epi64(m, e.s_hi + j));
-  return _mm256_cvtepi64_epi32(_mm256_srav_epi64(s, _mm256_maskz_loadu_epi64(m, e.shift + j)));
+  s = clamp64(s, load_z64x4(m, e.s_lo + j), load_z64x4(m, e.s_hi + j));
+  return low32_of64(sra64(s, load_z64x4(m, e.shift + j)));
 }
 
-inline __m256i requant8(const FusedRequantView& e, __m256i v, std::int64_t j, __mmask8 m) {
-  const __m256i bias = _mm256_maskz_loadu_epi32(m, e.bias + j);
+inline __m256i requant8(const FusedRequantView& e, __m256i v, std::int64_t j, Lanes8 m) {
+  const __m256i bias = load_z32(m, e.bias + j);
   if (e.kind == RequantKind::kShiftRound) {
     const __m256i x = _mm256_add_epi32(v, bias);  // exact: the caller bounded |acc| + |bias| in int32
-    const __m128i lo = shift_round4(e, _mm256_castsi256_si128(x), j, static_cast<__mmask8>(m & 0xf));
-    const __m128i hi = shift_round4(e, _mm256_extracti128_si256(x, 1), j + 4, static_cast<__mmask8>(m >> 4));
+    const __m128i lo = shift_round4(e, _mm256_castsi256_si128(x), j, low_lanes(m));
+    const __m128i hi = shift_round4(e, _mm256_extracti128_si256(x, 1), j + 4, high_lanes(m));
     __m256i r = _mm256_set_m128i(hi, lo);
     r = _mm256_min_epi32(_mm256_max_epi32(r, _mm256_set1_epi32(e.lo_nozp)), _mm256_set1_epi32(e.hi_nozp));
     return _mm256_add_epi32(r, _mm256_set1_epi32(e.zp));
   }
   if (e.kind == RequantKind::kQ31Double) {
     __m256i x = _mm256_add_epi32(v, bias);  // exact: the caller bounded |acc| + |bias| in int32
-    const __m256i mul = _mm256_maskz_loadu_epi32(m, e.multiplier + j);
-    const __m256i rsh = _mm256_maskz_loadu_epi32(m, e.right_shift + j);
-    x = _mm256_sllv_epi32(x, _mm256_maskz_loadu_epi32(m, e.left_shift + j));  // x * 2^L modulo 2^32
+    const __m256i mul = load_z32(m, e.multiplier + j);
+    const __m256i rsh = load_z32(m, e.right_shift + j);
+    x = _mm256_sllv_epi32(x, load_z32(m, e.left_shift + j));  // x * 2^L modulo 2^32
     // SRDHM: bits 31..62 of the exact 64-bit x*M + 2^30 of the even and odd lanes.
     const __m256i nudge = _mm256_set1_epi64x(std::int64_t{1} << 30);
     const __m256i pe = _mm256_add_epi64(_mm256_mul_epi32(x, mul), nudge);
     const __m256i po = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(mul, 32)), nudge);
     __m256i r = _mm256_blend_epi32(_mm256_srli_epi64(pe, 31), _mm256_slli_epi64(po, 1), 0xAA);
     const __m256i int_min = _mm256_set1_epi32(INT32_MIN);
-    const __mmask8 both_min = _mm256_cmpeq_epi32_mask(x, int_min) & _mm256_cmpeq_epi32_mask(mul, int_min);
-    r = _mm256_mask_mov_epi32(r, both_min, _mm256_set1_epi32(INT32_MAX));
+    r = blend32(r, lanes_and(eq32(x, int_min), eq32(mul, int_min)), _mm256_set1_epi32(INT32_MAX));
     // RDBPOT: (r >> R) + (remainder > (mask >> 1) + (r < 0)): ties away from zero.
     const __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(_mm256_set1_epi32(1), rsh), _mm256_set1_epi32(1));
     const __m256i thr = _mm256_sub_epi32(_mm256_srli_epi32(mask, 1), _mm256_srai_epi32(r, 31));
-    const __mmask8 up = _mm256_cmpgt_epi32_mask(_mm256_and_si256(r, mask), thr);
-    const __m256i q = _mm256_srav_epi32(r, rsh);
-    r = _mm256_mask_add_epi32(q, up, q, _mm256_set1_epi32(1));
+    r = add1_where(_mm256_srav_epi32(r, rsh), gt32(_mm256_and_si256(r, mask), thr));
     r = _mm256_min_epi32(_mm256_max_epi32(r, _mm256_set1_epi32(e.lo_nozp)), _mm256_set1_epi32(e.hi_nozp));
     return _mm256_add_epi32(r, _mm256_set1_epi32(e.zp));
   }
@@ -120,7 +114,7 @@ inline __m256i requant8(const FusedRequantView& e, __m256i v, std::int64_t j, __
   } else {
     f = _mm256_cvtepi32_ps(_mm256_add_epi32(v, bias));
   }
-  f = _mm256_mul_ps(f, _mm256_maskz_loadu_ps(m, e.scale + j));
+  f = _mm256_mul_ps(f, load_zps(m, e.scale + j));
   const bool incl = e.kind == RequantKind::kFloatInclZp;
   if (incl) f = _mm256_add_ps(f, _mm256_set1_ps(e.zp_f));
   f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(e.flo)), _mm256_set1_ps(e.fhi));
@@ -132,14 +126,14 @@ inline __m256i requant8(const FusedRequantView& e, __m256i v, std::int64_t j, __
 inline std::int32_t* at(std::int32_t* c, std::int64_t off) { return c == nullptr ? nullptr : c + off; }
 
 // Row `row`, panel columns j..j+15 (ncols valid): C's int32 lanes, or with the fused epilogue
-// its bytes (VPMOVDB narrows lanes already inside the byte range).
+// its bytes (the low byte of each lane: the lanes are already inside the byte range).
 inline void store_out(const VnniCorr& k, std::int32_t* c, std::int64_t row, std::int64_t j, __m256i v0, __m256i v1,
                       int ncols) {
   if (k.ep == nullptr) return store_row(c, v0, v1, ncols);
   std::uint8_t* y = k.y + row * k.ldy + j;
-  const __mmask8 lo = lanes_lo(ncols), hi = lanes_hi(ncols);
-  _mm256_mask_cvtepi32_storeu_epi8(y, lo, requant8(*k.ep, v0, j, lo));
-  if (hi != 0) _mm256_mask_cvtepi32_storeu_epi8(y + 8, hi, requant8(*k.ep, v1, j + 8, hi));
+  const Lanes8 lo = lanes_lo(ncols), hi = lanes_hi(ncols);
+  store_low_bytes(y, lo, ncols, requant8(*k.ep, v0, j, lo));
+  if (ncols > 8) store_low_bytes(y + 8, hi, ncols - 8, requant8(*k.ep, v1, j + 8, hi));
 }
 
 inline __m256i bcast4(const std::uint8_t* p) {
@@ -170,8 +164,8 @@ void microkernel(std::int64_t k4, const std::uint8_t* a, std::int64_t lda, const
 #pragma GCC unroll 8
       for (int r = 0; r < MR; ++r) {
         const __m256i av = bcast4(a + r * lda + 4 * (kb + u));
-        acc0[u][r] = _mm256_dpbusd_epi32(acc0[u][r], av, b0);
-        acc1[u][r] = _mm256_dpbusd_epi32(acc1[u][r], av, b1);
+        acc0[u][r] = dpbusd(acc0[u][r], av, b0);
+        acc1[u][r] = dpbusd(acc1[u][r], av, b1);
       }
     }
   }
@@ -181,8 +175,8 @@ void microkernel(std::int64_t k4, const std::uint8_t* a, std::int64_t lda, const
 #pragma GCC unroll 8
     for (int r = 0; r < MR; ++r) {
       const __m256i av = bcast4(a + r * lda + 4 * kb);
-      acc0[0][r] = _mm256_dpbusd_epi32(acc0[0][r], av, b0);
-      acc1[0][r] = _mm256_dpbusd_epi32(acc1[0][r], av, b1);
+      acc0[0][r] = dpbusd(acc0[0][r], av, b0);
+      acc1[0][r] = dpbusd(acc1[0][r], av, b1);
     }
   }
 #pragma GCC unroll 8
@@ -223,8 +217,8 @@ void gemv_kernel(std::int64_t k4, const std::uint8_t* a, const std::int8_t* pane
 #pragma GCC unroll 8
     for (int t = 0; t < T; ++t) {
       const std::int8_t* p = panel + t * pstride + kb * 64;
-      acc[u][t][0] = _mm256_dpbusd_epi32(acc[u][t][0], av, _mm256_load_si256(reinterpret_cast<const __m256i*>(p)));
-      acc[u][t][1] = _mm256_dpbusd_epi32(acc[u][t][1], av, _mm256_load_si256(reinterpret_cast<const __m256i*>(p + 32)));
+      acc[u][t][0] = dpbusd(acc[u][t][0], av, _mm256_load_si256(reinterpret_cast<const __m256i*>(p)));
+      acc[u][t][1] = dpbusd(acc[u][t][1], av, _mm256_load_si256(reinterpret_cast<const __m256i*>(p + 32)));
     }
   };
   std::int64_t kb = 0;
@@ -258,7 +252,7 @@ void gemv_kernel(std::int64_t k4, const std::uint8_t* a, const std::int8_t* pane
 }
 
 struct VnniEngineImpl {
-  static constexpr const char* kName = "avx512vnni-ymm";
+  static constexpr const char* kName = QSPEC_VNNI_PICK("avx512vnni-ymm", "avxvnni-ymm");
 
   static void run_impl(std::int64_t m, const std::uint8_t* a, std::int64_t lda, const PackedB& b, std::int32_t* c,
                        std::int64_t ldc, const VnniCorr& corr) {
@@ -325,23 +319,7 @@ struct VnniEngineImpl {
 
 }  // namespace
 
-void pack_vnni_panels(std::int64_t n, std::int64_t k, const std::int8_t* b, std::int64_t ldb, PackedB& out) {
-  const std::int64_t k4 = (k + 3) / 4, panels = (n + kNr - 1) / kNr;
-  out.n = n;
-  out.k = k;
-  out.row_sums.assign(static_cast<std::size_t>(n), 0);
-  out.data.resize(static_cast<std::size_t>(panels * k4 * 64));
-  auto* d = reinterpret_cast<std::int8_t*>(out.data.data());
-  std::memset(d, 0, static_cast<std::size_t>(panels * k4 * 64));
-  for (std::int64_t j = 0; j < n; ++j) {
-    std::int8_t* col = d + (j / kNr) * k4 * 64 + (j % kNr) * 4;
-    std::int32_t s = 0;
-    for (std::int64_t t = 0; t < k; ++t) s += col[(t / 4) * 64 + t % 4] = b[j * ldb + t];
-    out.row_sums[static_cast<std::size_t>(j)] = s;
-  }
-}
-
-const GemmEngine& gemm_engine_vnni() {
+const GemmEngine& QSPEC_VNNI_PICK(gemm_engine_vnni, gemm_engine_avxvnni)() {
   static const VnniGemmEngine<VnniEngineImpl> e;
   return e;
 }

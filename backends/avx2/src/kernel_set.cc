@@ -13,6 +13,10 @@ KernelSet kernel_set(const CpuFeatures& f) {
     k.quantize = quantize;
     k.dequantize = dequantize;
   }
+  if (f.avx2 && f.avxvnni) {  // the ymm VNNI kernels, VEX-encoded; AVX512-VNNI, where present, comes next
+    k.gemm = &gemm_engine_avxvnni();
+    k.depthwise = depthwise_avxvnni;
+  }
   if (f.avx512vnni) {
     k.gemm = &gemm_engine_vnni();
     k.depthwise = depthwise_vnni;

@@ -25,8 +25,13 @@ std::vector<KernelSet> kernel_sets() {
   std::vector<KernelSet> v = {avx2::kernel_set(CpuFeatures{})};
   if (f.avx2) {
     CpuFeatures only_avx2 = f;
-    only_avx2.avx512vnni = false;
+    only_avx2.avxvnni = only_avx2.avx512vnni = only_avx2.zmm = false;
     v.push_back(avx2::kernel_set(only_avx2));
+  }
+  if (f.avxvnni) {  // AVX-VNNI's VEX kernels, also where AVX-512 VNNI would take precedence
+    CpuFeatures vex = f;
+    vex.avx512vnni = vex.zmm = false;
+    v.push_back(avx2::kernel_set(vex));
   }
   if (f.avx512vnni) {
     CpuFeatures ymm = f;
@@ -43,10 +48,11 @@ TEST(qconv2d, EveryIsaLevelOfThisHost) {
   for (const KernelSet& k : kernel_sets()) isas += " " + k.isa;
   const CpuFeatures f = detect_cpu_features();
   if (!f.avx2) missing += " avx2";
+  if (!f.avxvnni) missing += " avx2+avxvnni";
   if (!f.avx512vnni) missing += " avx2+avx512vnni";
   if (!(f.avx512vnni && f.zmm)) missing += " avx2+avx512vnni+zmm";
   if (!missing.empty()) GTEST_SKIP() << "tested:" << isas << "; skipped (this CPU lacks them):" << missing;
-  EXPECT_EQ(isas, " scalar avx2 avx2+avx512vnni avx2+avx512vnni+zmm");
+  EXPECT_EQ(isas, " scalar avx2 avx2+avxvnni avx2+avx512vnni avx2+avx512vnni+zmm");
 }
 
 class ConvTester {

@@ -1,4 +1,4 @@
-// The depthwise kernels (AVX2 VPMADDWD, AVX512-VNNI VPDPBUSD) against depthwise_scalar, exactly, on
+// The depthwise kernels (AVX2 VPMADDWD, AVX-VNNI and AVX512-VNNI VPDPBUSD) against depthwise_scalar, exactly, on
 // every channel tail, strip width and parity, kernel shape, stride, dilation, padding, signedness
 // and zero point the layouts distinguish, and on the inputs that must fall back to VPMADDWD.
 #include <gtest/gtest.h>
@@ -25,8 +25,21 @@ std::vector<Kernel> kernels() {
   const CpuFeatures f = detect_cpu_features();
   std::vector<Kernel> v;
   if (f.avx2) v.push_back({"avx2", avx2::depthwise});
+  if (f.avxvnni) v.push_back({"avxvnni", avx2::depthwise_avxvnni});
   if (f.avx512vnni) v.push_back({"vnni", avx2::depthwise_vnni});
   return v;
+}
+
+// Names the kernels this host cannot run (they are then untested here, not passed).
+TEST(depthwise_avx2, EveryKernelOfThisHost) {
+  std::string names, missing;
+  for (const Kernel& k : kernels()) names += std::string(" ") + k.name;
+  const CpuFeatures f = detect_cpu_features();
+  if (!f.avx2) missing += " avx2";
+  if (!f.avxvnni) missing += " avxvnni";
+  if (!f.avx512vnni) missing += " vnni";
+  if (!missing.empty()) GTEST_SKIP() << "tested:" << names << "; skipped (this CPU lacks them):" << missing;
+  EXPECT_EQ(names, " avx2 avxvnni vnni");
 }
 
 // XNNPACK-style tester: a geometry, operand ranges and zero points; random operands (or

@@ -1,4 +1,4 @@
-// The u8 x s8 engines (scalar, AVX2 VPMADDWD, AVX512-VNNI) through qgemm: every m/n/k tail (and
+// The u8 x s8 engines (scalar, AVX2 VPMADDWD, AVX-VNNI, AVX512-VNNI) through qgemm: every m/n/k tail (and
 // every GEMV panel-group tail at M = 1), every signedness and zero point, strides, the fused
 // corrections modulo 2^32, the fused requantizing stores (run_requant) against the two passes, and
 // the traps (VPMADDUBSW's int16 saturation, K beyond int32).
@@ -26,6 +26,7 @@ std::vector<const GemmEngine*> engines() {
   std::vector<const GemmEngine*> v = {&scalar_gemm_engine()};
   const CpuFeatures f = detect_cpu_features();
   if (f.avx2) v.push_back(&avx2::gemm_engine_madd());
+  if (f.avxvnni) v.push_back(&avx2::gemm_engine_avxvnni());
   if (f.avx512vnni) v.push_back(&avx2::gemm_engine_vnni());
   if (f.avx512vnni && f.zmm) v.push_back(&avx2::gemm_engine_vnni512());
   return v;
@@ -38,10 +39,12 @@ TEST(qgemm, EveryEngineOfThisHost) {
   const CpuFeatures f = detect_cpu_features();
   std::string missing;
   if (!f.avx2) missing += " avx2-madd";
+  if (!f.avxvnni) missing += " avxvnni-ymm";
   if (!f.avx512vnni) missing += " avx512vnni-ymm";
   if (!(f.avx512vnni && f.zmm)) missing += " avx512vnni-zmm";
   if (!missing.empty()) GTEST_SKIP() << "tested:" << names << "; skipped (this CPU lacks them):" << missing;
-  EXPECT_EQ(names, std::string(" ") + scalar_gemm_engine().name() + " avx2-vpmaddwd avx512vnni-ymm avx512vnni-zmm");
+  EXPECT_EQ(names, std::string(" ") + scalar_gemm_engine().name() +
+                       " avx2-vpmaddwd avxvnni-ymm avx512vnni-ymm avx512vnni-zmm");
 }
 
 TEST(qgemm, EveryTail) {

@@ -4,6 +4,10 @@
 #include <cstdio>
 #include <cstdlib>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 #if defined(__aarch64__) && defined(__linux__)
 #include <asm/hwcap.h>
 #include <sys/auxv.h>
@@ -16,6 +20,10 @@ CpuFeatures detect_cpu_features() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
   f.avx2 = __builtin_cpu_supports("avx2");
+  // AVX-VNNI: CPUID.(EAX=7,ECX=1):EAX bit 4. Its ymm state is the OS's AVX state, which
+  // __builtin_cpu_supports("avx2") already requires (XGETBV).
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  f.avxvnni = f.avx2 && __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) != 0 && (eax & (1u << 4)) != 0;
   f.avx512vnni = f.avx2 && __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl") &&
                  __builtin_cpu_supports("avx512bw");
   f.zmm = f.avx512vnni && __builtin_cpu_supports("avx512f");
@@ -32,6 +40,10 @@ CpuFeatures cap_cpu_features(CpuFeatures f, const std::string& cap, std::string*
   if (cap.empty()) return f;
   if (cap == "scalar") return CpuFeatures{};
   if (cap == "avx2") {
+    f.avxvnni = f.avx512vnni = f.zmm = false;
+    return f;
+  }
+  if (cap == "avxvnni") {
     f.avx512vnni = f.zmm = false;
     return f;
   }
@@ -44,8 +56,8 @@ CpuFeatures cap_cpu_features(CpuFeatures f, const std::string& cap, std::string*
     return f;
   }
   if (problem)
-    *problem =
-        "QSPEC_SIMD_ISA=" + cap + " is not one of scalar, avx2, avx512vnni-ymm, neon: ignored, the best path runs";
+    *problem = "QSPEC_SIMD_ISA=" + cap +
+               " is not one of scalar, avx2, avxvnni, avx512vnni-ymm, neon: ignored, the best path runs";
   return f;
 }
 
@@ -63,7 +75,10 @@ const CpuFeatures& cpu_features() {
 }
 
 std::string isa_name(const CpuFeatures& f) {
-  if (f.avx2) return f.avx512vnni ? (f.zmm ? "avx2+avx512vnni+zmm" : "avx2+avx512vnni") : "avx2";
+  if (f.avx2) {
+    if (f.avx512vnni) return f.zmm ? "avx2+avx512vnni+zmm" : "avx2+avx512vnni";
+    return f.avxvnni ? "avx2+avxvnni" : "avx2";
+  }
   if (f.neon) return f.dotprod ? "neon+dotprod" : "neon";
   return "scalar";
 }

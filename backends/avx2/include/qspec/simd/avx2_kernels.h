@@ -22,10 +22,12 @@ void dequantize(std::size_t n, const std::int32_t* x, std::int32_t zp, float s, 
 void prepare_a_avx2(std::int64_t m, std::int64_t k, const std::uint8_t* a, std::int64_t lda, std::uint8_t flip,
                     std::uint8_t* dst, std::int64_t ldd, std::int64_t* sums);
 
-// u8 x s8 engines: VPMADDWD on widened operands (AVX2), VPDPBUSD on ymm (AVX512-VNNI + VL) and on
-// zmm (AVX512F + BW + VNNI), the VNNI ones with a GEMV kernel for single rows.
+// u8 x s8 engines: VPMADDWD on widened operands (AVX2), VPDPBUSD on ymm (AVX512-VNNI + VL; and
+// the same kernels with AVX-VNNI's VEX VPDPBUSD, no AVX-512) and on zmm (AVX512F + BW + VNNI), the
+// VNNI ones with a GEMV kernel for single rows.
 const GemmEngine& gemm_engine_madd();
 const GemmEngine& gemm_engine_vnni();
+const GemmEngine& gemm_engine_avxvnni();
 const GemmEngine& gemm_engine_vnni512();
 // The VNNI engines' shared layout of B: 16-column panels, 64 bytes (16 columns x 4 k) per group
 // of 4 k values, zero-padded; fills everything but out.engine.
@@ -41,5 +43,7 @@ void depthwise(const DepthwiseArgs& a);
 // one channel per int32 lane; it runs `depthwise` when the weights (w - zw) do not all fit int8
 // or the padding value is not a byte of the input's type.
 void depthwise_vnni(const DepthwiseArgs& a);
+// depthwise_vnni's kernels with AVX-VNNI (VEX VPDPBUSD, AVX2 for the rest; no AVX-512).
+void depthwise_avxvnni(const DepthwiseArgs& a);
 
 }  // namespace qspec::simd::avx2

@@ -25,7 +25,8 @@ namespace qspec::simd {
 // The ISA-specific kernels a backend plugs into the shared op handlers. Every pointer is set
 // (the scalar kernels fill whatever an ISA does not specialise).
 struct KernelSet {
-  std::string isa;  // "avx2+avx512vnni+zmm", "avx2+avx512vnni", "avx2", "neon+dotprod", "neon", "scalar"
+  // "avx2+avx512vnni+zmm", "avx2+avx512vnni", "avx2+avxvnni", "avx2", "neon+dotprod", "neon", "scalar"
+  std::string isa;
   RequantFn requant = nullptr;
   const GemmEngine* gemm = nullptr;
   DepthwiseFn depthwise = nullptr;
