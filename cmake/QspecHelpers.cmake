@@ -89,9 +89,10 @@ function(qspec_library name)
 endfunction()
 
 # qspec_test(name SRCS a.cc [DEPS x] LABELS unit|property|exhaustive|crosscheck|vectors|harness|backend
-#            [TIMEOUT s] [NO_MAIN])
+#            [TIMEOUT s] [NO_MAIN] [NO_PCH])
 # Registers the GoogleTest cases one by one with CTest (discovered when CTest runs, so cross
-# builds discover them under the emulator). Property tests get a fixed RapidCheck seed.
+# builds discover them under the emulator). Property tests get a fixed RapidCheck seed. Under
+# conformance/ the driver reuses the shared precompiled header (qspec_test_pch) unless NO_PCH.
 function(qspec_test name)
   cmake_parse_arguments(A "NO_MAIN;NO_PCH" "TIMEOUT" "SRCS;DEPS;LABELS" ${ARGN})
   add_executable(${name} ${A_SRCS})
