@@ -13,12 +13,8 @@ namespace qspec::simd::avx2 {
 namespace {
 
 // One quarter of a group entry (8 channels) per ymm.
-struct VnniYmm {
-  using Vec = __m256i;
+struct VnniYmm : VnniVector<32> {
   using Mask = Lanes8;
-  static constexpr int kQuarters = 1;
-  static Vec load(const void* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
-  static Vec loadu(const void* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
   static Vec dpbusd(Vec acc, Vec a, Vec b) { return avx2::dpbusd(acc, a, b); }
   static Mask mask(std::int64_t n) { return first_lanes(static_cast<int>(std::clamp<std::int64_t>(n, 0, 8))); }
   static void store(std::int32_t* y, Mask m, Vec v) {

@@ -14,21 +14,16 @@ namespace {
 
 // Two quarters of a group entry (16 channels) per zmm: the entry's bytes 64h .. 64h + 63 are
 // channels 16h .. 16h + 15 of the block in lane order, as the corrections and the output are.
-struct VnniZmm {
-  using Vec = __m512i;
+struct VnniZmm : VnniVector<64> {
   using Mask = __mmask16;
-  static constexpr int kQuarters = 2;
-  static Vec load(const void* p) { return _mm512_load_si512(p); }
-  static Vec loadu(const void* p) { return _mm512_loadu_si512(p); }
   static Vec dpbusd(Vec acc, Vec a, Vec b) { return _mm512_dpbusd_epi32(acc, a, b); }
   static Mask mask(std::int64_t n) {
     return n >= 16 ? Mask{0xffff} : n <= 0 ? Mask{0} : static_cast<Mask>((1u << n) - 1);
   }
+  // Unmasked where the 16 lanes are all stored (every block but a channel tail's).
   static void store(std::int32_t* y, Mask m, Vec v) {
-    if (m == 0xffff)
-      _mm512_storeu_si512(y, v);
-    else
-      _mm512_mask_storeu_epi32(y, m, v);
+    if (m == 0xffff) return _mm512_storeu_si512(y, v);
+    _mm512_mask_storeu_epi32(y, m, v);
   }
 };
 

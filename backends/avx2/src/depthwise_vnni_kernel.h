@@ -158,9 +158,31 @@ void build_row(const Plan& pl, const std::uint8_t* x, std::int64_t n, std::int64
 }
 
 // ---- the strips, over a vector type V ----
-// V (VnniYmm below, VnniZmm in depthwise_vnni512.cc) holds kQuarters quarters of a group entry (8
-// channels x 4 bytes each): Vec, Mask, load (aligned), loadu, dpbusd, mask(n) for its first n
-// (clamped) int32 lanes, and store(y, mask, v).
+// V (VnniYmm in depthwise_vnni.cc, VnniZmm in depthwise_vnni512.cc) holds kQuarters quarters of a
+// group entry (8 channels x 4 bytes each): a VnniVector with Mask, dpbusd, mask(n) for its first n
+// (clamped) int32 lanes, and store(y, mask, v). (The vector types are named through VecOf: as a
+// template argument one would lose its may_alias attribute.)
+template <int kBytes>
+struct VecOf;
+template <>
+struct VecOf<32> {
+  using type = __m256i;
+};
+template <>
+struct VecOf<64> {
+  using type = __m512i;
+};
+template <int kBytes>
+struct VnniVector {
+  using Vec = typename VecOf<kBytes>::type;
+  static constexpr int kQuarters = kBytes / 32;
+  static Vec load(const void* p) { return *static_cast<const Vec*>(p); }  // aligned (the vector types may alias)
+  static Vec loadu(const void* p) {
+    Vec v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+};
 
 // One channel block, nq output columns of ROWS output rows (ROWS = 2: consecutive rows, ring rows
 // src[0..KH]; ROWS = 1: ring rows src[0..KH-1]). Output row `row` reads src[row + i] through
