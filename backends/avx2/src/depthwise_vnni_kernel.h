@@ -100,13 +100,16 @@ void build_row(const Plan& pl, const std::uint8_t* x, std::int64_t n, std::int64
   auto* cv = reinterpret_cast<__m256i*>(cols);
   for (std::int64_t u = 0; u < lo; ++u)
     for (std::int64_t b = 0; b < nb; ++b) _mm256_store_si256(cv + u * nb + b, padv);  // uniform: no lane order
-  if (lo < hi) {
+  auto flipped = [&](const std::uint8_t* p) {  // 32 input bytes flipped to u8, lane-ordered
+    return lane_order(_mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), flip));
+  };
+  if (lo < hi && pl.c == kCb) {  // one full block per column (MobileNet's first layers): no inner loop
+    const std::uint8_t* xp = x + ((n * g.h + h) * g.w + v0 + lo) * kCb;
+    for (std::int64_t u = lo; u < hi; ++u, xp += kCb) _mm256_store_si256(cv + u, flipped(xp));
+  } else if (lo < hi) {
     const std::uint8_t* xp = x + ((n * g.h + h) * g.w + v0 + lo) * pl.c;
     for (std::int64_t u = lo; u < hi; ++u, xp += pl.c) {
-      for (std::int64_t b = 0; b + 1 < nb; ++b)
-        _mm256_store_si256(
-            cv + u * nb + b,
-            lane_order(_mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(xp + b * kCb)), flip)));
+      for (std::int64_t b = 0; b + 1 < nb; ++b) _mm256_store_si256(cv + u * nb + b, flipped(xp + b * kCb));
       _mm256_store_si256(cv + u * nb + nb - 1, lane_order(_mm256_xor_si256(load_z8(last, xp + (nb - 1) * kCb), flip)));
     }
   }
