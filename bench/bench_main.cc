@@ -234,8 +234,8 @@ struct Aligned64 {
   Aligned64() = default;
   template <class U>
   Aligned64(const Aligned64<U>&) {}
-  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{64})); }
-  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t{64}); }
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{64})); }
+  void deallocate(T* p, std::size_t) { ::operator delete (p, std::align_val_t{64}); }
   bool operator==(const Aligned64&) const { return true; }
 };
 template <class T>
