@@ -1,6 +1,7 @@
-// The depthwise kernels (AVX2 VPMADDWD, AVX-VNNI and AVX512-VNNI VPDPBUSD) against depthwise_scalar, exactly, on
-// every channel tail, strip width and parity, kernel shape, stride, dilation, padding, signedness
-// and zero point the layouts distinguish, and on the inputs that must fall back to VPMADDWD.
+// The depthwise kernels (AVX2 VPMADDWD, AVX-VNNI and AVX512-VNNI VPDPBUSD on ymm and zmm) against
+// depthwise_scalar, exactly, on every channel tail, strip width and parity, kernel shape, stride,
+// dilation, padding, signedness and zero point the layouts distinguish, and on the inputs that
+// must fall back to VPMADDWD.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,6 +28,7 @@ std::vector<Kernel> kernels() {
   if (f.avx2) v.push_back({"avx2", avx2::depthwise});
   if (f.avxvnni) v.push_back({"avxvnni", avx2::depthwise_avxvnni});
   if (f.avx512vnni) v.push_back({"vnni", avx2::depthwise_vnni});
+  if (f.avx512vnni && f.zmm) v.push_back({"vnni512", avx2::depthwise_vnni512});
   return v;
 }
 
@@ -38,8 +40,9 @@ TEST(depthwise_avx2, EveryKernelOfThisHost) {
   if (!f.avx2) missing += " avx2";
   if (!f.avxvnni) missing += " avxvnni";
   if (!f.avx512vnni) missing += " vnni";
+  if (!(f.avx512vnni && f.zmm)) missing += " vnni512";
   if (!missing.empty()) GTEST_SKIP() << "tested:" << names << "; skipped (this CPU lacks them):" << missing;
-  EXPECT_EQ(names, " avx2 avxvnni vnni");
+  EXPECT_EQ(names, " avx2 avxvnni vnni vnni512");
 }
 
 // XNNPACK-style tester: a geometry, operand ranges and zero points; random operands (or

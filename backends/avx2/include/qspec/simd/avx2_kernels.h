@@ -45,5 +45,7 @@ void depthwise(const DepthwiseArgs& a);
 void depthwise_vnni(const DepthwiseArgs& a);
 // depthwise_vnni's kernels with AVX-VNNI (VEX VPDPBUSD, AVX2 for the rest; no AVX-512).
 void depthwise_avxvnni(const DepthwiseArgs& a);
+// depthwise_vnni with its VPDPBUSD, loads and stores on zmm (AVX512F + BW + VL + VNNI), 16 channels each.
+void depthwise_vnni512(const DepthwiseArgs& a);
 
 }  // namespace qspec::simd::avx2
