@@ -48,9 +48,10 @@ endfunction()
 # CPU-s of a 1.5-7 s compile). Only third-party and standard headers: a change to qspec's own
 # headers never rebuilds it. Built once, by the anchor below (call qspec_test_pch() in the
 # directory whose compile options the drivers share), and reused by every qspec_test there and
-# below (REUSE_FROM) unless it says NO_PCH: a driver whose flags differ (ISA or fp-contract flags,
-# a library's definitions) would find the PCH invalid, which -Winvalid-pch (added by CMake) turns
-# into an error under QSPEC_WERROR. Off: -DQSPEC_TEST_PCH=OFF (also the way to check that every
+# below (REUSE_FROM) unless it says NO_PCH: a driver compiled with code-generation flags GCC records
+# in a PCH (-fPIE/-fPIC, -m ISA flags; -ffp-contract=off is not one of them: those drivers use it)
+# would find the PCH invalid, which -Winvalid-pch (added by CMake) turns into an error under
+# QSPEC_WERROR. Off: -DQSPEC_TEST_PCH=OFF (also the way to check that every
 # driver includes what it uses). ccache caches PCH users only with
 # CCACHE_SLOPPINESS=pch_defines,time_macros (docs/CONTRIBUTING.md).
 option(QSPEC_TEST_PCH "Compile the conformance test drivers with one shared precompiled header" ON)
