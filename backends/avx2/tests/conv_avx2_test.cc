@@ -16,6 +16,7 @@
 #include "qspec/simd/conv.h"
 #include "qspec/simd/requant.h"
 #include "requant_plan.h"  // backends/simd_common/testing
+#include "x86_levels.h"    // backends/simd_common/testing
 
 namespace qspec::simd {
 namespace {
@@ -44,14 +45,11 @@ std::vector<KernelSet> kernel_sets() {
 
 // Names the levels this host cannot run (their kernels are then untested here, not passed).
 TEST(qconv2d, EveryIsaLevelOfThisHost) {
-  std::string isas, missing;
+  std::string isas;
   for (const KernelSet& k : kernel_sets()) isas += " " + k.isa;
-  const CpuFeatures f = detect_cpu_features();
-  if (!f.avx2) missing += " avx2";
-  if (!f.avxvnni) missing += " avx2+avxvnni";
-  if (!f.avx512vnni) missing += " avx2+avx512vnni";
-  if (!(f.avx512vnni && f.zmm)) missing += " avx2+avx512vnni+zmm";
-  if (!missing.empty()) GTEST_SKIP() << "tested:" << isas << "; skipped (this CPU lacks them):" << missing;
+  const std::string lacked =
+      testing::lacked_x86_levels({"avx2", "avx2+avxvnni", "avx2+avx512vnni", "avx2+avx512vnni+zmm"});
+  if (!lacked.empty()) GTEST_SKIP() << "tested:" << isas << "; skipped (this CPU lacks them):" << lacked;
   EXPECT_EQ(isas, " scalar avx2 avx2+avxvnni avx2+avx512vnni avx2+avx512vnni+zmm");
 }
 

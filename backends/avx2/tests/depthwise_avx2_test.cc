@@ -13,6 +13,7 @@
 #include "qspec/simd/avx2_kernels.h"
 #include "qspec/simd/conv.h"
 #include "qspec/simd/cpu.h"
+#include "x86_levels.h"  // backends/simd_common/testing
 
 namespace qspec::simd {
 namespace {
@@ -34,14 +35,10 @@ std::vector<Kernel> kernels() {
 
 // Names the kernels this host cannot run (they are then untested here, not passed).
 TEST(depthwise_avx2, EveryKernelOfThisHost) {
-  std::string names, missing;
+  std::string names;
   for (const Kernel& k : kernels()) names += std::string(" ") + k.name;
-  const CpuFeatures f = detect_cpu_features();
-  if (!f.avx2) missing += " avx2";
-  if (!f.avxvnni) missing += " avxvnni";
-  if (!f.avx512vnni) missing += " vnni";
-  if (!(f.avx512vnni && f.zmm)) missing += " vnni512";
-  if (!missing.empty()) GTEST_SKIP() << "tested:" << names << "; skipped (this CPU lacks them):" << missing;
+  const std::string lacked = testing::lacked_x86_levels({"avx2", "avxvnni", "vnni", "vnni512"});
+  if (!lacked.empty()) GTEST_SKIP() << "tested:" << names << "; skipped (this CPU lacks them):" << lacked;
   EXPECT_EQ(names, " avx2 avxvnni vnni vnni512");
 }
 

@@ -16,6 +16,7 @@
 #include "qspec/simd/qgemm.h"
 #include "qspec/simd/requant.h"
 #include "requant_plan.h"  // backends/simd_common/testing
+#include "x86_levels.h"    // backends/simd_common/testing
 
 namespace qspec::simd {
 namespace {
@@ -36,13 +37,9 @@ std::vector<const GemmEngine*> engines() {
 TEST(qgemm, EveryEngineOfThisHost) {
   std::string names;
   for (const GemmEngine* e : engines()) names += std::string(" ") + e->name();
-  const CpuFeatures f = detect_cpu_features();
-  std::string missing;
-  if (!f.avx2) missing += " avx2-madd";
-  if (!f.avxvnni) missing += " avxvnni-ymm";
-  if (!f.avx512vnni) missing += " avx512vnni-ymm";
-  if (!(f.avx512vnni && f.zmm)) missing += " avx512vnni-zmm";
-  if (!missing.empty()) GTEST_SKIP() << "tested:" << names << "; skipped (this CPU lacks them):" << missing;
+  const std::string lacked =
+      testing::lacked_x86_levels({"avx2-vpmaddwd", "avxvnni-ymm", "avx512vnni-ymm", "avx512vnni-zmm"});
+  if (!lacked.empty()) GTEST_SKIP() << "tested:" << names << "; skipped (this CPU lacks them):" << lacked;
   EXPECT_EQ(names, std::string(" ") + scalar_gemm_engine().name() +
                        " avx2-vpmaddwd avxvnni-ymm avx512vnni-ymm avx512vnni-zmm");
 }

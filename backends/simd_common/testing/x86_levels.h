@@ -1,0 +1,24 @@
+// The x86 kernel levels this host cannot run, for the avx2 tests that list what they tested.
+#pragma once
+
+#include <array>
+#include <string>
+
+#include "qspec/simd/cpu.h"
+
+namespace qspec::simd::testing {
+
+// " name" for each x86 level this host lacks, in the order AVX2, AVX-VNNI, AVX512-VNNI on ymm,
+// AVX512-VNNI on zmm, named as the caller's test names them; empty when it runs all four. A test
+// that would list fewer than four then skips (a level's kernels untested here, not passed).
+inline std::string lacked_x86_levels(const std::array<const char*, 4>& names) {
+  const CpuFeatures f = detect_cpu_features();
+  const std::array<bool, 4> has = {f.avx2, f.avxvnni, f.avx512vnni, f.avx512vnni && f.zmm};
+  std::string lacked;
+  for (std::size_t i = 0; i < has.size(); ++i) {
+    if (!has[i]) lacked += std::string(" ") + names[i];
+  }
+  return lacked;
+}
+
+}  // namespace qspec::simd::testing
