@@ -20,9 +20,9 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
-#include <vector>
 
 #include "epilogue_vnni512.h"
+#include "local_vector.h"
 #include "qspec/simd/avx2_kernels.h"
 
 namespace qspec::simd::avx2 {
@@ -201,9 +201,9 @@ class DirectConvVnni512 final : public DirectConv {
     const U kzz = static_cast<U>(taps * c) * za * zw;
 
     thread_local AlignedBuffer src;
-    thread_local std::vector<std::int64_t> pix_sums;
-    thread_local std::vector<std::int32_t> col32, row32;
-    thread_local std::vector<U> row64;
+    thread_local LocalVector<std::int64_t> pix_sums;
+    thread_local LocalVector<std::int32_t> col32, row32;
+    thread_local LocalVector<U> row64;
     col32.assign(static_cast<std::size_t>(blocks * kBlock), 0);
     for (std::int64_t j = 0; j < g.o; ++j)
       col32[static_cast<std::size_t>(j)] = static_cast<std::int32_t>(U{0} - za * static_cast<U>(a.col_sums[j]));

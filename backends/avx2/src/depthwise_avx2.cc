@@ -6,8 +6,7 @@
 // Pixels whose whole window is inside the input take a fast path with constant tap offsets.
 #include <immintrin.h>
 
-#include <vector>
-
+#include "local_vector.h"
 #include "qspec/simd/avx2_kernels.h"
 
 namespace qspec::simd::avx2 {
@@ -91,7 +90,7 @@ void depthwise(const DepthwiseArgs& a) {
   const ConvGeom& g = *a.g;
   const std::int64_t oh = g.oh(), ow = g.ow(), c = g.c, taps = g.kh * g.kw;
   const std::int64_t pairs = (taps + 1) / 2, cv = c / 16 * 16;
-  thread_local std::vector<std::int16_t> x16, wi, pad16, zeros;
+  thread_local LocalVector<std::int16_t> x16, wi, pad16, zeros;
   x16.resize(static_cast<std::size_t>(g.n * g.h * g.w * c + 16));
   widen(a.x, g.n * g.h * g.w * c, a.x_signed, a.za, x16.data());
   pad16.assign(static_cast<std::size_t>(c), static_cast<std::int16_t>(a.pad - a.za));
@@ -107,8 +106,8 @@ void depthwise(const DepthwiseArgs& a) {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 16), _mm256_unpackhi_epi16(wt, wu));
     }
   // Tap pointers (generic path) and constant tap offsets from the window corner (fast path).
-  std::vector<const std::int16_t*> tp(static_cast<std::size_t>(2 * pairs));
-  std::vector<std::int64_t> zero_off(static_cast<std::size_t>(2 * pairs), 0),
+  LocalVector<const std::int16_t*> tp(static_cast<std::size_t>(2 * pairs));
+  LocalVector<std::int64_t> zero_off(static_cast<std::size_t>(2 * pairs), 0),
       off(static_cast<std::size_t>(2 * pairs), 0);
   for (std::int64_t i = 0; i < g.kh; ++i)
     for (std::int64_t j = 0; j < g.kw; ++j)

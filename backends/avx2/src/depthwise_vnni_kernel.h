@@ -34,8 +34,8 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
-#include <vector>
 
+#include "local_vector.h"
 #include "qspec/simd/avx2_kernels.h"
 #include "vnni_isa.h"
 
@@ -411,7 +411,7 @@ void depthwise_vnni_run(const DepthwiseArgs& a) {
 
   const std::int64_t wbytes = (pl.pairs ? 2 * g.kh : nr) * pl.nb * kEntry;
   thread_local AlignedBuffer wbuf;  // 64-byte aligned: the strips load whole vectors
-  thread_local std::vector<std::int32_t> corr;
+  thread_local LocalVector<std::int32_t> corr;
   wbuf.resize(static_cast<std::size_t>(wbytes));
   auto* wq = reinterpret_cast<std::int8_t*>(wbuf.data());
   corr.assign(static_cast<std::size_t>(pl.nb * kCb), 0);
@@ -430,9 +430,9 @@ void depthwise_vnni_run(const DepthwiseArgs& a) {
   thread_local AlignedBuffer ring, cols;
   ring.resize(static_cast<std::size_t>(pl.ring_rows * row_bytes));
   cols.resize(static_cast<std::size_t>(strip_columns(pl, tq) * pl.nb * kCb));
-  thread_local std::vector<std::int64_t> slot_row;  // the padded row each ring slot holds
-  thread_local std::vector<const std::uint8_t*> src, sb;
-  thread_local std::vector<const std::int8_t*> wp;
+  thread_local LocalVector<std::int64_t> slot_row;  // the padded row each ring slot holds
+  thread_local LocalVector<const std::uint8_t*> src, sb;
+  thread_local LocalVector<const std::int8_t*> wp;
   slot_row.resize(static_cast<std::size_t>(pl.ring_rows));
   src.resize(static_cast<std::size_t>(nr + 1));
   sb.resize(static_cast<std::size_t>(nr + 1));

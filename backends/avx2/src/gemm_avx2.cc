@@ -138,12 +138,8 @@ class MaddEngine final : public GemmEngine {
   void pack(std::int64_t n, std::int64_t k, const std::int8_t* b, std::int64_t ldb, PackedB& out) const override {
     const std::int64_t k2 = (k + 1) / 2, panels = (n + kNr - 1) / kNr;
     const std::size_t bytes = static_cast<std::size_t>(panels * k2 * 64);
-    out.n = n;
-    out.k = k;
+    out.reset(n, k, bytes);
     out.engine = this;
-    out.row_sums.assign(static_cast<std::size_t>(n), 0);
-    out.data.resize(bytes);
-    std::memset(out.data.data(), 0, bytes);
     auto* d = reinterpret_cast<std::int16_t*>(out.data.data());
     for (std::int64_t j = 0; j < n; ++j) {
       std::int16_t* col = d + (j / kNr) * k2 * 32 + (j % kNr) * 2;

@@ -1,7 +1,6 @@
 // The VNNI GEMM engines' shared layout of B (pack_vnni_panels), built with AVX2 flags only: every
 // VNNI level calls it, including AVX-VNNI cores that lack the AVX-512 the engines' files are built for.
 #include <cstdint>
-#include <cstring>
 
 #include "qspec/simd/avx2_kernels.h"
 
@@ -14,12 +13,8 @@ constexpr std::int64_t kNr = 16;  // columns per panel: the engines' kNr
 
 void pack_vnni_panels(std::int64_t n, std::int64_t k, const std::int8_t* b, std::int64_t ldb, PackedB& out) {
   const std::int64_t k4 = (k + 3) / 4, panels = (n + kNr - 1) / kNr;
-  out.n = n;
-  out.k = k;
-  out.row_sums.assign(static_cast<std::size_t>(n), 0);
-  out.data.resize(static_cast<std::size_t>(panels * k4 * 64));
+  out.reset(n, k, static_cast<std::size_t>(panels * k4 * 64));
   auto* d = reinterpret_cast<std::int8_t*>(out.data.data());
-  std::memset(d, 0, static_cast<std::size_t>(panels * k4 * 64));
   for (std::int64_t j = 0; j < n; ++j) {
     std::int8_t* col = d + (j / kNr) * k4 * 64 + (j % kNr) * 4;
     std::int32_t s = 0;

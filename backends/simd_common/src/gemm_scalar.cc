@@ -21,6 +21,14 @@ void AlignedBuffer::resize(std::size_t n) {
   n_ = n;
 }
 
+void PackedB::reset(std::int64_t rows, std::int64_t cols, std::size_t bytes) {
+  n = rows;
+  k = cols;
+  row_sums.assign(static_cast<std::size_t>(rows), 0);
+  data.resize(bytes);
+  std::memset(data.data(), 0, bytes);
+}
+
 void GemmEngine::prepare_a(std::int64_t m, std::int64_t k, const std::uint8_t* a, std::int64_t lda, std::uint8_t flip,
                            std::uint8_t* dst, std::int64_t ldd, std::int64_t* sums) const {
   for (std::int64_t i = 0; i < m; ++i) {

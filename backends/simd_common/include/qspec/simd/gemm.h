@@ -45,6 +45,12 @@ struct PackedB {
   std::vector<std::int32_t> row_sums;  // sum_k B[n][k]
   AlignedBuffer data;
   const void* engine = nullptr;  // the engine that packed it (run() checks)
+
+  // n x k, row_sums zero, `bytes` of data, all zero (padding must read as zero). Out of line
+  // (gemm_scalar.cc): the ISA-flagged packers calling it then compile no std::vector<int32_t>
+  // member of their own, whose copy the linker could keep for the baseline code (the ASan build
+  // did, tools/isa_leak_check.py).
+  void reset(std::int64_t rows, std::int64_t cols, std::size_t bytes);
 };
 
 // The requantization a GEMM engine fuses into its tile stores (the int8 / uint8 outputs of the
