@@ -280,6 +280,11 @@ void gemv_kernel(std::int64_t k4, const std::uint8_t* a, const std::int8_t* pane
       v0 = _mm256_add_epi32(v0, _mm256_add_epi32(rv, c0));
       v1 = _mm256_add_epi32(v1, _mm256_add_epi32(rv, c1));
     }
+    if (corr.ep != nullptr && PanelFloatThenZp::applies(*corr.ep, nc)) {  // inline: no call, no spills
+      const PanelFloatThenZp ep(*corr.ep, j0 + t * kNr);
+      store16_low_bytes(corr.y + j0 + t * kNr, ep(v0, 0), ep(v1, 1));
+      continue;
+    }
     store_out(corr, at(c, t * kNr), 0, j0 + t * kNr, v0, v1, nc);
   }
 }
