@@ -58,24 +58,32 @@ struct Walk {
 
 // The corrections of one output row: row_add (int32) or row64 per pixel, col32 / col64 per channel;
 // for byte outputs the requantization of the channel block's two 16-channel groups.
+// For int32 and byte outputs the accumulators start from col32 (every term constant along a
+// column folded into it), so that the store adds at most the row term: the epilogue is the
+// bound of a 1x1 convolution, where a third of the operations are there.
 struct Epilogue {
-  const std::int32_t* row32;
+  const std::int32_t* row32;  // null when the row term is constant (then inside col32)
   const U* row64;
   const std::int32_t* col32;  // padded with zeros to a multiple of kBlock
   const std::int64_t* col_sums;
   U za;
   const Epilogue16* ep;  // [kNb], byte outputs only
+  bool bias_in_acc;      // byte outputs: ep's int32 bias is inside col32 too
 };
 
 // UR output pixels x kNb*16 output channels (ncols of them real) starting at source byte `in`.
 template <int UR, class Out>
 void block(const Walk& k, const std::uint8_t* in, const std::int8_t* wb, Out* y, std::int64_t ldy, int ncols,
            std::int64_t j0, std::int64_t q0, const Epilogue& e) {
-  __m512i acc[UR][kNb];
+  constexpr bool kInt64 = sizeof(Out) > 4;  // qgemm_u8's formula on the bare dot products
+  __m512i ct[kNb], acc[UR][kNb];
+#pragma GCC unroll 4
+  for (int q = 0; q < kNb; ++q)
+    ct[q] = kInt64 ? _mm512_setzero_si512() : _mm512_loadu_si512(e.col32 + j0 + q * kLanes);
 #pragma GCC unroll 16
   for (int u = 0; u < UR; ++u)
 #pragma GCC unroll 4
-    for (int q = 0; q < kNb; ++q) acc[u][q] = _mm512_setzero_si512();
+    for (int q = 0; q < kNb; ++q) acc[u][q] = ct[q];
   for (std::int64_t i = 0; i < k.kh; ++i)
     for (std::int64_t j = 0; j < k.kw; ++j) {
       const std::uint8_t* a = in + i * k.tap_row + j * k.tap_col;
@@ -92,26 +100,28 @@ void block(const Walk& k, const std::uint8_t* in, const std::int8_t* wb, Out* y,
         }
       }
     }
-  if constexpr (sizeof(Out) <= 4) {  // int32 results, stored or requantized to bytes
-    __m512i ct[kNb];
-#pragma GCC unroll 4
-    for (int q = 0; q < kNb; ++q) ct[q] = _mm512_loadu_si512(e.col32 + j0 + q * kLanes);
-      // The corrections added to every accumulator before the first store: a pixel's row term read
-      // between byte stores (which may alias it) cost 20% of a 1x1 convolution's time, where the
-      // epilogue is a third of the work.
+  if constexpr (!kInt64) {  // int32 results, stored or requantized to bytes
+    // The row terms added to every accumulator before the first store: a pixel's row term read
+    // between byte stores (which may alias it) cost 20% of a 1x1 convolution's time.
+    if (e.row32 != nullptr) {
 #pragma GCC unroll 16
-    for (int u = 0; u < UR; ++u) {
-      const __m512i rv = _mm512_set1_epi32(e.row32[q0 + u]);
+      for (int u = 0; u < UR; ++u) {
+        const __m512i rv = _mm512_set1_epi32(e.row32[q0 + u]);
 #pragma GCC unroll 4
-      for (int q = 0; q < kNb; ++q) acc[u][q] = _mm512_add_epi32(acc[u][q], _mm512_add_epi32(rv, ct[q]));
+        for (int q = 0; q < kNb; ++q) acc[u][q] = _mm512_add_epi32(acc[u][q], rv);
+      }
     }
 #pragma GCC unroll 4
     for (int q = 0; q < kNb; ++q) {
       const int nc = ncols - q * kLanes;
       if (nc <= 0) break;
       if constexpr (std::is_same_v<Out, std::uint8_t>) {
-        requant_rows<UR>(
-            e.ep[q], nc, y + q * kLanes, ldy, [&](int u) __attribute__((always_inline)) { return acc[u][q]; });
+        auto v = [&](int u) __attribute__((always_inline)) { return acc[u][q]; };
+        if (e.bias_in_acc) {
+          requant_rows<UR, true>(e.ep[q], nc, y + q * kLanes, ldy, v);
+        } else {
+          requant_rows<UR, false>(e.ep[q], nc, y + q * kLanes, ldy, v);
+        }
       } else {
 #pragma GCC unroll 16
         for (int u = 0; u < UR; ++u) {
@@ -204,9 +214,18 @@ class DirectConvVnni512 final : public DirectConv {
     thread_local LocalVector<std::int64_t> pix_sums;
     thread_local LocalVector<std::int32_t> col32, row32;
     thread_local LocalVector<U> row64;
+    // The accumulators' start per column, modulo 2^32 as every int32 sum here: the column term,
+    // the row term when it is the same for every pixel (no weight zero point), and the byte
+    // output's int32 bias (the fused epilogue adds it first, and wrapping sums commute; oneDNN's
+    // bias is added in binary32 and stays there).
+    const bool bias_in_acc = std::is_same_v<Out, std::uint8_t> && !a.ep->float_bias;
     col32.assign(static_cast<std::size_t>(blocks * kBlock), 0);
-    for (std::int64_t j = 0; j < g.o; ++j)
-      col32[static_cast<std::size_t>(j)] = static_cast<std::int32_t>(U{0} - za * static_cast<U>(a.col_sums[j]));
+    for (std::int64_t j = 0; j < g.o; ++j) {
+      U start = U{0} - za * static_cast<U>(a.col_sums[j]);
+      if (!need_rows) start += kzz;
+      if (bias_in_acc) start += static_cast<U>(std::int64_t{a.ep->bias[j]});
+      col32[static_cast<std::size_t>(j)] = static_cast<std::int32_t>(start);
+    }
     row32.assign(static_cast<std::size_t>(oh * ow), static_cast<std::int32_t>(kzz));
     row64.assign(static_cast<std::size_t>(oh * ow), kzz);
     if (copy) src.resize(static_cast<std::size_t>(hp * wp * c + 64));  // + 64: 4-byte reads past a c % 4 row
@@ -266,7 +285,13 @@ class DirectConvVnni512 final : public DirectConv {
         const std::int8_t* wb = w + ob * taps * c4 * kBlock * 4;
         auto rows = [&](const Epilogue16* ep) {
           for (std::int64_t p = 0; p < oh; ++p) {
-            const Epilogue e{row32.data() + p * ow, row64.data() + p * ow, col32.data(), a.col_sums, za, ep};
+            const Epilogue e{need_rows ? row32.data() + p * ow : nullptr,
+                             row64.data() + p * ow,
+                             col32.data(),
+                             a.col_sums,
+                             za,
+                             ep,
+                             bias_in_acc};
             output_row(k, s + p * g.sh * k.row_bytes, wb, yn + p * ow * g.o + ob * kBlock, g.o, ow, ncols, ob * kBlock,
                        e);
           }

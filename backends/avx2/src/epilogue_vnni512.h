@@ -145,12 +145,14 @@ inline void store_bytes(std::uint8_t* y, __m512i r, int ncols) {
 // accumulators being v(r) (a compile-time row index once unrolled), its bytes stored at y + r * ldy.
 // The common case (kFloatThenZp, int32 bias, a full group) runs branch-free on the parameters copied
 // into locals: the byte stores may alias anything reached through a pointer, and parameters read
-// between them would be reloaded for every row.
-template <int R, class V>
+// between them would be reloaded for every row. kBiasInAcc: the kernel started its accumulators
+// from the int32 bias (ep's kind must not be float_bias), so it is not added again.
+template <int R, bool kBiasInAcc, class V>
 __attribute__((always_inline)) inline void requant_rows(const Epilogue16& ep, int nc, std::uint8_t* y, std::int64_t ldy,
                                                         V v) {
+  const __m512i bias = kBiasInAcc ? _mm512_setzero_si512() : ep.bias;
   if (ep.kind == RequantKind::kFloatThenZp && !ep.float_bias && nc == kEpilogueLanes) {
-    const __m512i bias = ep.bias, zp = ep.zp;
+    const __m512i zp = ep.zp;
     const __m512 scale = ep.scale, flo = ep.flo, fhi = ep.fhi;
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r)
@@ -158,7 +160,8 @@ __attribute__((always_inline)) inline void requant_rows(const Epilogue16& ep, in
                        _mm512_cvtepi32_epi8(float_then_zp(v(r), bias, scale, flo, fhi, zp)));
     return;
   }
-  const Epilogue16 local = ep;  // a copy no store can alias
+  Epilogue16 local = ep;  // a copy no store can alias
+  local.bias = bias;
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) store_bytes(y + r * ldy, local(v(r)), nc);
 }

@@ -122,6 +122,32 @@ inline __m256i requant8(const FusedRequantView& e, __m256i v, std::int64_t j, La
   return incl ? r : _mm256_add_epi32(r, _mm256_set1_epi32(e.zp));
 }
 
+// The common epilogue (kFloatThenZp with an int32 bias: XNNPACK, ONNX Runtime, PyTorch qnnpack) of
+// a full panel, with each parameter loaded once per microkernel call and applied in registers:
+// requant8 is an out-of-line call per 8 lanes, across which the caller spills every accumulator
+// (ymm registers are caller-saved), and parameters read between byte stores, which may alias
+// them, are read again for every row.
+struct PanelFloatThenZp {
+  __m256i bias[2], zp;
+  __m256 scale[2], flo, fhi;
+  static bool applies(const FusedRequantView& e, int ncols) {
+    return e.kind == RequantKind::kFloatThenZp && !e.float_bias && ncols == kNr;
+  }
+  PanelFloatThenZp(const FusedRequantView& e, std::int64_t j)
+      : bias{_mm256_loadu_si256(reinterpret_cast<const __m256i*>(e.bias + j)),
+             _mm256_loadu_si256(reinterpret_cast<const __m256i*>(e.bias + j + 8))},
+        zp(_mm256_set1_epi32(e.zp)),
+        scale{_mm256_loadu_ps(e.scale + j), _mm256_loadu_ps(e.scale + j + 8)},
+        flo(_mm256_set1_ps(e.flo)),
+        fhi(_mm256_set1_ps(e.fhi)) {}
+  // requant8's float arithmetic on columns 8h..8h+7: rne(fl32(fl32(v + b) * S)) clamped first
+  // (the bounds commute with the monotone rounding), + zp.
+  __m256i operator()(__m256i v, int h) const {
+    const __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(v, bias[h])), scale[h]);
+    return _mm256_add_epi32(_mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(f, flo), fhi)), zp);
+  }
+};
+
 // c + off, or null for run_requant, which has no C (no arithmetic on a null pointer).
 inline std::int32_t* at(std::int32_t* c, std::int64_t off) { return c == nullptr ? nullptr : c + off; }
 
@@ -196,6 +222,13 @@ void microkernel(std::int64_t k4, const std::uint8_t* a, std::int64_t lda, const
       acc1[0][r] = _mm256_add_epi32(acc1[0][r], _mm256_add_epi32(rv, c1));
     }
   }
+  if (corr.ep != nullptr && PanelFloatThenZp::applies(*corr.ep, ncols)) {
+    const PanelFloatThenZp ep(*corr.ep, j0);
+    std::uint8_t* y = corr.y + r0 * corr.ldy + j0;
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r, y += corr.ldy) store16_low_bytes(y, ep(acc0[0][r], 0), ep(acc1[0][r], 1));
+    return;
+  }
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r) store_out(corr, at(c, r * ldc), r0 + r, j0, acc0[0][r], acc1[0][r], ncols);
 }
@@ -246,6 +279,11 @@ void gemv_kernel(std::int64_t k4, const std::uint8_t* a, const std::int8_t* pane
       const __m256i rv = _mm256_set1_epi32(corr.row_add[0]);
       v0 = _mm256_add_epi32(v0, _mm256_add_epi32(rv, c0));
       v1 = _mm256_add_epi32(v1, _mm256_add_epi32(rv, c1));
+    }
+    if (corr.ep != nullptr && PanelFloatThenZp::applies(*corr.ep, nc)) {  // inline: no call, no spills
+      const PanelFloatThenZp ep(*corr.ep, j0 + t * kNr);
+      store16_low_bytes(corr.y + j0 + t * kNr, ep(v0, 0), ep(v1, 1));
+      continue;
     }
     store_out(corr, at(c, t * kNr), 0, j0 + t * kNr, v0, v1, nc);
   }

@@ -114,7 +114,7 @@ void microkernel(std::int64_t k4, const std::uint8_t* a, std::int64_t lda, const
     for (int q = 0; q < NP; ++q) {
       const int nc = ncols - q * kNr;
       if (nc <= 0) break;
-      requant_rows<MR>(
+      requant_rows<MR, false>(
           Epilogue16(*corr.ep, j0 + q * kNr, lanes(nc)), nc, y + q * kNr,
           ldy, [&](int r) __attribute__((always_inline)) { return acc[0][r][q]; });
     }

@@ -89,6 +89,19 @@ inline void store_low_bytes(std::uint8_t* y, Lanes8, int n, __m256i v) {
   std::memcpy(y, t, static_cast<std::size_t>(n));
 }
 
+// The low bytes of the 16 lanes of v0, v1 (in that order) stored at y: each 128-bit half's four
+// low bytes gathered in place, v1's beside v0's, then the dwords put in order.
+inline void store16_low_bytes(std::uint8_t* y, __m256i v0, __m256i v1) {
+  const __m256i pick0 = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,  //
+                                         0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m256i pick1 = _mm256_setr_epi8(-1, -1, -1, -1, 0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1,  //
+                                         -1, -1, -1, -1, 0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m256i b = _mm256_or_si256(_mm256_shuffle_epi8(v0, pick0), _mm256_shuffle_epi8(v1, pick1));
+  // dwords: v0[0..3] v1[0..3] . . v0[4..7] v1[4..7] . .  ->  v0[0..3] v0[4..7] v1[0..3] v1[4..7]
+  const __m256i r = _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 0, 0, 0, 0));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(y), _mm256_castsi256_si128(r));
+}
+
 // The first `valid` bytes of a 32-byte block (zero past them; at most `valid` bytes are read).
 using ByteLanes = std::int64_t;
 inline ByteLanes first_bytes(std::int64_t valid) { return valid; }
@@ -138,8 +151,20 @@ inline __m256i clamp64(__m256i s, __m256i lo, __m256i hi) { return _mm256_min_ep
 inline __m256i sra64(__m256i s, __m256i n) { return _mm256_srav_epi64(s, n); }
 inline __m128i low32_of64(__m256i s) { return _mm256_cvtepi64_epi32(s); }
 
-// VPMOVDB with a mask: the low byte of each lane of m.
-inline void store_low_bytes(std::uint8_t* y, Lanes8 m, int, __m256i v) { _mm256_mask_cvtepi32_storeu_epi8(y, m, v); }
+// VPMOVDB: the low byte of each lane of m; 8 lanes narrowed in a register and stored as 8 bytes
+// (VPMOVDB's store form is slow on Zen 4), fewer with the masked store.
+inline void store_low_bytes(std::uint8_t* y, Lanes8 m, int n, __m256i v) {
+  if (n >= 8) {
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(y), _mm256_cvtepi32_epi8(v));
+    return;
+  }
+  _mm256_mask_cvtepi32_storeu_epi8(y, m, v);
+}
+
+// VPMOVDB in registers (its store form is slow on Zen 4), the two halves joined, one 16-byte store.
+inline void store16_low_bytes(std::uint8_t* y, __m256i v0, __m256i v1) {
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(y), _mm_unpacklo_epi64(_mm256_cvtepi32_epi8(v0), _mm256_cvtepi32_epi8(v1)));
+}
 
 using ByteLanes = __mmask32;
 inline ByteLanes first_bytes(std::int64_t valid) {
