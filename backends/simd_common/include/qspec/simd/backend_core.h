@@ -17,6 +17,7 @@
 #include "qspec/backend.h"
 #include "qspec/simd/conv.h"
 #include "qspec/simd/gemm.h"
+#include "qspec/simd/qlinear_add.h"
 #include "qspec/simd/quantize.h"
 #include "qspec/simd/requant.h"
 
@@ -33,6 +34,7 @@ struct KernelSet {
   const DirectConv* direct_conv = nullptr;  // optional (null: every conv through im2col tiles)
   QuantizeFn quantize = nullptr;
   DequantizeFn dequantize = nullptr;
+  AddFn add = nullptr;  // qlinear.add of same-shape 8-bit tensors
 };
 
 // The portable kernels (every field set).
