@@ -26,6 +26,7 @@ KernelSet kernel_set(const CpuFeatures& f) {
     k.gemm = &gemm_engine_vnni512();  // FC, matmul and every im2col conv
     k.direct_conv = &direct_conv_vnni512();
     k.depthwise = depthwise_vnni512;
+    if (f.fma) k.add = qlinear_add_zmm;
   }
   k.isa = isa_name(f);
   return k;

@@ -1,7 +1,7 @@
 // qlinear.add kernels (qspec/simd/qlinear_add.h) on AVX2 + FMA, 8 int32 lanes per step and 32 codes
 // per store, bit-exact with add_scalar: XNNPACK's int32 multiply-add and floor shift, ONNX Runtime's
 // two fused multiply-adds, TFLite's fixed point (requant_kinds_avx2.h's SRDHM / RDBPOT and 64-bit
-// single rounding), oneDNN's binary32 products and sums.
+// single rounding), oneDNN's binary32 products and sums, ATen's binary64 dequantization.
 //
 // Compiled with -mavx2 -mfma: the FMA instruction is used only where the convention specifies a
 // fused multiply-add (ONNX Runtime; _mm256_fmadd_ps is fmaf's one rounding); every other float step
@@ -136,6 +136,37 @@ struct OnednnAdd {
   }
 };
 
+// ATen's qadd_kernel: each dequantized value a binary64 product rounded to binary32 (VCVTPD2PS: the
+// product of an int9 and a binary32 is exact in binary64), the float sum times fl32(1 / s_y), rne
+// after a clamp to +-1024 (beyond the dtype either way), + z_y and the clamp.
+struct PytorchAdd {
+  __m256d sa, sb;
+  __m256 inv, lim, nlim;
+  __m256i za, zb, zy, lo, hi;
+  explicit PytorchAdd(const AddParams& p)
+      : sa(_mm256_set1_pd(p.fa)),
+        sb(_mm256_set1_pd(p.fb)),
+        inv(_mm256_set1_ps(p.fk)),
+        lim(_mm256_set1_ps(1024.0f)),
+        nlim(_mm256_set1_ps(-1024.0f)),
+        za(_mm256_set1_epi32(p.za)),
+        zb(_mm256_set1_epi32(p.zb)),
+        zy(_mm256_set1_epi32(p.zy)),
+        lo(_mm256_set1_epi32(p.lo)),
+        hi(_mm256_set1_epi32(p.hi)) {}
+  static __m256 dequantize(__m256i d, __m256d s) {
+    const __m128 l = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(d)), s));
+    const __m128 h = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(d, 1)), s));
+    return _mm256_set_m128(h, l);
+  }
+  __m256i operator()(__m256i a, __m256i b) const {
+    const __m256 v = _mm256_mul_ps(
+        _mm256_add_ps(dequantize(_mm256_sub_epi32(a, za), sa), dequantize(_mm256_sub_epi32(b, zb), sb)), inv);
+    const __m256i r = _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(v, nlim), lim));
+    return clamp(_mm256_add_epi32(r, zy), lo, hi);
+  }
+};
+
 // Eight codes widened to int32 lanes.
 template <OutType T>
 __m256i load8(const std::uint8_t* p) {
@@ -163,6 +194,7 @@ void add_typed(const AddParams& p, std::size_t n, const void* a, const void* b, 
     case K::kTfliteDouble: return drive<T>(TfliteDoubleAdd(p), p, n, a, b, y);
     case K::kTfliteSingle: return drive<T>(TfliteSingleAdd(p), p, n, a, b, y);
     case K::kOnednn: return drive<T>(OnednnAdd(p), p, n, a, b, y);
+    case K::kPytorch: return drive<T>(PytorchAdd(p), p, n, a, b, y);
   }
 }
 

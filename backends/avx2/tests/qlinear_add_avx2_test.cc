@@ -1,7 +1,7 @@
 // qlinear.add kernels: the scalar form (add_one) against hand-derived values of each convention's
-// arithmetic (its roundings, its ties, ONNX Runtime's fused multiply-add), and the AVX2 + FMA kernel
-// against the scalar form over random parameters, random codes and every length 0..65 (two 32-code
-// stores and one more), int8 and uint8.
+// arithmetic (its roundings, its ties, ONNX Runtime's fused multiply-add), and the ymm (AVX2 + FMA)
+// and zmm kernels against the scalar form over random parameters, random codes and every length
+// 0..65 (two 32-code stores and one more), int8 and uint8.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -81,6 +81,20 @@ TEST(qlinear_add_scalar, OnednnFloatSteps) {
   EXPECT_EQ(add_one(p, 0, 0), 2);  // clamped to lo
 }
 
+// ATen: (a - z_a) s_a and (b - z_b) s_b rounded to binary32, their sum times fl32(1 / s_y), rne, + z_y.
+TEST(qlinear_add_scalar, PytorchDequantizeSumRequantize) {
+  AddParams p = base(K::kPytorch, false);
+  p.fa = 0.5f, p.fb = 0.25f, p.fk = 1.0f;
+  EXPECT_EQ(add_one(p, 3, 2), 2);   // 1.5 + 0.5
+  EXPECT_EQ(add_one(p, 1, 0), 0);   // 0.5 ties to 0
+  EXPECT_EQ(add_one(p, 3, 0), 2);   // 1.5 ties to 2
+  p.za = 1, p.zb = -2, p.zy = 3, p.fk = 0.5f;
+  EXPECT_EQ(add_one(p, 5, 2), 5);   // (2 + 1) * 0.5 = 1.5 -> 2, + 3
+  p.fa = 100.0f;
+  EXPECT_EQ(add_one(p, 127, 0), 127);  // saturates
+  EXPECT_EQ(add_one(p, -128, 0), -128);
+}
+
 // Random parameters of each kind inside the kernels' precondition (AddParams::fast).
 AddParams random_params(K kind, bool u8, std::mt19937& g) {
   AddParams p = base(kind, u8);
@@ -115,6 +129,10 @@ AddParams random_params(K kind, bool u8, std::mt19937& g) {
       p.fa = logu(-8, 2), p.fb = logu(-8, 2);
       p.fk = static_cast<float>(p.zy);
       break;
+    case K::kPytorch:
+      p.fa = logu(-12, 0), p.fb = logu(-12, 0);
+      p.fk = 1.0f / logu(-12, 0);
+      break;
   }
   return p;
 }
@@ -126,16 +144,29 @@ std::string name(K kind) {
     case K::kTfliteDouble: return "tflite.double_round";
     case K::kTfliteSingle: return "tflite.single_round";
     case K::kOnednn: return "onednn";
+    case K::kPytorch: return "pytorch.onednn";
   }
   return "?";
 }
 
-TEST(qlinear_add_avx2, MatchesScalarOnEveryTail) {
+// The kernels this CPU can run: ymm (AVX2 + FMA) and zmm (AVX512F + BW + VL + FMA).
+struct Kernel {
+  const char* name;
+  AddFn fn;
+};
+std::vector<Kernel> kernels() {
   const CpuFeatures f = detect_cpu_features();
-  if (!f.avx2 || !f.fma) GTEST_SKIP() << "this CPU lacks AVX2 + FMA";
+  std::vector<Kernel> v;
+  if (f.avx2 && f.fma) v.push_back({"ymm", avx2::qlinear_add});
+  if (f.zmm && f.fma) v.push_back({"zmm", avx2::qlinear_add_zmm});
+  return v;
+}
+
+TEST(qlinear_add_avx2, MatchesScalarOnEveryTail) {
+  if (kernels().empty()) GTEST_SKIP() << "this CPU lacks AVX2 + FMA";
   std::mt19937 g(20261127);
   std::uniform_int_distribution<int> byte(0, 255);
-  for (K kind : {K::kXnnpack, K::kOrt, K::kTfliteDouble, K::kTfliteSingle, K::kOnednn})
+  for (K kind : {K::kXnnpack, K::kOrt, K::kTfliteDouble, K::kTfliteSingle, K::kOnednn, K::kPytorch})
     for (bool u8 : {false, true})
       for (int draw = 0; draw < 40; ++draw) {
         const AddParams p = random_params(kind, u8, g);
@@ -143,8 +174,11 @@ TEST(qlinear_add_avx2, MatchesScalarOnEveryTail) {
           std::vector<std::uint8_t> a(n + 1), b(n + 1), want(n + 1, 0xA5), got(n + 1, 0xA5);
           for (std::size_t i = 0; i < n; ++i) a[i] = static_cast<std::uint8_t>(byte(g)), b[i] = static_cast<std::uint8_t>(byte(g));
           add_scalar(p, n, a.data(), b.data(), want.data());
-          avx2::qlinear_add(p, n, a.data(), b.data(), got.data());
-          ASSERT_EQ(got, want) << name(kind) << (u8 ? " uint8" : " int8") << " draw " << draw << " n " << n;
+          for (const Kernel& k : kernels()) {
+            k.fn(p, n, a.data(), b.data(), got.data());
+            ASSERT_EQ(got, want) << k.name << " " << name(kind) << (u8 ? " uint8" : " int8") << " draw " << draw
+                                 << " n " << n;
+          }
         }
       }
 }
@@ -152,31 +186,33 @@ TEST(qlinear_add_avx2, MatchesScalarOnEveryTail) {
 // Every code pair once (65536 elements: the vector loop, no tail) for each kind and dtype, with one
 // random parameter set each: the extreme codes and zero-point differences included.
 TEST(qlinear_add_avx2, MatchesScalarOnEveryCodePair) {
-  const CpuFeatures f = detect_cpu_features();
-  if (!f.avx2 || !f.fma) GTEST_SKIP() << "this CPU lacks AVX2 + FMA";
+  if (kernels().empty()) GTEST_SKIP() << "this CPU lacks AVX2 + FMA";
   std::mt19937 g(7);
   std::vector<std::uint8_t> a(65536), b(65536), want(65536), got(65536);
   for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<std::uint8_t>(i >> 8), b[i] = static_cast<std::uint8_t>(i);
-  for (K kind : {K::kXnnpack, K::kOrt, K::kTfliteDouble, K::kTfliteSingle, K::kOnednn})
+  for (K kind : {K::kXnnpack, K::kOrt, K::kTfliteDouble, K::kTfliteSingle, K::kOnednn, K::kPytorch})
     for (bool u8 : {false, true})
       for (int draw = 0; draw < 4; ++draw) {
         const AddParams p = random_params(kind, u8, g);
         add_scalar(p, a.size(), a.data(), b.data(), want.data());
-        avx2::qlinear_add(p, a.size(), a.data(), b.data(), got.data());
-        ASSERT_EQ(got, want) << name(kind) << (u8 ? " uint8" : " int8") << " draw " << draw;
+        for (const Kernel& k : kernels()) {
+          k.fn(p, a.size(), a.data(), b.data(), got.data());
+          ASSERT_EQ(got, want) << k.name << " " << name(kind) << (u8 ? " uint8" : " int8") << " draw " << draw;
+        }
       }
 }
 
 // The fused trap of OnnxRuntimeFusedAndHalfEven in the kernel: 40 elements (a vector step and a tail).
 TEST(qlinear_add_avx2, OnnxRuntimeFuses) {
-  const CpuFeatures f = detect_cpu_features();
-  if (!f.avx2 || !f.fma) GTEST_SKIP() << "this CPU lacks AVX2 + FMA";
+  if (kernels().empty()) GTEST_SKIP() << "this CPU lacks AVX2 + FMA";
   AddParams p = base(K::kOrt, false);
   p.fa = 1.0f / 3.0f, p.fb = 1.0f, p.fk = -1.5f;
   const std::vector<std::uint8_t> a(40, 6), b(40, 0);
-  std::vector<std::uint8_t> y(40);
-  avx2::qlinear_add(p, a.size(), a.data(), b.data(), y.data());
-  EXPECT_EQ(y, std::vector<std::uint8_t>(40, 1));
+  for (const Kernel& k : kernels()) {
+    std::vector<std::uint8_t> y(40);
+    k.fn(p, a.size(), a.data(), b.data(), y.data());
+    EXPECT_EQ(y, std::vector<std::uint8_t>(40, 1)) << k.name;
+  }
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "elementwise_steps.h"
@@ -186,17 +188,14 @@ Element tflite_mul(const Params& p, bool single) {
 // ATen's scalar qadd_kernel (qlinear.add.pytorch_onednn): dequantize_val (an exact float difference
 // times the double scale, rounded to float), the float sum, quantize_val (times fl32(1 / s_y),
 // nearbyint, + z_y, clamped). Results beyond the dtype saturate whatever their size.
-Element pytorch_add(const Params& p) {
-  const float inv = 1.0f / p.sy;
-  return [=](std::int64_t a, std::int64_t b) {
-    const float da = static_cast<float>(static_cast<double>(a - p.za) * static_cast<double>(p.sa));
-    const float db = static_cast<float>(static_cast<double>(b - p.zb) * static_cast<double>(p.sb));
-    const float sum = da + db;
-    const float v = sum * inv;
-    if (!std::isfinite(v)) throw Unsupported("pytorch.onednn add: a non-finite float result (REQUIRE)");
-    const float r = std::min(std::max(std::nearbyint(v), -1024.0f), 1024.0f);  // beyond: saturates either way
-    return clamp(clamp(static_cast<std::int64_t>(r) + p.zy, lo_of(p.t), hi_of(p.t)), p.ymin, p.ymax);
-  };
+AddParams pytorch_add(const Params& p) {
+  AddParams q = add_params(p, AddParams::Kind::kPytorch);  // clamp(clamp(., dtype), y_min, y_max): y_min, y_max fit
+  q.fa = p.sa, q.fb = p.sb, q.fk = 1.0f / p.sy;
+  // |codes - zero points| <= 255 and three roundings (each a relative 2^-24): below these bounds
+  // every float step is finite, so no element meets the REQUIRE.
+  const double dequantized = 256.0 * p.sa + 256.0 * p.sb;
+  q.fast = dequantized < 0x1.0p120 && dequantized * q.fk < 0x1.0p120;
+  return q;
 }
 
 // PyTorch's QNNPACK q8add (qlinear.add.pytorch_qnnpack, uint8 of one shape): 22-bit multipliers of
@@ -399,6 +398,19 @@ Broadcast broadcast(const std::vector<std::int64_t>& a, const std::vector<std::i
   return r;
 }
 
+// The add kernel's parameters under eff, or nullopt (its conventions without one use an Element).
+std::optional<AddParams> add_kernel(Conv eff, const Params& p, bool scalar_a) {
+  switch (eff) {
+    case Conv::kXnnpack: return xnnpack_add(p);
+    case Conv::kOrt: return ort_add(p, scalar_a);
+    case Conv::kTfliteDouble: return tflite_add(p, false);
+    case Conv::kTfliteSingle: return tflite_add(p, true);
+    case Conv::kOnednn: return onednn_params(p, true);
+    case Conv::kPytorch: return pytorch_add(p);
+    default: return std::nullopt;
+  }
+}
+
 template <class Op, bool is_add, Conv conv>
 void qlinear_elementwise(OpCall& c) {
   const qspec_tensor &at = named(c, Op::in::a), &bt = named(c, Op::in::b);
@@ -424,28 +436,18 @@ void qlinear_elementwise(OpCall& c) {
   const bool scalar_a = is_add && conv == Conv::kOrt && ort_add_scalar_a(sa, sb, n_out);
   const Params p = read_params<Op>(c, at, bt, eff);
   Element f;
-  std::optional<AddParams> kernel;  // the conventions with an add kernel (qspec/simd/qlinear_add.h)
-  switch (eff) {
-    case Conv::kXnnpack:
-      if (is_add) kernel = xnnpack_add(p); else f = xnnpack_mul(p);
-      break;
-    case Conv::kOrt:
-      if (is_add) kernel = ort_add(p, scalar_a); else f = ort_mul(p);
-      break;
-    case Conv::kTfliteDouble:
-      if (is_add) kernel = tflite_add(p, false); else f = tflite_mul(p, false);
-      break;
-    case Conv::kTfliteSingle:
-      if (is_add) kernel = tflite_add(p, true); else f = tflite_mul(p, true);
-      break;
-    case Conv::kArmnn: f = armnn(p, is_add); break;
-    case Conv::kPytorch: f = is_add ? pytorch_add(p) : pytorch_mul(p); break;
-    case Conv::kPytorchQnnpack: f = pytorch_q8add(p); break;
-    case Conv::kOnednn:
-      if (is_add) kernel = onednn_params(p, true); else f = onednn_mul(p);
-      break;
-    case Conv::kTosa: f = is_add ? tosa_add(p) : tosa_mul(p); break;
-  }
+  const std::optional<AddParams> kernel = is_add ? add_kernel(eff, p, scalar_a) : std::nullopt;
+  if (!kernel) switch (eff) {
+      case Conv::kXnnpack: f = xnnpack_mul(p); break;
+      case Conv::kOrt: f = ort_mul(p); break;
+      case Conv::kTfliteDouble: f = tflite_mul(p, false); break;
+      case Conv::kTfliteSingle: f = tflite_mul(p, true); break;
+      case Conv::kArmnn: f = armnn(p, is_add); break;
+      case Conv::kPytorch: f = pytorch_mul(p); break;
+      case Conv::kPytorchQnnpack: f = pytorch_q8add(p); break;
+      case Conv::kOnednn: f = onednn_mul(p); break;
+      case Conv::kTosa: f = is_add ? tosa_add(p) : tosa_mul(p); break;
+    }
   qspec_tensor& yt = c.output(Op::out::y, 0);
   if (kernel) {
     // Same shapes, parameters no element can take to a REQUIRE, y of the inputs' dtype: the kernel
@@ -469,6 +471,25 @@ void qlinear_elementwise(OpCall& c) {
 }
 
 }  // namespace
+
+std::optional<AddParams> prepared_add(std::string_view convention, const nlohmann::ordered_json& attrs,
+                                      qspec_dtype t) {
+  const std::pair<std::string_view, Conv> kernels[] = {{Add::conv::xnnpack_fp32, Conv::kXnnpack},
+                                                       {Add::conv::onnxruntime, Conv::kOrt},
+                                                       {Add::conv::tflite_double_round, Conv::kTfliteDouble},
+                                                       {Add::conv::tflite_single_round, Conv::kTfliteSingle},
+                                                       {Add::conv::onednn, Conv::kOnednn},
+                                                       {Add::conv::pytorch_onednn, Conv::kPytorch}};
+  for (const auto& [name, conv] : kernels) {
+    if (name != convention) continue;
+    static const KernelSet scalar = scalar_kernel_set();
+    const std::int64_t one = 1;
+    const qspec_tensor ab[2] = {{Add::in::a.data(), t, 1, &one, nullptr, 0}, {Add::in::b.data(), t, 1, &one, nullptr, 0}};
+    const OpCall c{scalar, attrs, ab, 2, nullptr, 0};
+    return add_kernel(conv, read_params<Add>(c, ab[0], ab[1], conv), false);  // same shapes: a is no scalar
+  }
+  return std::nullopt;
+}
 
 void add_qlinear_elementwise_ops(std::vector<OpEntry>& t) {
   const std::string d = "broadcast + ";

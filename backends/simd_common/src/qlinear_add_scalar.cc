@@ -30,6 +30,15 @@ std::int32_t add_one(const AddParams& p, std::int32_t a, std::int32_t b) {
       y = elementwise::mbqm(raw, {p.m[2], p.e[2]}, single) + p.zy;
       break;
     }
+    case K::kPytorch: {
+      const float da = static_cast<float>(static_cast<double>(a - p.za) * static_cast<double>(p.fa));  // exact product
+      const float db = static_cast<float>(static_cast<double>(b - p.zb) * static_cast<double>(p.fb));
+      const float v = (da + db) * p.fk;
+      if (!std::isfinite(v)) throw Unsupported("pytorch.onednn add: a non-finite float result (REQUIRE)");
+      const float r = std::min(std::max(std::nearbyint(v), -1024.0f), 1024.0f);  // beyond: saturates either way
+      y = static_cast<std::int64_t>(r) + p.zy;
+      break;
+    }
     case K::kOnednn: {
       const auto finite = [](float v) {
         if (!std::isfinite(v)) throw Unsupported("onednn: a float step overflows (REQUIRE)");

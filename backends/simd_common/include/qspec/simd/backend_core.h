@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -103,6 +104,12 @@ void add_qlinear_pytorch_maxpool_ops(std::vector<OpEntry>& table);
 void add_qlinear_pytorch_global_pool_ops(std::vector<OpEntry>& table);
 void add_qlinear_leaky_relu_tflite_ops(std::vector<OpEntry>& table);
 void add_qlinear_leaky_relu_armnn_ops(std::vector<OpEntry>& table);
+
+// qlinear.add's kernel parameters under `convention` for two same-shape tensors of dtype t (int8 /
+// uint8) with these attributes, derived (and rejected) as the handler does, or nullopt where the
+// convention has no kernel: an add prepared once, as the libraries create their operators (the
+// benchmark; a caller runs k.add only where the result is `fast`).
+std::optional<AddParams> prepared_add(std::string_view convention, const nlohmann::ordered_json& attrs, qspec_dtype t);
 
 // The full table, built once.
 const std::vector<OpEntry>& op_table();

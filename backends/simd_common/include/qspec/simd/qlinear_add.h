@@ -8,6 +8,8 @@
 //   kTfliteDouble y = clamp(MBQM(MBQM((a-za) 2^20, m0) + MBQM((b-zb) 2^20, m1), m2) + zy, lo, hi)
 //   kTfliteSingle the same with TFLite's single-rounding MBQM
 //   kOnednn       y = rne(clamp(fl32(fl32(fl32(a*fa) + fl32(b*fb)) + fk), lo, hi))
+//   kPytorch      y = clamp(clamp(rne(fl32(fl32(fl32((a-za) fa) + fl32((b-zb) fb)) * fk)), +-1024) + zy, lo, hi)
+//                 (ATen's qadd_kernel: fa, fb the scales, fk = fl32(1 / s_y))
 #pragma once
 
 #include <cstddef>
@@ -16,7 +18,7 @@
 namespace qspec::simd {
 
 struct AddParams {
-  enum class Kind : std::uint8_t { kXnnpack, kOrt, kTfliteDouble, kTfliteSingle, kOnednn };
+  enum class Kind : std::uint8_t { kXnnpack, kOrt, kTfliteDouble, kTfliteSingle, kOnednn, kPytorch };
   Kind kind = Kind::kXnnpack;
   bool u8 = false;                  // uint8 tensors (else int8)
   std::int32_t za = 0, zb = 0, zy = 0;
@@ -27,7 +29,7 @@ struct AddParams {
   // kTflite*: the Q31 multipliers of a, b and the output, and their exponents (<= 0)
   std::int32_t m[3] = {0, 0, 0};
   int e[3] = {0, 0, 0};
-  // kOrt, kOnednn
+  // kOrt, kOnednn, kPytorch
   float fa = 0, fb = 0, fk = 0;
   bool swap = false;  // kOrt: ONNX Runtime reads a as the scalar operand (it then folds b's term first)
   // Derived by the handler: no element of any input can reach a REQUIRE of the convention (a
