@@ -23,6 +23,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace qspec::bench {
@@ -97,6 +98,14 @@ struct Impl {
   // output rows / elements (the counters stay per-op rates, so they compare).
   int shrink = 1;
 };
+
+// A library's implementation of the add rows alone (its other operators register separately).
+inline Impl add_impl(std::string lib, std::function<Runner(const AddProblem&, std::int8_t* y)> add) {
+  Impl i;
+  i.lib = std::move(lib);
+  i.add8 = std::move(add);
+  return i;
+}
 
 std::vector<Impl>& impls();
 bool register_impl(Impl impl);

@@ -497,18 +497,6 @@ Runner onednn_add(const AddProblem& p, std::int8_t* y) {
   }
 }
 
-Impl xnnpack_add_impl() {
-  Impl i;
-  i.lib = "xnnpack.qs8";
-  i.add8 = xnnpack_add;
-  return i;
-}
-Impl onednn_add_impl() {
-  Impl i;
-  i.lib = "onednn.binary_s8";
-  i.add8 = onednn_add;
-  return i;
-}
 
 // ---------------- XNNPACK fully connected / convolution (int8 outputs only) ----------------
 //
@@ -604,8 +592,8 @@ Impl xnnpack_int8out_impl(bool qc8) {
 }
 QSPEC_REGISTER_BENCH_IMPL(xnnpack_int8out_impl(false));
 QSPEC_REGISTER_BENCH_IMPL(xnnpack_int8out_impl(true));
-QSPEC_REGISTER_BENCH_IMPL(xnnpack_add_impl());
-QSPEC_REGISTER_BENCH_IMPL(onednn_add_impl());
+QSPEC_REGISTER_BENCH_IMPL(add_impl("xnnpack.qs8", xnnpack_add));
+QSPEC_REGISTER_BENCH_IMPL(add_impl("onednn.binary_s8", onednn_add));
 
 }  // namespace
 }  // namespace qspec::bench

@@ -103,13 +103,7 @@ Runner libtorch_add(const AddProblem& p, std::int8_t* y) {
   }
 }
 
-Impl libtorch_add_impl() {
-  Impl i;
-  i.lib = "libtorch";
-  i.add8 = libtorch_add;
-  return i;
-}
-QSPEC_REGISTER_BENCH_IMPL(libtorch_add_impl());
+QSPEC_REGISTER_BENCH_IMPL(add_impl("libtorch", libtorch_add));
 
 // The engine's epilogue on an exact accumulator, as the int8 value (quint8 - 128).
 int epilogue(std::int64_t acc, bool zp_before_rounding) {
