@@ -168,8 +168,8 @@ Impl backend_impl(const std::string& lib, const simd::CpuFeatures& f) {
   impl.requant = [k](const RequantProblem& p, std::int8_t* y) { return requant_runner(k, p, y); };
   impl.fc8 = [k](const FcProblem& p, std::int8_t* y) { return fc8_runner(k, p, y); };
   impl.conv8 = [k](const ConvProblem& p, std::int8_t* y) { return conv8_runner(k, p, y); };
-  // The add kernel is the same at every x86 level but scalar: only "avx2" and "scalar" time it.
-  if (lib == "avx2" || lib == "scalar")
+  // The add kernels: zmm, ymm (the same at every level below zmm), scalar.
+  if (lib == "avx2" || lib == "avx2_ymm" || lib == "scalar")
     impl.add8 = [k](const AddProblem& p, std::int8_t* y) { return add_runner(k, p, y); };
   return impl;
 }
