@@ -4,8 +4,8 @@
 // ymm kernel (qlinear_add_avx2.cc), which this file calls for it.
 //
 // The ymm kernel's arithmetic (qlinear_add_lanes.h) on twice the lanes: VPMULLD / VPADDD / VPSRAD
-// (XNNPACK), two VFMADD (ONNX Runtime's specified fused multiply-adds), VMULPS / VADDPS (oneDNN),
-// VMULPD / VCVTPD2PS (ATen), then the clamp and VCVTPS2DQ (rne).
+// (XNNPACK), two VFMADD (ONNX Runtime's specified fused multiply-adds), VMULPS / VADDPS (oneDNN
+// and ATen), then the clamp and VCVTPS2DQ (rne).
 // GCC 12 reports its own _mm512_undefined_* placeholders (the unmasked forms of the AVX-512
 // intrinsics) as maybe-uninitialized once inlined, and at -Og as uninitialized (GCC bug 105593).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"

@@ -16,10 +16,8 @@ namespace {
 struct Ymm {
   using I = __m256i;
   using F = __m256;
-  using D = __m256d;
   static I set1(std::int32_t v) { return _mm256_set1_epi32(v); }
   static F set1(float v) { return _mm256_set1_ps(v); }
-  static D set1(double v) { return _mm256_set1_pd(v); }
   static I add(I a, I b) { return _mm256_add_epi32(a, b); }
   static I sub(I a, I b) { return _mm256_sub_epi32(a, b); }
   static I mullo(I a, I b) { return _mm256_mullo_epi32(a, b); }
@@ -31,22 +29,14 @@ struct Ymm {
   static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
   static F add(F a, F b) { return _mm256_add_ps(a, b); }
   static F clamp(F v, F lo, F hi) { return _mm256_min_ps(_mm256_max_ps(v, lo), hi); }
-  // fl32(d * s) per lane through binary64 (exact products of an int9 and a binary32).
-  static F scale64(I d, D s) {
-    const __m128 l = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(d)), s));
-    const __m128 h = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(d, 1)), s));
-    return _mm256_set_m128(h, l);
-  }
 };
 
 #ifdef __AVX512F__
 struct Zmm {
   using I = __m512i;
   using F = __m512;
-  using D = __m512d;
   static I set1(std::int32_t v) { return _mm512_set1_epi32(v); }
   static F set1(float v) { return _mm512_set1_ps(v); }
-  static D set1(double v) { return _mm512_set1_pd(v); }
   static I add(I a, I b) { return _mm512_add_epi32(a, b); }
   static I sub(I a, I b) { return _mm512_sub_epi32(a, b); }
   static I mullo(I a, I b) { return _mm512_mullo_epi32(a, b); }
@@ -58,11 +48,6 @@ struct Zmm {
   static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
   static F add(F a, F b) { return _mm512_add_ps(a, b); }
   static F clamp(F v, F lo, F hi) { return _mm512_min_ps(_mm512_max_ps(v, lo), hi); }
-  static F scale64(I d, D s) {
-    const __m256 l = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_cvtepi32_pd(_mm512_castsi512_si256(d)), s));
-    const __m256 h = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(d, 1)), s));
-    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(l)), _mm256_castps_pd(h), 1));
-  }
 };
 #endif
 
@@ -109,19 +94,21 @@ struct OnednnAdd {
   }
 };
 
-// ATen's qadd_kernel: each dequantized value a binary64 product rounded to binary32, the float sum
-// times fl32(1 / s_y), rne after a clamp to +-1024 (beyond the dtype either way), + z_y, the clamp.
+// ATen's qadd_kernel: each dequantized value fl32((q - z) s), the float sum times fl32(1 / s_y), rne
+// after a clamp to +-1024 (beyond the dtype either way), + z_y, the clamp. ATen (and add_one) form
+// fl32((q - z) s) as a binary64 product rounded to binary32; that product is exact (9 + 24 bits), so
+// it is the exact product rounded once, which is what one binary32 VMULPS of the exact fl32(q - z)
+// and s gives: the same value in half the instructions.
 template <class V>
 struct PytorchAdd {
-  typename V::D sa, sb;
-  typename V::F inv, lim, nlim;
+  typename V::F sa, sb, inv, lim, nlim;
   typename V::I za, zb, zy, lo, hi;
   explicit PytorchAdd(const AddParams& p)
-      : sa(V::set1(static_cast<double>(p.fa))), sb(V::set1(static_cast<double>(p.fb))), inv(V::set1(p.fk)),
+      : sa(V::set1(p.fa)), sb(V::set1(p.fb)), inv(V::set1(p.fk)),
         lim(V::set1(1024.0f)), nlim(V::set1(-1024.0f)), za(V::set1(p.za)), zb(V::set1(p.zb)), zy(V::set1(p.zy)),
         lo(V::set1(p.lo)), hi(V::set1(p.hi)) {}
   typename V::I operator()(typename V::I a, typename V::I b) const {
-    const auto v = V::mul(V::add(V::scale64(V::sub(a, za), sa), V::scale64(V::sub(b, zb), sb)), inv);
+    const auto v = V::mul(V::add(V::mul(V::to_float(V::sub(a, za)), sa), V::mul(V::to_float(V::sub(b, zb)), sb)), inv);
     return V::clamp(V::add(V::rne(V::clamp(v, nlim, lim)), zy), lo, hi);
   }
 };
