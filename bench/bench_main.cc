@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -156,6 +157,56 @@ std::vector<RequantProblem> make_requants(std::size_t n) {
   return v;
 }
 
+// qlinear.add problems: every convention the libraries in the benchmark implement (XNNPACK's qs8
+// add, oneDNN's binary add, libtorch's quantized::add) and qspec's other vectorized ones, on 2^16
+// and 2^20 elements and a ResNet residual add (56x56x64). A residual add's parameters: scales of
+// similar size, not powers of two, nonzero zero points (oneDNN's binary primitive has no source
+// zero points: 0 there; and pytorch.onednn's, where only 0 makes ATen's vector path compute the
+// convention: E-LIBTORCH-EW-1).
+std::vector<AddProblem> make_adds() {
+  using A = cat::qlinear_add;
+  std::vector<AddProblem> v;
+  const std::pair<const char*, std::size_t> sizes[] = {{"2^16", std::size_t{1} << 16},
+                                                      {"2^20", std::size_t{1} << 20},
+                                                      {"56x56x64", std::size_t{56 * 56 * 64}}};
+  for (const auto& [dims, n] : sizes) {
+    const std::vector<std::int8_t> a = random_bytes<std::int8_t>(n), b = random_bytes<std::int8_t>(n);
+    for (std::string_view conv : {A::conv::xnnpack_fp32, A::conv::onnxruntime, A::conv::tflite_double_round,
+                                  A::conv::tflite_single_round, A::conv::onednn, A::conv::pytorch_onednn}) {
+      const bool zero_zp = conv == A::conv::onednn || conv == A::conv::pytorch_onednn;
+      nlohmann::ordered_json at;
+      attr::set(at, A::attr::a_scale, std::bit_cast<std::uint32_t>(0.0371f));
+      attr::set(at, A::attr::a_zero_point, zero_zp ? 0 : -3);
+      attr::set(at, A::attr::b_scale, std::bit_cast<std::uint32_t>(0.0518f));
+      attr::set(at, A::attr::b_zero_point, zero_zp ? 0 : 5);
+      attr::set(at, A::attr::y_scale, std::bit_cast<std::uint32_t>(0.0729f));
+      attr::set(at, A::attr::y_zero_point, -2);
+      v.push_back(AddProblem{std::string(conv), dims, at, a, b});
+    }
+  }
+  return v;
+}
+
+// The exact reference's qlinear.add of the first n elements (as a 1-D tensor: the op is elementwise),
+// or an empty vector if it rejects the problem.
+std::vector<std::int8_t> reference_add(const AddProblem& p, std::size_t n) {
+  using A = cat::qlinear_add;
+  const refops::OpImpl* op = refops::find_op(A::op, p.convention);
+  if (!op) return {};
+  Tensor a{std::string(A::in::a), DType::I8, {static_cast<std::int64_t>(n)}, {}}, b = a;
+  b.name = std::string(A::in::b);
+  a.data.assign(p.a.begin(), p.a.begin() + static_cast<std::ptrdiff_t>(n));
+  b.data.assign(p.b.begin(), p.b.begin() + static_cast<std::ptrdiff_t>(n));
+  std::vector<std::int8_t> y;
+  try {
+    const std::vector<Tensor> out = op->fn(p.attrs, {a, b});  // kept: a range-for over out[0].data of the
+    for (const std::int64_t v : out[0].data) y.push_back(static_cast<std::int8_t>(v));  // temporary would dangle
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench: the reference rejects qlinear.add / %s: %s\n", p.convention.c_str(), e.what());
+  }
+  return y;
+}
+
 // A shrunk copy of a problem for slow implementations (fewer rows / elements, same data source).
 FcProblem shrink(const FcProblem& p, int f) {
   if (f <= 1) return p;
@@ -224,6 +275,18 @@ void register_timed(const std::string& name, Runner run, double ops) {
   })->Unit(benchmark::kMicrosecond);
 }
 
+// Registers a streaming operator's BM (requantize, add): bytes moved and elements per second.
+void register_streamed(const std::string& name, Runner run, double bytes, double elems) {
+  benchmark::RegisterBenchmark(name.c_str(), [run, bytes, elems, label = runner_label()](benchmark::State& st) {
+    for (auto _ : st) run();
+    st.counters["bytes/s"] = benchmark::Counter(bytes * static_cast<double>(st.iterations()),
+                                                benchmark::Counter::kIsRate, benchmark::Counter::kIs1024);
+    st.counters["Gelem/s"] =
+        benchmark::Counter(elems * static_cast<double>(st.iterations()) * 1e-9, benchmark::Counter::kIsRate);
+    if (!label.empty()) st.SetLabel(label);
+  })->Unit(benchmark::kMicrosecond);
+}
+
 // The timed runs' outputs start on a 64-byte boundary, as the frameworks' tensor allocators give
 // (PyTorch's CPU allocator and XNNPACK align to 64). With malloc's 16, where a large block landed
 // decided whether every zmm store split two cache lines: the zmm depthwise row took 35 or 43 µs
@@ -243,6 +306,7 @@ using OutBuf = std::vector<T, Aligned64<T>>;
 
 struct Holder {  // problems and outputs must outlive the registered lambdas
   std::vector<std::unique_ptr<FcProblem>> fcs;
+  std::vector<std::unique_ptr<AddProblem>> adds;
   std::vector<std::unique_ptr<ConvProblem>> convs;
   std::vector<std::unique_ptr<RequantProblem>> requants;
   std::vector<std::unique_ptr<OutBuf<std::int32_t>>> outs32;
@@ -267,7 +331,47 @@ void register_all(Holder& h) {
   auto get_conv8 = [](const Impl& i) { return i.conv8; };
   auto conv_op = [](const ConvProblem& p) { return std::string(p.groups > 1 ? "depthwise_conv2d" : "conv2d"); };
 
+  // Each add problem's expected output: the judge's, once it has agreed with the exact reference on
+  // the first kAddChecked elements (the reference computes with rationals; all 2^20 would take
+  // minutes). Every implementation is then checked against both before it is timed.
+  constexpr std::size_t kAddChecked = 4096;
+  std::vector<std::vector<std::int8_t>> add_want;
+  for (AddProblem& p : make_adds()) {
+    h.adds.push_back(std::make_unique<AddProblem>(std::move(p)));
+    const AddProblem& q = *h.adds.back();
+    std::vector<std::int8_t> want(q.a.size());
+    const Runner rj = judge.add8 ? judge.add8(q, want.data()) : Runner{};
+    if (rj) rj();
+    const std::vector<std::int8_t> ref = reference_add(q, std::min(kAddChecked, q.a.size()));
+    const auto [r, w] = std::mismatch(ref.begin(), ref.end(), want.begin());
+    if (!rj || ref.empty() || r != ref.end()) {
+      const std::size_t i = static_cast<std::size_t>(r - ref.begin());
+      std::fprintf(stderr, "bench: %s disagrees with the reference on qlinear.add / %s", judge.lib.c_str(), q.shape().c_str());
+      if (rj && r != ref.end())
+        std::fprintf(stderr, " (element %zu: a %d, b %d: %d, the reference %d)", i, q.a[i], q.b[i], *w, *r);
+      std::fprintf(stderr, ": not benchmarked\n");
+      want.clear();
+    }
+    add_want.push_back(std::move(want));
+  }
+
   for (const Impl& impl : impls()) {
+    for (std::size_t i = 0; i < h.adds.size(); ++i) {
+      const AddProblem& p = *h.adds[i];
+      if (!impl.add8 || add_want[i].empty()) continue;
+      auto out = std::make_unique<OutBuf<std::int8_t>>(p.a.size());
+      runner_label().clear();
+      Runner run = impl.add8(p, out->data());
+      if (!run) continue;
+      run();
+      if (!std::equal(out->begin(), out->end(), add_want[i].begin())) {
+        std::fprintf(stderr, "bench: %s disagrees with %s (and the reference) on qlinear.add / %s: not benchmarked\n",
+                     impl.lib.c_str(), judge.lib.c_str(), p.shape().c_str());
+        continue;
+      }
+      register_streamed("BM_add_int8/" + impl.lib + "/" + p.shape(), run, p.bytes(), static_cast<double>(p.a.size()));
+      h.outs8.push_back(std::move(out));
+    }
     for (const auto& full : fcs) {
       auto p = std::make_unique<FcProblem>(shrink(full, impl.shrink));
       const std::size_t n_out = static_cast<std::size_t>(p->m * p->n);
@@ -316,16 +420,10 @@ void register_all(Holder& h) {
         continue;
       auto out = std::make_unique<OutBuf<std::int8_t>>(n_out);
       Runner run = impl.requant(*p, out->data());
-      const double bytes = p->bytes(), elems = static_cast<double>(p->x.size());
       std::string name = "BM_requantize/" + impl.lib + "/" + full.shape();
       if (p->x.size() != full.x.size()) name += "[run_at_" + p->shape() + "]";
-      benchmark::RegisterBenchmark(name.c_str(), [run, bytes, elems](benchmark::State& st) {
-        for (auto _ : st) run();
-        st.counters["bytes/s"] = benchmark::Counter(bytes * static_cast<double>(st.iterations()),
-                                                    benchmark::Counter::kIsRate, benchmark::Counter::kIs1024);
-        st.counters["Gelem/s"] =
-            benchmark::Counter(elems * static_cast<double>(st.iterations()) * 1e-9, benchmark::Counter::kIsRate);
-      })->Unit(benchmark::kMicrosecond);
+      runner_label().clear();
+      register_streamed(name, run, p->bytes(), static_cast<double>(p->x.size()));
       h.requants.push_back(std::move(p));
       h.outs8.push_back(std::move(out));
     }

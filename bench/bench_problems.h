@@ -7,6 +7,9 @@
 //   conv2d           NHWC int8 input, OIHW int8 weights, stride 1 or 2, zero-point padding k / 2
 //                    -> int32 NHWC (the shapes: bench_main.cc's register_all)
 //   requantize       int32 -> int8 under one named convention (attributes as in the vectors)
+//   add_int8         qlinear.add of two int8 tensors of one shape under one named convention (a
+//                    residual add's scales and zero points): each implementation checked against the
+//                    exact reference on a prefix of the elements, and against the qspec backend on all
 // and the int8-output operators (BM_<op>_int8out/...: fully connected / conv2d as the libraries
 // ship them, the accumulators requantized to int8 with the scales of Int8Out): each checked
 // against its own library's epilogue over the exact accumulators (Epilogue).
@@ -20,6 +23,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace qspec::bench {
@@ -48,6 +52,14 @@ struct RequantProblem {
   std::vector<std::int32_t> x;
   std::string shape() const;
   double bytes() const { return 5.0 * static_cast<double>(x.size()); }  // 4 read + 1 written
+};
+
+struct AddProblem {
+  std::string convention, dims;  // dims: "2^16", "56x56x64"
+  nlohmann::ordered_json attrs;  // the vector vocabulary of qlinear.add
+  std::vector<std::int8_t> a, b;
+  std::string shape() const { return convention + "_" + dims; }
+  double bytes() const { return 3.0 * static_cast<double>(a.size()); }  // 2 read + 1 written
 };
 
 // A prepared run: everything that can be done once (weight packing...) is done before.
@@ -79,11 +91,21 @@ struct Impl {
   // The int8-output operators (scales of Int8Out), and the epilogue they compute.
   std::function<Runner(const FcProblem&, std::int8_t* y)> fc8;
   std::function<Runner(const ConvProblem&, std::int8_t* y)> conv8;
+  // qlinear.add under the problem's convention (empty runner: the library has no such operator).
+  std::function<Runner(const AddProblem&, std::int8_t* y)> add8;
   Epilogue int8_epilogue = Epilogue::kZpAfterRounding;
   // Problems too slow for this implementation at full size are shrunk by this factor along M /
   // output rows / elements (the counters stay per-op rates, so they compare).
   int shrink = 1;
 };
+
+// A library's implementation of the add rows alone (its other operators register separately).
+inline Impl add_impl(std::string lib, std::function<Runner(const AddProblem&, std::int8_t* y)> add) {
+  Impl i;
+  i.lib = std::move(lib);
+  i.add8 = std::move(add);
+  return i;
+}
 
 std::vector<Impl>& impls();
 bool register_impl(Impl impl);

@@ -3,6 +3,11 @@
 // the exact reference (on shrunk problems: it computes with cpp_int, thousands of times slower).
 #include <cstring>
 #include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "bench_problems.h"
 #include "qspec/catalogue/keys.h"
@@ -99,26 +104,59 @@ Runner conv8_runner(const KernelSet& k, const ConvProblem& p, std::int8_t* y) {
   return [ks, w, ep, &p, yb] { simd::qconv2d_nhwc_requant(*ks, *w, p.x.data(), true, p.zx, p.zx, *ep, yb); };
 }
 
-// Requantization through the backend's C ABI, exactly as `qspec run` drives it.
-Runner requant_runner(const KernelSet& k, const RequantProblem& p, std::int8_t* y) {
+// One op through the backend's C ABI, exactly as `qspec run` drives it (the attributes parsed per
+// call); the tensors' names, shape and data pointers must outlive the runner.
+Runner abi_runner(const KernelSet& k, std::string_view op_name, const std::string& convention,
+                  const nlohmann::ordered_json& attrs_json, std::vector<qspec_tensor> in, qspec_tensor out) {
   auto b = std::shared_ptr<qspec_backend>(new qspec_backend{}, [](qspec_backend* q) {
     if (q->destroy) q->destroy(q->self);
     delete q;
   });
   if (simd::create_backend(QSPEC_BACKEND_ABI_VERSION, b.get(), "avx2", k) != 0) return {};
-  const std::string op(cat::requantize::op);
-  if (!b->supports(b->self, op.c_str(), p.convention.c_str())) return {};
-  auto attrs = std::make_shared<std::string>(p.attrs.dump());
-  auto shape = std::make_shared<std::int64_t>(static_cast<std::int64_t>(p.x.size()));
-  return [b, op, attrs, shape, &p, y] {
-    qspec_tensor in{cat::requantize::in::x.data(),         QSPEC_DTYPE_INT32, 1, shape.get(),
-                    const_cast<std::int32_t*>(p.x.data()), p.x.size() * 4};
-    qspec_tensor out{cat::requantize::out::y.data(), QSPEC_DTYPE_INT8, 1, shape.get(), y, p.x.size()};
+  const std::string op(op_name);
+  if (!b->supports(b->self, op.c_str(), convention.c_str())) return {};
+  auto attrs = std::make_shared<std::string>(attrs_json.dump());
+  auto ins = std::make_shared<std::vector<qspec_tensor>>(std::move(in));
+  auto outs = std::make_shared<qspec_tensor>(out);
+  return [b, op, convention, attrs, ins, outs] {
     char msg[256];
-    if (b->run(b->self, op.c_str(), p.convention.c_str(), attrs->c_str(), &in, 1, &out, 1, msg, sizeof msg) !=
-        QSPEC_STATUS_OK)
-      throw std::runtime_error(std::string("requantize failed: ") + msg);
+    if (b->run(b->self, op.c_str(), convention.c_str(), attrs->c_str(), ins->data(), ins->size(), outs.get(), 1, msg,
+               sizeof msg) != QSPEC_STATUS_OK)
+      throw std::runtime_error(op + " failed: " + msg);
   };
+}
+
+Runner requant_runner(const KernelSet& k, const RequantProblem& p, std::int8_t* y) {
+  using R = cat::requantize;
+  auto shape = std::make_shared<std::int64_t>(static_cast<std::int64_t>(p.x.size()));
+  Runner run = abi_runner(k, R::op, p.convention, p.attrs,
+                          {{R::in::x.data(), QSPEC_DTYPE_INT32, 1, shape.get(), const_cast<std::int32_t*>(p.x.data()),
+                            p.x.size() * 4}},
+                          {R::out::y.data(), QSPEC_DTYPE_INT8, 1, shape.get(), y, p.x.size()});
+  if (!run) return {};
+  return [run, shape] { run(); };
+}
+
+// qlinear.add of two same-shape int8 tensors: prepared once where the convention has a kernel (the
+// parameters derived as the handler does, as the libraries create their operators), the kernel
+// alone timed; else through the C ABI (1-D tensors: the op is elementwise), the handler's scalar path.
+Runner add_runner(const KernelSet& k, const AddProblem& p, std::int8_t* y) {
+  using A = cat::qlinear_add;
+  if (const std::optional<simd::AddParams> q = simd::prepared_add(p.convention, p.attrs, QSPEC_DTYPE_INT8);
+      q && q->fast) {
+    runner_label() = "prepared kernel";
+    const simd::AddFn add = k.add;
+    return [add, q = *q, &p, y] { add(q, p.a.size(), p.a.data(), p.b.data(), y); };
+  }
+  runner_label() = "C ABI, scalar path";
+  auto shape = std::make_shared<std::int64_t>(static_cast<std::int64_t>(p.a.size()));
+  const auto tensor = [&](std::string_view name, const std::vector<std::int8_t>& v) {
+    return qspec_tensor{name.data(), QSPEC_DTYPE_INT8, 1, shape.get(), const_cast<std::int8_t*>(v.data()), v.size()};
+  };
+  Runner run = abi_runner(k, A::op, p.convention, p.attrs, {tensor(A::in::a, p.a), tensor(A::in::b, p.b)},
+                          {A::out::y.data(), QSPEC_DTYPE_INT8, 1, shape.get(), y, p.a.size()});
+  if (!run) return {};
+  return [run, shape] { run(); };
 }
 
 Impl backend_impl(const std::string& lib, const simd::CpuFeatures& f) {
@@ -130,6 +168,9 @@ Impl backend_impl(const std::string& lib, const simd::CpuFeatures& f) {
   impl.requant = [k](const RequantProblem& p, std::int8_t* y) { return requant_runner(k, p, y); };
   impl.fc8 = [k](const FcProblem& p, std::int8_t* y) { return fc8_runner(k, p, y); };
   impl.conv8 = [k](const ConvProblem& p, std::int8_t* y) { return conv8_runner(k, p, y); };
+  // The add kernels: zmm, ymm (the same at every level below zmm), scalar.
+  if (lib == "avx2" || lib == "avx2_ymm" || lib == "scalar")
+    impl.add8 = [k](const AddProblem& p, std::int8_t* y) { return add_runner(k, p, y); };
   return impl;
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # qspec's avx2 backend against gemmlowp, XNNPACK, oneDNN and libtorch (when built), single-threaded:
 # runs bench_kernels twice (every library in every configuration the benchmark has, int32- and
-# int8-output operators, and the machine's VPDPBUSD peaks; then oneDNN and libtorch's onednn
+# int8-output operators, the machine's VPDPBUSD peaks and memcpy roofs; then oneDNN and libtorch's onednn
 # engine alone under ONEDNN_MAX_CPU_ISA=AVX2_VNNI, the ISA-for-ISA run) and prints avx2 time /
 # library time per shape with bench_ratio, each library at its fastest exact configuration (named,
 # with the implementation / ISA it dispatched to): the median CPU time of QSPEC_BENCH_REPETITIONS
@@ -28,16 +28,21 @@ echo "# qspec's avx2 rows: QSPEC_SIMD_ISA=${QSPEC_SIMD_ISA:-(unset: the best lev
 reps=(--benchmark_repetitions="${QSPEC_BENCH_REPETITIONS:-5}" --benchmark_enable_random_interleaving=true
       --benchmark_display_aggregates_only=true)
 libs='(avx2|gemmlowp|xnnpack[.a-z0-9_]*|onednn[.a-z0-9_]*|libtorch[-a-z0-9_]*)'
-"$BENCH" --benchmark_filter="/$libs/|BM_peak/vpdpbusd" \
+"$BENCH" --benchmark_filter="/$libs/|BM_peak/vpdpbusd|BM_bandwidth/memcpy" \
   --benchmark_out="$out/all.json" --benchmark_out_format=json "${reps[@]}" "$@" >&2
 ONEDNN_MAX_CPU_ISA=AVX2_VNNI "$BENCH" --benchmark_filter='/(onednn[.a-z0-9_]*|libtorch_int8out)/' \
   --benchmark_out="$out/avx2_vnni.json" --benchmark_out_format=json "${reps[@]}" "$@" >&2
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 "$RATIO" "$out/all.json" "avx2_vnni=$out/avx2_vnni.json"
-# The VPDPBUSD peaks of this core (GOPS; qspec's rate over them is in the table's notes).
+# The VPDPBUSD peaks of this core (GOPS; qspec's rate over them is in the table's notes), and the
+# memcpy roofs of the streaming rows (BM_add_int8, BM_requantize: bytes moved per second).
 python3 - "$out/all.json" <<'PY' 2>/dev/null || true
 import json, sys
 for b in json.load(open(sys.argv[1]))["benchmarks"]:
-    if b["name"].startswith("BM_peak/") and b.get("aggregate_name") == "median":
+    if b.get("aggregate_name") != "median":
+        continue
+    if b["name"].startswith("BM_peak/"):
         print("# %s median: %.0f GOPS" % (b["run_name"], b["GOPS"] / 1e9 if b["GOPS"] > 1e6 else b["GOPS"]))
+    if b["name"].startswith("BM_bandwidth/memcpy"):
+        print("# %s median: %.1f GiB/s moved, %.2f us" % (b["run_name"], b["bytes/s"] / 2**30, b["cpu_time"]))
 PY

@@ -13,6 +13,7 @@ KernelSet kernel_set(const CpuFeatures& f) {
     k.quantize = quantize;
     k.dequantize = dequantize;
   }
+  if (f.avx2 && f.fma) k.add = qlinear_add;  // every AVX2 CPU so far has FMA; checked all the same
   if (f.avx2 && f.avxvnni) {  // the ymm VNNI kernels, VEX-encoded; AVX512-VNNI, where present, comes next
     k.gemm = &gemm_engine_avxvnni();
     k.depthwise = depthwise_avxvnni;
@@ -25,6 +26,7 @@ KernelSet kernel_set(const CpuFeatures& f) {
     k.gemm = &gemm_engine_vnni512();  // FC, matmul and every im2col conv
     k.direct_conv = &direct_conv_vnni512();
     k.depthwise = depthwise_vnni512;
+    if (f.fma) k.add = qlinear_add_zmm;
   }
   k.isa = isa_name(f);
   return k;

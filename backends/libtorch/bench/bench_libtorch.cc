@@ -18,6 +18,7 @@
 #include <ATen/native/quantized/AffineQuantizerBase.h>
 #include <ATen/ops/_make_per_tensor_quantized_tensor.h>
 #include <ATen/ops/empty.h>
+#include <ATen/quantized/Quantizer.h>
 #include <benchmark/benchmark.h>
 
 #include <bit>
@@ -75,6 +76,34 @@ at::Tensor quantized(const std::vector<std::int8_t>& v, std::vector<std::int64_t
   }
   return at::_make_per_tensor_quantized_tensor(t, scale, as_quint8 ? zp + 128 : zp);
 }
+
+// quantized::add (its out= overload, writing into y) of two qint8 tensors under the onednn engine:
+// ATen's qadd_kernel, on the pytorch.onednn problems (whose source zero points are 0: ATen's AVX2
+// vector path dequantizes as fma(s, q, fl32(-z s)), which is the convention's fl32((q - z) s) only
+// for z = 0, errata E-LIBTORCH-EW-1).
+Runner libtorch_add(const AddProblem& p, std::int8_t* y) {
+  using A = cat::qlinear_add;
+  if (p.convention != A::conv::pytorch_onednn) return {};
+  const auto f32 = [&p](const attr::F32& k) { return std::bit_cast<float>(attr::get(p.attrs, k)); };
+  const auto n = static_cast<std::int64_t>(p.a.size());
+  try {
+    at::globalContext().setQEngine(c10::QEngine::ONEDNN);
+    auto qa = std::make_shared<at::Tensor>(quantized(p.a, {n}, false, f32(A::attr::a_scale), attr::get(p.attrs, A::attr::a_zero_point)));
+    auto qb = std::make_shared<at::Tensor>(quantized(p.b, {n}, false, f32(A::attr::b_scale), attr::get(p.attrs, A::attr::b_zero_point)));
+    auto qy = std::make_shared<at::Tensor>(at::from_blob_quantized_per_tensor_affine(
+        y, {n}, [](void*) {}, f32(A::attr::y_scale), attr::get(p.attrs, A::attr::y_zero_point),
+        at::TensorOptions().dtype(c10::kQInt8)));
+    return [qa, qb, qy] {
+      at::globalContext().setQEngine(c10::QEngine::ONEDNN);  // the int8out registrations switch engines
+      call("quantized::add", "out", {*qa, *qb, *qy});
+    };
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench: libtorch quantized::add on %s: %s: not benchmarked\n", p.shape().c_str(), e.what());
+    return {};
+  }
+}
+
+QSPEC_REGISTER_BENCH_IMPL(add_impl("libtorch", libtorch_add));
 
 // The engine's epilogue on an exact accumulator, as the int8 value (quint8 - 128).
 int epilogue(std::int64_t acc, bool zp_before_rounding) {

@@ -196,6 +196,7 @@ KernelSet scalar_kernel_set() {
   k.depthwise = depthwise_scalar;
   k.quantize = quantize_scalar;
   k.dequantize = dequantize_scalar;
+  k.add = add_scalar;
   return k;
 }
 

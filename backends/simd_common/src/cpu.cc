@@ -20,6 +20,7 @@ CpuFeatures detect_cpu_features() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
   f.avx2 = __builtin_cpu_supports("avx2");
+  f.fma = f.avx2 && __builtin_cpu_supports("fma");
   // AVX-VNNI: CPUID.(EAX=7,ECX=1):EAX bit 4. Its ymm state is the OS's AVX state, which
   // __builtin_cpu_supports("avx2") already requires (XGETBV).
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;

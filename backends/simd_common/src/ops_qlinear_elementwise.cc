@@ -8,13 +8,18 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
+#include "elementwise_steps.h"
 #include "qlinear_common.h"
 #include "qspec/backend_common/q31.h"
 #include "qspec/catalogue/keys.h"
 #include "qspec/simd/int_tensor.h"
+#include "qspec/simd/qlinear_add.h"
 
 namespace qspec::simd {
 namespace {
@@ -26,6 +31,8 @@ using qlinear::fits;
 using qlinear::hi_of;
 using qlinear::lo_of;
 
+using elementwise::mbqm;
+using elementwise::rne_int32;
 using nn::reject_if;
 using qlinear::named;
 using Add = cat::qlinear_add;
@@ -42,38 +49,6 @@ struct Params {
   std::int64_t za = 0, zb = 0, zy = 0, ymin = 0, ymax = 0;
 };
 
-// rne of a finite float whose result must fit int32 (cvtps2dq), else Unsupported (a REQUIRE).
-std::int64_t rne_int32(float v, const char* what) {
-  if (!std::isfinite(v)) throw Unsupported(std::string(what) + ": a non-finite float result (REQUIRE)");
-  const float r = std::nearbyint(v);  // default rounding mode: to nearest, ties to even
-  if (!(r >= -2147483648.0f && r < 2147483648.0f)) throw Unsupported(std::string(what) + ": beyond int32 (REQUIRE)");
-  return static_cast<std::int64_t>(r);
-}
-
-// ---- TFLite's fixed point (requant.tflite.*) on int64 ----
-
-std::int64_t srdhm(std::int64_t a, std::int64_t b) {
-  if (a == INT32_MIN && b == INT32_MIN) return INT32_MAX;
-  const std::int64_t ab = a * b, nudge = ab >= 0 ? (1LL << 30) : 1 - (1LL << 30);
-  return (ab + nudge) / (1LL << 31);  // C division: toward zero
-}
-std::int64_t rdbpot(std::int64_t x, int e) {
-  const std::int64_t mask = (1LL << e) - 1, rem = x & mask, threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-  return (x >> e) + (rem > threshold ? 1 : 0);
-}
-std::int64_t mbqm(std::int64_t x, const q31::Q31& m, bool single) {
-  if (m.shift > 30 || m.shift < -31) throw Unsupported("tflite: shift outside [-31, 30] (REQUIRE)");
-  if (single) {
-    const int t = 31 - m.shift;
-    const std::int64_t r = (x * m.multiplier + (1LL << (t - 1))) >> t;
-    if (r < INT32_MIN || r > INT32_MAX) throw Unsupported("tflite: MBQM beyond int32 (REQUIRE)");
-    return r;
-  }
-  const int left = std::max(m.shift, 0), right = std::max(-m.shift, 0);
-  const std::int64_t xs = x * (1LL << left);
-  if (xs < INT32_MIN || xs > INT32_MAX) throw Unsupported("tflite: x * 2^left beyond int32 (REQUIRE)");
-  return rdbpot(srdhm(xs, m.multiplier), right);
-}
 q31::Q31 quantize(double d, bool single) {
   const q31::Q31 r = q31::tflite_quantize_multiplier(d);
   return single && r.shift > 30 ? q31::Q31{INT32_MAX, 30} : r;
@@ -81,7 +56,18 @@ q31::Q31 quantize(double d, bool single) {
 
 // ---- the element functions (parameters checked first) ----
 
-Element xnnpack_add(const Params& p) {
+// The add kernels' common parameters: codes, zero points and the clamp of y.
+AddParams add_params(const Params& p, AddParams::Kind kind) {
+  AddParams q;
+  q.kind = kind;
+  q.u8 = p.t == QSPEC_DTYPE_UINT8;
+  q.za = static_cast<std::int32_t>(p.za), q.zb = static_cast<std::int32_t>(p.zb), q.zy = static_cast<std::int32_t>(p.zy);
+  q.lo = static_cast<std::int32_t>(std::max(p.ymin, lo_of(p.t)));  // y_min, y_max fit the dtype (read_params)
+  q.hi = static_cast<std::int32_t>(std::min(p.ymax, hi_of(p.t)));
+  return q;
+}
+
+AddParams xnnpack_add(const Params& p) {
   const float ra = p.sa / p.sy, rb = p.sb / p.sy;
   for (float r : {ra, rb})
     reject_if(!(r >= 0x1.0p-10f && r < 0x1.0p+8f), "xnnpack.fp32 add: scale ratio must be in [2**-10, 2**8) range");
@@ -89,10 +75,14 @@ Element xnnpack_add(const Params& p) {
   const int shift = 20 - exponent;
   const std::int64_t ma = std::lrint(std::ldexp(ra, shift)), mb = std::lrint(std::ldexp(rb, shift));
   const std::int64_t bias = (std::int64_t{1} << (shift - 1)) - ma * p.za - mb * p.zb;
-  return [=](std::int64_t a, std::int64_t b) {
-    const std::int64_t out = (bias + a * ma + b * mb) >> shift;  // arithmetic: floor
-    return clamp(out, p.ymin - p.zy, p.ymax - p.zy) + p.zy;
-  };
+  AddParams q = add_params(p, AddParams::Kind::kXnnpack);
+  // The larger ratio is below 2^(exponent+1), so ma, mb <= 2^21; |code - zero point| <= 255 and
+  // shift <= 30: bias, and bias + a ma + b mb = 2^(shift-1) + (a - za) ma + (b - zb) mb, stay below
+  // 2^29 + 2 * 255 * 2^21 < 2^31. int32 arithmetic is exact, and no element meets a REQUIRE.
+  q.ma = static_cast<std::int32_t>(ma), q.mb = static_cast<std::int32_t>(mb), q.bias = static_cast<std::int32_t>(bias);
+  q.shift = shift;
+  q.fast = true;
+  return q;
 }
 
 Element xnnpack_mul(const Params& p) {
@@ -118,29 +108,35 @@ Element pytorch_mul(const Params& p) {
 
 // scalar_a: ONNX Runtime calls MLAS with the roles swapped (b as InputA, a as the scalar InputB),
 // so the constant folds b's zero point first and a's term is added to it before b's.
-Element ort_add(const Params& p, bool scalar_a) {
+AddParams ort_add(const Params& p, bool scalar_a) {
   const float ra = p.sa / p.sy, rb = p.sb / p.sy;
   const float k =
       scalar_a ? static_cast<float>(p.zy) - std::fma(rb, static_cast<float>(p.zb), ra * static_cast<float>(p.za))
                : static_cast<float>(p.zy) - std::fma(ra, static_cast<float>(p.za), rb * static_cast<float>(p.zb));
   if (!std::isfinite(ra) || !std::isfinite(rb) || !std::isfinite(k))
     throw Unsupported("onnxruntime add: finite ratios and constant (REQUIRE)");
-  return [=](std::int64_t a, std::int64_t b) {
-    const float v = scalar_a ? std::fma(static_cast<float>(b), rb, std::fma(static_cast<float>(a), ra, k))
-                             : std::fma(static_cast<float>(a), ra, std::fma(static_cast<float>(b), rb, k));
-    return clamp(rne_int32(v, "onnxruntime add"), lo_of(p.t), hi_of(p.t));
-  };
+  AddParams q = add_params(p, AddParams::Kind::kOrt);  // y_min, y_max are the dtype's (no fused clamp)
+  q.fa = ra, q.fb = rb, q.fk = k, q.swap = scalar_a;
+  // |codes| <= 255 and each of the two FMAs rounds once (a relative 2^-24): below this bound every
+  // element's value is finite and its rne fits int32.
+  q.fast = 256.0 * ra + 256.0 * rb + std::fabs(static_cast<double>(k)) < 0x1.0p30;
+  return q;
 }
 
 // Whether ONNX Runtime's QLinearAdd reads a as one scalar per span (qlinear_add_onnxruntime_path's
 // ScalarA); throws Unsupported for unit last axes on both sides with different shapes (REQUIRE).
-bool ort_add_scalar_a(const IntArray& a, const IntArray& b, std::size_t out_size) {
+bool ort_add_scalar_a(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b, std::int64_t out_size) {
   const auto last = [](const std::vector<std::int64_t>& s) { return s.empty() ? std::int64_t{1} : s.back(); };
-  if (a.data.size() == 1 || out_size == 1) return true;
-  if (b.data.size() == 1) return false;
-  const std::int64_t la = last(a.shape), lb = last(b.shape);
+  const auto size = [](const std::vector<std::int64_t>& s) {
+    std::int64_t n = 1;
+    for (auto d : s) n *= d;
+    return n;
+  };
+  if (size(a) == 1 || out_size == 1) return true;
+  if (size(b) == 1) return false;
+  const std::int64_t la = last(a), lb = last(b);
   if (la == 1 && lb > 1) return true;
-  if (la == 1 && lb == 1 && a.shape != b.shape)
+  if (la == 1 && lb == 1 && a != b)
     throw Unsupported("onnxruntime add: unit last axes on both operands (REQUIRE)");
   return false;
 }
@@ -155,7 +151,7 @@ Element ort_mul(const Params& p) {
   };
 }
 
-Element tflite_add(const Params& p, bool single) {
+AddParams tflite_add(const Params& p, bool single) {
   const float twice = 2.0f * std::max(p.sa, p.sb);
   const float denom = 1048576.0f * p.sy;
   if (!std::isfinite(twice)) throw Unsupported("tflite add: twice_max_input_scale finite (REQUIRE)");
@@ -168,10 +164,17 @@ Element tflite_add(const Params& p, bool single) {
     m[i] = quantize(reals[i], single);
     reject_if(m[i].shift > 0, "tflite add: a multiplier rounds up to 1 (TFLITE_CHECK_LE(shift, 0))");
   }
-  return [=](std::int64_t a, std::int64_t b) {
-    const std::int64_t raw = mbqm((a - p.za) * (1 << 20), m[0], single) + mbqm((b - p.zb) * (1 << 20), m[1], single);
-    return clamp(mbqm(raw, m[2], single) + p.zy, p.ymin, p.ymax);
-  };
+  AddParams q = add_params(p, single ? AddParams::Kind::kTfliteSingle : AddParams::Kind::kTfliteDouble);
+  bool shifts_in_range = true;
+  for (int i = 0; i < 3; ++i) {
+    q.m[i] = m[i].multiplier, q.e[i] = m[i].shift;
+    shifts_in_range = shifts_in_range && m[i].shift >= -31;
+  }
+  // Shifts are <= 0 (checked above), so |(code - zero point) 2^20| < 2^28 and each MBQM of it is
+  // at most that times M / 2^31 < 1: the sum stays below 2^29, and no MBQM leaves int32. The only
+  // REQUIRE left is MBQM's shift range.
+  q.fast = shifts_in_range;
+  return q;
 }
 
 Element tflite_mul(const Params& p, bool single) {
@@ -185,17 +188,14 @@ Element tflite_mul(const Params& p, bool single) {
 // ATen's scalar qadd_kernel (qlinear.add.pytorch_onednn): dequantize_val (an exact float difference
 // times the double scale, rounded to float), the float sum, quantize_val (times fl32(1 / s_y),
 // nearbyint, + z_y, clamped). Results beyond the dtype saturate whatever their size.
-Element pytorch_add(const Params& p) {
-  const float inv = 1.0f / p.sy;
-  return [=](std::int64_t a, std::int64_t b) {
-    const float da = static_cast<float>(static_cast<double>(a - p.za) * static_cast<double>(p.sa));
-    const float db = static_cast<float>(static_cast<double>(b - p.zb) * static_cast<double>(p.sb));
-    const float sum = da + db;
-    const float v = sum * inv;
-    if (!std::isfinite(v)) throw Unsupported("pytorch.onednn add: a non-finite float result (REQUIRE)");
-    const float r = std::min(std::max(std::nearbyint(v), -1024.0f), 1024.0f);  // beyond: saturates either way
-    return clamp(clamp(static_cast<std::int64_t>(r) + p.zy, lo_of(p.t), hi_of(p.t)), p.ymin, p.ymax);
-  };
+AddParams pytorch_add(const Params& p) {
+  AddParams q = add_params(p, AddParams::Kind::kPytorch);  // clamp(clamp(., dtype), y_min, y_max): y_min, y_max fit
+  q.fa = p.sa, q.fb = p.sb, q.fk = 1.0f / p.sy;
+  // |codes - zero points| <= 255 and three roundings (each a relative 2^-24): below these bounds
+  // every float step is finite, so no element meets the REQUIRE.
+  const double dequantized = 256.0 * p.sa + 256.0 * p.sb;
+  q.fast = dequantized < 0x1.0p120 && dequantized * q.fk < 0x1.0p120;
+  return q;
 }
 
 // PyTorch's QNNPACK q8add (qlinear.add.pytorch_qnnpack, uint8 of one shape): 22-bit multipliers of
@@ -277,20 +277,25 @@ Element armnn(const Params& p, bool is_add) {
 // oneDNN 2.6 binary_add / binary_mul as a user maps the operator (qlinear.{add,mul}.onednn): the
 // source scales (add: s_a / s_y, s_b / s_y; mul: (s_a s_b) / s_y on src0 only), vmulps per source,
 // vaddps / vmulps, the eltwise_linear post-op's + z_y in float, clip, saturation, rne.
-Element onednn(const Params& p, bool is_add) {
-  const auto finite = [](float v) {
-    if (!std::isfinite(v)) throw Unsupported("onednn: a float step overflows (REQUIRE)");
-    return v;
-  };
-  const float s0 = finite(is_add ? p.sa / p.sy : finite(p.sa * p.sb) / p.sy);
-  const float s1 = is_add ? finite(p.sb / p.sy) : 1.0f;
-  const float zy = static_cast<float>(p.zy);
-  const float lo = static_cast<float>(std::max(p.ymin, lo_of(p.t))),
-              hi = static_cast<float>(std::min(p.ymax, hi_of(p.t)));
+float onednn_finite(float v) {
+  if (!std::isfinite(v)) throw Unsupported("onednn: a float step overflows (REQUIRE)");
+  return v;
+}
+AddParams onednn_params(const Params& p, bool is_add) {
+  AddParams q = add_params(p, AddParams::Kind::kOnednn);
+  q.fa = onednn_finite(is_add ? p.sa / p.sy : onednn_finite(p.sa * p.sb) / p.sy);
+  q.fb = is_add ? onednn_finite(p.sb / p.sy) : 1.0f;
+  q.fk = static_cast<float>(p.zy);
+  // |codes| <= 255: below this bound no float step of the add can overflow (the kernels' case).
+  q.fast = is_add && 256.0 * q.fa + 256.0 * q.fb + std::fabs(static_cast<double>(q.fk)) < 0x1.0p120;
+  return q;
+}
+Element onednn_mul(const Params& p) {
+  const AddParams q = onednn_params(p, false);
+  const float lo = static_cast<float>(q.lo), hi = static_cast<float>(q.hi);
   return [=](std::int64_t a, std::int64_t b) {
-    const float x = finite(static_cast<float>(a) * s0), y = finite(static_cast<float>(b) * s1);
-    const float v = finite(is_add ? x + y : x * y);
-    const float w = finite(v + zy);
+    const float x = onednn_finite(static_cast<float>(a) * q.fa), y = onednn_finite(static_cast<float>(b) * q.fb);
+    const float w = onednn_finite(onednn_finite(x * y) + q.fk);
     return static_cast<std::int64_t>(std::nearbyint(std::min(std::max(w, lo), hi)));
   };
 }
@@ -339,6 +344,25 @@ Params read_params(const OpCall& c, const qspec_tensor& a, const qspec_tensor& b
   return p;
 }
 
+// a and b's shapes padded with leading 1s to the rank of the broadcast.
+std::vector<std::int64_t> padded(const std::vector<std::int64_t>& s, std::size_t rank) {
+  std::vector<std::int64_t> d(rank, 1);
+  std::copy(s.begin(), s.end(), d.begin() + static_cast<std::ptrdiff_t>(rank - s.size()));
+  return d;
+}
+
+// The broadcast shape (rejects shapes that do not broadcast).
+std::vector<std::int64_t> broadcast_shape(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b) {
+  const std::size_t rank = std::max(a.size(), b.size());
+  const std::vector<std::int64_t> da = padded(a, rank), db = padded(b, rank);
+  std::vector<std::int64_t> out(rank);
+  for (std::size_t j = 0; j < rank; ++j) {
+    reject_if(da[j] != db[j] && da[j] != 1 && db[j] != 1, "qlinear elementwise: the shapes do not broadcast");
+    out[j] = da[j] == 1 ? db[j] : da[j];
+  }
+  return out;
+}
+
 // The broadcast shape and, per output element, the offsets of its a and b elements.
 struct Broadcast {
   std::vector<std::int64_t> out;
@@ -346,15 +370,9 @@ struct Broadcast {
 };
 Broadcast broadcast(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b) {
   Broadcast r;
-  const std::size_t rank = std::max(a.size(), b.size());
-  std::vector<std::int64_t> da(rank, 1), db(rank, 1);
-  std::copy(a.begin(), a.end(), da.begin() + static_cast<std::ptrdiff_t>(rank - a.size()));
-  std::copy(b.begin(), b.end(), db.begin() + static_cast<std::ptrdiff_t>(rank - b.size()));
-  r.out.resize(rank);
-  for (std::size_t j = 0; j < rank; ++j) {
-    reject_if(da[j] != db[j] && da[j] != 1 && db[j] != 1, "qlinear elementwise: the shapes do not broadcast");
-    r.out[j] = da[j] == 1 ? db[j] : da[j];
-  }
+  r.out = broadcast_shape(a, b);
+  const std::size_t rank = r.out.size();
+  const std::vector<std::int64_t> da = padded(a, rank), db = padded(b, rank);
   // Strides of a and b in the output's axes (0 on a broadcast axis).
   std::vector<std::int64_t> sa(rank, 0), sb(rank, 0);
   for (std::int64_t j = static_cast<std::int64_t>(rank) - 1, ma = 1, mb = 1; j >= 0; --j) {
@@ -380,47 +398,98 @@ Broadcast broadcast(const std::vector<std::int64_t>& a, const std::vector<std::i
   return r;
 }
 
+// The add kernel's parameters under eff, or nullopt (its conventions without one use an Element).
+std::optional<AddParams> add_kernel(Conv eff, const Params& p, bool scalar_a) {
+  switch (eff) {
+    case Conv::kXnnpack: return xnnpack_add(p);
+    case Conv::kOrt: return ort_add(p, scalar_a);
+    case Conv::kTfliteDouble: return tflite_add(p, false);
+    case Conv::kTfliteSingle: return tflite_add(p, true);
+    case Conv::kOnednn: return onednn_params(p, true);
+    case Conv::kPytorch: return pytorch_add(p);
+    default: return std::nullopt;
+  }
+}
+
 template <class Op, bool is_add, Conv conv>
 void qlinear_elementwise(OpCall& c) {
   const qspec_tensor &at = named(c, Op::in::a), &bt = named(c, Op::in::b);
-  const IntArray a = read_int(at), b = read_int(bt);
-  const Broadcast bc = broadcast(a.shape, b.shape);
+  const std::vector<std::int64_t> sa(at.shape, at.shape + at.rank), sb(bt.shape, bt.shape + bt.rank);
+  const std::vector<std::int64_t> out_shape = broadcast_shape(sa, sb);
+  const std::size_t rank = out_shape.size();
+  std::int64_t n_out = 1;
+  for (auto d : out_shape) n_out *= d;
   // PyTorch's add under the qnnpack engine: int8 is XNNPACK's add, broadcast uint8 ATen's kernel.
   Conv eff = conv;
   if (conv == Conv::kPytorchQnnpack)
-    eff = at.dtype == QSPEC_DTYPE_INT8 ? Conv::kXnnpack : (a.shape == b.shape ? conv : Conv::kPytorch);
+    eff = at.dtype == QSPEC_DTYPE_INT8 ? Conv::kXnnpack : (sa == sb ? conv : Conv::kPytorch);
   // PyTorch's mul: qint8 with y_zero_point < 127 is XNNPACK's multiply (QMul::run).
   if (conv == Conv::kPytorch && !is_add && at.dtype == QSPEC_DTYPE_INT8 &&
       attr::get(c.attrs, Op::attr::y_zero_point) < 127)
     eff = Conv::kXnnpack;
-  if (eff == Conv::kXnnpack) reject_if(bc.out.size() > 6, "xnnpack.fp32: at most 6 dimensions");
+  if (eff == Conv::kXnnpack) reject_if(rank > 6, "xnnpack.fp32: at most 6 dimensions");
   if (conv == Conv::kTfliteDouble || conv == Conv::kTfliteSingle)
-    if (bc.out.size() > 4) throw Unsupported("tflite: at most 4 dimensions (REQUIRE)");
-  if (conv == Conv::kArmnn && bc.out.size() > 5) throw Unsupported("armnn.cpuref: at most 5 dimensions (REQUIRE)");
-  reject_if(conv == Conv::kOnednn && bc.out.size() > 12, "onednn: at most 12 dimensions (DNNL_MAX_NDIMS)");
-  if (conv == Conv::kTosa) reject_if(bc.out.size() > 6, "tosa: rank <= MAX_RANK = 6 (level 8K)");
-  const bool scalar_a = is_add && conv == Conv::kOrt && ort_add_scalar_a(a, b, bc.ia.size());
+    if (rank > 4) throw Unsupported("tflite: at most 4 dimensions (REQUIRE)");
+  if (conv == Conv::kArmnn && rank > 5) throw Unsupported("armnn.cpuref: at most 5 dimensions (REQUIRE)");
+  reject_if(conv == Conv::kOnednn && rank > 12, "onednn: at most 12 dimensions (DNNL_MAX_NDIMS)");
+  if (conv == Conv::kTosa) reject_if(rank > 6, "tosa: rank <= MAX_RANK = 6 (level 8K)");
+  const bool scalar_a = is_add && conv == Conv::kOrt && ort_add_scalar_a(sa, sb, n_out);
   const Params p = read_params<Op>(c, at, bt, eff);
   Element f;
-  switch (eff) {
-    case Conv::kXnnpack: f = is_add ? xnnpack_add(p) : xnnpack_mul(p); break;
-    case Conv::kOrt: f = is_add ? ort_add(p, scalar_a) : ort_mul(p); break;
-    case Conv::kTfliteDouble: f = is_add ? tflite_add(p, false) : tflite_mul(p, false); break;
-    case Conv::kTfliteSingle: f = is_add ? tflite_add(p, true) : tflite_mul(p, true); break;
-    case Conv::kArmnn: f = armnn(p, is_add); break;
-    case Conv::kPytorch: f = is_add ? pytorch_add(p) : pytorch_mul(p); break;
-    case Conv::kPytorchQnnpack: f = pytorch_q8add(p); break;
-    case Conv::kOnednn: f = onednn(p, is_add); break;
-    case Conv::kTosa: f = is_add ? tosa_add(p) : tosa_mul(p); break;
+  const std::optional<AddParams> kernel = is_add ? add_kernel(eff, p, scalar_a) : std::nullopt;
+  if (!kernel) switch (eff) {
+      case Conv::kXnnpack: f = xnnpack_mul(p); break;
+      case Conv::kOrt: f = ort_mul(p); break;
+      case Conv::kTfliteDouble: f = tflite_mul(p, false); break;
+      case Conv::kTfliteSingle: f = tflite_mul(p, true); break;
+      case Conv::kArmnn: f = armnn(p, is_add); break;
+      case Conv::kPytorch: f = pytorch_mul(p); break;
+      case Conv::kPytorchQnnpack: f = pytorch_q8add(p); break;
+      case Conv::kOnednn: f = onednn_mul(p); break;
+      case Conv::kTosa: f = is_add ? tosa_add(p) : tosa_mul(p); break;
+    }
+  qspec_tensor& yt = c.output(Op::out::y, 0);
+  if (kernel) {
+    // Same shapes, parameters no element can take to a REQUIRE, y of the inputs' dtype: the kernel
+    // reads and writes the codes in place (8-bit tensors: every code fits its dtype).
+    if (kernel->fast && sa == sb && yt.dtype == at.dtype)
+      if (std::uint8_t* y = qlinear::byte_output(yt, out_shape)) {
+        c.k.add(*kernel, static_cast<std::size_t>(n_out), at.data, bt.data, y);
+        return;
+      }
+    f = [q = *kernel](std::int64_t a, std::int64_t b) {
+      return add_one(q, static_cast<std::int32_t>(a), static_cast<std::int32_t>(b));  // codes of 8-bit tensors
+    };
   }
+  const IntArray a = read_int(at), b = read_int(bt);
+  const Broadcast bc = broadcast(a.shape, b.shape);
   for (auto v : a.data) reject_if(!fits(v, p.t), "qlinear elementwise: a code outside its dtype");
   for (auto v : b.data) reject_if(!fits(v, p.t), "qlinear elementwise: a code outside its dtype");
   std::vector<std::int64_t> y(bc.ia.size());
   for (std::size_t i = 0; i < y.size(); ++i) y[i] = f(a.data[bc.ia[i]], b.data[bc.ib[i]]);
-  write_int(c.output(Op::out::y, 0), bc.out, y);
+  write_int(yt, bc.out, y);
 }
 
 }  // namespace
+
+std::optional<AddParams> prepared_add(std::string_view convention, const nlohmann::ordered_json& attrs,
+                                      qspec_dtype t) {
+  const std::pair<std::string_view, Conv> kernels[] = {{Add::conv::xnnpack_fp32, Conv::kXnnpack},
+                                                       {Add::conv::onnxruntime, Conv::kOrt},
+                                                       {Add::conv::tflite_double_round, Conv::kTfliteDouble},
+                                                       {Add::conv::tflite_single_round, Conv::kTfliteSingle},
+                                                       {Add::conv::onednn, Conv::kOnednn},
+                                                       {Add::conv::pytorch_onednn, Conv::kPytorch}};
+  for (const auto& [name, conv] : kernels) {
+    if (name != convention) continue;
+    static const KernelSet scalar = scalar_kernel_set();
+    const std::int64_t one = 1;
+    const qspec_tensor ab[2] = {{Add::in::a.data(), t, 1, &one, nullptr, 0}, {Add::in::b.data(), t, 1, &one, nullptr, 0}};
+    const OpCall c{scalar, attrs, ab, 2, nullptr, 0};
+    return add_kernel(conv, read_params<Add>(c, ab[0], ab[1], conv), false);  // same shapes: a is no scalar
+  }
+  return std::nullopt;
+}
 
 void add_qlinear_elementwise_ops(std::vector<OpEntry>& t) {
   const std::string d = "broadcast + ";

@@ -6,6 +6,7 @@
 
 #include "qspec/simd/conv.h"
 #include "qspec/simd/gemm.h"
+#include "qspec/simd/qlinear_add.h"
 #include "qspec/simd/quantize.h"
 #include "qspec/simd/requant.h"
 
@@ -17,6 +18,11 @@ void requant(const RequantParams& p, std::size_t n, const std::int32_t* x, void*
 // quantize.h kernels, 8 lanes per step.
 void quantize(const QuantizeParams& p, std::size_t n, const float* x, void* y);
 void dequantize(std::size_t n, const std::int32_t* x, std::int32_t zp, float s, float* y);
+
+// qlinear_add.h's kernel, 8 lanes per step (AVX2 + FMA: ONNX Runtime's fused multiply-adds).
+void qlinear_add(const AddParams& p, std::size_t n, const void* a, const void* b, void* y);
+// The same on zmm, 16 lanes per step (AVX512F + BW + VL, FMA); TFLite's kinds run qlinear_add.
+void qlinear_add_zmm(const AddParams& p, std::size_t n, const void* a, const void* b, void* y);
 
 // GemmEngine::prepare_a with VPSADBW row sums (shared by both x86 engines).
 void prepare_a_avx2(std::int64_t m, std::int64_t k, const std::uint8_t* a, std::int64_t lda, std::uint8_t flip,

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -17,6 +18,7 @@
 #include "qspec/backend.h"
 #include "qspec/simd/conv.h"
 #include "qspec/simd/gemm.h"
+#include "qspec/simd/qlinear_add.h"
 #include "qspec/simd/quantize.h"
 #include "qspec/simd/requant.h"
 
@@ -33,6 +35,7 @@ struct KernelSet {
   const DirectConv* direct_conv = nullptr;  // optional (null: every conv through im2col tiles)
   QuantizeFn quantize = nullptr;
   DequantizeFn dequantize = nullptr;
+  AddFn add = nullptr;  // qlinear.add of same-shape 8-bit tensors
 };
 
 // The portable kernels (every field set).
@@ -101,6 +104,12 @@ void add_qlinear_pytorch_maxpool_ops(std::vector<OpEntry>& table);
 void add_qlinear_pytorch_global_pool_ops(std::vector<OpEntry>& table);
 void add_qlinear_leaky_relu_tflite_ops(std::vector<OpEntry>& table);
 void add_qlinear_leaky_relu_armnn_ops(std::vector<OpEntry>& table);
+
+// qlinear.add's kernel parameters under `convention` for two same-shape tensors of dtype t (int8 /
+// uint8) with these attributes, derived (and rejected) as the handler does, or nullopt where the
+// convention has no kernel: an add prepared once, as the libraries create their operators (the
+// benchmark; a caller runs k.add only where the result is `fast`).
+std::optional<AddParams> prepared_add(std::string_view convention, const nlohmann::ordered_json& attrs, qspec_dtype t);
 
 // The full table, built once.
 const std::vector<OpEntry>& op_table();

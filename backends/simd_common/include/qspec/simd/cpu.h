@@ -7,6 +7,7 @@ namespace qspec::simd {
 
 struct CpuFeatures {
   bool avx2 = false;        // x86: AVX2 (with the OS saving ymm state)
+  bool fma = false;         // x86: FMA3 (with avx2; ONNX Runtime's add kernel fuses its multiply-adds)
   bool avxvnni = false;     // x86: VEX-encoded VPDPBUSD on ymm (AVX-VNNI; Alder Lake and later, no AVX-512 needed)
   bool avx512vnni = false;  // x86: VPDPBUSD on ymm (AVX512-VNNI + AVX512VL + AVX512BW)
   bool zmm = false;         // x86: the VNNI kernels on zmm registers (avx512vnni + AVX512F)
