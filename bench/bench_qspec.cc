@@ -88,7 +88,7 @@ Runner fc8_runner(const KernelSet& k, const FcProblem& p, std::int8_t* y) {
 Runner conv8_runner(const KernelSet& k, const ConvProblem& p, std::int8_t* y) {
   const simd::ConvGeom g = geom_of(p);
   auto w = std::make_shared<simd::QConvWeights>(simd::pack_conv_weights(k, g, p.wt.data(), false, 0, p.zx, p.zx));
-  if (!simd::conv_fuses_requant(*w) || !k.gemm->fuses_requant()) {
+  if (!simd::conv_fuses_requant(k, *w) || !k.gemm->fuses_requant()) {
     auto acc = std::make_shared<std::vector<std::int32_t>>(static_cast<std::size_t>(p.oh() * p.ow() * p.o));
     return two_passes(k, conv_runner(k, p, acc->data()), acc, y);
   }
