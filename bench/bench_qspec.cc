@@ -49,7 +49,7 @@ Runner conv_runner(const KernelSet& k, const ConvProblem& p, std::int32_t* y) {
 // The int8-output operators as qspec's qlinear ops compute them under xnnpack.fp32 (no bias):
 // kFloatThenZp (sat(rne(fl32(acc) * scale) + zp)) fused into the stores (no int32 tensor is
 // written) of the GEMM engines that fuse in registers (the VNNI ones: qgemm_requant, the im2col
-// convolution) and of the direct convolution; the other engines and the depthwise kernel keep two passes.
+// convolution), of the direct convolution and of the VNNI depthwise kernels; the other engines keep two passes.
 simd::RequantParams int8out_params() {
   simd::RequantParams r;
   r.kind = simd::RequantKind::kFloatThenZp;
@@ -61,8 +61,8 @@ simd::RequantParams int8out_params() {
   return r;
 }
 
-// The two passes (the engines without an in-register epilogue, the depthwise kernel): the int32
-// result, then the requantization kernel over it.
+// The two passes (the engines without an in-register epilogue, the AVX2 depthwise kernel): the
+// int32 result, then the requantization kernel over it.
 Runner two_passes(const KernelSet& k, Runner int32_run, std::shared_ptr<std::vector<std::int32_t>> acc,
                   std::int8_t* y) {
   const simd::RequantFn rq = k.requant;
@@ -135,12 +135,17 @@ Impl backend_impl(const std::string& lib, const simd::CpuFeatures& f) {
 
 simd::CpuFeatures without_vnni() {
   simd::CpuFeatures f = simd::detect_cpu_features();
-  f.avxvnni = f.avx512vnni = f.zmm = false;
+  f.avxvnni = f.avx512vnni = f.zmm = f.vbmi = false;
   return f;
 }
 simd::CpuFeatures without_zmm() {
   simd::CpuFeatures f = simd::detect_cpu_features();
-  f.zmm = false;
+  f.zmm = f.vbmi = false;
+  return f;
+}
+simd::CpuFeatures without_vbmi() {  // the zmm level as on a CPU without AVX512-VBMI (Cascade Lake)
+  simd::CpuFeatures f = simd::detect_cpu_features();
+  f.vbmi = false;
   return f;
 }
 
@@ -151,6 +156,7 @@ QSPEC_REGISTER_BENCH_IMPL(simd::detect_cpu_features().avx512vnni || simd::detect
                               ? backend_impl("avx2_no_vnni", without_vnni())
                               : Impl{});
 QSPEC_REGISTER_BENCH_IMPL(simd::detect_cpu_features().zmm ? backend_impl("avx2_ymm", without_zmm()) : Impl{});
+QSPEC_REGISTER_BENCH_IMPL(simd::detect_cpu_features().vbmi ? backend_impl("avx2_no_vbmi", without_vbmi()) : Impl{});
 QSPEC_REGISTER_BENCH_IMPL(backend_impl("scalar", simd::CpuFeatures{}));
 
 // ---- the exact reference (cpp_int), on problems shrunk 64x ----

@@ -35,10 +35,15 @@ struct VnniZmm : VnniVector<64> {
     _mm512_mask_storeu_epi32(y, m, v);
   }
   static void store_bytes(std::uint8_t* y, Mask, int n, Vec v) { avx2::store_bytes(y, v, n); }
+  static Vec float_then_zp(const Ep& e, Vec v) { return avx2::float_then_zp(v, e.bias, e.scale, e.flo, e.fhi, e.zp); }
 };
 
 }  // namespace
 
+#if defined(QSPEC_VBMI)
+void depthwise_vnni512_vbmi(const DepthwiseArgs& a) { depthwise_vnni_any<VnniZmm>(a); }
+#else
 void depthwise_vnni512(const DepthwiseArgs& a) { depthwise_vnni_any<VnniZmm>(a); }
+#endif
 
 }  // namespace qspec::simd::avx2

@@ -89,11 +89,77 @@ std::int64_t strip_columns(const Plan& pl, std::int64_t nq) {
   return (nq - 1) * g.sw + (g.kw - 1) * g.dw + 1;
 }
 
+// The strip's input row two rows down, fetched while this one's groups are formed (the rows are
+// built in increasing order, and a strip's columns are not contiguous in memory, so the hardware
+// prefetcher does not see them coming): columns lo..hi-1 from v0 on, row h + 2 dh.
+inline void prefetch_row(const Plan& pl, const std::uint8_t* x, std::int64_t n, std::int64_t h, std::int64_t v0,
+                         std::int64_t lo, std::int64_t hi) {
+  const ConvGeom& g = *pl.g;
+  if (const std::int64_t h2 = h + 2 * g.dh; lo < hi && h2 >= 0 && h2 < g.h) {
+    const auto* p0 = reinterpret_cast<const char*>(x + ((n * g.h + h2) * g.w + v0 + lo) * pl.c);
+    for (std::int64_t off = 0; off < (hi - lo) * pl.c; off += 64) _mm_prefetch(p0 + off, _MM_HINT_T0);
+  }
+}
+
+#if defined(QSPEC_VBMI)
+// build_row's pair layout with AVX512-VBMI: the columns flipped to u8 in plain byte order into
+// `cols` as [block][column] vectors, so that the four columns 2j..2j+3 of a block are 128
+// contiguous bytes, and each 64-byte half of a group entry (16 channels x 4 bytes) is one
+// two-source byte permutation of them (VPERMT2B): entry byte 4 ch + k = column 2j + k, byte ch.
+void build_row_pairs_vbmi(const Plan& pl, const std::uint8_t* x, std::int64_t n, std::int64_t r, std::int64_t q0,
+                          std::int64_t nq, std::uint8_t* cols, std::uint8_t* dst) {
+  const ConvGeom& g = *pl.g;
+  const std::int64_t h = r - g.ph, nb = pl.nb;
+  const bool row_inside = h >= 0 && h < g.h;
+  const __m256i flip = _mm256_set1_epi8(static_cast<char>(pl.flip));
+  const __m256i padv = _mm256_set1_epi8(static_cast<char>(pl.pad_u));
+  const std::int64_t v0 = q0 - g.pw, nv = strip_columns(pl, nq);  // stride 1; nv even
+  const std::int64_t lo = row_inside ? std::clamp<std::int64_t>(-v0, 0, nv) : nv;
+  const std::int64_t hi = row_inside ? std::clamp<std::int64_t>(g.w - v0, lo, nv) : nv;
+  const ByteLanes last = first_bytes(pl.c - (nb - 1) * kCb);
+  auto* cv = reinterpret_cast<__m256i*>(cols);
+  for (std::int64_t b = 0; b < nb; ++b) {
+    __m256i* cb = cv + b * nv;
+    for (std::int64_t u = 0; u < lo; ++u) _mm256_store_si256(cb + u, padv);
+    for (std::int64_t u = hi; u < nv; ++u) _mm256_store_si256(cb + u, padv);
+  }
+  if (lo < hi) {
+    const std::uint8_t* xp = x + ((n * g.h + h) * g.w + v0 + lo) * pl.c;
+    for (std::int64_t u = lo; u < hi; ++u, xp += pl.c) {
+      for (std::int64_t b = 0; b + 1 < nb; ++b)
+        _mm256_store_si256(cv + b * nv + u,
+                           _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(xp + b * kCb)), flip));
+      _mm256_store_si256(cv + (nb - 1) * nv + u, _mm256_xor_si256(load_z8(last, xp + (nb - 1) * kCb), flip));
+    }
+  }
+  prefetch_row(pl, x, n, h, v0, lo, hi);
+  // Index i of half e: byte 4 ch + k of the entry's channels 16 e + ch, from column k (a table
+  // index's bit 6 picks the second 64-byte source, columns 2 and 3).
+  alignas(64) std::uint8_t idx[2][64];
+  for (int e = 0; e < 2; ++e)
+    for (int i = 0; i < 64; ++i) idx[e][i] = static_cast<std::uint8_t>(32 * (i % 4) + 16 * e + i / 4);
+  const __m512i i0 = _mm512_load_si512(idx[0]), i1 = _mm512_load_si512(idx[1]);
+  const std::int64_t nj = (nq + 1) / 2;
+  for (std::int64_t b = 0; b < nb; ++b) {
+    const std::uint8_t* cb = cols + b * nv * kCb;
+    for (std::int64_t j = 0; j < nj; ++j) {
+      const __m512i a = _mm512_load_si512(cb + 2 * j * kCb), c = _mm512_load_si512(cb + 2 * j * kCb + 64);
+      std::uint8_t* out = dst + (j * nb + b) * kEntry;
+      _mm512_store_si512(out, _mm512_permutex2var_epi8(a, i0, c));
+      _mm512_store_si512(out + 64, _mm512_permutex2var_epi8(a, i1, c));
+    }
+  }
+}
+#endif
+
 // One ring row: the groups of padded input row r (image n) for output columns q0..q0+nq. First
 // the columns the strip reads are flipped to u8 and lane-ordered once each (p_u outside the
 // input) into `cols` ([column][block] vectors); the groups are gathered from there.
 void build_row(const Plan& pl, const std::uint8_t* x, std::int64_t n, std::int64_t r, std::int64_t q0, std::int64_t nq,
                std::uint8_t* cols, std::uint8_t* dst) {
+#if defined(QSPEC_VBMI)
+  if (pl.pairs) return build_row_pairs_vbmi(pl, x, n, r, q0, nq, cols, dst);
+#endif
   const ConvGeom& g = *pl.g;
   const std::int64_t h = r - g.ph, nb = pl.nb;
   const bool row_inside = h >= 0 && h < g.h;
@@ -122,13 +188,7 @@ void build_row(const Plan& pl, const std::uint8_t* x, std::int64_t n, std::int64
   }
   for (std::int64_t u = hi; u < nv; ++u)
     for (std::int64_t b = 0; b < nb; ++b) _mm256_store_si256(cv + u * nb + b, padv);
-  // The rows are built in increasing order: fetch this strip's part of the input row two rows
-  // down while the groups below are formed (a strip's columns are not contiguous in memory, so
-  // the hardware prefetcher does not see them coming).
-  if (const std::int64_t h2 = h + 2 * g.dh; lo < hi && h2 >= 0 && h2 < g.h) {
-    const auto* p0 = reinterpret_cast<const char*>(x + ((n * g.h + h2) * g.w + v0 + lo) * pl.c);
-    for (std::int64_t off = 0; off < (hi - lo) * pl.c; off += 64) _mm_prefetch(p0 + off, _MM_HINT_T0);
-  }
+  prefetch_row(pl, x, n, h, v0, lo, hi);
 
   if (pl.pairs) {  // group j: columns 2j .. 2j + 3
     const std::int64_t nj = (nq + 1) / 2;
@@ -171,8 +231,9 @@ void build_row(const Plan& pl, const std::uint8_t* x, std::int64_t n, std::int64
 // V (VnniYmm in depthwise_vnni.cc, VnniZmm in depthwise_vnni512.cc) holds kQuarters quarters of a
 // group entry (8 channels x 4 bytes each): a VnniVector with Mask, dpbusd, mask(n) for its first n
 // (clamped) int32 lanes, load32(mask, p), store(y, mask, v), the epilogue type Ep (constructed from
-// a FusedRequantView, its first column and a mask; applied by operator()) and store_bytes(y, mask,
-// n, v) for the low bytes of the first n (>= 1) lanes. (The vector types are named through VecOf:
+// a FusedRequantView, its first column and a mask; applied by operator(); float_then_zp(ep, v) is
+// the same for kFloatThenZp with an int32 bias, without the dispatch on the kind) and
+// store_bytes(y, mask, n, v) for the low bytes of the first n (>= 1) lanes. (The vector types are named through VecOf:
 // as a template argument one would lose its may_alias attribute.)
 template <int kBytes>
 struct VecOf;
@@ -202,25 +263,31 @@ struct VnniVector {
 template <class V, class T, int N>
 struct Sink {
   Sink(const FusedRequantView*, std::int64_t, std::int64_t, std::int64_t) {}
-  void operator()(int, std::int32_t* y, typename V::Mask m, typename V::Vec v) const { V::store(y, m, v); }
+  __attribute__((always_inline)) void operator()(int, std::int32_t* y, typename V::Mask m, typename V::Vec v) const {
+    V::store(y, m, v);
+  }
 };
 template <class V, int N>
 struct Sink<V, std::uint8_t, N> {
   std::array<typename V::Ep, N> ep;
-  int n[N];  // valid lanes of each vector
+  int n[N];     // valid lanes of each vector
+  bool common;  // kFloatThenZp with an int32 bias (XNNPACK, ONNX Runtime, qnnpack): V::float_then_zp
 
   template <std::size_t... I>
-  static std::array<typename V::Ep, N> make(const FusedRequantView& e, std::int64_t j, std::int64_t step,
+  __attribute__((always_inline)) static std::array<typename V::Ep, N> make(const FusedRequantView& e, std::int64_t j, std::int64_t step,
                                             std::int64_t valid, std::index_sequence<I...>) {
     return {typename V::Ep(e, j + step * static_cast<std::int64_t>(I),
                            V::mask(valid - step * static_cast<std::int64_t>(I)))...};
   }
-  Sink(const FusedRequantView* e, std::int64_t j, std::int64_t step, std::int64_t valid)
-      : ep(make(*e, j, step, valid, std::make_index_sequence<N>{})) {
+  __attribute__((always_inline)) Sink(const FusedRequantView* e, std::int64_t j, std::int64_t step, std::int64_t valid)
+      : ep(make(*e, j, step, valid, std::make_index_sequence<N>{})),
+        common(e->kind == RequantKind::kFloatThenZp && !e->float_bias) {
     for (int k = 0; k < N; ++k) n[k] = static_cast<int>(std::clamp<std::int64_t>(valid - step * k, 0, step));
   }
-  void operator()(int k, std::uint8_t* y, typename V::Mask m, typename V::Vec v) const {
-    if (n[k] > 0) V::store_bytes(y, m, n[k], ep[k](v));
+  // Inlined: a call would spill the strip's accumulators and weights (every vector register is
+  // caller-saved) for each store.
+  __attribute__((always_inline)) void operator()(int k, std::uint8_t* y, typename V::Mask m, typename V::Vec v) const {
+    if (n[k] > 0) V::store_bytes(y, m, n[k], common ? V::float_then_zp(ep[k], v) : ep[k](v));
   }
 };
 

@@ -33,7 +33,7 @@ struct Epilogue8 {
   __m256i mul, lsh, rsh;                                      // kQ31Double
   __m256i mul64[2], cpos[2], cneg[2], slo[2], shi[2], sh[2];  // kShiftRound, per 4-column half
 
-  Epilogue8(const FusedRequantView& e, std::int64_t j, Lanes8 m)
+  __attribute__((always_inline)) Epilogue8(const FusedRequantView& e, std::int64_t j, Lanes8 m)
       : kind(e.kind),
         float_bias(e.float_bias),
         zp(e.zp),
@@ -76,7 +76,7 @@ struct Epilogue8 {
   // kShiftRound on the 4 columns of half h in 64-bit lanes: s = x*M + c(x) exactly, clamped to
   // [s_lo, s_hi] for the wide columns (so that the quotient fits int32), then the arithmetic shift;
   // the caller clamps in int32 and adds the zero point, as requant_avx2.cc's ShiftRound.
-  __m128i shift_round4(__m128i x, int h) const {
+  __attribute__((always_inline)) __m128i shift_round4(__m128i x, int h) const {
     const __m256i x64 = _mm256_cvtepi32_epi64(x);
     const __m256i c = neg_select64(x64, cpos[h], cneg[h]);
     __m256i s = _mm256_add_epi64(_mm256_mul_epi32(x64, mul64[h]), c);  // |x*M| <= 2^62, |c| <= 2^62
@@ -84,7 +84,7 @@ struct Epilogue8 {
     return low32_of64(sra64(s, sh[h]));
   }
 
-  __m256i operator()(__m256i v) const {
+  __attribute__((always_inline)) __m256i operator()(__m256i v) const {
     if (kind == RequantKind::kShiftRound) {
       const __m256i x = _mm256_add_epi32(v, bias);  // exact: the caller bounded |acc| + |bias| in int32
       __m256i r = _mm256_set_m128i(shift_round4(_mm256_extracti128_si256(x, 1), 1),
