@@ -274,6 +274,53 @@ TEST(qconv2d, DirectMatchesIm2col) {
   }
 }
 
+// The fused epilogues' kinds (every convention run_requant supports reduces to one of them).
+constexpr RequantKind kEpilogueKinds[] = {RequantKind::kFloatThenZp, RequantKind::kFloatInclZp,
+                                          RequantKind::kQ31Double, RequantKind::kShiftRound};
+
+// A fused-store case's int8 input (on half of the cases), uint8 weights (a quarter) and input zero point.
+struct Signedness {
+  bool xs, wu;
+  std::int64_t za;
+};
+Signedness random_signedness(std::mt19937_64& rng) {
+  const bool xs = rng() % 2 != 0, wu = rng() % 4 == 0;
+  return {xs, wu, static_cast<std::int64_t>(rng() % 256) - (xs ? 128 : 0)};
+}
+
+// A random epilogue of o channels for case number `cases` of a fused-store test: kFloatInclZp with
+// oneDNN's float bias (near 2^29 on every other case), per tensor on every fourth case.
+struct EpilogueCase {
+  bool float_bias;
+  std::vector<std::int64_t> bias;
+  std::vector<RequantParams> plan;
+  FusedRequant fr;
+  EpilogueCase(RequantKind kind, OutType out, std::int64_t o, int cases, std::mt19937_64& rng)
+      : float_bias(kind == RequantKind::kFloatInclZp),
+        bias(testing::random_bias(o, float_bias && cases % 2 == 0, rng)),
+        plan(testing::random_plan(kind, out, o, cases % 4 == 0, rng)),
+        fr(plan, o, bias.data(), float_bias) {}
+};
+
+// The first acc.size() bytes of a fused requantizing store against the two passes: the exact
+// convolution acc (o channels, channel-minor), the channel's bias (oneDNN's: added in binary32),
+// then requant_one with the channel's plan entry (or the one entry of a per-tensor plan).
+void expect_two_passes(const std::vector<std::uint8_t>& got, const std::vector<std::int64_t>& acc,
+                       const EpilogueCase& e, std::int64_t o, const std::string& what) {
+  const std::vector<std::int64_t>& bias = e.bias;
+  const std::vector<RequantParams>& plan = e.plan;
+  const bool float_bias = e.float_bias;
+  for (std::size_t i = 0; i < acc.size(); ++i) {
+    const auto j = static_cast<std::size_t>(static_cast<std::int64_t>(i) % o);
+    const std::int64_t c = acc[i], b = bias[j];
+    const std::int64_t v = float_bias ? static_cast<std::int64_t>(static_cast<float>(c) + static_cast<float>(b)) : c + b;
+    ASSERT_TRUE(v >= INT32_MIN && v <= INT32_MAX);
+    const RequantParams& p = plan[plan.size() == 1 ? 0 : j];
+    const auto want = static_cast<std::uint8_t>(requant_one(p, static_cast<std::int32_t>(v)));
+    ASSERT_EQ(got[i], want) << what << " output " << i << " (channel " << j << ") acc " << c << " bias " << b;
+  }
+}
+
 // The direct convolution's fused requantizing store (qconv2d_nhwc_requant on its weights) against
 // the two passes (the exact int64 convolution of the im2col route, the bias, requant_one), for the
 // epilogue of every convention run_requant supports (XNNPACK / ONNX Runtime / qnnpack fp32, TFLite
@@ -296,27 +343,21 @@ TEST(qconv2d, DirectFusedRequantMatchesTwoPasses) {
       geom(1, 4, 3, 4, 17, 3, 1, 1),        // ow 3
       geom(1, 3, 1, 4, 50, 3, 1, 1),        // ow 1, o 50: a full and a partial group in the second block
   };
-  const RequantKind kinds[] = {RequantKind::kFloatThenZp, RequantKind::kFloatInclZp, RequantKind::kQ31Double,
-                               RequantKind::kShiftRound};
   std::mt19937_64 rng(41);
   int cases = 0;
   for (const ConvGeom& g : geoms)
-    for (RequantKind kind : kinds)
+    for (RequantKind kind : kEpilogueKinds)
       for (OutType out : {OutType::I8, OutType::U8}) {
         ++cases;
-        const bool xs = rng() % 2 != 0, wu = rng() % 4 == 0;
-        const bool float_bias = kind == RequantKind::kFloatInclZp;  // oneDNN's epilogue
-        const std::int64_t za = static_cast<std::int64_t>(rng() % 256) - (xs ? 128 : 0);
+        const auto [xs, wu, za] = random_signedness(rng);
         const std::int64_t zw = wu ? static_cast<std::int64_t>(rng() % 256) : 0;
         std::vector<std::uint8_t> x(static_cast<std::size_t>(g.n * g.h * g.w * g.c)),
             w(static_cast<std::size_t>(g.o * g.c * g.kh * g.kw));
         // Saturation: every operand at an extreme (the largest accumulators) on a third of the cases.
         const bool extreme = cases % 3 == 0;
         testing::fill_operands(x, xs, w, wu, extreme, rng);
-        const std::vector<std::int64_t> bias = testing::random_bias(g.o, float_bias && cases % 2 == 0, rng);
-        const auto plan = testing::random_plan(kind, out, g.o, cases % 4 == 0, rng);
-        const FusedRequant fr(plan, g.o, bias.data(), float_bias);
-        ASSERT_TRUE(fr.ok());
+        const EpilogueCase e(kind, out, g.o, cases, rng);
+        ASSERT_TRUE(e.fr.ok());
         // The padding byte is the input zero point, as the qlinear operators pass it.
         const QConvWeights pd = pack_conv_weights(direct, g, w.data(), wu, zw, za, za);
         const QConvWeights pi = pack_conv_weights(im2col, g, w.data(), wu, zw, za, za);
@@ -324,20 +365,11 @@ TEST(qconv2d, DirectFusedRequantMatchesTwoPasses) {
         ASSERT_TRUE(conv_fuses_requant(direct, pd));
         const auto outs = static_cast<std::size_t>(g.n * g.oh() * g.ow() * g.o);
         std::vector<std::uint8_t> got(outs, 0xa5);
-        qconv2d_nhwc_requant(direct, pd, x.data(), xs, za, za, fr, got.data());
+        qconv2d_nhwc_requant(direct, pd, x.data(), xs, za, za, e.fr, got.data());
         std::vector<std::int64_t> acc(outs);
         qconv2d_nhwc(im2col, pi, x.data(), xs, za, za, acc.data());
-        for (std::size_t i = 0; i < outs; ++i) {
-          const auto j = static_cast<std::size_t>(static_cast<std::int64_t>(i) % g.o);
-          const std::int64_t c = acc[i], b = bias[j];
-          const std::int64_t v =
-              float_bias ? static_cast<std::int64_t>(static_cast<float>(c) + static_cast<float>(b)) : c + b;
-          ASSERT_TRUE(v >= INT32_MIN && v <= INT32_MAX);
-          const RequantParams& p = plan[plan.size() == 1 ? 0 : j];
-          const auto want = static_cast<std::uint8_t>(requant_one(p, static_cast<std::int32_t>(v)));
-          ASSERT_EQ(got[i], want) << "case " << cases << " kind " << static_cast<int>(kind) << " output " << i
-                                  << " (channel " << j << ") acc " << c << " bias " << b;
-        }
+ ASSERT_NO_FATAL_FAILURE(expect_two_passes(got, acc, e, g.o, "case " + std::to_string(cases) + " kind " +
+                                                      std::to_string(static_cast<int>(kind))));
       }
 }
 
@@ -370,47 +402,32 @@ TEST(qconv2d, DepthwiseFusedRequantMatchesTwoPasses) {
       asym,                        // asymmetric pads
       wide,
   };
-  const RequantKind kinds[] = {RequantKind::kFloatThenZp, RequantKind::kFloatInclZp, RequantKind::kQ31Double,
-                               RequantKind::kShiftRound};
   std::mt19937_64 rng(43);
   int cases = 0;
   for (const KernelSet& k : fused)
     for (const ConvGeom& g : geoms)
-      for (RequantKind kind : kinds)
+      for (RequantKind kind : kEpilogueKinds)
         for (OutType out : {OutType::I8, OutType::U8}) {
           ++cases;
-          const bool xs = rng() % 2 != 0, wu = rng() % 4 == 0;
-          const bool float_bias = kind == RequantKind::kFloatInclZp;  // oneDNN's epilogue
-          const std::int64_t za = static_cast<std::int64_t>(rng() % 256) - (xs ? 128 : 0);
+          const auto [xs, wu, za] = random_signedness(rng);
           // uint8 weights: zw 128 keeps w - zw in int8 (the u8 x s8 kernel), 0 does not (the fallback).
           const std::int64_t zw = wu ? (rng() % 2 != 0 ? 128 : 0) : 0;
           std::vector<std::uint8_t> x(static_cast<std::size_t>(g.n * g.h * g.w * g.c)),
               w(static_cast<std::size_t>(g.o * g.kh * g.kw));
           const bool extreme = cases % 3 == 0;
           testing::fill_operands(x, xs, w, wu, extreme, rng);
-          const std::vector<std::int64_t> bias = testing::random_bias(g.o, float_bias && cases % 2 == 0, rng);
-          const auto plan = testing::random_plan(kind, out, g.o, cases % 4 == 0, rng);
-          const FusedRequant fr(plan, g.o, bias.data(), float_bias);
-          ASSERT_TRUE(fr.ok());
+          const EpilogueCase e(kind, out, g.o, cases, rng);
+          ASSERT_TRUE(e.fr.ok());
           // The padding byte is the input zero point, as the qlinear operators pass it.
           const QConvWeights pw = pack_conv_weights(k, g, w.data(), wu, zw, za, za);
           ASSERT_TRUE(pw.depthwise) << "case " << cases;
           ASSERT_TRUE(conv_fuses_requant(k, pw));
           const auto outs = static_cast<std::size_t>(g.n * g.oh() * g.ow() * g.o);
           std::vector<std::uint8_t> got(outs + 64, 0xa5);  // bytes past the output must stay untouched
-          qconv2d_nhwc_requant(k, pw, x.data(), xs, za, za, fr, got.data());
+          qconv2d_nhwc_requant(k, pw, x.data(), xs, za, za, e.fr, got.data());
           const std::vector<std::int64_t> acc = conv_definition(g, x, xs, w, wu, za, zw, za);
-          for (std::size_t i = 0; i < outs; ++i) {
-            const auto j = static_cast<std::size_t>(static_cast<std::int64_t>(i) % g.o);
-            const std::int64_t c = acc[i], b = bias[j];
-            const std::int64_t v =
-                float_bias ? static_cast<std::int64_t>(static_cast<float>(c) + static_cast<float>(b)) : c + b;
-            ASSERT_TRUE(v >= INT32_MIN && v <= INT32_MAX);
-            const RequantParams& p = plan[plan.size() == 1 ? 0 : j];
-            const auto want = static_cast<std::uint8_t>(requant_one(p, static_cast<std::int32_t>(v)));
-            ASSERT_EQ(got[i], want) << k.isa << " case " << cases << " kind " << static_cast<int>(kind) << " output "
-                                    << i << " (channel " << j << ") acc " << c << " bias " << b;
-          }
+ ASSERT_NO_FATAL_FAILURE(expect_two_passes(got, acc, e, g.o, k.isa + " case " + std::to_string(cases) + " kind " +
+                                                        std::to_string(static_cast<int>(kind))));
           for (std::size_t i = outs; i < got.size(); ++i) ASSERT_EQ(got[i], 0xa5) << k.isa << " case " << cases;
         }
 }
