@@ -25,10 +25,13 @@ struct VnniYmm : VnniVector<32> {
   using Ep = Epilogue8;
   static Vec dpbusd(Vec acc, Vec a, Vec b) { return avx2::dpbusd(acc, a, b); }
   static Mask mask(std::int64_t n) { return first_lanes(static_cast<int>(std::clamp<std::int64_t>(n, 0, 8))); }
-  static Vec load32(Mask m, const std::int32_t* p) { return load_z32(m, p); }
-  static void store_bytes(std::uint8_t* y, Mask m, int n, Vec v) { store_low_bytes(y, m, n, v); }
-  static Vec float_then_zp(const Ep& e, Vec v) { return e(v); }  // Epilogue8 has no separate form
-  static void store(std::int32_t* y, Mask m, Vec v) {
+  // Inlined into the strips (a call would spill their vector registers).
+  __attribute__((always_inline)) static Vec load32(Mask m, const std::int32_t* p) { return load_z32(m, p); }
+  __attribute__((always_inline)) static void store_bytes(std::uint8_t* y, Mask m, int n, Vec v) {
+    store_low_bytes(y, m, n, v);
+  }
+  __attribute__((always_inline)) static Vec float_then_zp(const Ep& e, Vec v) { return e.float_then_zp(v); }
+  __attribute__((always_inline)) static void store(std::int32_t* y, Mask m, Vec v) {
     if (all_lanes(m))
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(y), v);
     else

@@ -30,12 +30,17 @@ struct VnniZmm : VnniVector<64> {
   }
   static Vec load32(Mask m, const std::int32_t* p) { return _mm512_maskz_loadu_epi32(m, p); }
   // Unmasked where the 16 lanes are all stored (every block but a channel tail's).
-  static void store(std::int32_t* y, Mask m, Vec v) {
+  __attribute__((always_inline)) static void store(std::int32_t* y, Mask m, Vec v) {
     if (m == 0xffff) return _mm512_storeu_si512(y, v);
     _mm512_mask_storeu_epi32(y, m, v);
   }
-  static void store_bytes(std::uint8_t* y, Mask, int n, Vec v) { avx2::store_bytes(y, v, n); }
-  static Vec float_then_zp(const Ep& e, Vec v) { return avx2::float_then_zp(v, e.bias, e.scale, e.flo, e.fhi, e.zp); }
+  // Inlined into the strips (a call would spill their vector registers).
+  __attribute__((always_inline)) static void store_bytes(std::uint8_t* y, Mask, int n, Vec v) {
+    avx2::store_bytes(y, v, n);
+  }
+  __attribute__((always_inline)) static Vec float_then_zp(const Ep& e, Vec v) {
+    return avx2::float_then_zp(v, e.bias, e.scale, e.flo, e.fhi, e.zp);
+  }
 };
 
 }  // namespace

@@ -84,7 +84,17 @@ struct Epilogue8 {
     return low32_of64(sra64(s, sh[h]));
   }
 
+  // kFloatThenZp with an int32 bias (XNNPACK, ONNX Runtime, PyTorch qnnpack): rne(fl32(fl32(v + b) * S))
+  // clamped to the integer bounds first (it commutes with the monotone rounding), + zp; a kernel
+  // that knows the kind calls it without operator()'s dispatch.
+  __attribute__((always_inline)) __m256i float_then_zp(__m256i v) const {
+    __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(v, bias)), scale);
+    f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(flo)), _mm256_set1_ps(fhi));
+    return _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(zp));  // rne: MXCSR's default
+  }
+
   __attribute__((always_inline)) __m256i operator()(__m256i v) const {
+    if (kind == RequantKind::kFloatThenZp && !float_bias) return float_then_zp(v);
     if (kind == RequantKind::kShiftRound) {
       const __m256i x = _mm256_add_epi32(v, bias);  // exact: the caller bounded |acc| + |bias| in int32
       __m256i r = _mm256_set_m128i(shift_round4(_mm256_extracti128_si256(x, 1), 1),

@@ -138,8 +138,12 @@ inline __m256i clamp64(__m256i s, __m256i lo, __m256i hi) { return _mm256_min_ep
 inline __m256i sra64(__m256i s, __m256i n) { return _mm256_srav_epi64(s, n); }
 inline __m128i low32_of64(__m256i s) { return _mm256_cvtepi64_epi32(s); }
 
-// VPMOVDB with a mask: the low byte of each lane of m.
-inline void store_low_bytes(std::uint8_t* y, Lanes8 m, int, __m256i v) { _mm256_mask_cvtepi32_storeu_epi8(y, m, v); }
+// VPMOVDB: the low byte of each lane of m (n of them; n >= 8: all), narrowed in a register and
+// stored whole where every lane is (the masked store form of VPMOVDB is slow on Zen 4 and 5).
+inline void store_low_bytes(std::uint8_t* y, Lanes8 m, int n, __m256i v) {
+  if (n >= 8) return _mm_storel_epi64(reinterpret_cast<__m128i*>(y), _mm256_cvtepi32_epi8(v));
+  _mm256_mask_cvtepi32_storeu_epi8(y, m, v);
+}
 
 using ByteLanes = __mmask32;
 inline ByteLanes first_bytes(std::int64_t valid) {
