@@ -135,17 +135,12 @@ Impl backend_impl(const std::string& lib, const simd::CpuFeatures& f) {
 
 simd::CpuFeatures without_vnni() {
   simd::CpuFeatures f = simd::detect_cpu_features();
-  f.avxvnni = f.avx512vnni = f.zmm = f.vbmi = false;
+  f.avxvnni = f.avx512vnni = f.zmm = false;
   return f;
 }
 simd::CpuFeatures without_zmm() {
   simd::CpuFeatures f = simd::detect_cpu_features();
-  f.zmm = f.vbmi = false;
-  return f;
-}
-simd::CpuFeatures without_vbmi() {  // the zmm level as on a CPU without AVX512-VBMI (Cascade Lake)
-  simd::CpuFeatures f = simd::detect_cpu_features();
-  f.vbmi = false;
+  f.zmm = false;
   return f;
 }
 
@@ -156,7 +151,6 @@ QSPEC_REGISTER_BENCH_IMPL(simd::detect_cpu_features().avx512vnni || simd::detect
                               ? backend_impl("avx2_no_vnni", without_vnni())
                               : Impl{});
 QSPEC_REGISTER_BENCH_IMPL(simd::detect_cpu_features().zmm ? backend_impl("avx2_ymm", without_zmm()) : Impl{});
-QSPEC_REGISTER_BENCH_IMPL(simd::detect_cpu_features().vbmi ? backend_impl("avx2_no_vbmi", without_vbmi()) : Impl{});
 QSPEC_REGISTER_BENCH_IMPL(backend_impl("scalar", simd::CpuFeatures{}));
 
 // ---- the exact reference (cpp_int), on problems shrunk 64x ----

@@ -45,10 +45,6 @@ struct VnniZmm : VnniVector<64> {
 
 }  // namespace
 
-#if defined(QSPEC_VBMI)
-void depthwise_vnni512_vbmi(const DepthwiseArgs& a) { depthwise_vnni_any<VnniZmm>(a); }
-#else
 void depthwise_vnni512(const DepthwiseArgs& a) { depthwise_vnni_any<VnniZmm>(a); }
-#endif
 
 }  // namespace qspec::simd::avx2

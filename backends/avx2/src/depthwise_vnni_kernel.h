@@ -101,65 +101,11 @@ inline void prefetch_row(const Plan& pl, const std::uint8_t* x, std::int64_t n, 
   }
 }
 
-#if defined(QSPEC_VBMI)
-// build_row's pair layout with AVX512-VBMI: the columns flipped to u8 in plain byte order into
-// `cols` as [block][column] vectors, so that the four columns 2j..2j+3 of a block are 128
-// contiguous bytes, and each 64-byte half of a group entry (16 channels x 4 bytes) is one
-// two-source byte permutation of them (VPERMT2B): entry byte 4 ch + k = column 2j + k, byte ch.
-void build_row_pairs_vbmi(const Plan& pl, const std::uint8_t* x, std::int64_t n, std::int64_t r, std::int64_t q0,
-                          std::int64_t nq, std::uint8_t* cols, std::uint8_t* dst) {
-  const ConvGeom& g = *pl.g;
-  const std::int64_t h = r - g.ph, nb = pl.nb;
-  const bool row_inside = h >= 0 && h < g.h;
-  const __m256i flip = _mm256_set1_epi8(static_cast<char>(pl.flip));
-  const __m256i padv = _mm256_set1_epi8(static_cast<char>(pl.pad_u));
-  const std::int64_t v0 = q0 - g.pw, nv = strip_columns(pl, nq);  // stride 1; nv even
-  const std::int64_t lo = row_inside ? std::clamp<std::int64_t>(-v0, 0, nv) : nv;
-  const std::int64_t hi = row_inside ? std::clamp<std::int64_t>(g.w - v0, lo, nv) : nv;
-  const ByteLanes last = first_bytes(pl.c - (nb - 1) * kCb);
-  auto* cv = reinterpret_cast<__m256i*>(cols);
-  for (std::int64_t b = 0; b < nb; ++b) {
-    __m256i* cb = cv + b * nv;
-    for (std::int64_t u = 0; u < lo; ++u) _mm256_store_si256(cb + u, padv);
-    for (std::int64_t u = hi; u < nv; ++u) _mm256_store_si256(cb + u, padv);
-  }
-  if (lo < hi) {
-    const std::uint8_t* xp = x + ((n * g.h + h) * g.w + v0 + lo) * pl.c;
-    for (std::int64_t u = lo; u < hi; ++u, xp += pl.c) {
-      for (std::int64_t b = 0; b + 1 < nb; ++b)
-        _mm256_store_si256(cv + b * nv + u,
-                           _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(xp + b * kCb)), flip));
-      _mm256_store_si256(cv + (nb - 1) * nv + u, _mm256_xor_si256(load_z8(last, xp + (nb - 1) * kCb), flip));
-    }
-  }
-  prefetch_row(pl, x, n, h, v0, lo, hi);
-  // Index i of half e: byte 4 ch + k of the entry's channels 16 e + ch, from column k (a table
-  // index's bit 6 picks the second 64-byte source, columns 2 and 3).
-  alignas(64) std::uint8_t idx[2][64];
-  for (int e = 0; e < 2; ++e)
-    for (int i = 0; i < 64; ++i) idx[e][i] = static_cast<std::uint8_t>(32 * (i % 4) + 16 * e + i / 4);
-  const __m512i i0 = _mm512_load_si512(idx[0]), i1 = _mm512_load_si512(idx[1]);
-  const std::int64_t nj = (nq + 1) / 2;
-  for (std::int64_t b = 0; b < nb; ++b) {
-    const std::uint8_t* cb = cols + b * nv * kCb;
-    for (std::int64_t j = 0; j < nj; ++j) {
-      const __m512i a = _mm512_load_si512(cb + 2 * j * kCb), c = _mm512_load_si512(cb + 2 * j * kCb + 64);
-      std::uint8_t* out = dst + (j * nb + b) * kEntry;
-      _mm512_store_si512(out, _mm512_permutex2var_epi8(a, i0, c));
-      _mm512_store_si512(out + 64, _mm512_permutex2var_epi8(a, i1, c));
-    }
-  }
-}
-#endif
-
 // One ring row: the groups of padded input row r (image n) for output columns q0..q0+nq. First
 // the columns the strip reads are flipped to u8 and lane-ordered once each (p_u outside the
 // input) into `cols` ([column][block] vectors); the groups are gathered from there.
 void build_row(const Plan& pl, const std::uint8_t* x, std::int64_t n, std::int64_t r, std::int64_t q0, std::int64_t nq,
                std::uint8_t* cols, std::uint8_t* dst) {
-#if defined(QSPEC_VBMI)
-  if (pl.pairs) return build_row_pairs_vbmi(pl, x, n, r, q0, nq, cols, dst);
-#endif
   const ConvGeom& g = *pl.g;
   const std::int64_t h = r - g.ph, nb = pl.nb;
   const bool row_inside = h >= 0 && h < g.h;

@@ -26,7 +26,7 @@ KernelSet kernel_set(const CpuFeatures& f) {
   if (f.avx512vnni && f.zmm) {
     k.gemm = &gemm_engine_vnni512();  // FC, matmul and every im2col conv
     k.direct_conv = &direct_conv_vnni512();
-    k.depthwise = f.vbmi ? depthwise_vnni512_vbmi : depthwise_vnni512;
+    k.depthwise = depthwise_vnni512;
     k.depthwise_fuses_requant = true;
   }
   k.isa = isa_name(f);

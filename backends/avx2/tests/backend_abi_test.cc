@@ -36,25 +36,22 @@ class BackendAbi : public ::testing::Test {
 // must be said, never silently run the best path under a lower path's test name.
 TEST(CpuCap, LowersThePathOrNamesTheUnknownValue) {
   CpuFeatures all;
-  all.avx2 = all.avxvnni = all.avx512vnni = all.zmm = all.vbmi = all.neon = all.dotprod = true;
+  all.avx2 = all.avxvnni = all.avx512vnni = all.zmm = all.neon = all.dotprod = true;
   std::string problem;
   const CpuFeatures avx2 = cap_cpu_features(all, "avx2", &problem);
   EXPECT_TRUE(avx2.avx2);
   EXPECT_FALSE(avx2.avxvnni);
   EXPECT_FALSE(avx2.avx512vnni);
   EXPECT_FALSE(avx2.zmm);
-  EXPECT_FALSE(avx2.vbmi);
   EXPECT_EQ(isa_name(avx2), "avx2");
   const CpuFeatures vex = cap_cpu_features(all, "avxvnni", &problem);
   EXPECT_TRUE(vex.avxvnni);
   EXPECT_FALSE(vex.avx512vnni);
   EXPECT_FALSE(vex.zmm);
-  EXPECT_FALSE(vex.vbmi);
   EXPECT_EQ(isa_name(vex), "avx2+avxvnni");
   const CpuFeatures ymm = cap_cpu_features(all, "avx512vnni-ymm", &problem);
   EXPECT_TRUE(ymm.avx512vnni);
   EXPECT_FALSE(ymm.zmm);
-  EXPECT_FALSE(ymm.vbmi);  // VBMI is only used by zmm kernels
   EXPECT_EQ(isa_name(ymm), "avx2+avx512vnni");
   EXPECT_EQ(isa_name(all), "avx2+avx512vnni+zmm");
   EXPECT_EQ(isa_name(cap_cpu_features(all, "scalar", &problem)), "scalar");

@@ -38,11 +38,6 @@ std::vector<KernelSet> kernel_sets() {
     ymm.zmm = false;
     v.push_back(avx2::kernel_set(ymm));
   }
-  if (f.avx512vnni && f.zmm && f.vbmi) {  // the zmm level's kernels where the CPU lacks AVX512-VBMI
-    CpuFeatures no_vbmi = f;
-    no_vbmi.vbmi = false;
-    v.push_back(avx2::kernel_set(no_vbmi));
-  }
   if (f.avx512vnni && f.zmm) v.push_back(avx2::kernel_set(f));
   return v;
 }
@@ -56,10 +51,8 @@ TEST(qconv2d, EveryIsaLevelOfThisHost) {
   if (!f.avxvnni) missing += " avx2+avxvnni";
   if (!f.avx512vnni) missing += " avx2+avx512vnni";
   if (!(f.avx512vnni && f.zmm)) missing += " avx2+avx512vnni+zmm";
-  if (!(f.avx512vnni && f.zmm && f.vbmi)) missing += " avx2+avx512vnni+zmm(with VBMI)";
   if (!missing.empty()) GTEST_SKIP() << "tested:" << isas << "; skipped (this CPU lacks them):" << missing;
-  // The zmm level twice: without AVX512-VBMI's depthwise ring rows, then with them.
-  EXPECT_EQ(isas, " scalar avx2 avx2+avxvnni avx2+avx512vnni avx2+avx512vnni+zmm avx2+avx512vnni+zmm");
+  EXPECT_EQ(isas, " scalar avx2 avx2+avxvnni avx2+avx512vnni avx2+avx512vnni+zmm");
 }
 
 // The definition: y (n, oh, ow, o) = sum over the window of (x - za) (w - zw) in int64, a tap

@@ -27,7 +27,6 @@ CpuFeatures detect_cpu_features() {
   f.avx512vnni = f.avx2 && __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl") &&
                  __builtin_cpu_supports("avx512bw");
   f.zmm = f.avx512vnni && __builtin_cpu_supports("avx512f");
-  f.vbmi = f.zmm && __builtin_cpu_supports("avx512vbmi");
 #elif defined(__aarch64__)
   f.neon = true;
 #if defined(__linux__) && defined(HWCAP_ASIMDDP)
@@ -41,15 +40,15 @@ CpuFeatures cap_cpu_features(CpuFeatures f, const std::string& cap, std::string*
   if (cap.empty()) return f;
   if (cap == "scalar") return CpuFeatures{};
   if (cap == "avx2") {
-    f.avxvnni = f.avx512vnni = f.zmm = f.vbmi = false;
+    f.avxvnni = f.avx512vnni = f.zmm = false;
     return f;
   }
   if (cap == "avxvnni") {
-    f.avx512vnni = f.zmm = f.vbmi = false;
+    f.avx512vnni = f.zmm = false;
     return f;
   }
   if (cap == "avx512vnni-ymm") {
-    f.zmm = f.vbmi = false;
+    f.zmm = false;
     return f;
   }
   if (cap == "neon") {

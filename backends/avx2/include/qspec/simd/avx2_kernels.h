@@ -47,7 +47,5 @@ void depthwise_vnni(const DepthwiseArgs& a);
 void depthwise_avxvnni(const DepthwiseArgs& a);
 // depthwise_vnni with its VPDPBUSD, loads and stores on zmm (AVX512F + BW + VL + VNNI), 16 channels each.
 void depthwise_vnni512(const DepthwiseArgs& a);
-// depthwise_vnni512 where the CPU also has AVX512-VBMI: its pair-layout ring rows with VPERMT2B.
-void depthwise_vnni512_vbmi(const DepthwiseArgs& a);
 
 }  // namespace qspec::simd::avx2

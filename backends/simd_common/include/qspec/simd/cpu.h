@@ -10,7 +10,6 @@ struct CpuFeatures {
   bool avxvnni = false;     // x86: VEX-encoded VPDPBUSD on ymm (AVX-VNNI; Alder Lake and later, no AVX-512 needed)
   bool avx512vnni = false;  // x86: VPDPBUSD on ymm (AVX512-VNNI + AVX512VL + AVX512BW)
   bool zmm = false;         // x86: the VNNI kernels on zmm registers (avx512vnni + AVX512F)
-  bool vbmi = false;        // x86: AVX512-VBMI (VPERMB, VPERMT2B) besides zmm; no level of its own
   bool neon = false;        // AArch64: Advanced SIMD (always present on AArch64 Linux)
   bool dotprod = false;     // AArch64: SDOT/UDOT (HWCAP_ASIMDDP)
 };
