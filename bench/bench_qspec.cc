@@ -54,7 +54,7 @@ Runner conv_runner(const KernelSet& k, const ConvProblem& p, std::int32_t* y) {
 // The int8-output operators as qspec's qlinear ops compute them under xnnpack.fp32 (no bias):
 // kFloatThenZp (sat(rne(fl32(acc) * scale) + zp)) fused into the stores (no int32 tensor is
 // written) of the GEMM engines that fuse in registers (the VNNI ones: qgemm_requant, the im2col
-// convolution) and of the direct convolution; the other engines and the depthwise kernel keep two passes.
+// convolution), of the direct convolution and of the VNNI depthwise kernels; the other engines keep two passes.
 simd::RequantParams int8out_params() {
   simd::RequantParams r;
   r.kind = simd::RequantKind::kFloatThenZp;
@@ -66,8 +66,8 @@ simd::RequantParams int8out_params() {
   return r;
 }
 
-// The two passes (the engines without an in-register epilogue, the depthwise kernel): the int32
-// result, then the requantization kernel over it.
+// The two passes (the engines without an in-register epilogue, the AVX2 depthwise kernel): the
+// int32 result, then the requantization kernel over it.
 Runner two_passes(const KernelSet& k, Runner int32_run, std::shared_ptr<std::vector<std::int32_t>> acc,
                   std::int8_t* y) {
   const simd::RequantFn rq = k.requant;
@@ -93,7 +93,7 @@ Runner fc8_runner(const KernelSet& k, const FcProblem& p, std::int8_t* y) {
 Runner conv8_runner(const KernelSet& k, const ConvProblem& p, std::int8_t* y) {
   const simd::ConvGeom g = geom_of(p);
   auto w = std::make_shared<simd::QConvWeights>(simd::pack_conv_weights(k, g, p.wt.data(), false, 0, p.zx, p.zx));
-  if (!simd::conv_fuses_requant(*w) || !k.gemm->fuses_requant()) {
+  if (!simd::conv_fuses_requant(k, *w) || !k.gemm->fuses_requant()) {
     auto acc = std::make_shared<std::vector<std::int32_t>>(static_cast<std::size_t>(p.oh() * p.ow() * p.o));
     return two_passes(k, conv_runner(k, p, acc->data()), acc, y);
   }

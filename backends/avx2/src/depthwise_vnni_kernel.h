@@ -26,14 +26,21 @@
 // Each output row then costs kh (x ceil(kw / 4)) VPDPBUSD per 8 channels (per 16 on zmm), the
 // weights held in registers, and where the stride allows two output rows share every group vector
 // loaded.
+//
+// Outputs. int32 accumulators, or (DepthwiseArgs::y8) the bytes of the fused requantizing epilogue:
+// V::Ep (Epilogue16 of epilogue_vnni512.h on zmm, Epilogue8 of epilogue_vnni.h on ymm, the texts the
+// GEMM engines' stores use) holds one vector's channel parameters, loaded once per strip and channel
+// block, and is applied to the accumulators in registers before a byte store.
 #pragma once
 
 #include <immintrin.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "local_vector.h"
 #include "qspec/simd/avx2_kernels.h"
@@ -82,6 +89,18 @@ std::int64_t strip_columns(const Plan& pl, std::int64_t nq) {
   return (nq - 1) * g.sw + (g.kw - 1) * g.dw + 1;
 }
 
+// The strip's input row two rows down, fetched while this one's groups are formed (the rows are
+// built in increasing order, and a strip's columns are not contiguous in memory, so the hardware
+// prefetcher does not see them coming): columns lo..hi-1 from v0 on, row h + 2 dh.
+inline void prefetch_row(const Plan& pl, const std::uint8_t* x, std::int64_t n, std::int64_t h, std::int64_t v0,
+                         std::int64_t lo, std::int64_t hi) {
+  const ConvGeom& g = *pl.g;
+  if (const std::int64_t h2 = h + 2 * g.dh; lo < hi && h2 >= 0 && h2 < g.h) {
+    const auto* p0 = reinterpret_cast<const char*>(x + ((n * g.h + h2) * g.w + v0 + lo) * pl.c);
+    for (std::int64_t off = 0; off < (hi - lo) * pl.c; off += 64) _mm_prefetch(p0 + off, _MM_HINT_T0);
+  }
+}
+
 // One ring row: the groups of padded input row r (image n) for output columns q0..q0+nq. First
 // the columns the strip reads are flipped to u8 and lane-ordered once each (p_u outside the
 // input) into `cols` ([column][block] vectors); the groups are gathered from there.
@@ -115,13 +134,7 @@ void build_row(const Plan& pl, const std::uint8_t* x, std::int64_t n, std::int64
   }
   for (std::int64_t u = hi; u < nv; ++u)
     for (std::int64_t b = 0; b < nb; ++b) _mm256_store_si256(cv + u * nb + b, padv);
-  // The rows are built in increasing order: fetch this strip's part of the input row two rows
-  // down while the groups below are formed (a strip's columns are not contiguous in memory, so
-  // the hardware prefetcher does not see them coming).
-  if (const std::int64_t h2 = h + 2 * g.dh; lo < hi && h2 >= 0 && h2 < g.h) {
-    const auto* p0 = reinterpret_cast<const char*>(x + ((n * g.h + h2) * g.w + v0 + lo) * pl.c);
-    for (std::int64_t off = 0; off < (hi - lo) * pl.c; off += 64) _mm_prefetch(p0 + off, _MM_HINT_T0);
-  }
+  prefetch_row(pl, x, n, h, v0, lo, hi);
 
   if (pl.pairs) {  // group j: columns 2j .. 2j + 3
     const std::int64_t nj = (nq + 1) / 2;
@@ -163,8 +176,11 @@ void build_row(const Plan& pl, const std::uint8_t* x, std::int64_t n, std::int64
 // ---- the strips, over a vector type V ----
 // V (VnniYmm in depthwise_vnni.cc, VnniZmm in depthwise_vnni512.cc) holds kQuarters quarters of a
 // group entry (8 channels x 4 bytes each): a VnniVector with Mask, dpbusd, mask(n) for its first n
-// (clamped) int32 lanes, and store(y, mask, v). (The vector types are named through VecOf: as a
-// template argument one would lose its may_alias attribute.)
+// (clamped) int32 lanes, load32(mask, p), store(y, mask, v), the epilogue type Ep (constructed from
+// a FusedRequantView, its first column and a mask; applied by operator(); float_then_zp(ep, v) is
+// the same for kFloatThenZp with an int32 bias, without the dispatch on the kind) and
+// store_bytes(y, mask, n, v) for the low bytes of the first n (>= 1) lanes. (The vector types are named through VecOf:
+// as a template argument one would lose its may_alias attribute.)
 template <int kBytes>
 struct VecOf;
 template <>
@@ -187,20 +203,56 @@ struct VnniVector {
   }
 };
 
+// Where a strip's N vectors of results go: int32 lanes (T = std::int32_t), or (T = std::uint8_t) the
+// bytes of the epilogues of the channels they hold, vector k holding channels j + k * step onward
+// (`valid` of the block's channels from the first vector on exist).
+template <class V, class T, int N>
+struct Sink {
+  Sink(const FusedRequantView*, std::int64_t, std::int64_t, std::int64_t) {}
+  __attribute__((always_inline)) void operator()(int, std::int32_t* y, typename V::Mask m, typename V::Vec v) const {
+    V::store(y, m, v);
+  }
+};
+template <class V, int N>
+struct Sink<V, std::uint8_t, N> {
+  std::array<typename V::Ep, N> ep;
+  int n[N];     // valid lanes of each vector
+  bool common;  // kFloatThenZp with an int32 bias (XNNPACK, ONNX Runtime, qnnpack): V::float_then_zp
+
+  template <std::size_t... I>
+  __attribute__((always_inline)) static std::array<typename V::Ep, N> make(const FusedRequantView& e, std::int64_t j, std::int64_t step,
+                                            std::int64_t valid, std::index_sequence<I...>) {
+    return {typename V::Ep(e, j + step * static_cast<std::int64_t>(I),
+                           V::mask(valid - step * static_cast<std::int64_t>(I)))...};
+  }
+  __attribute__((always_inline)) Sink(const FusedRequantView* e, std::int64_t j, std::int64_t step, std::int64_t valid)
+      : ep(make(*e, j, step, valid, std::make_index_sequence<N>{})),
+        common(e->kind == RequantKind::kFloatThenZp && !e->float_bias) {
+    for (int k = 0; k < N; ++k) n[k] = static_cast<int>(std::clamp<std::int64_t>(valid - step * k, 0, step));
+  }
+  // Inlined: a call would spill the strip's accumulators and weights (every vector register is
+  // caller-saved) for each store.
+  __attribute__((always_inline)) void operator()(int k, std::uint8_t* y, typename V::Mask m, typename V::Vec v) const {
+    if (n[k] > 0) V::store_bytes(y, m, n[k], common ? V::float_then_zp(ep[k], v) : ep[k](v));
+  }
+};
+
 // One channel block, nq output columns of ROWS output rows (ROWS = 2: consecutive rows, ring rows
 // src[0..KH]; ROWS = 1: ring rows src[0..KH-1]). Output row `row` reads src[row + i] through
 // kernel row i. Two sweeps of two quarters each keep the weights of both shifts (2 * KH * kV
 // vectors), the accumulators (ROWS x 2 columns x kV) and the corrections in registers.
 // w points at shift 0, kernel row 0 of this block (kernel row stride wrow, shift stride wshift).
-template <class V, int KH, int ROWS>
+// T = std::uint8_t: y holds bytes, ep's columns ch0 + ... are the block's channels.
+template <class V, int KH, int ROWS, class T>
 void strip_pairs(const std::uint8_t* const* src, std::int64_t gstride, const std::int8_t* w, std::int64_t wrow,
-                 std::int64_t wshift, const std::int32_t* corr, std::int64_t nq, std::int32_t* y, std::int64_t yrow,
-                 std::int64_t c, std::int64_t valid) {
+                 std::int64_t wshift, const std::int32_t* corr, std::int64_t nq, T* y, std::int64_t yrow,
+                 std::int64_t c, std::int64_t valid, const FusedRequantView* ep, std::int64_t ch0) {
   using Vec = typename V::Vec;
   constexpr int kSrc = KH + ROWS - 1, kQ = V::kQuarters, kV = 2 / kQ;  // kV vectors per two quarters
   for (int half = 0; half < 2; ++half) {
     if (valid <= 16 * half) break;  // a channel tail without these quarters
     const int k0 = 2 * half;
+    const Sink<V, T, kV> sink(ep, ch0 + 8 * k0, 8 * kQ, valid - 8 * k0);
     Vec wr[2][KH][kV], cr[kV];
     typename V::Mask m[kV];
 #pragma GCC unroll 4
@@ -241,31 +293,33 @@ void strip_pairs(const std::uint8_t* const* src, std::int64_t gstride, const std
       const bool second = 2 * j + 1 < nq;
 #pragma GCC unroll 4
       for (int row = 0; row < ROWS; ++row) {
-        std::int32_t* yp = y + row * yrow + 2 * j * c + 8 * k0;
+        T* yp = y + row * yrow + 2 * j * c + 8 * k0;
 #pragma GCC unroll 2
         for (int kk = 0; kk < kV; ++kk) {
-          V::store(yp + 8 * kk * kQ, m[kk], acc[row][0][kk]);
-          if (second) V::store(yp + c + 8 * kk * kQ, m[kk], acc[row][1][kk]);
+          sink(kk, yp + 8 * kk * kQ, m[kk], acc[row][0][kk]);
+          if (second) sink(kk, yp + c + 8 * kk * kQ, m[kk], acc[row][1][kk]);
         }
       }
     }
   }
 }
 
+template <class T>
 using PairsFn = void (*)(const std::uint8_t* const*, std::int64_t, const std::int8_t*, std::int64_t, std::int64_t,
-                         const std::int32_t*, std::int64_t, std::int32_t*, std::int64_t, std::int64_t, std::int64_t);
+                         const std::int32_t*, std::int64_t, T*, std::int64_t, std::int64_t, std::int64_t,
+                         const FusedRequantView*, std::int64_t);
 
-template <class V>
-PairsFn pairs_fn(std::int64_t kh, int rows) {
+template <class V, class T>
+PairsFn<T> pairs_fn(std::int64_t kh, int rows) {
   switch (kh * 2 + rows - 1) {
-    case 2: return strip_pairs<V, 1, 1>;
-    case 3: return strip_pairs<V, 1, 2>;
-    case 4: return strip_pairs<V, 2, 1>;
-    case 5: return strip_pairs<V, 2, 2>;
-    case 6: return strip_pairs<V, 3, 1>;
-    case 7: return strip_pairs<V, 3, 2>;
-    case 8: return strip_pairs<V, 4, 1>;
-    case 9: return strip_pairs<V, 4, 2>;
+    case 2: return strip_pairs<V, 1, 1, T>;
+    case 3: return strip_pairs<V, 1, 2, T>;
+    case 4: return strip_pairs<V, 2, 1, T>;
+    case 5: return strip_pairs<V, 2, 2, T>;
+    case 6: return strip_pairs<V, 3, 1, T>;
+    case 7: return strip_pairs<V, 3, 2, T>;
+    case 8: return strip_pairs<V, 4, 1, T>;
+    case 9: return strip_pairs<V, 4, 2, T>;
     default: return nullptr;
   }
 }
@@ -273,12 +327,15 @@ PairsFn pairs_fn(std::int64_t kh, int rows) {
 // nq output columns of one output row and channel block (the general layout): y[q] = corr + sum
 // over the NR (kernel row, group) pairs of VPDPBUSD(groups at src[r] + q * stride, weights w[r]).
 // NR > 0: the weights live in registers; NR == 0: `nr` pairs, weights reloaded (large kernels).
-template <class V, int NR>
+// T = std::uint8_t: y holds bytes, ep's columns ch0 + ... are the block's channels.
+template <class V, int NR, class T>
 void strip(const std::uint8_t* const* src, std::int64_t stride, const std::int8_t* const* w, int nr,
-           const std::int32_t* corr, std::int64_t nq, std::int32_t* y, std::int64_t ystride, std::int64_t valid) {
+           const std::int32_t* corr, std::int64_t nq, T* y, std::int64_t ystride, std::int64_t valid,
+           const FusedRequantView* ep, std::int64_t ch0) {
   using Vec = typename V::Vec;
   constexpr int kQ = V::kQuarters, kN = 4 / kQ;  // vectors per entry
   constexpr int kStep = 8 * kQ;                  // channels (int32) per vector; bytes per vector: 4 * kStep
+  const Sink<V, T, kN> sink(ep, ch0, kStep, valid);
   Vec c0[kN];
   typename V::Mask m[kN];
   for (int k = 0; k < kN; ++k) c0[k] = V::loadu(corr + kStep * k), m[k] = V::mask(valid - kStep * k);
@@ -309,23 +366,24 @@ void strip(const std::uint8_t* const* src, std::int64_t stride, const std::int8_
       }
     }
 #pragma GCC unroll 4
-    for (int k = 0; k < kN; ++k) V::store(y + q * ystride + kStep * k, m[k], acc[k]);
+    for (int k = 0; k < kN; ++k) sink(k, y + q * ystride + kStep * k, m[k], acc[k]);
   }
 }
 
+template <class T>
 using StripFn = void (*)(const std::uint8_t* const*, std::int64_t, const std::int8_t* const*, int, const std::int32_t*,
-                         std::int64_t, std::int32_t*, std::int64_t, std::int64_t);
+                         std::int64_t, T*, std::int64_t, std::int64_t, const FusedRequantView*, std::int64_t);
 
-template <class V>
-StripFn strip_fn(std::int64_t nr) {
+template <class V, class T>
+StripFn<T> strip_fn(std::int64_t nr) {
   switch (nr) {
-    case 1: return strip<V, 1>;
-    case 2: return strip<V, 2>;
-    case 3: return strip<V, 3>;
-    case 4: return strip<V, 4>;
-    case 5: return strip<V, 5>;
-    case 6: return strip<V, 6>;
-    default: return strip<V, 0>;
+    case 1: return strip<V, 1, T>;
+    case 2: return strip<V, 2, T>;
+    case 3: return strip<V, 3, T>;
+    case 4: return strip<V, 4, T>;
+    case 5: return strip<V, 5, T>;
+    case 6: return strip<V, 6, T>;
+    default: return strip<V, 0, T>;
   }
 }
 
@@ -380,14 +438,41 @@ bool weights_fit_int8(const std::int16_t* w16, std::int64_t count) {
   return fits;
 }
 
-// The whole convolution with V's strips.
+// The VPMADDWD kernel (`depthwise`: int32 results only), for the cases the u8 x s8 form cannot
+// take; for byte outputs its results in a scratch buffer, then V's epilogue over them.
 template <class V>
+void fallback(const DepthwiseArgs& a) {
+  if (a.y8 == nullptr) return depthwise(a);
+  const ConvGeom& g = *a.g;
+  const std::int64_t pixels = g.n * g.oh() * g.ow(), c = g.c;
+  thread_local std::vector<std::int32_t> y32;
+  y32.resize(static_cast<std::size_t>(std::max<std::int64_t>(pixels * c, 1)));
+  DepthwiseArgs b = a;
+  b.y = y32.data();
+  b.y8 = nullptr;
+  b.ep = nullptr;
+  depthwise(b);
+  constexpr std::int64_t kStep = 8 * V::kQuarters;  // channels per vector
+  for (std::int64_t j = 0; j < c; j += kStep) {
+    const Sink<V, std::uint8_t, 1> sink(a.ep, j, kStep, c - j);
+    const auto m = V::mask(c - j);
+    for (std::int64_t i = 0; i < pixels; ++i) sink(0, a.y8 + i * c + j, m, V::load32(m, y32.data() + i * c + j));
+  }
+}
+
+// The whole convolution with V's strips, int32 results (T = std::int32_t, a.y) or the epilogue's
+// bytes (T = std::uint8_t, a.y8).
+template <class V, class T>
 void depthwise_vnni_run(const DepthwiseArgs& a) {
   const ConvGeom& g = *a.g;
   const std::int64_t c = g.c, taps = g.kh * g.kw, off = a.x_signed ? 128 : 0;
   const std::int64_t pad_u = a.pad + off, za_u = a.za + off;
   // The u8 x s8 form needs the padding as a byte and every weight as a signed byte.
-  if (pad_u < 0 || pad_u > 255 || !weights_fit_int8(a.w16, taps * c)) return depthwise(a);
+  if (pad_u < 0 || pad_u > 255 || !weights_fit_int8(a.w16, taps * c)) return fallback<V>(a);
+  T* const y = [&] {
+    if constexpr (std::is_same_v<T, std::uint8_t>) return a.y8;
+    else return a.y;
+  }();
 
   Plan pl;
   pl.g = &g;
@@ -402,9 +487,9 @@ void depthwise_vnni_run(const DepthwiseArgs& a) {
   pl.pairs = g.sw == 1 && g.dw == 1 && g.kw <= 3 && g.kh <= 4;
   pl.groups = pl.pairs ? 1 : (g.kw + 3) / 4;
   const std::int64_t nr = g.kh * pl.groups;  // general layout: (kernel row, group) pairs
-  const PairsFn pairs2 = pl.pairs && two_rows ? pairs_fn<V>(g.kh, 2) : nullptr;
-  const PairsFn pairs1 = pl.pairs ? pairs_fn<V>(g.kh, 1) : nullptr;
-  const StripFn strip1 = strip_fn<V>(nr);
+  const PairsFn<T> pairs2 = pl.pairs && two_rows ? pairs_fn<V, T>(g.kh, 2) : nullptr;
+  const PairsFn<T> pairs1 = pl.pairs ? pairs_fn<V, T>(g.kh, 1) : nullptr;
+  const StripFn<T> strip1 = strip_fn<V, T>(nr);
   // The ring holds every padded input row one pass reads, each in a slot of its own (the rows of
   // a pass span ring_rows consecutive indices, so index mod ring_rows is a free slot).
   pl.ring_rows = (g.kh - 1) * g.dh + 1 + (pairs2 ? 1 : 0);
@@ -455,7 +540,7 @@ void depthwise_vnni_run(const DepthwiseArgs& a) {
         return slot;
       };
       for (std::int64_t p = 0; p < pl.oh;) {
-        std::int32_t* yp = a.y + ((n * pl.oh + p) * pl.ow + q0) * c;
+        T* yp = y + ((n * pl.oh + p) * pl.ow + q0) * c;
         if (pl.pairs) {
           const bool two = pairs2 != nullptr && p + 1 < pl.oh;
           const std::int64_t ns = two ? g.kh + 1 : g.kh;
@@ -465,7 +550,7 @@ void depthwise_vnni_run(const DepthwiseArgs& a) {
             for (std::int64_t i = 0; i < ns; ++i)
               sb[static_cast<std::size_t>(i)] = src[static_cast<std::size_t>(i)] + b * kEntry;
             (two ? pairs2 : pairs1)(sb.data(), gstride, pl.wq + b * kEntry, pl.nb * kEntry, g.kh * pl.nb * kEntry,
-                                    pl.corr + b * kCb, nq, yp + b * kCb, yrow, c, c - b * kCb);
+                                    pl.corr + b * kCb, nq, yp + b * kCb, yrow, c, c - b * kCb, a.ep, b * kCb);
           }
           p += two ? 2 : 1;
           continue;
@@ -481,11 +566,18 @@ void depthwise_vnni_run(const DepthwiseArgs& a) {
             wp[static_cast<std::size_t>(r)] = pl.wq + (r * pl.nb + b) * kEntry;
           }
           strip1(sb.data(), gstride, wp.data(), static_cast<int>(nr), pl.corr + b * kCb, nq, yp + b * kCb, c,
-                 c - b * kCb);
+                 c - b * kCb, a.ep, b * kCb);
         }
         ++p;
       }
     }
+}
+
+// Int32 results or, with a.y8, the epilogue's bytes.
+template <class V>
+void depthwise_vnni_any(const DepthwiseArgs& a) {
+  if (a.y8 != nullptr) return depthwise_vnni_run<V, std::uint8_t>(a);
+  depthwise_vnni_run<V, std::int32_t>(a);
 }
 
 }  // namespace

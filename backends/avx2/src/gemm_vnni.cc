@@ -12,7 +12,7 @@
 // weights stream once at the cache's bandwidth. The zero-point corrections are added as the
 // results are stored, the column term as col_mul * column sum (VPMULLD, modulo 2^32), and for
 // run_requant the qlinear operators' requantization too (bias, the convention's arithmetic per
-// column in registers, a byte store).
+// column in registers, a byte store: epilogue_vnni.h, the text the depthwise kernel's store shares).
 // GCC 12 reports its own _mm*_undefined_* placeholders (the unmasked forms of the AVX-512
 // intrinsics) as maybe-uninitialized once inlined, and at -Og (the asan preset) as uninitialized
 // (GCC bug 105593, fixed in GCC 13).
@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "epilogue_vnni.h"
 #include "qspec/simd/avx2_kernels.h"
 #include "vnni_engine.h"
 #include "vnni_isa.h"
@@ -62,92 +63,6 @@ inline void store_row(std::int32_t* c, __m256i v0, __m256i v1, int ncols) {
   store_m32(c + 8, lanes_hi(ncols), v1);
 }
 
-// The fused epilogue of columns j..j+7 (mask m: the valid ones): requant_one's arithmetic as
-// requant_avx2.cc computes it, with each column's own parameters; int32 accumulators in, clamped
-// int32 with the zero point out.
-// kShiftRound on 4 columns j..j+3 in 64-bit lanes: s = x*M + c(x) exactly, clamped to
-// [s_lo, s_hi] for the wide columns (so that the quotient fits int32), then the arithmetic shift;
-// the caller clamps in int32 and adds the zero point, as requant_avx2.cc's ShiftRound.
-inline __m128i shift_round4(const FusedRequantView& e, __m128i x, std::int64_t j, Lanes4 m) {
-  const __m256i x64 = _mm256_cvtepi32_epi64(x);
-  const __m256i mul = _mm256_cvtepi32_epi64(load_z32x4(m, e.multiplier + j));
-  const __m256i c = neg_select64(x64, load_z64x4(m, e.round_pos + j), load_z64x4(m, e.round_neg + j));
-  __m256i s = _mm256_add_epi64(_mm256_mul_epi32(x64, mul), c);  // |x*M| <= 2^62, |c| <= 2^62
-  s = clamp64(s, load_z64x4(m, e.s_lo + j), load_z64x4(m, e.s_hi + j));
-  return low32_of64(sra64(s, load_z64x4(m, e.shift + j)));
-}
-
-inline __m256i requant8(const FusedRequantView& e, __m256i v, std::int64_t j, Lanes8 m) {
-  const __m256i bias = load_z32(m, e.bias + j);
-  if (e.kind == RequantKind::kShiftRound) {
-    const __m256i x = _mm256_add_epi32(v, bias);  // exact: the caller bounded |acc| + |bias| in int32
-    const __m128i lo = shift_round4(e, _mm256_castsi256_si128(x), j, low_lanes(m));
-    const __m128i hi = shift_round4(e, _mm256_extracti128_si256(x, 1), j + 4, high_lanes(m));
-    __m256i r = _mm256_set_m128i(hi, lo);
-    r = _mm256_min_epi32(_mm256_max_epi32(r, _mm256_set1_epi32(e.lo_nozp)), _mm256_set1_epi32(e.hi_nozp));
-    return _mm256_add_epi32(r, _mm256_set1_epi32(e.zp));
-  }
-  if (e.kind == RequantKind::kQ31Double) {
-    __m256i x = _mm256_add_epi32(v, bias);  // exact: the caller bounded |acc| + |bias| in int32
-    const __m256i mul = load_z32(m, e.multiplier + j);
-    const __m256i rsh = load_z32(m, e.right_shift + j);
-    x = _mm256_sllv_epi32(x, load_z32(m, e.left_shift + j));  // x * 2^L modulo 2^32
-    // SRDHM: bits 31..62 of the exact 64-bit x*M + 2^30 of the even and odd lanes.
-    const __m256i nudge = _mm256_set1_epi64x(std::int64_t{1} << 30);
-    const __m256i pe = _mm256_add_epi64(_mm256_mul_epi32(x, mul), nudge);
-    const __m256i po = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(mul, 32)), nudge);
-    __m256i r = _mm256_blend_epi32(_mm256_srli_epi64(pe, 31), _mm256_slli_epi64(po, 1), 0xAA);
-    const __m256i int_min = _mm256_set1_epi32(INT32_MIN);
-    r = blend32(r, lanes_and(eq32(x, int_min), eq32(mul, int_min)), _mm256_set1_epi32(INT32_MAX));
-    // RDBPOT: (r >> R) + (remainder > (mask >> 1) + (r < 0)): ties away from zero.
-    const __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(_mm256_set1_epi32(1), rsh), _mm256_set1_epi32(1));
-    const __m256i thr = _mm256_sub_epi32(_mm256_srli_epi32(mask, 1), _mm256_srai_epi32(r, 31));
-    r = add1_where(_mm256_srav_epi32(r, rsh), gt32(_mm256_and_si256(r, mask), thr));
-    r = _mm256_min_epi32(_mm256_max_epi32(r, _mm256_set1_epi32(e.lo_nozp)), _mm256_set1_epi32(e.hi_nozp));
-    return _mm256_add_epi32(r, _mm256_set1_epi32(e.zp));
-  }
-  // The float kinds (float_narrow): rne(fl32(fl32(x) * S)) (+ fl32(zp) before the rounding for
-  // kFloatInclZp), clamped to integer bounds first, which commutes with the monotone rounding.
-  __m256 f;
-  if (e.float_bias) {  // oneDNN: fl32(fl32(acc) + fl32(b)), an integer below 2^31 in magnitude
-    f = _mm256_add_ps(_mm256_cvtepi32_ps(v), _mm256_cvtepi32_ps(bias));
-  } else {
-    f = _mm256_cvtepi32_ps(_mm256_add_epi32(v, bias));
-  }
-  f = _mm256_mul_ps(f, load_zps(m, e.scale + j));
-  const bool incl = e.kind == RequantKind::kFloatInclZp;
-  if (incl) f = _mm256_add_ps(f, _mm256_set1_ps(e.zp_f));
-  f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(e.flo)), _mm256_set1_ps(e.fhi));
-  const __m256i r = _mm256_cvtps_epi32(f);  // round to nearest even (MXCSR's default)
-  return incl ? r : _mm256_add_epi32(r, _mm256_set1_epi32(e.zp));
-}
-
-// The common epilogue (kFloatThenZp with an int32 bias: XNNPACK, ONNX Runtime, PyTorch qnnpack) of
-// a full panel, with each parameter loaded once per microkernel call and applied in registers:
-// requant8 is an out-of-line call per 8 lanes, across which the caller spills every accumulator
-// (ymm registers are caller-saved), and parameters read between byte stores, which may alias
-// them, are read again for every row.
-struct PanelFloatThenZp {
-  __m256i bias[2], zp;
-  __m256 scale[2], flo, fhi;
-  static bool applies(const FusedRequantView& e, int ncols) {
-    return e.kind == RequantKind::kFloatThenZp && !e.float_bias && ncols == kNr;
-  }
-  PanelFloatThenZp(const FusedRequantView& e, std::int64_t j)
-      : bias{_mm256_loadu_si256(reinterpret_cast<const __m256i*>(e.bias + j)),
-             _mm256_loadu_si256(reinterpret_cast<const __m256i*>(e.bias + j + 8))},
-        zp(_mm256_set1_epi32(e.zp)),
-        scale{_mm256_loadu_ps(e.scale + j), _mm256_loadu_ps(e.scale + j + 8)},
-        flo(_mm256_set1_ps(e.flo)),
-        fhi(_mm256_set1_ps(e.fhi)) {}
-  // requant8's float arithmetic on columns 8h..8h+7: rne(fl32(fl32(v + b) * S)) clamped first
-  // (the bounds commute with the monotone rounding), + zp.
-  __m256i operator()(__m256i v, int h) const {
-    const __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(v, bias[h])), scale[h]);
-    return _mm256_add_epi32(_mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(f, flo), fhi)), zp);
-  }
-};
-
 // c + off, or null for run_requant, which has no C (no arithmetic on a null pointer).
 inline std::int32_t* at(std::int32_t* c, std::int64_t off) { return c == nullptr ? nullptr : c + off; }
 
@@ -158,8 +73,8 @@ inline void store_out(const VnniCorr& k, std::int32_t* c, std::int64_t row, std:
   if (k.ep == nullptr) return store_row(c, v0, v1, ncols);
   std::uint8_t* y = k.y + row * k.ldy + j;
   const Lanes8 lo = lanes_lo(ncols), hi = lanes_hi(ncols);
-  store_low_bytes(y, lo, ncols, requant8(*k.ep, v0, j, lo));
-  if (ncols > 8) store_low_bytes(y + 8, hi, ncols - 8, requant8(*k.ep, v1, j + 8, hi));
+  store_low_bytes(y, lo, ncols, Epilogue8(*k.ep, j, lo)(v0));
+  if (ncols > 8) store_low_bytes(y + 8, hi, ncols - 8, Epilogue8(*k.ep, j + 8, hi)(v1));
 }
 
 inline __m256i bcast4(const std::uint8_t* p) {
@@ -222,11 +137,13 @@ void microkernel(std::int64_t k4, const std::uint8_t* a, std::int64_t lda, const
       acc1[0][r] = _mm256_add_epi32(acc1[0][r], _mm256_add_epi32(rv, c1));
     }
   }
-  if (corr.ep != nullptr && PanelFloatThenZp::applies(*corr.ep, ncols)) {
-    const PanelFloatThenZp ep(*corr.ep, j0);
+  // A full panel's epilogue with each parameter loaded once per call, applied in registers: per
+  // row, an Epilogue8 built between byte stores (which may alias its parameters) loads them again.
+  if (corr.ep != nullptr && ncols == kNr) {
+    const Epilogue8 e0(*corr.ep, j0, first_lanes(8)), e1(*corr.ep, j0 + 8, first_lanes(8));
     std::uint8_t* y = corr.y + r0 * corr.ldy + j0;
 #pragma GCC unroll 8
-    for (int r = 0; r < MR; ++r, y += corr.ldy) store16_low_bytes(y, ep(acc0[0][r], 0), ep(acc1[0][r], 1));
+    for (int r = 0; r < MR; ++r, y += corr.ldy) store16_low_bytes(y, e0(acc0[0][r]), e1(acc1[0][r]));
     return;
   }
 #pragma GCC unroll 8
@@ -280,9 +197,9 @@ void gemv_kernel(std::int64_t k4, const std::uint8_t* a, const std::int8_t* pane
       v0 = _mm256_add_epi32(v0, _mm256_add_epi32(rv, c0));
       v1 = _mm256_add_epi32(v1, _mm256_add_epi32(rv, c1));
     }
-    if (corr.ep != nullptr && PanelFloatThenZp::applies(*corr.ep, nc)) {  // inline: no call, no spills
-      const PanelFloatThenZp ep(*corr.ep, j0 + t * kNr);
-      store16_low_bytes(corr.y + j0 + t * kNr, ep(v0, 0), ep(v1, 1));
+    if (corr.ep != nullptr && nc == kNr) {
+      const Epilogue8 e0(*corr.ep, j0 + t * kNr, first_lanes(8)), e1(*corr.ep, j0 + t * kNr + 8, first_lanes(8));
+      store16_low_bytes(corr.y + j0 + t * kNr, e0(v0), e1(v1));
       continue;
     }
     store_out(corr, at(c, t * kNr), 0, j0 + t * kNr, v0, v1, nc);

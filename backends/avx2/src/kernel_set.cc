@@ -17,16 +17,19 @@ KernelSet kernel_set(const CpuFeatures& f) {
   if (f.avx2 && f.avxvnni) {  // the ymm VNNI kernels, VEX-encoded; AVX512-VNNI, where present, comes next
     k.gemm = &gemm_engine_avxvnni();
     k.depthwise = depthwise_avxvnni;
+    k.depthwise_fuses_requant = true;  // the VNNI depthwise kernels requantize in their stores
   }
   if (f.avx512vnni) {
     k.gemm = &gemm_engine_vnni();
     k.depthwise = depthwise_vnni;
+    k.depthwise_fuses_requant = true;
   }
   if (f.avx512vnni && f.zmm) {
     k.gemm = &gemm_engine_vnni512();  // FC, matmul and every im2col conv
     k.direct_conv = &direct_conv_vnni512();
     k.depthwise = depthwise_vnni512;
     if (f.fma) k.add = qlinear_add_zmm;
+    k.depthwise_fuses_requant = true;
   }
   k.isa = isa_name(f);
   return k;

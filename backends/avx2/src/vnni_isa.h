@@ -151,13 +151,10 @@ inline __m256i clamp64(__m256i s, __m256i lo, __m256i hi) { return _mm256_min_ep
 inline __m256i sra64(__m256i s, __m256i n) { return _mm256_srav_epi64(s, n); }
 inline __m128i low32_of64(__m256i s) { return _mm256_cvtepi64_epi32(s); }
 
-// VPMOVDB: the low byte of each lane of m; 8 lanes narrowed in a register and stored as 8 bytes
-// (VPMOVDB's store form is slow on Zen 4), fewer with the masked store.
+// VPMOVDB: the low byte of each lane of m (n of them; n >= 8: all), narrowed in a register and
+// stored whole where every lane is (the masked store form of VPMOVDB is slow on Zen 4 and 5).
 inline void store_low_bytes(std::uint8_t* y, Lanes8 m, int n, __m256i v) {
-  if (n >= 8) {
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(y), _mm256_cvtepi32_epi8(v));
-    return;
-  }
+  if (n >= 8) return _mm_storel_epi64(reinterpret_cast<__m128i*>(y), _mm256_cvtepi32_epi8(v));
   _mm256_mask_cvtepi32_storeu_epi8(y, m, v);
 }
 

@@ -1,7 +1,7 @@
 // conv2d (im2col + GEMM engines, the direct depthwise kernel, the zmm direct convolution) against the
 // int64 definition of the padded, strided, dilated, grouped window sum, on every kernel set this CPU
-// can run, the direct convolution against the im2col route bit for bit, and its fused requantizing
-// store against the two passes.
+// can run, the direct convolution against the im2col route bit for bit, and the fused requantizing
+// stores of the direct convolution and of the depthwise kernels against the two passes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -53,6 +53,38 @@ TEST(qconv2d, EveryIsaLevelOfThisHost) {
   EXPECT_EQ(isas, " scalar avx2 avx2+avxvnni avx2+avx512vnni avx2+avx512vnni+zmm");
 }
 
+// The definition: y (n, oh, ow, o) = sum over the window of (x - za) (w - zw) in int64, a tap
+// outside the input reading pad; x NHWC (int8 if xs, else uint8), w OIHW (uint8 if wu, else int8).
+std::vector<std::int64_t> conv_definition(const ConvGeom& g, const std::vector<std::uint8_t>& x, bool xs,
+                                          const std::vector<std::uint8_t>& w, bool wu, std::int64_t za,
+                                          std::int64_t zw, std::int64_t pad) {
+  const std::int64_t oh = g.oh(), ow = g.ow(), cg = g.c / g.groups, og = g.o / g.groups;
+  auto xv = [&](std::int64_t i) -> std::int64_t {
+    return xs ? static_cast<std::int8_t>(x[static_cast<std::size_t>(i)]) : x[static_cast<std::size_t>(i)];
+  };
+  auto wv = [&](std::int64_t i) -> std::int64_t {
+    return wu ? w[static_cast<std::size_t>(i)] : static_cast<std::int8_t>(w[static_cast<std::size_t>(i)]);
+  };
+  std::vector<std::int64_t> y(static_cast<std::size_t>(g.n * oh * ow * g.o));
+  for (std::int64_t n = 0; n < g.n; ++n)
+    for (std::int64_t p = 0; p < oh; ++p)
+      for (std::int64_t q = 0; q < ow; ++q)
+        for (std::int64_t o = 0; o < g.o; ++o) {
+          std::int64_t sum = 0;
+          const std::int64_t gi = o / og;
+          for (std::int64_t ci = 0; ci < cg; ++ci)
+            for (std::int64_t i = 0; i < g.kh; ++i)
+              for (std::int64_t j = 0; j < g.kw; ++j) {
+                const std::int64_t h = p * g.sh + i * g.dh - g.ph, v = q * g.sw + j * g.dw - g.pw;
+                const bool inside = h >= 0 && h < g.h && v >= 0 && v < g.w;
+                const std::int64_t a = inside ? xv(((n * g.h + h) * g.w + v) * g.c + gi * cg + ci) : pad;
+                sum += (a - za) * (wv(((o * cg + ci) * g.kh + i) * g.kw + j) - zw);
+              }
+          y[static_cast<std::size_t>(((n * oh + p) * ow + q) * g.o + o)] = sum;
+        }
+  return y;
+}
+
 class ConvTester {
  public:
   ConvTester& geom(const ConvGeom& g) {
@@ -97,24 +129,12 @@ class ConvTester {
     qconv2d_nhwc(k, packed, x.data(), xs_, za_, pad_, y.data());
     std::vector<std::int32_t> y32(y.size());
     qconv2d_nhwc(k, packed, x.data(), xs_, za_, pad_, y32.data());
-    auto xv = [&](std::size_t i) -> std::int64_t { return xs_ ? static_cast<std::int8_t>(x[i]) : x[i]; };
-    auto wv = [&](std::size_t i) -> std::int64_t { return wu_ ? w[i] : static_cast<std::int8_t>(w[i]); };
-    const std::int64_t cg = g.c / g.groups, og = g.o / g.groups;
+    const std::vector<std::int64_t> def = conv_definition(g, x, xs_, w, wu_, za_, zw_, pad_);
     for (std::int64_t n = 0; n < g.n; ++n)
       for (std::int64_t p = 0; p < oh; ++p)
         for (std::int64_t q = 0; q < ow; ++q)
           for (std::int64_t o = 0; o < g.o; ++o) {
-            std::int64_t want = 0;
-            const std::int64_t gi = o / og;
-            for (std::int64_t ci = 0; ci < cg; ++ci)
-              for (std::int64_t i = 0; i < g.kh; ++i)
-                for (std::int64_t j = 0; j < g.kw; ++j) {
-                  const std::int64_t h = p * g.sh + i * g.dh - g.ph, v = q * g.sw + j * g.dw - g.pw;
-                  const bool inside = h >= 0 && h < g.h && v >= 0 && v < g.w;
-                  const std::int64_t a =
-                      inside ? xv(static_cast<std::size_t>(((n * g.h + h) * g.w + v) * g.c + gi * cg + ci)) : pad_;
-                  want += (a - za_) * (wv(static_cast<std::size_t>(((o * cg + ci) * g.kh + i) * g.kw + j)) - zw_);
-                }
+            const std::int64_t want = def[static_cast<std::size_t>(((n * oh + p) * ow + q) * g.o + o)];
             ASSERT_EQ(y32[static_cast<std::size_t>(((n * oh + p) * ow + q) * g.o + o)], want);  // |want| < 2^31 here
             ASSERT_EQ(y[static_cast<std::size_t>(((n * oh + p) * ow + q) * g.o + o)], want)
                 << k.isa << (packed.depthwise ? " depthwise" : " gemm") << " at n=" << n << " p=" << p << " q=" << q
@@ -245,6 +265,53 @@ TEST(qconv2d, DirectMatchesIm2col) {
   }
 }
 
+// The fused epilogues' kinds (every convention run_requant supports reduces to one of them).
+constexpr RequantKind kEpilogueKinds[] = {RequantKind::kFloatThenZp, RequantKind::kFloatInclZp,
+                                          RequantKind::kQ31Double, RequantKind::kShiftRound};
+
+// A fused-store case's int8 input (on half of the cases), uint8 weights (a quarter) and input zero point.
+struct Signedness {
+  bool xs, wu;
+  std::int64_t za;
+};
+Signedness random_signedness(std::mt19937_64& rng) {
+  const bool xs = rng() % 2 != 0, wu = rng() % 4 == 0;
+  return {xs, wu, static_cast<std::int64_t>(rng() % 256) - (xs ? 128 : 0)};
+}
+
+// A random epilogue of o channels for case number `cases` of a fused-store test: kFloatInclZp with
+// oneDNN's float bias (near 2^29 on every other case), per tensor on every fourth case.
+struct EpilogueCase {
+  bool float_bias;
+  std::vector<std::int64_t> bias;
+  std::vector<RequantParams> plan;
+  FusedRequant fr;
+  EpilogueCase(RequantKind kind, OutType out, std::int64_t o, int cases, std::mt19937_64& rng)
+      : float_bias(kind == RequantKind::kFloatInclZp),
+        bias(testing::random_bias(o, float_bias && cases % 2 == 0, rng)),
+        plan(testing::random_plan(kind, out, o, cases % 4 == 0, rng)),
+        fr(plan, o, bias.data(), float_bias) {}
+};
+
+// The first acc.size() bytes of a fused requantizing store against the two passes: the exact
+// convolution acc (o channels, channel-minor), the channel's bias (oneDNN's: added in binary32),
+// then requant_one with the channel's plan entry (or the one entry of a per-tensor plan).
+void expect_two_passes(const std::vector<std::uint8_t>& got, const std::vector<std::int64_t>& acc,
+                       const EpilogueCase& e, std::int64_t o, const std::string& what) {
+  const std::vector<std::int64_t>& bias = e.bias;
+  const std::vector<RequantParams>& plan = e.plan;
+  const bool float_bias = e.float_bias;
+  for (std::size_t i = 0; i < acc.size(); ++i) {
+    const auto j = static_cast<std::size_t>(static_cast<std::int64_t>(i) % o);
+    const std::int64_t c = acc[i], b = bias[j];
+    const std::int64_t v = float_bias ? static_cast<std::int64_t>(static_cast<float>(c) + static_cast<float>(b)) : c + b;
+    ASSERT_TRUE(v >= INT32_MIN && v <= INT32_MAX);
+    const RequantParams& p = plan[plan.size() == 1 ? 0 : j];
+    const auto want = static_cast<std::uint8_t>(requant_one(p, static_cast<std::int32_t>(v)));
+    ASSERT_EQ(got[i], want) << what << " output " << i << " (channel " << j << ") acc " << c << " bias " << b;
+  }
+}
+
 // The direct convolution's fused requantizing store (qconv2d_nhwc_requant on its weights) against
 // the two passes (the exact int64 convolution of the im2col route, the bias, requant_one), for the
 // epilogue of every convention run_requant supports (XNNPACK / ONNX Runtime / qnnpack fp32, TFLite
@@ -267,49 +334,93 @@ TEST(qconv2d, DirectFusedRequantMatchesTwoPasses) {
       geom(1, 4, 3, 4, 17, 3, 1, 1),        // ow 3
       geom(1, 3, 1, 4, 50, 3, 1, 1),        // ow 1, o 50: a full and a partial group in the second block
   };
-  const RequantKind kinds[] = {RequantKind::kFloatThenZp, RequantKind::kFloatInclZp, RequantKind::kQ31Double,
-                               RequantKind::kShiftRound};
   std::mt19937_64 rng(41);
   int cases = 0;
   for (const ConvGeom& g : geoms)
-    for (RequantKind kind : kinds)
+    for (RequantKind kind : kEpilogueKinds)
       for (OutType out : {OutType::I8, OutType::U8}) {
         ++cases;
-        const bool xs = rng() % 2 != 0, wu = rng() % 4 == 0;
-        const bool float_bias = kind == RequantKind::kFloatInclZp;  // oneDNN's epilogue
-        const std::int64_t za = static_cast<std::int64_t>(rng() % 256) - (xs ? 128 : 0);
+        const auto [xs, wu, za] = random_signedness(rng);
         const std::int64_t zw = wu ? static_cast<std::int64_t>(rng() % 256) : 0;
         std::vector<std::uint8_t> x(static_cast<std::size_t>(g.n * g.h * g.w * g.c)),
             w(static_cast<std::size_t>(g.o * g.c * g.kh * g.kw));
         // Saturation: every operand at an extreme (the largest accumulators) on a third of the cases.
         const bool extreme = cases % 3 == 0;
         testing::fill_operands(x, xs, w, wu, extreme, rng);
-        const std::vector<std::int64_t> bias = testing::random_bias(g.o, float_bias && cases % 2 == 0, rng);
-        const auto plan = testing::random_plan(kind, out, g.o, cases % 4 == 0, rng);
-        const FusedRequant fr(plan, g.o, bias.data(), float_bias);
-        ASSERT_TRUE(fr.ok());
+        const EpilogueCase e(kind, out, g.o, cases, rng);
+        ASSERT_TRUE(e.fr.ok());
         // The padding byte is the input zero point, as the qlinear operators pass it.
         const QConvWeights pd = pack_conv_weights(direct, g, w.data(), wu, zw, za, za);
         const QConvWeights pi = pack_conv_weights(im2col, g, w.data(), wu, zw, za, za);
         ASSERT_NE(pd.direct.size(), 0u) << "case " << cases << ": the direct kernel declined";
-        ASSERT_TRUE(conv_fuses_requant(pd));
+        ASSERT_TRUE(conv_fuses_requant(direct, pd));
         const auto outs = static_cast<std::size_t>(g.n * g.oh() * g.ow() * g.o);
         std::vector<std::uint8_t> got(outs, 0xa5);
-        qconv2d_nhwc_requant(direct, pd, x.data(), xs, za, za, fr, got.data());
+        qconv2d_nhwc_requant(direct, pd, x.data(), xs, za, za, e.fr, got.data());
         std::vector<std::int64_t> acc(outs);
         qconv2d_nhwc(im2col, pi, x.data(), xs, za, za, acc.data());
-        for (std::size_t i = 0; i < outs; ++i) {
-          const auto j = static_cast<std::size_t>(static_cast<std::int64_t>(i) % g.o);
-          const std::int64_t c = acc[i], b = bias[j];
-          const std::int64_t v =
-              float_bias ? static_cast<std::int64_t>(static_cast<float>(c) + static_cast<float>(b)) : c + b;
-          ASSERT_TRUE(v >= INT32_MIN && v <= INT32_MAX);
-          const RequantParams& p = plan[plan.size() == 1 ? 0 : j];
-          const auto want = static_cast<std::uint8_t>(requant_one(p, static_cast<std::int32_t>(v)));
-          ASSERT_EQ(got[i], want) << "case " << cases << " kind " << static_cast<int>(kind) << " output " << i
-                                  << " (channel " << j << ") acc " << c << " bias " << b;
-        }
+ ASSERT_NO_FATAL_FAILURE(expect_two_passes(got, acc, e, g.o, "case " + std::to_string(cases) + " kind " +
+                                                      std::to_string(static_cast<int>(kind))));
       }
+}
+
+// The depthwise kernels' fused requantizing store (qconv2d_nhwc_requant on depthwise weights, on
+// every kernel set of this CPU whose depthwise kernel has it) against the two passes (the int64
+// definition, the bias, requant_one), for every epilogue kind, per tensor and per channel, int8 and
+// uint8 outputs, on the tails: channels below 8, past 16 and past a multiple of 32 (ymm and zmm
+// vectors partly valid, a second block), the pair layout with one and two output rows (odd oh),
+// odd ow (a pair's second column absent), strips narrower than ow, the general layout (stride 2,
+// 5x5, dilation), asymmetric padding, two images, saturated accumulators, and weights w - zw past
+// int8 (uint8 weights with zw 0: the kernels' VPMADDWD fallback, requantized after it).
+TEST(qconv2d, DepthwiseFusedRequantMatchesTwoPasses) {
+  std::vector<KernelSet> fused;
+  for (const KernelSet& k : kernel_sets())
+    if (k.depthwise_fuses_requant) fused.push_back(k);
+  if (fused.empty()) GTEST_SKIP() << "no VNNI depthwise kernel on this CPU (AVX-VNNI or AVX512-VNNI)";
+  auto dw = [](std::int64_t n, std::int64_t h, std::int64_t w, std::int64_t c, std::int64_t k, std::int64_t s,
+               std::int64_t p, std::int64_t d = 1) { return geom(n, h, w, c, c, k, s, p, d, c); };
+  ConvGeom asym = dw(1, 7, 9, 20, 3, 1, 1);
+  asym.ph2 = 0, asym.pw2 = 2;
+  ConvGeom wide = dw(1, 5, 9, 12, 5, 1, 2);
+  wide.kh = 2;  // 2x5: the general layout, two groups per kernel row
+  const ConvGeom geoms[] = {
+      dw(1, 9, 31, 64, 3, 1, 1),   // pairs, two channel blocks, odd ow
+      dw(2, 7, 10, 40, 3, 1, 1),   // pairs, oh 7 (a last single row), c % 32 = 8, two images
+      dw(1, 4, 70, 36, 3, 1, 1),   // two strips, c % 32 = 4
+      dw(1, 9, 9, 7, 3, 2, 1),     // stride 2: the general layout, c below 8
+      dw(1, 8, 8, 17, 5, 1, 2),    // 5x5, c just past 16
+      dw(1, 11, 11, 24, 3, 1, 2, 2),  // dilation 2
+      asym,                        // asymmetric pads
+      wide,
+  };
+  std::mt19937_64 rng(43);
+  int cases = 0;
+  for (const KernelSet& k : fused)
+    for (const ConvGeom& g : geoms)
+      for (RequantKind kind : kEpilogueKinds)
+        for (OutType out : {OutType::I8, OutType::U8}) {
+          ++cases;
+          const auto [xs, wu, za] = random_signedness(rng);
+          // uint8 weights: zw 128 keeps w - zw in int8 (the u8 x s8 kernel), 0 does not (the fallback).
+          const std::int64_t zw = wu ? (rng() % 2 != 0 ? 128 : 0) : 0;
+          std::vector<std::uint8_t> x(static_cast<std::size_t>(g.n * g.h * g.w * g.c)),
+              w(static_cast<std::size_t>(g.o * g.kh * g.kw));
+          const bool extreme = cases % 3 == 0;
+          testing::fill_operands(x, xs, w, wu, extreme, rng);
+          const EpilogueCase e(kind, out, g.o, cases, rng);
+          ASSERT_TRUE(e.fr.ok());
+          // The padding byte is the input zero point, as the qlinear operators pass it.
+          const QConvWeights pw = pack_conv_weights(k, g, w.data(), wu, zw, za, za);
+          ASSERT_TRUE(pw.depthwise) << "case " << cases;
+          ASSERT_TRUE(conv_fuses_requant(k, pw));
+          const auto outs = static_cast<std::size_t>(g.n * g.oh() * g.ow() * g.o);
+          std::vector<std::uint8_t> got(outs + 64, 0xa5);  // bytes past the output must stay untouched
+          qconv2d_nhwc_requant(k, pw, x.data(), xs, za, za, e.fr, got.data());
+          const std::vector<std::int64_t> acc = conv_definition(g, x, xs, w, wu, za, zw, za);
+ ASSERT_NO_FATAL_FAILURE(expect_two_passes(got, acc, e, g.o, k.isa + " case " + std::to_string(cases) + " kind " +
+                                                        std::to_string(static_cast<int>(kind))));
+          for (std::size_t i = outs; i < got.size(); ++i) ASSERT_EQ(got[i], 0xa5) << k.isa << " case " << cases;
+        }
 }
 
 }  // namespace

@@ -87,11 +87,15 @@ inline void copy_bytes(std::uint8_t* dst, const std::uint8_t* src, std::int64_t 
   if (t < n) std::memcpy(dst + t, src + t, static_cast<std::size_t>(n - t));
 }
 
+// Out = std::uint8_t: the bytes of the fused epilogue ep, in the kernel's stores.
 template <class Out>
 void depthwise_path(const KernelSet& k, const QConvWeights& w, const std::uint8_t* x, bool x_signed, std::int64_t za,
-                    std::int64_t pad, Out* y) {
+                    std::int64_t pad, Out* y, const FusedRequant* ep = nullptr) {
   const ConvGeom& g = w.g;
-  if constexpr (sizeof(Out) == 4) {
+  if constexpr (std::is_same_v<Out, std::uint8_t>) {
+    const FusedRequantView view = ep->view();
+    k.depthwise(DepthwiseArgs{&g, x, x_signed, za, pad, w.w16.data(), nullptr, y, &view});
+  } else if constexpr (sizeof(Out) == 4) {
     k.depthwise(DepthwiseArgs{&g, x, x_signed, za, pad, w.w16.data(), y});
   } else {
     thread_local std::vector<std::int32_t> y32;
@@ -239,10 +243,14 @@ void qconv2d_nhwc(const KernelSet& k, const QConvWeights& w, const void* x_nhwc,
   gemm_path(k, w, x, x_signed, za, pad, y, nullptr);
 }
 
+bool conv_fuses_requant(const KernelSet& k, const QConvWeights& w) { return !w.depthwise || k.depthwise_fuses_requant; }
+
 void qconv2d_nhwc_requant(const KernelSet& k, const QConvWeights& w, const void* x_nhwc, bool x_signed, std::int64_t za,
                           std::int64_t pad, const FusedRequant& ep, std::uint8_t* y) {
-  if (!conv_fuses_requant(w)) throw std::logic_error("qconv2d_nhwc_requant: not for the depthwise kernel");
+  if (!conv_fuses_requant(k, w))
+    throw std::logic_error("qconv2d_nhwc_requant: this kernel set's depthwise kernel has no fused epilogue");
   const auto* x = static_cast<const std::uint8_t*>(x_nhwc);
+  if (w.depthwise) return depthwise_path(k, w, x, x_signed, za, pad, y, &ep);
   if (w.direct.size() != 0 && k.direct_conv != nullptr) return direct_path(k, w, x, x_signed, za, pad, y, &ep);
   gemm_path(k, w, x, x_signed, za, pad, y, &ep);
 }

@@ -1,7 +1,7 @@
 // Handler of qlinear.conv2d (spec/operators_qlinear.md) under xnnpack.fp32, onnxruntime, TFLite, TOSA and oneDNN: the
 // exact NHWC convolution of the 8-bit engines (im2col through the GEMM engine, the direct depthwise
 // kernel), padded with the input zero point, plus the int32 bias, then the convention's epilogue
-// (fused into the GEMM engine's stores where the plan and the accumulator bound allow).
+// (fused into the kernels' stores where the plan and the accumulator bound allow).
 #include <algorithm>
 #include <array>
 #include <string>
@@ -106,9 +106,9 @@ void qlinear_conv2d(OpCall& c) {
     const bool x_signed = p.x_type == QSPEC_DTYPE_INT8;
     const QConvWeights packed = pack_conv_weights(c.k, g, w_oihw.data(), p.w_type == QSPEC_DTYPE_UINT8, p.w_zero_point,
                                                   p.x_zero_point, p.x_zero_point);
-    // The fused route (the requantization in the stores of the ISA's direct convolution or of the
-    // im2col path's GEMM engine) where it applies.
-    const auto ep = !conv_fuses_requant(packed)
+    // The fused route (the requantization in the stores of the depthwise kernel, of the ISA's direct
+    // convolution or of the im2col path's GEMM engine) where it applies.
+    const auto ep = !conv_fuses_requant(c.k, packed)
                         ? nullptr
                         : qlinear::fused_epilogue(*c.k.gemm, conv, p, plan, taps * cg, O, bt ? &b : nullptr);
     if (std::uint8_t* y = ep ? qlinear::byte_output(c.output(Op::out::y, 0), {g.n, oh, ow, O}) : nullptr) {

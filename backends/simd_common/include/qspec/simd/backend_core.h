@@ -32,6 +32,7 @@ struct KernelSet {
   RequantFn requant = nullptr;
   const GemmEngine* gemm = nullptr;
   DepthwiseFn depthwise = nullptr;
+  bool depthwise_fuses_requant = false;     // depthwise takes DepthwiseArgs::y8 (its stores requantize)
   const DirectConv* direct_conv = nullptr;  // optional (null: every conv through im2col tiles)
   QuantizeFn quantize = nullptr;
   DequantizeFn dequantize = nullptr;

@@ -25,13 +25,18 @@ struct ConvGeom {
 // Depthwise kernel (one output channel per input channel): with xs = x - za and ps = pad - za
 // (int16 after the packer's range check) and ws the int16 weights w - zw,
 // y[p][ch] = sum_taps xs[tap(p)][ch] * ws[tap][ch], a tap outside the input reading ps.
+// With y8 set instead of y (only for a kernel KernelSet::depthwise_fuses_requant names): the bytes
+// of the fused epilogue ep of each channel applied to that int32 y, as DirectConvArgs' y8 (the
+// caller has bounded y plus the bias in int32).
 struct DepthwiseArgs {
   const ConvGeom* g;
   const std::uint8_t* x;  // n*h*w*c input bytes (int8 if x_signed, else uint8)
   bool x_signed;
   std::int64_t za, pad;
-  const std::int16_t* w16;  // kh*kw*c: w - zw (tap-major)
-  std::int32_t* y;          // n*oh*ow*c
+  const std::int16_t* w16;               // kh*kw*c: w - zw (tap-major)
+  std::int32_t* y;                       // n*oh*ow*c
+  std::uint8_t* y8 = nullptr;            // n*oh*ow*c bytes (int8 or uint8, as ep's plan says)
+  const FusedRequantView* ep = nullptr;  // with y8: columns 0..c-1
 };
 using DepthwiseFn = void (*)(const DepthwiseArgs& a);
 void depthwise_scalar(const DepthwiseArgs& a);
@@ -85,12 +90,13 @@ void qconv2d_nhwc(const KernelSet& k, const QConvWeights& w, const void* x_nhwc,
                   std::int64_t pad, Out* y);
 
 // The int8 / uint8 outputs of the qlinear operators: y (n, oh, ow, o bytes) = the epilogue ep of
-// every output channel applied to the convolution, fused into the stores of the ISA's direct
-// convolution where it took the weights, else of the im2col path's GEMM engine (qgemm_u8_requant)
-// (the caller bounds the accumulators in int32; not for w.depthwise).
+// every output channel applied to the convolution, fused into the stores of the depthwise kernel
+// (w.depthwise), else of the ISA's direct convolution where it took the weights, else of the im2col
+// path's GEMM engine (qgemm_u8_requant) (the caller bounds the accumulators in int32).
 // Whether qconv2d_nhwc_requant takes these weights: the direct convolution and the im2col GEMM
-// path. The depthwise kernel writes int32 accumulators, requantized in a second pass.
-inline bool conv_fuses_requant(const QConvWeights& w) { return !w.depthwise; }
+// path always; the depthwise kernel where the kernel set's has the epilogue in its stores (the
+// others write int32 accumulators, requantized in a second pass).
+bool conv_fuses_requant(const KernelSet& k, const QConvWeights& w);
 void qconv2d_nhwc_requant(const KernelSet& k, const QConvWeights& w, const void* x_nhwc, bool x_signed, std::int64_t za,
                           std::int64_t pad, const FusedRequant& ep, std::uint8_t* y);
 
