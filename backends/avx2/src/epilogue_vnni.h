@@ -19,6 +19,15 @@
 namespace qspec::simd::avx2 {
 namespace {
 
+// kFloatThenZp with an int32 bias (XNNPACK, ONNX Runtime, PyTorch qnnpack) on 8 columns:
+// rne(fl32(fl32(v + b) * S)) clamped to the integer bounds [flo, fhi] first (it commutes with the
+// monotone rounding), + zp; for kernels that hold the parameters in registers themselves.
+__attribute__((always_inline)) inline __m256i float_then_zp(__m256i v, __m256i bias, __m256 scale, __m256 flo,
+                                                            __m256 fhi, __m256i zp) {
+  const __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(v, bias)), scale);
+  return _mm256_add_epi32(_mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(f, flo), fhi)), zp);  // rne: MXCSR's
+}
+
 // requant_one's arithmetic on columns j..j+7 (m: the valid ones) as requant_avx2.cc computes it,
 // with each column's own parameters; int32 accumulators in, clamped int32 with the zero point out.
 // The constructor loads every per-column parameter the kind needs once, for a kernel to apply to
@@ -88,9 +97,7 @@ struct Epilogue8 {
   // clamped to the integer bounds first (it commutes with the monotone rounding), + zp; a kernel
   // that knows the kind calls it without operator()'s dispatch.
   __attribute__((always_inline)) __m256i float_then_zp(__m256i v) const {
-    __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(v, bias)), scale);
-    f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(flo)), _mm256_set1_ps(fhi));
-    return _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(zp));  // rne: MXCSR's default
+    return avx2::float_then_zp(v, bias, scale, _mm256_set1_ps(flo), _mm256_set1_ps(fhi), _mm256_set1_epi32(zp));
   }
 
   __attribute__((always_inline)) __m256i operator()(__m256i v) const {
