@@ -6,6 +6,7 @@
 
 #include "narrow_store.h"
 #include "qspec/simd/avx2_kernels.h"
+#include "requant_kinds.h"
 
 namespace qspec::simd::avx2 {
 namespace {
@@ -16,11 +17,12 @@ struct Q31Double {
   __m256i m, nudge, mask, half, lo, hi, zp, int_min, int_max;
   __m128i lsh, rsh;
   bool fix_overflow;
-  explicit Q31Double(const RequantParams& p)
+  explicit Q31Double(const RequantParams& p) : Q31Double(p, Q31Lanes(p)) {}
+  Q31Double(const RequantParams& p, const Q31Lanes& c)
       : m(_mm256_set1_epi64x(p.multiplier)),  // mul_epi32 reads the low dword of each qword
         nudge(_mm256_set1_epi64x(std::int64_t{1} << 30)),
-        mask(_mm256_set1_epi32(static_cast<std::int32_t>((std::int64_t{1} << p.right_shift) - 1))),
-        half(_mm256_set1_epi32(static_cast<std::int32_t>(((std::int64_t{1} << p.right_shift) - 1) >> 1))),
+        mask(_mm256_set1_epi32(c.mask)),
+        half(_mm256_set1_epi32(c.half)),
         lo(_mm256_set1_epi32(p.lo_nozp)),
         hi(_mm256_set1_epi32(p.hi_nozp)),
         zp(_mm256_set1_epi32(p.zp)),
@@ -28,7 +30,7 @@ struct Q31Double {
         int_max(_mm256_set1_epi32(INT32_MAX)),
         lsh(_mm_cvtsi32_si128(p.left_shift)),
         rsh(_mm_cvtsi32_si128(p.right_shift)),
-        fix_overflow(p.multiplier == INT32_MIN) {}
+        fix_overflow(c.fix_overflow) {}
 
   __m256i operator()(__m256i x) const {
     x = _mm256_sll_epi32(x, lsh);  // x * 2^L modulo 2^32
@@ -55,19 +57,20 @@ struct ShiftRound {
   __m256i off, m, c_pos, c_diff, wlo, whi, lo, hi, zp;
   __m128i s_lo, s_hi;  // S (S < 32), or S - 32 (S >= 32)
   bool has_offset;
-  explicit ShiftRound(const RequantParams& p)
+  explicit ShiftRound(const RequantParams& p) : ShiftRound(p, ShiftLanes(p)) {}
+  ShiftRound(const RequantParams& p, const ShiftLanes& c)
       : off(_mm256_set1_epi32(p.input_offset)),
         m(_mm256_set1_epi64x(p.multiplier)),
         c_pos(_mm256_set1_epi64x(p.round_pos)),
-        c_diff(_mm256_set1_epi64x(p.round_neg - p.round_pos)),
+        c_diff(_mm256_set1_epi64x(c.c_diff)),
         wlo(_mm256_set1_epi64x(p.wide_lo)),
         whi(_mm256_set1_epi64x(p.wide_hi)),
         lo(_mm256_set1_epi32(p.lo_nozp)),
         hi(_mm256_set1_epi32(p.hi_nozp)),
         zp(_mm256_set1_epi32(p.zp)),
-        s_lo(_mm_cvtsi32_si128(p.shift < 32 ? p.shift : p.shift - 32)),
-        s_hi(_mm_cvtsi32_si128(p.shift < 32 ? 32 - p.shift : 0)),
-        has_offset(p.input_offset != 0) {}
+        s_lo(_mm_cvtsi32_si128(c.s_lo)),
+        s_hi(_mm_cvtsi32_si128(c.s_hi)),
+        has_offset(c.has_offset) {}
 
   __m256i clamp64(__m256i s) const {
     s = _mm256_blendv_epi8(s, wlo, _mm256_cmpgt_epi64(wlo, s));
@@ -112,15 +115,16 @@ struct FloatKind {
   __m256 scale, zp_f, flo, fhi;
   __m256d dzp, dlo, dhi;
   __m256i zp;
-  explicit FloatKind(const RequantParams& p)
+  explicit FloatKind(const RequantParams& p) : FloatKind(p, FloatLanes<kInclZp, kNarrow>(p)) {}
+  FloatKind(const RequantParams& p, const FloatLanes<kInclZp, kNarrow>& c)
       : scale(_mm256_set1_ps(p.scale)),
         zp_f(_mm256_set1_ps(p.zp_f)),
         flo(_mm256_set1_ps(p.flo)),
         fhi(_mm256_set1_ps(p.fhi)),
-        dzp(_mm256_set1_pd(kInclZp ? 0.0 : p.zp)),
+        dzp(_mm256_set1_pd(c.dzp)),
         dlo(_mm256_set1_pd(p.qmin)),
         dhi(_mm256_set1_pd(p.qmax)),
-        zp(_mm256_set1_epi32(kInclZp || !kNarrow ? 0 : p.zp)) {}
+        zp(_mm256_set1_epi32(c.izp)) {}
 
   // Round to nearest even and add the zero point in binary64 (exact while |r| < 2^53, and
   // beyond that far outside the range anyway), clamp there, convert: every int32 is exact.
@@ -150,40 +154,25 @@ struct FloatKind {
 
 inline __m256i load(const std::int32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
 
-template <class F>
-void drive_any(const F& f, const RequantParams& p, std::size_t n, const std::int32_t* x, void* y) {
-  const std::size_t es = static_cast<std::size_t>(out_size(p.out));
-  narrow_loop_any(
-      p.out, n, y, [&](std::size_t i) { return f(load(x + i)); },
-      [&](std::size_t i) { requant_scalar(p, n - i, x + i, static_cast<unsigned char*>(y) + i * es); });
-}
+// The ymm kernels for requant_with (requant_kinds.h).
+struct Ymm {
+  using Q31Double = avx2::Q31Double;
+  template <bool kTwoConstants, bool kWide, bool kHighShift>
+  using ShiftRound = avx2::ShiftRound<kTwoConstants, kWide, kHighShift>;
+  template <bool kInclZp, bool kNarrow>
+  using FloatKind = avx2::FloatKind<kInclZp, kNarrow>;
 
-template <bool kTwo, bool kWide>
-void shift_round(const RequantParams& p, std::size_t n, const std::int32_t* x, void* y) {
-  if (p.shift >= 32)
-    drive_any(ShiftRound<kTwo, kWide, true>(p), p, n, x, y);
-  else
-    drive_any(ShiftRound<kTwo, kWide, false>(p), p, n, x, y);
-}
+  template <class F>
+  static void run(const F& f, const RequantParams& p, std::size_t n, const std::int32_t* x, void* y) {
+    const std::size_t es = static_cast<std::size_t>(out_size(p.out));
+    narrow_loop_any(
+        p.out, n, y, [&](std::size_t i) { return f(load(x + i)); },
+        [&](std::size_t i) { requant_scalar(p, n - i, x + i, static_cast<unsigned char*>(y) + i * es); });
+  }
+};
 
 }  // namespace
 
-void requant(const RequantParams& p, std::size_t n, const std::int32_t* x, void* y) {
-  switch (p.kind) {
-    case RequantKind::kQ31Double: return drive_any(Q31Double(p), p, n, x, y);
-    case RequantKind::kShiftRound: {
-      if (p.shift < 0) return requant_scalar(p, n, x, y);  // exact left shifts: rare, scalar
-      const bool two = p.round_pos != p.round_neg;
-      if (p.wide) return two ? shift_round<true, true>(p, n, x, y) : shift_round<false, true>(p, n, x, y);
-      return two ? shift_round<true, false>(p, n, x, y) : shift_round<false, false>(p, n, x, y);
-    }
-    case RequantKind::kFloatThenZp:
-      if (p.float_narrow) return drive_any(FloatKind<false, true>(p), p, n, x, y);
-      return drive_any(FloatKind<false, false>(p), p, n, x, y);
-    case RequantKind::kFloatInclZp:
-      if (p.float_narrow) return drive_any(FloatKind<true, true>(p), p, n, x, y);
-      return drive_any(FloatKind<true, false>(p), p, n, x, y);
-  }
-}
+void requant(const RequantParams& p, std::size_t n, const std::int32_t* x, void* y) { requant_with<Ymm>(p, n, x, y); }
 
 }  // namespace qspec::simd::avx2
