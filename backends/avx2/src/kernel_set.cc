@@ -25,6 +25,7 @@ KernelSet kernel_set(const CpuFeatures& f) {
     k.gemm = &gemm_engine_vnni512();  // FC, matmul and every im2col conv
     k.direct_conv = &direct_conv_vnni512();
     k.depthwise = depthwise_vnni512;
+    k.requant = requant_avx512;  // needs AVX512F only, but a level of its own would be one more to test
   }
   k.isa = isa_name(f);
   return k;
