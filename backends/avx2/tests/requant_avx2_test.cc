@@ -1,9 +1,10 @@
 // Requantization kernels: the scalar path against independent definitions, and each x86 level (AVX2
 // on ymm, AVX-512 on zmm) against scalar on every tail length, output type, and the traps
-// (INT32_MIN^2, negative ties, |x| > 2^24).
+// (INT32_MIN^2, negative ties, |x| > 2^24, INT32_MIN / INT32_MAX).
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "qspec/simd/avx2_kernels.h"
@@ -207,6 +208,20 @@ TEST(requant_scalar, FloatAbove2To24) {
   EXPECT_EQ(requant_one(q, 16777217), 16777220);
 }
 
+// An unsigned output with zp = INT32_MIN: v + zp <= INT32_MAX + INT32_MIN = -1 for every int32 v,
+// so every output is qmin = 0, though qmin - zp = 2^31 is no int32 (finalize's empty intersection).
+TEST(requant_scalar, ZeroPointBelowEveryInt32Sum) {
+  for (OutType out : {OutType::U8, OutType::U16}) {
+    RequantParams a = q31(INT32_MAX, 0, INT32_MIN, out);
+    RequantParams b = shift_round(1 << 30, 31, Round::HalfAway, INT32_MIN, out);
+    ASSERT_TRUE(finalize(a) && finalize(b));
+    for (std::int32_t x : {INT32_MIN, -1, 0, 1, 1000, INT32_MAX}) {
+      EXPECT_EQ(requant_one(a, x), 0) << "x=" << x;
+      EXPECT_EQ(requant_one(b, x), 0) << "x=" << x;
+    }
+  }
+}
+
 // ---- each SIMD level against scalar: every tail, every output type ----
 
 struct Level {
@@ -325,6 +340,27 @@ TEST_P(SimdRequant, WideShiftRound) {
       ASSERT_TRUE(finalize(p));
       EXPECT_TRUE(p.wide);
       RequantTester().n(77).params(p).seed(rng()).Test(kernel());
+    }
+}
+
+// INT32_MIN, INT32_MAX and their neighbours through every kind and output type, with zero points
+// inside and far outside the range (saturating everything).
+TEST_P(SimdRequant, Int32ExtremesEveryKind) {
+  const std::vector<std::int32_t> xs = {INT32_MIN, INT32_MIN + 1, INT32_MAX, INT32_MAX - 1, 0, -1, 1,
+                                        INT32_MIN / 2, INT32_MAX / 2 + 1, -(1 << 24) - 1, (1 << 24) + 1};
+  for (OutType out : kOuts)
+    for (std::int32_t zp : {0, out_max(out), INT32_MIN, INT32_MAX}) {
+      for (std::int32_t m : {INT32_MIN, INT32_MAX, 1 << 30, 1, 0})
+        for (int shift : {0, 1, -1, -31, 30}) {
+          RequantTester().n(45).params(q31(m, shift, zp, out)).inputs(xs).iterations(2).Test(kernel());
+          if (shift > 0) continue;
+          for (Round r : {Round::HalfUp, Round::HalfAway, Round::TosaDouble})
+            for (std::int32_t off : {0, INT32_MIN, -1})
+              RequantTester().n(45).params(shift_round(m, 31 - shift, r, zp, out, off)).inputs(xs).Test(kernel());
+        }
+      for (RequantKind k : {RequantKind::kFloatThenZp, RequantKind::kFloatInclZp})
+        for (float scale : {1.0f, -1.0f, 0.0f, 1e-9f, 65536.0f, std::numeric_limits<float>::infinity()})
+          RequantTester().n(45).params(float_kind(k, scale, zp, out)).inputs(xs).Test(kernel());
     }
 }
 
