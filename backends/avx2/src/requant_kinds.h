@@ -46,7 +46,29 @@ struct FloatLanes {
   explicit FloatLanes(const RequantParams& p) : dzp(kInclZp ? 0.0 : p.zp), izp(kInclZp || !kNarrow ? 0 : p.zp) {}
 };
 
-// The kernel for p: V supplies the functors V::Q31Double, V::ShiftRound<kTwoConstants, kWide,
+// kQ31Double with L = 0, R >= 1 and M >= 0 (every gemmlowp / TFLite double rounding with a negative
+// exponent) as one kShiftRound, RDBPOT(SRDHM(x, M), R) = floor((x*M + c) / 2^(31+R)) with
+// c = 2^30 + 2^(30+R) - [x < 0] * 2^31. Why: with p = x*M and t = SRDHM = floor((p + 2^30) / 2^31),
+// RDBPOT(t, R) = floor((t + 2^(R-1) - [t < 0]) / 2^R), and t + k = floor((p + 2^30 + k * 2^31) / 2^31)
+// for an integer k, so the two floors nest into one. [x < 0] stands for [t < 0]: they differ only where
+// p is in [-2^30, 0] (x < 0 with M > 0, or M = 0), where t = 0 and the numerator is
+// in [0, 2^(31+R)) either way, so the quotient is 0 = RDBPOT(0, R). M >= 0 excludes INT32_MIN^2.
+// The quotient is RDBPOT of an int32 by R >= 1, so it fits int32 (not wide), and |x*M + c| < 2^63.
+inline bool q31_as_shift_round(const RequantParams& p, RequantParams& s) {
+  if (p.kind != RequantKind::kQ31Double || p.left_shift != 0 || p.right_shift < 1 || p.multiplier < 0) return false;
+  s = p;
+  s.kind = RequantKind::kShiftRound;
+  s.input_offset = 0;
+  s.shift = 31 + p.right_shift;
+  s.round_pos = (std::int64_t{1} << 30) + (std::int64_t{1} << (30 + p.right_shift));
+  s.round_neg = s.round_pos - (std::int64_t{1} << 31);
+  s.wide = false;
+  return true;
+}
+
+// The kernel for p: V says whether it folds kQ31Double into kShiftRound where it can
+// (V::kQ31AsShiftRound: where the sign-dependent constant costs fewer instructions than RDBPOT) and
+// supplies the functors V::Q31Double, V::ShiftRound<kTwoConstants, kWide,
 // kHighShift>, V::FloatKind<kInclZp, kNarrow> (constructed from p) and V::run(functor, p, n, x, y).
 template <class V, bool kTwo, bool kWide>
 void shift_round_with(const RequantParams& p, std::size_t n, const std::int32_t* x, void* y) {
@@ -57,7 +79,11 @@ void shift_round_with(const RequantParams& p, std::size_t n, const std::int32_t*
 template <class V>
 void requant_with(const RequantParams& p, std::size_t n, const std::int32_t* x, void* y) {
   switch (p.kind) {
-    case RequantKind::kQ31Double: return V::run(typename V::Q31Double(p), p, n, x, y);
+    case RequantKind::kQ31Double: {
+      RequantParams s;
+      if (V::kQ31AsShiftRound && q31_as_shift_round(p, s)) return shift_round_with<V, true, false>(s, n, x, y);
+      return V::run(typename V::Q31Double(p), p, n, x, y);
+    }
     case RequantKind::kShiftRound: {
       if (p.shift < 0) return requant_scalar(p, n, x, y);  // exact left shifts: rare, scalar
       const bool two = p.round_pos != p.round_neg;
