@@ -1,11 +1,13 @@
 // AVX-512 requantization kernels (16 int32 lanes per zmm), bit-exact with requant_scalar on every input.
 //
 // The arithmetic of requant_avx2.cc on zmm, with what AVX512F adds: compares into mask registers
-// instead of blends, VPMINSQ / VPMAXSQ for the 64-bit clamp, VRNDSCALEPD for the binary64 rounding,
-// VPMOVDB / VPMOVDW narrowing (the lanes are already inside the output range, so truncation is
-// exact), and a masked load and store for the tail instead of the scalar loop. Compiled with the
-// zmm level's flags and reached only from that level (kernel_set.cc). -mavx512f implies -mfma, but
-// the target's -ffp-contract=off keeps the float kinds' multiply and add two roundings.
+// instead of blends, VPMINSQ / VPMAXSQ for the 64-bit clamp, VPERMT2D to gather the quotients' high
+// dwords, VRNDSCALEPD for the binary64 rounding, VPMOVDB / VPMOVDW narrowing where the main loop does
+// not pack (the lanes are already inside the output range, so truncation is exact), and a masked
+// load and store for the tail instead of the scalar loop. kQ31Double is folded into kShiftRound
+// where it can be (requant_kinds.h). Compiled with the zmm level's flags and reached only from that
+// level (kernel_set.cc). -mavx512f implies -mfma, but the target's -ffp-contract=off keeps the float
+// kinds' multiply and add two roundings (checked: no VFMADD in the object).
 // GCC 12 reports its own _mm*_undefined_* placeholders (the unmasked forms of the AVX-512
 // intrinsics) as maybe-uninitialized once inlined, and at -Og (the asan preset) as uninitialized
 // (GCC bug 105593, fixed in GCC 13).
@@ -63,7 +65,7 @@ struct Q31Double {
 // by the sign of x through a mask, then the quotient's low 32 bits put back in lane order.
 template <bool kTwoConstants, bool kWide, bool kHighShift>
 struct ShiftRound {
-  __m512i off, m, c_pos, c_neg, sign_lo, wlo, whi, lo, hi, zp;
+  __m512i off, m, c_pos, c_neg, sign_lo, wlo, whi, lo, hi, zp, hi_dwords;
   __m128i s_lo, s_hi;
   bool has_offset;
   explicit ShiftRound(const RequantParams& p) : ShiftRound(p, ShiftLanes(p)) {}
@@ -78,6 +80,7 @@ struct ShiftRound {
         lo(_mm512_set1_epi32(p.lo_nozp)),
         hi(_mm512_set1_epi32(p.hi_nozp)),
         zp(_mm512_set1_epi32(p.zp)),
+        hi_dwords(_mm512_setr_epi32(1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31)),  // se's, so's
         s_lo(_mm_cvtsi32_si128(c.s_lo)),
         s_hi(_mm_cvtsi32_si128(c.s_hi)),
         has_offset(c.has_offset) {}
@@ -103,7 +106,8 @@ struct ShiftRound {
     __m512i r;
     if constexpr (kHighShift) {
       // S >= 32: floor(s / 2^S) = floor(hi32(s) / 2^(S-32)) with hi32 the signed high dword.
-      r = _mm512_sra_epi32(_mm512_mask_blend_epi32(kOdd, _mm512_srli_epi64(se, 32), so), s_lo);
+      // VPERMT2D gathers the high dwords in lane order: one instruction for a shift and a blend.
+      r = _mm512_sra_epi32(_mm512_permutex2var_epi32(se, hi_dwords, so), s_lo);
     } else {
       // S < 32: bits S..S+31 of s are floor(s / 2^S) modulo 2^32, exact when it fits int32.
       r = _mm512_mask_blend_epi32(kOdd, _mm512_srl_epi64(se, s_lo), _mm512_sll_epi64(so, s_hi));
@@ -191,10 +195,19 @@ void run_typed(const F& f, std::size_t n, const std::int32_t* x, void* yv) {
   for (; i + 64 <= n; i += 64) {
     // Four independent vectors in flight: the loads of the next ones overlap this one's arithmetic.
     const __m512i a = f(ld(i)), b = f(ld(i + 16)), c = f(ld(i + 32)), d = f(ld(i + 48));
-    S::full(y + i * S::kSize, a);
-    S::full(y + (i + 16) * S::kSize, b);
-    S::full(y + (i + 32) * S::kSize, c);
-    S::full(y + (i + 48) * S::kSize, d);
+    if constexpr (S::kSize == 1) {
+      // Lanes are inside the output range, so the saturating packs only narrow; VPERMD undoes their
+      // per-128-bit interleaving. 4 instructions and one store per 64 bytes, against 4 VPMOVDB and 4 stores.
+      const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+      const __m512i ab = _mm512_packs_epi32(a, b), cd = _mm512_packs_epi32(c, d);
+      const __m512i r = T == OutType::I8 ? _mm512_packs_epi16(ab, cd) : _mm512_packus_epi16(ab, cd);
+      _mm512_storeu_si512(y + i, _mm512_permutexvar_epi32(order, r));
+    } else {
+      S::full(y + i * S::kSize, a);
+      S::full(y + (i + 16) * S::kSize, b);
+      S::full(y + (i + 32) * S::kSize, c);
+      S::full(y + (i + 48) * S::kSize, d);
+    }
   }
   for (; i + 16 <= n; i += 16) S::full(y + i * S::kSize, f(ld(i)));
   if (i < n) {
@@ -217,8 +230,8 @@ struct Zmm {
   template <class F>
   static void run(const F& f, const RequantParams& p, std::size_t n, const std::int32_t* x, void* y) {
     switch (p.out) {
-      case OutType::I8:
-      case OutType::U8: return run_typed<OutType::I8>(f, n, x, y);  // the same truncating narrow
+      case OutType::I8: return run_typed<OutType::I8>(f, n, x, y);
+      case OutType::U8: return run_typed<OutType::U8>(f, n, x, y);
       case OutType::I16:
       case OutType::U16: return run_typed<OutType::I16>(f, n, x, y);
       case OutType::I32: return run_typed<OutType::I32>(f, n, x, y);
