@@ -158,12 +158,6 @@ inline __m256i load(const std::int32_t* p) { return _mm256_loadu_si256(reinterpr
 struct Ymm {
   // RDBPOT and the two constants cost the same 18 instructions on ymm: no fold.
   static constexpr bool kQ31AsShiftRound = false;
-  using Q31Double = avx2::Q31Double;
-  template <bool kTwoConstants, bool kWide, bool kHighShift>
-  using ShiftRound = avx2::ShiftRound<kTwoConstants, kWide, kHighShift>;
-  template <bool kInclZp, bool kNarrow>
-  using FloatKind = avx2::FloatKind<kInclZp, kNarrow>;
-
   template <class F>
   static void run(const F& f, const RequantParams& p, std::size_t n, const std::int32_t* x, void* y) {
     const std::size_t es = static_cast<std::size_t>(out_size(p.out));
@@ -175,6 +169,8 @@ struct Ymm {
 
 }  // namespace
 
-void requant(const RequantParams& p, std::size_t n, const std::int32_t* x, void* y) { requant_with<Ymm>(p, n, x, y); }
+void requant(const RequantParams& p, std::size_t n, const std::int32_t* x, void* y) {
+  requant_with<Ymm, Q31Double, ShiftRound, FloatKind>(p, n, x, y);
+}
 
 }  // namespace qspec::simd::avx2

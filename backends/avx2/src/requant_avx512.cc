@@ -221,12 +221,6 @@ void run_typed(const F& f, std::size_t n, const std::int32_t* x, void* yv) {
 struct Zmm {
   // Mask registers make the two constants 4 instructions, RDBPOT 6 (and the fold drops SRDHM's nudge).
   static constexpr bool kQ31AsShiftRound = true;
-  using Q31Double = avx2::Q31Double;
-  template <bool kTwoConstants, bool kWide, bool kHighShift>
-  using ShiftRound = avx2::ShiftRound<kTwoConstants, kWide, kHighShift>;
-  template <bool kInclZp, bool kNarrow>
-  using FloatKind = avx2::FloatKind<kInclZp, kNarrow>;
-
   template <class F>
   static void run(const F& f, const RequantParams& p, std::size_t n, const std::int32_t* x, void* y) {
     switch (p.out) {
@@ -242,7 +236,7 @@ struct Zmm {
 }  // namespace
 
 void requant_avx512(const RequantParams& p, std::size_t n, const std::int32_t* x, void* y) {
-  requant_with<Zmm>(p, n, x, y);
+  requant_with<Zmm, Q31Double, ShiftRound, FloatKind>(p, n, x, y);
 }
 
 }  // namespace qspec::simd::avx2

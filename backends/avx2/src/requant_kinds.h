@@ -66,36 +66,39 @@ inline bool q31_as_shift_round(const RequantParams& p, RequantParams& s) {
   return true;
 }
 
-// The kernel for p: V says whether it folds kQ31Double into kShiftRound where it can
-// (V::kQ31AsShiftRound: where the sign-dependent constant costs fewer instructions than RDBPOT) and
-// supplies the functors V::Q31Double, V::ShiftRound<kTwoConstants, kWide,
-// kHighShift>, V::FloatKind<kInclZp, kNarrow> (constructed from p) and V::run(functor, p, n, x, y).
-template <class V, bool kTwo, bool kWide>
+// The kernel for p: the functor families Q31 (Q31Double), Shift<kTwoConstants, kWide, kHighShift>
+// and Float<kInclZp, kNarrow> of one width, each constructed from the parameters, run by
+// V::run(functor, p, n, x, y); V::kQ31AsShiftRound says whether the width folds kQ31Double into
+// kShiftRound where it can (where the sign-dependent constant costs fewer instructions than RDBPOT).
+template <class V, template <bool, bool, bool> class Shift, bool kTwo, bool kWide>
 void shift_round_with(const RequantParams& p, std::size_t n, const std::int32_t* x, void* y) {
-  if (p.shift >= 32) return V::run(typename V::template ShiftRound<kTwo, kWide, true>(p), p, n, x, y);
-  V::run(typename V::template ShiftRound<kTwo, kWide, false>(p), p, n, x, y);
+  if (p.shift >= 32) return V::run(Shift<kTwo, kWide, true>(p), p, n, x, y);
+  V::run(Shift<kTwo, kWide, false>(p), p, n, x, y);
 }
 
-template <class V>
+template <class V, class Q31, template <bool, bool, bool> class Shift, template <bool, bool> class Float>
 void requant_with(const RequantParams& p, std::size_t n, const std::int32_t* x, void* y) {
   switch (p.kind) {
     case RequantKind::kQ31Double: {
       RequantParams s;
-      if (V::kQ31AsShiftRound && q31_as_shift_round(p, s)) return shift_round_with<V, true, false>(s, n, x, y);
-      return V::run(typename V::Q31Double(p), p, n, x, y);
+      if (V::kQ31AsShiftRound && q31_as_shift_round(p, s)) return shift_round_with<V, Shift, true, false>(s, n, x, y);
+      return V::run(Q31(p), p, n, x, y);
     }
     case RequantKind::kShiftRound: {
       if (p.shift < 0) return requant_scalar(p, n, x, y);  // exact left shifts: rare, scalar
       const bool two = p.round_pos != p.round_neg;
-      if (p.wide) return two ? shift_round_with<V, true, true>(p, n, x, y) : shift_round_with<V, false, true>(p, n, x, y);
-      return two ? shift_round_with<V, true, false>(p, n, x, y) : shift_round_with<V, false, false>(p, n, x, y);
+      if (p.wide)
+        return two ? shift_round_with<V, Shift, true, true>(p, n, x, y)
+                   : shift_round_with<V, Shift, false, true>(p, n, x, y);
+      return two ? shift_round_with<V, Shift, true, false>(p, n, x, y)
+                 : shift_round_with<V, Shift, false, false>(p, n, x, y);
     }
     case RequantKind::kFloatThenZp:
-      if (p.float_narrow) return V::run(typename V::template FloatKind<false, true>(p), p, n, x, y);
-      return V::run(typename V::template FloatKind<false, false>(p), p, n, x, y);
+      if (p.float_narrow) return V::run(Float<false, true>(p), p, n, x, y);
+      return V::run(Float<false, false>(p), p, n, x, y);
     case RequantKind::kFloatInclZp:
-      if (p.float_narrow) return V::run(typename V::template FloatKind<true, true>(p), p, n, x, y);
-      return V::run(typename V::template FloatKind<true, false>(p), p, n, x, y);
+      if (p.float_narrow) return V::run(Float<true, true>(p), p, n, x, y);
+      return V::run(Float<true, false>(p), p, n, x, y);
   }
 }
 

@@ -346,7 +346,7 @@ TEST_P(SimdRequant, WideShiftRound) {
 // INT32_MIN, INT32_MAX and their neighbours through every kind and output type, with zero points
 // inside and far outside the range (saturating everything).
 TEST_P(SimdRequant, Int32ExtremesEveryKind) {
-  const std::vector<std::int32_t> xs = {INT32_MIN, INT32_MIN + 1, INT32_MAX, INT32_MAX - 1, 0, -1, 1,
+  const std::vector<std::int32_t> xs = {INT32_MIN,     INT32_MIN + 1,     INT32_MAX,      INT32_MAX - 1, 0, -1, 1,
                                         INT32_MIN / 2, INT32_MAX / 2 + 1, -(1 << 24) - 1, (1 << 24) + 1};
   for (OutType out : kOuts)
     for (std::int32_t zp : {0, out_max(out), INT32_MIN, INT32_MAX}) {
