@@ -30,6 +30,7 @@ KernelSet kernel_set(const CpuFeatures& f) {
     k.depthwise = depthwise_vnni512;
     if (f.fma) k.add = qlinear_add_zmm;
     k.depthwise_fuses_requant = true;
+    k.requant = requant_avx512;  // needs AVX512F only, but a level of its own would be one more to test
   }
   k.isa = isa_name(f);
   return k;

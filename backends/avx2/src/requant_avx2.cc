@@ -7,6 +7,7 @@
 #include "narrow_store.h"
 #include "requant_kinds_avx2.h"
 #include "qspec/simd/avx2_kernels.h"
+#include "requant_kinds.h"
 
 namespace qspec::simd::avx2 {
 namespace {
@@ -19,15 +20,16 @@ struct FloatKind {
   __m256 scale, zp_f, flo, fhi;
   __m256d dzp, dlo, dhi;
   __m256i zp;
-  explicit FloatKind(const RequantParams& p)
+  explicit FloatKind(const RequantParams& p) : FloatKind(p, FloatLanes<kInclZp, kNarrow>(p)) {}
+  FloatKind(const RequantParams& p, const FloatLanes<kInclZp, kNarrow>& c)
       : scale(_mm256_set1_ps(p.scale)),
         zp_f(_mm256_set1_ps(p.zp_f)),
         flo(_mm256_set1_ps(p.flo)),
         fhi(_mm256_set1_ps(p.fhi)),
-        dzp(_mm256_set1_pd(kInclZp ? 0.0 : p.zp)),
+        dzp(_mm256_set1_pd(c.dzp)),
         dlo(_mm256_set1_pd(p.qmin)),
         dhi(_mm256_set1_pd(p.qmax)),
-        zp(_mm256_set1_epi32(kInclZp || !kNarrow ? 0 : p.zp)) {}
+        zp(_mm256_set1_epi32(c.izp)) {}
 
   // Round to nearest even and add the zero point in binary64 (exact while |r| < 2^53, and
   // beyond that far outside the range anyway), clamp there, convert: every int32 is exact.
@@ -57,40 +59,23 @@ struct FloatKind {
 
 inline __m256i load(const std::int32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
 
-template <class F>
-void drive_any(const F& f, const RequantParams& p, std::size_t n, const std::int32_t* x, void* y) {
-  const std::size_t es = static_cast<std::size_t>(out_size(p.out));
-  narrow_loop_any(
-      p.out, n, y, [&](std::size_t i) { return f(load(x + i)); },
-      [&](std::size_t i) { requant_scalar(p, n - i, x + i, static_cast<unsigned char*>(y) + i * es); });
-}
-
-template <bool kTwo, bool kWide>
-void shift_round(const RequantParams& p, std::size_t n, const std::int32_t* x, void* y) {
-  if (p.shift >= 32)
-    drive_any(ShiftRound<kTwo, kWide, true>(p), p, n, x, y);
-  else
-    drive_any(ShiftRound<kTwo, kWide, false>(p), p, n, x, y);
-}
+// The ymm kernels for requant_with (requant_kinds.h).
+struct Ymm {
+  // RDBPOT and the two constants cost the same 18 instructions on ymm: no fold.
+  static constexpr bool kQ31AsShiftRound = false;
+  template <class F>
+  static void run(const F& f, const RequantParams& p, std::size_t n, const std::int32_t* x, void* y) {
+    const std::size_t es = static_cast<std::size_t>(out_size(p.out));
+    narrow_loop_any(
+        p.out, n, y, [&](std::size_t i) { return f(load(x + i)); },
+        [&](std::size_t i) { requant_scalar(p, n - i, x + i, static_cast<unsigned char*>(y) + i * es); });
+  }
+};
 
 }  // namespace
 
 void requant(const RequantParams& p, std::size_t n, const std::int32_t* x, void* y) {
-  switch (p.kind) {
-    case RequantKind::kQ31Double: return drive_any(Q31Double(p), p, n, x, y);
-    case RequantKind::kShiftRound: {
-      if (p.shift < 0) return requant_scalar(p, n, x, y);  // exact left shifts: rare, scalar
-      const bool two = p.round_pos != p.round_neg;
-      if (p.wide) return two ? shift_round<true, true>(p, n, x, y) : shift_round<false, true>(p, n, x, y);
-      return two ? shift_round<true, false>(p, n, x, y) : shift_round<false, false>(p, n, x, y);
-    }
-    case RequantKind::kFloatThenZp:
-      if (p.float_narrow) return drive_any(FloatKind<false, true>(p), p, n, x, y);
-      return drive_any(FloatKind<false, false>(p), p, n, x, y);
-    case RequantKind::kFloatInclZp:
-      if (p.float_narrow) return drive_any(FloatKind<true, true>(p), p, n, x, y);
-      return drive_any(FloatKind<true, false>(p), p, n, x, y);
-  }
+  requant_with<Ymm, Q31Double, ShiftRound, FloatKind>(p, n, x, y);
 }
 
 }  // namespace qspec::simd::avx2

@@ -7,6 +7,7 @@
 #include <immintrin.h>
 
 #include "qspec/simd/requant.h"
+#include "requant_kinds.h"
 
 namespace qspec::simd::avx2 {
 namespace {
@@ -15,11 +16,12 @@ struct Q31Double {
   __m256i m, nudge, mask, half, lo, hi, zp, int_min, int_max;
   __m128i lsh, rsh;
   bool fix_overflow;
-  explicit Q31Double(const RequantParams& p)
+  explicit Q31Double(const RequantParams& p) : Q31Double(p, Q31Lanes(p)) {}
+  Q31Double(const RequantParams& p, const Q31Lanes& c)
       : m(_mm256_set1_epi64x(p.multiplier)),  // mul_epi32 reads the low dword of each qword
         nudge(_mm256_set1_epi64x(std::int64_t{1} << 30)),
-        mask(_mm256_set1_epi32(static_cast<std::int32_t>((std::int64_t{1} << p.right_shift) - 1))),
-        half(_mm256_set1_epi32(static_cast<std::int32_t>(((std::int64_t{1} << p.right_shift) - 1) >> 1))),
+        mask(_mm256_set1_epi32(c.mask)),
+        half(_mm256_set1_epi32(c.half)),
         lo(_mm256_set1_epi32(p.lo_nozp)),
         hi(_mm256_set1_epi32(p.hi_nozp)),
         zp(_mm256_set1_epi32(p.zp)),
@@ -27,7 +29,7 @@ struct Q31Double {
         int_max(_mm256_set1_epi32(INT32_MAX)),
         lsh(_mm_cvtsi32_si128(p.left_shift)),
         rsh(_mm_cvtsi32_si128(p.right_shift)),
-        fix_overflow(p.multiplier == INT32_MIN) {}
+        fix_overflow(c.fix_overflow) {}
 
   __m256i operator()(__m256i x) const {
     x = _mm256_sll_epi32(x, lsh);  // x * 2^L modulo 2^32
@@ -54,19 +56,20 @@ struct ShiftRound {
   __m256i off, m, c_pos, c_diff, wlo, whi, lo, hi, zp;
   __m128i s_lo, s_hi;  // S (S < 32), or S - 32 (S >= 32)
   bool has_offset;
-  explicit ShiftRound(const RequantParams& p)
+  explicit ShiftRound(const RequantParams& p) : ShiftRound(p, ShiftLanes(p)) {}
+  ShiftRound(const RequantParams& p, const ShiftLanes& c)
       : off(_mm256_set1_epi32(p.input_offset)),
         m(_mm256_set1_epi64x(p.multiplier)),
         c_pos(_mm256_set1_epi64x(p.round_pos)),
-        c_diff(_mm256_set1_epi64x(p.round_neg - p.round_pos)),
+        c_diff(_mm256_set1_epi64x(c.c_diff)),
         wlo(_mm256_set1_epi64x(p.wide_lo)),
         whi(_mm256_set1_epi64x(p.wide_hi)),
         lo(_mm256_set1_epi32(p.lo_nozp)),
         hi(_mm256_set1_epi32(p.hi_nozp)),
         zp(_mm256_set1_epi32(p.zp)),
-        s_lo(_mm_cvtsi32_si128(p.shift < 32 ? p.shift : p.shift - 32)),
-        s_hi(_mm_cvtsi32_si128(p.shift < 32 ? 32 - p.shift : 0)),
-        has_offset(p.input_offset != 0) {}
+        s_lo(_mm_cvtsi32_si128(c.s_lo)),
+        s_hi(_mm_cvtsi32_si128(c.s_hi)),
+        has_offset(c.has_offset) {}
 
   __m256i clamp64(__m256i s) const {
     s = _mm256_blendv_epi8(s, wlo, _mm256_cmpgt_epi64(wlo, s));

@@ -1,8 +1,10 @@
-// Requantization kernels: the scalar path against independent definitions, and AVX2 against scalar
-// on every tail length, output type, and the traps (INT32_MIN^2, negative ties, |x| > 2^24).
+// Requantization kernels: the scalar path against independent definitions, and each x86 level (AVX2
+// on ymm, AVX-512 on zmm) against scalar on every tail length, output type, and the traps
+// (INT32_MIN^2, negative ties, |x| > 2^24, INT32_MIN / INT32_MAX).
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "qspec/simd/avx2_kernels.h"
@@ -206,18 +208,55 @@ TEST(requant_scalar, FloatAbove2To24) {
   EXPECT_EQ(requant_one(q, 16777217), 16777220);
 }
 
-// ---- AVX2 against scalar: every tail, every output type ----
-
-class Avx2Requant : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!detect_cpu_features().avx2) GTEST_SKIP() << "no AVX2 on this CPU";
+// An unsigned output with zp = INT32_MIN: v + zp <= INT32_MAX + INT32_MIN = -1 for every int32 v,
+// so every output is qmin = 0, though qmin - zp = 2^31 is no int32 (finalize's empty intersection).
+TEST(requant_scalar, ZeroPointBelowEveryInt32Sum) {
+  for (OutType out : {OutType::U8, OutType::U16}) {
+    RequantParams a = q31(INT32_MAX, 0, INT32_MIN, out);
+    RequantParams b = shift_round(1 << 30, 31, Round::HalfAway, INT32_MIN, out);
+    ASSERT_TRUE(finalize(a) && finalize(b));
+    for (std::int32_t x : {INT32_MIN, -1, 0, 1, 1000, INT32_MAX}) {
+      EXPECT_EQ(requant_one(a, x), 0) << "x=" << x;
+      EXPECT_EQ(requant_one(b, x), 0) << "x=" << x;
+    }
   }
+}
+
+// ---- each SIMD level against scalar: every tail, every output type ----
+
+struct Level {
+  const char* name;
+  RequantFn kernel;
+  bool (*available)(const CpuFeatures&);
+};
+const Level kLevels[] = {
+    {"avx2", avx2::requant, [](const CpuFeatures& f) { return f.avx2; }},
+    // kernel_set's zmm level (AVX512F + BW + VL + VNNI); the kernel itself needs AVX512F only.
+    {"avx512", avx2::requant_avx512, [](const CpuFeatures& f) { return f.zmm; }},
 };
 
-constexpr std::size_t kLengths[] = {1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 40, 63, 64, 65, 127, 1000};
+class SimdRequant : public ::testing::TestWithParam<Level> {
+ protected:
+  void SetUp() override {
+    if (!GetParam().available(detect_cpu_features()))
+      GTEST_SKIP() << "this CPU lacks the " << GetParam().name << " level";
+  }
+  static RequantFn kernel() { return GetParam().kernel; }
+};
 
-TEST_F(Avx2Requant, Q31DoubleEveryTail) {
+INSTANTIATE_TEST_SUITE_P(Levels, SimdRequant, ::testing::ValuesIn(kLevels),
+                         [](const ::testing::TestParamInfo<Level>& i) { return std::string(i.param.name); });
+
+// Every tail of both widths (0..33: empty, partial ymm and zmm steps, one past a 32-byte store),
+// and around the zmm kernel's 64-element step.
+const std::vector<std::size_t> kLengths = [] {
+  std::vector<std::size_t> v;
+  for (std::size_t n = 0; n <= 33; ++n) v.push_back(n);
+  for (std::size_t n : {40, 47, 48, 63, 64, 65, 79, 80, 97, 127, 128, 1000}) v.push_back(n);
+  return v;
+}();
+
+TEST_P(SimdRequant, Q31DoubleEveryTail) {
   std::mt19937_64 rng(11);
   for (OutType out : kOuts)
     for (std::size_t n : kLengths) {
@@ -226,11 +265,11 @@ TEST_F(Avx2Requant, Q31DoubleEveryTail) {
           .n(n)
           .params(q31(random_multiplier(rng), shift, random_zp(rng, out), out))
           .seed(rng())
-          .Test(avx2::requant);
+          .Test(kernel());
     }
 }
 
-TEST_F(Avx2Requant, ShiftRoundEveryTail) {
+TEST_P(SimdRequant, ShiftRoundEveryTail) {
   std::mt19937_64 rng(12);
   for (OutType out : kOuts)
     for (std::size_t n : kLengths)
@@ -241,11 +280,11 @@ TEST_F(Avx2Requant, ShiftRoundEveryTail) {
             .n(n)
             .params(shift_round(random_multiplier(rng), s, r, random_zp(rng, out), out, off))
             .seed(rng())
-            .Test(avx2::requant);
+            .Test(kernel());
       }
 }
 
-TEST_F(Avx2Requant, FloatKindsEveryTail) {
+TEST_P(SimdRequant, FloatKindsEveryTail) {
   std::mt19937_64 rng(13);
   for (RequantKind k : {RequantKind::kFloatThenZp, RequantKind::kFloatInclZp})
     for (OutType out : kOuts)
@@ -254,21 +293,21 @@ TEST_F(Avx2Requant, FloatKindsEveryTail) {
             .n(n)
             .params(float_kind(k, random_scale(rng), random_zp(rng, out), out))
             .seed(rng())
-            .Test(avx2::requant);
+            .Test(kernel());
 }
 
-TEST_F(Avx2Requant, Int32MinSquaredTrap) {
+TEST_P(SimdRequant, Int32MinSquaredTrap) {
   for (OutType out : kOuts)
     RequantTester()
         .n(37)
         .params(q31(INT32_MIN, 0, 0, out))
         .inputs({INT32_MIN, INT32_MAX, 0, -1, 1, INT32_MIN + 1})
-        .Test(avx2::requant);
+        .Test(kernel());
   // With a left shift, x * 2^L wraps to INT32_MIN for x = 2^30 (L = 1).
-  RequantTester().n(33).params(q31(INT32_MIN, 1, 0, OutType::I32)).inputs({1 << 30, -(1 << 30), 3}).Test(avx2::requant);
+  RequantTester().n(33).params(q31(INT32_MIN, 1, 0, OutType::I32)).inputs({1 << 30, -(1 << 30), 3}).Test(kernel());
 }
 
-TEST_F(Avx2Requant, NegativeTiesTrap) {
+TEST_P(SimdRequant, NegativeTiesTrap) {
   // Every x in [-64, 64) at shifts where x * M / 2^S has exact ties.
   std::vector<std::int32_t> xs;
   for (int x = -64; x < 64; ++x) xs.push_back(x);
@@ -279,20 +318,20 @@ TEST_F(Avx2Requant, NegativeTiesTrap) {
           .params(shift_round(1 << 30, 30 + s, r, 0, OutType::I32))
           .inputs(xs)
           .iterations(1)
-          .Test(avx2::requant);
-      RequantTester().n(128).params(q31(1 << 30, -s, 0, OutType::I8)).inputs(xs).iterations(1).Test(avx2::requant);
+          .Test(kernel());
+      RequantTester().n(128).params(q31(1 << 30, -s, 0, OutType::I8)).inputs(xs).iterations(1).Test(kernel());
     }
 }
 
-TEST_F(Avx2Requant, FloatAbove2To24Trap) {
+TEST_P(SimdRequant, FloatAbove2To24Trap) {
   const std::vector<std::int32_t> xs = {16777217, -16777217, 16777219, INT32_MAX, INT32_MIN, (1 << 30) + 65, 33554435};
   for (OutType out : kOuts)
     for (RequantKind k : {RequantKind::kFloatThenZp, RequantKind::kFloatInclZp})
       for (float scale : {1.0f, 0.5f, 1e-6f, 3.0f})
-        RequantTester().n(41).params(float_kind(k, scale, 7, out)).inputs(xs).Test(avx2::requant);
+        RequantTester().n(41).params(float_kind(k, scale, 7, out)).inputs(xs).Test(kernel());
 }
 
-TEST_F(Avx2Requant, WideShiftRound) {
+TEST_P(SimdRequant, WideShiftRound) {
   // S small: floor(x*M / 2^S) leaves int32 (kernel's 64-bit clamp path).
   std::mt19937_64 rng(14);
   for (OutType out : kOuts)
@@ -300,7 +339,28 @@ TEST_F(Avx2Requant, WideShiftRound) {
       RequantParams p = shift_round(random_multiplier(rng) | 1 << 30, s, Round::HalfUp, random_zp(rng, out), out);
       ASSERT_TRUE(finalize(p));
       EXPECT_TRUE(p.wide);
-      RequantTester().n(77).params(p).seed(rng()).Test(avx2::requant);
+      RequantTester().n(77).params(p).seed(rng()).Test(kernel());
+    }
+}
+
+// INT32_MIN, INT32_MAX and their neighbours through every kind and output type, with zero points
+// inside and far outside the range (saturating everything).
+TEST_P(SimdRequant, Int32ExtremesEveryKind) {
+  const std::vector<std::int32_t> xs = {INT32_MIN,     INT32_MIN + 1,     INT32_MAX,      INT32_MAX - 1, 0, -1, 1,
+                                        INT32_MIN / 2, INT32_MAX / 2 + 1, -(1 << 24) - 1, (1 << 24) + 1};
+  for (OutType out : kOuts)
+    for (std::int32_t zp : {0, out_max(out), INT32_MIN, INT32_MAX}) {
+      for (std::int32_t m : {INT32_MIN, INT32_MAX, 1 << 30, 1, 0})
+        for (int shift : {0, 1, -1, -31, 30}) {
+          RequantTester().n(45).params(q31(m, shift, zp, out)).inputs(xs).iterations(2).Test(kernel());
+          if (shift > 0) continue;
+          for (Round r : {Round::HalfUp, Round::HalfAway, Round::TosaDouble})
+            for (std::int32_t off : {0, INT32_MIN, -1})
+              RequantTester().n(45).params(shift_round(m, 31 - shift, r, zp, out, off)).inputs(xs).Test(kernel());
+        }
+      for (RequantKind k : {RequantKind::kFloatThenZp, RequantKind::kFloatInclZp})
+        for (float scale : {1.0f, -1.0f, 0.0f, 1e-9f, 65536.0f, std::numeric_limits<float>::infinity()})
+          RequantTester().n(45).params(float_kind(k, scale, zp, out)).inputs(xs).Test(kernel());
     }
 }
 

@@ -39,6 +39,12 @@ bool finalize(RequantParams& p) {
   p.hi64 = std::int64_t{p.qmax} - p.zp;
   p.lo_nozp = static_cast<std::int32_t>(std::max<std::int64_t>(p.lo64, kI32Min));
   p.hi_nozp = static_cast<std::int32_t>(std::min<std::int64_t>(p.hi64, kI32Max));
+  // [lo64, hi64] can miss int32 entirely (qmin >= 0 with zp = INT32_MIN: lo64 >= 2^31): every int32
+  // v then clamps to lo64 (hi64), which is no int32. Its residue modulo 2^32 as both bounds makes
+  // the clamp that constant, and the zero point's addition, modulo 2^32 in every kernel, gives
+  // qmin (qmax) exactly.
+  if (p.lo64 > kI32Max) p.lo_nozp = p.hi_nozp = static_cast<std::int32_t>(p.lo64);  // C++20: modulo 2^32
+  if (p.hi64 < kI32Min) p.lo_nozp = p.hi_nozp = static_cast<std::int32_t>(p.hi64);
   if (p.lo_nozp > p.hi_nozp) return false;
   switch (p.kind) {
     case RequantKind::kQ31Double:
@@ -96,7 +102,9 @@ std::int32_t requant_one(const RequantParams& p, std::int32_t x) {
       // x * 2^L modulo 2^32, as the int32 multiplication of gemmlowp/TFLite wraps in practice.
       const auto shifted = static_cast<std::int32_t>(static_cast<std::uint32_t>(x) << p.left_shift);
       const std::int32_t v = rdbpot(srdhm(shifted, p.multiplier), p.right_shift);
-      return std::clamp(v, p.lo_nozp, p.hi_nozp) + p.zp;
+      // The sum lies in [qmin, qmax]; modulo 2^32, as in the SIMD kernels, for when [lo64, hi64] misses int32.
+      return static_cast<std::int32_t>(static_cast<std::uint32_t>(std::clamp(v, p.lo_nozp, p.hi_nozp)) +
+                                       static_cast<std::uint32_t>(p.zp));
     }
     case RequantKind::kShiftRound: {
       x = static_cast<std::int32_t>(static_cast<std::uint32_t>(x) + static_cast<std::uint32_t>(p.input_offset));

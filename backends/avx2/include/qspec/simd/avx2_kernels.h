@@ -14,6 +14,8 @@ namespace qspec::simd::avx2 {
 
 // requant.h kinds, 8 lanes per step (AVX2).
 void requant(const RequantParams& p, std::size_t n, const std::int32_t* x, void* y);
+// The same, 16 lanes per step on zmm (AVX512F; the zmm level), with a masked tail.
+void requant_avx512(const RequantParams& p, std::size_t n, const std::int32_t* x, void* y);
 
 // quantize.h kernels, 8 lanes per step.
 void quantize(const QuantizeParams& p, std::size_t n, const float* x, void* y);

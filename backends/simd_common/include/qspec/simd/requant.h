@@ -66,7 +66,8 @@ struct RequantParams {
   // Derived by finalize(): the clamp of the value before the zero point is added. For every
   // integer v, sat(v + zp) = clamp(v, lo64, hi64) + zp with lo64 = qmin - zp, hi64 = qmax - zp;
   // for an int32 v the clipped bounds [lo_nozp, hi_nozp] = [lo64, hi64] intersected with int32 give the same
-  // result and keep the addition inside int32.
+  // result and keep the addition inside int32. Where that intersection is empty (lo64 > INT32_MAX),
+  // both bounds are lo64 modulo 2^32 (hi64 likewise), and the kernels add zp modulo 2^32.
   std::int64_t lo64 = -128, hi64 = 127;
   std::int32_t lo_nozp = -128, hi_nozp = 127;
 
