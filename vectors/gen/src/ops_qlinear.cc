@@ -431,6 +431,28 @@ std::array<std::int64_t, 2> same_pads(std::int64_t in, std::int64_t k, std::int6
   return {t / 2, t - t / 2};
 }
 
+// The pads a convention allows, from the drawn ones: TFLite's SAME or VALID (VALID where the dilated
+// kernel fits the input), TOSA's idiv_check (the end padded so that the stride divides
+// in - 1 + pads - (k - 1) d); the others keep them.
+void convention_pads(Rng& r, QLinearConvention c, Shapes& s) {
+  auto& g = s.g;
+  const std::int64_t h = s.x[1], w = s.x[2], kh = s.w[1], kw = s.w[2];
+  const std::int64_t eh = g.dilations[0] * (kh - 1) + 1, ew = g.dilations[1] * (kw - 1) + 1;
+  if (is_tflite(c)) {
+    const bool valid = h >= eh && w >= ew && r.coin();
+    const auto ph = valid ? std::array<std::int64_t, 2>{0, 0} : same_pads(h, kh, g.dilations[0], g.strides[0]);
+    const auto pw = valid ? std::array<std::int64_t, 2>{0, 0} : same_pads(w, kw, g.dilations[1], g.strides[1]);
+    g.pads = {ph[0], pw[0], ph[1], pw[1]};
+  }
+  if (is_tosa(c)) {
+    const std::array<std::int64_t, 2> in{h, w}, k{kh, kw};
+    for (std::size_t a = 0; a < 2; ++a) {
+      const std::int64_t num = in[a] - 1 + g.pads[a] + g.pads[a + 2] - (k[a] - 1) * g.dilations[a];
+      g.pads[a + 2] += (g.strides[a] - num % g.strides[a]) % g.strides[a];
+    }
+  }
+}
+
 Shapes draw_conv_shapes(Rng& r, QLinearConvention c) {
   Shapes s;
   auto& g = s.g;
@@ -456,19 +478,7 @@ Shapes draw_conv_shapes(Rng& r, QLinearConvention c) {
   s.x = {r.uniform(0, 4) == 0 ? 2 : 1, h, w, C};
   s.w = {O, kh, kw, C / g.groups};
   s.channels = O;
-  if (is_tflite(c)) {  // SAME or VALID padding (VALID where the dilated kernel fits the input)
-    const bool valid = h >= eh && w >= ew && r.coin();
-    const auto ph = valid ? std::array<std::int64_t, 2>{0, 0} : same_pads(h, kh, g.dilations[0], g.strides[0]);
-    const auto pw = valid ? std::array<std::int64_t, 2>{0, 0} : same_pads(w, kw, g.dilations[1], g.strides[1]);
-    g.pads = {ph[0], pw[0], ph[1], pw[1]};
-  }
-  if (is_tosa(c)) {  // idiv_check: pad the end so that the stride divides (in - 1 + pads - (k - 1) d)
-    const std::array<std::int64_t, 2> in{h, w}, k{kh, kw};
-    for (std::size_t a = 0; a < 2; ++a) {
-      const std::int64_t num = in[a] - 1 + g.pads[a] + g.pads[a + 2] - (k[a] - 1) * g.dilations[a];
-      g.pads[a + 2] += (g.strides[a] - num % g.strides[a]) % g.strides[a];
-    }
-  }
+  convention_pads(r, c, s);
   return s;
 }
 Shapes draw_fc_shapes(Rng& r) {
@@ -533,23 +543,10 @@ Shapes draw_wide_conv_shapes(Rng& r, QLinearConvention c, int variant) {
   const std::int64_t oh = r.uniform(1, 3), ow = r.uniform(15, 31);
   const std::int64_t h = input_extent(oh, kh, g.dilations[0], g.strides[0], g.pads[0] + g.pads[2]);
   const std::int64_t w = input_extent(ow, kw, g.dilations[1], g.strides[1], g.pads[1] + g.pads[3]);
-  const std::int64_t eh = g.dilations[0] * (kh - 1) + 1, ew = g.dilations[1] * (kw - 1) + 1;
   s.x = {1, h, w, C};
   s.w = {O, kh, kw, C / g.groups};
   s.channels = O;
-  if (is_tflite(c)) {  // SAME or VALID padding (VALID where the dilated kernel fits the input)
-    const bool valid = h >= eh && w >= ew && r.coin();
-    const auto ph = valid ? std::array<std::int64_t, 2>{0, 0} : same_pads(h, kh, g.dilations[0], g.strides[0]);
-    const auto pw = valid ? std::array<std::int64_t, 2>{0, 0} : same_pads(w, kw, g.dilations[1], g.strides[1]);
-    g.pads = {ph[0], pw[0], ph[1], pw[1]};
-  }
-  if (is_tosa(c)) {  // idiv_check: pad the end so that the stride divides (in - 1 + pads - (k - 1) d)
-    const std::array<std::int64_t, 2> in{h, w}, k{kh, kw};
-    for (std::size_t a = 0; a < 2; ++a) {
-      const std::int64_t num = in[a] - 1 + g.pads[a] + g.pads[a + 2] - (k[a] - 1) * g.dilations[a];
-      g.pads[a + 2] += (g.strides[a] - num % g.strides[a]) % g.strides[a];
-    }
-  }
+  convention_pads(r, c, s);
   return s;
 }
 // variant % 2 == 0: one row (the GEMV kernel).
