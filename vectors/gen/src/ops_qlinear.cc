@@ -58,6 +58,7 @@ struct Problem {
   bool write_geometry = true;      // conv: write strides/dilations/pads/groups (else: the defaults)
   bool write_w_zero_point = true;  // w_zero_point is optional (default 0)
   bool drawn = false;              // a random draw (flag "random")
+  bool wide = false;               // shapes of draw_wide_*_shapes (flag "wide")
 };
 
 // ---- writing a Problem as a Test ----
@@ -129,17 +130,22 @@ ro::QLinearOp op_of(OpKind k) {
                            : ro::QLinearOp::Matmul;
 }
 
-Analysis analyse(const Problem& pr, QLinearConvention c) {
-  Analysis an;
+// The exact accumulators (bias included) of a valid Problem.
+IntArray accumulators(const Problem& pr, QLinearConvention c) {
   const auto* bias = pr.b ? &*pr.b : nullptr;
   if (pr.kind == OpKind::Conv) {
     const auto [oh, ow] = ro::qlinear_conv2d_out_size(pr.x.shape, pr.w.shape, pr.g, c);
-    an.acc = ro::qlinear_acc_conv2d(pr.x, pr.w, bias, pr.g, pr.p.x_zero_point, pr.p.w_zero_point, oh, ow);
-  } else if (pr.kind == OpKind::Fc) {
-    an.acc = ro::qlinear_acc_fully_connected(pr.x, pr.w, bias, pr.p.x_zero_point, pr.p.w_zero_point);
-  } else {
-    an.acc = ro::qlinear_acc_matmul(pr.x, pr.w, pr.p.x_zero_point, pr.p.w_zero_point);
+    return ro::qlinear_acc_conv2d(pr.x, pr.w, bias, pr.g, pr.p.x_zero_point, pr.p.w_zero_point, oh, ow);
   }
+  if (pr.kind == OpKind::Fc)
+    return ro::qlinear_acc_fully_connected(pr.x, pr.w, bias, pr.p.x_zero_point, pr.p.w_zero_point);
+  return ro::qlinear_acc_matmul(pr.x, pr.w, pr.p.x_zero_point, pr.p.w_zero_point);
+}
+
+Analysis analyse(const Problem& pr, QLinearConvention c) {
+  Analysis an;
+  const auto* bias = pr.b ? &*pr.b : nullptr;
+  an.acc = accumulators(pr, c);
   const auto channels = static_cast<std::size_t>(an.acc.shape.back());
   if (c == QLinearConvention::ArmnnCpuref) {  // ties of fl32(sum / s_y); the exact result rounded half away
     const auto sums = pr.kind == OpKind::Conv ? ro::armnn_conv2d_sums(pr.x, pr.w, bias, pr.g, pr.p)
@@ -251,6 +257,7 @@ std::vector<std::string> auto_flags(const Problem& pr, QLinearConvention c, cons
     if (ba != bb) f.insert("broadcast_batch");
   }
   if (pr.drawn) f.insert("random");
+  if (pr.wide) f.insert("wide");
   return {f.begin(), f.end()};
 }
 
@@ -350,15 +357,22 @@ const std::vector<std::pair<std::string, std::string>> kNotes = {
      "beyond 2^24)"},
     {"wide_zero_point", "a zero point outside the tensor's dtype: oneDNN's zero points are s32"},
     {"random", "random draw"},
+    {"wide",
+     "shapes that fill the optimized kernels' blocks: convolutions of groups 1 with 33-70 output channels (two "
+     "16-channel groups of 32-channel blocks and their tails), 15-31 output columns (14-pixel blocks and their "
+     "shifted tails) and up to 93 output pixels (64-pixel im2col tiles), depthwise with 17-70 channels, grouped with "
+     "17-20 output channels per group; fully connected and matmul with 17-70 columns (16-column panels, the GEMV's "
+     "groups of four), 1-20 rows and K up to 300"},
 };
 
 // The notes of a family: armnn.cpuref's adds its own flag (the other families' files stay as they were).
 std::vector<std::pair<std::string, std::string>> notes_of(std::string_view conv) {
   auto notes = kNotes;
   if (refops::qlinear_convention_of(conv) == QLinearConvention::ArmnnCpuref)
-    notes.insert(notes.end() - 1, {"float_sum_differs",
-                                   "an output where Arm NN's in-order float sums give another "
-                                   "code than the exact real result rounded half away"});
+    notes.insert(std::find_if(notes.begin(), notes.end(), [](const auto& n) { return n.first == "random"; }),
+                 {"float_sum_differs",
+                  "an output where Arm NN's in-order float sums give another "
+                  "code than the exact real result rounded half away"});
   return notes;
 }
 
@@ -417,6 +431,28 @@ std::array<std::int64_t, 2> same_pads(std::int64_t in, std::int64_t k, std::int6
   return {t / 2, t - t / 2};
 }
 
+// The pads a convention allows, from the drawn ones: TFLite's SAME or VALID (VALID where the dilated
+// kernel fits the input), TOSA's idiv_check (the end padded so that the stride divides
+// in - 1 + pads - (k - 1) d); the others keep them.
+void convention_pads(Rng& r, QLinearConvention c, Shapes& s) {
+  auto& g = s.g;
+  const std::int64_t h = s.x[1], w = s.x[2], kh = s.w[1], kw = s.w[2];
+  const std::int64_t eh = g.dilations[0] * (kh - 1) + 1, ew = g.dilations[1] * (kw - 1) + 1;
+  if (is_tflite(c)) {
+    const bool valid = h >= eh && w >= ew && r.coin();
+    const auto ph = valid ? std::array<std::int64_t, 2>{0, 0} : same_pads(h, kh, g.dilations[0], g.strides[0]);
+    const auto pw = valid ? std::array<std::int64_t, 2>{0, 0} : same_pads(w, kw, g.dilations[1], g.strides[1]);
+    g.pads = {ph[0], pw[0], ph[1], pw[1]};
+  }
+  if (is_tosa(c)) {
+    const std::array<std::int64_t, 2> in{h, w}, k{kh, kw};
+    for (std::size_t a = 0; a < 2; ++a) {
+      const std::int64_t num = in[a] - 1 + g.pads[a] + g.pads[a + 2] - (k[a] - 1) * g.dilations[a];
+      g.pads[a + 2] += (g.strides[a] - num % g.strides[a]) % g.strides[a];
+    }
+  }
+}
+
 Shapes draw_conv_shapes(Rng& r, QLinearConvention c) {
   Shapes s;
   auto& g = s.g;
@@ -442,19 +478,7 @@ Shapes draw_conv_shapes(Rng& r, QLinearConvention c) {
   s.x = {r.uniform(0, 4) == 0 ? 2 : 1, h, w, C};
   s.w = {O, kh, kw, C / g.groups};
   s.channels = O;
-  if (is_tflite(c)) {  // SAME or VALID padding (VALID where the dilated kernel fits the input)
-    const bool valid = h >= eh && w >= ew && r.coin();
-    const auto ph = valid ? std::array<std::int64_t, 2>{0, 0} : same_pads(h, kh, g.dilations[0], g.strides[0]);
-    const auto pw = valid ? std::array<std::int64_t, 2>{0, 0} : same_pads(w, kw, g.dilations[1], g.strides[1]);
-    g.pads = {ph[0], pw[0], ph[1], pw[1]};
-  }
-  if (is_tosa(c)) {  // idiv_check: pad the end so that the stride divides (in - 1 + pads - (k - 1) d)
-    const std::array<std::int64_t, 2> in{h, w}, k{kh, kw};
-    for (std::size_t a = 0; a < 2; ++a) {
-      const std::int64_t num = in[a] - 1 + g.pads[a] + g.pads[a + 2] - (k[a] - 1) * g.dilations[a];
-      g.pads[a + 2] += (g.strides[a] - num % g.strides[a]) % g.strides[a];
-    }
-  }
+  convention_pads(r, c, s);
   return s;
 }
 Shapes draw_fc_shapes(Rng& r) {
@@ -478,10 +502,80 @@ Shapes draw_matmul_shapes(Rng& r) {
   s.channels = n;
   return s;
 }
-Shapes draw_shapes(Rng& r, OpKind k, QLinearConvention c) {
-  if (k == OpKind::Conv) return draw_conv_shapes(r, c);
-  if (k == OpKind::Fc) return draw_fc_shapes(r);
-  Shapes s = draw_matmul_shapes(r);
+
+// ---- wide shapes: the optimized kernels' full blocks and every tail ----
+// The draws above stay inside one block of every optimized kernel (the avx2 backend's direct zmm
+// convolution: 2 x 16 output channels x 14 output pixels; its GEMM engines: 16-column panels, up to 8
+// rows, a GEMV over 4 panels for one row, 64-pixel im2col tiles; its depthwise kernels: 32-channel
+// blocks in 16-KiB strips of output columns); a wrong correction of channel 16 onwards passed them all.
+// These shapes cross each boundary once and stay small (the vector files' size): tens of channels,
+// one to three output rows.
+
+// The input extent of one axis that gives `out` outputs (at least 1; TOSA / TFLite adjust the pads).
+std::int64_t input_extent(std::int64_t out, std::int64_t k, std::int64_t d, std::int64_t s, std::int64_t pads) {
+  return std::max<std::int64_t>(1, (out - 1) * s + d * (k - 1) + 1 - pads);
+}
+
+// variant % 4: 0 groups 1 and 1x1, 1 groups 1 and 3x3, 2 depthwise, 3 grouped (3x3 groups 1 where
+// the convention has no groups), so that every family holds each kind.
+Shapes draw_wide_conv_shapes(Rng& r, QLinearConvention c, int variant) {
+  Shapes s;
+  auto& g = s.g;
+  int kind = variant % 4;
+  if ((is_tflite(c) || is_tosa(c) || is_armnn(c)) && kind == 3) kind = 1;  // groups 1 or depthwise only
+  std::int64_t C, O, kh, kw;
+  if (kind <= 1) {  // the direct kernel's two 16-channel groups of a 32-channel block, input channels in 4s
+    const bool pointwise = kind == 0;
+    kh = kw = pointwise ? 1 : 3;
+    g.groups = 1, C = pointwise ? r.uniform(5, 40) : r.uniform(5, 13), O = r.uniform(33, 70);
+  } else if (kind == 2) {  // 32-channel blocks; a multiplier > 1 takes the grouped GEMM instead
+    kh = r.uniform(1, 3), kw = r.uniform(0, 3) == 0 ? 5 : 3;  // kw 5: the general layout's two groups per row
+    C = r.uniform(17, 70), g.groups = C, O = C * (r.uniform(0, 3) == 0 ? 2 : 1);
+  } else {  // per group a GEMM of 17-20 columns: a full 16-column panel and a tail
+    kh = kw = r.coin() ? 1 : 3;
+    g.groups = r.uniform(2, 3);
+    C = g.groups * r.uniform(3, 8), O = g.groups * r.uniform(17, 20);
+  }
+  g.dilations = {r.uniform(0, 5) == 0 ? 2 : 1, r.uniform(0, 5) == 0 ? 2 : 1};
+  g.strides = {r.uniform(0, 2) == 0 ? 2 : 1, r.uniform(0, 2) == 0 ? 2 : 1};
+  for (auto& p : g.pads) p = kh * kw == 1 || r.uniform(0, 2) == 0 ? 0 : 1;
+  if (is_pytorch(c) || is_pytorch_onednn(c)) g.pads[2] = g.pads[0], g.pads[3] = g.pads[1];  // one padding per axis
+  const std::int64_t oh = r.uniform(1, 3), ow = r.uniform(15, 31);
+  const std::int64_t h = input_extent(oh, kh, g.dilations[0], g.strides[0], g.pads[0] + g.pads[2]);
+  const std::int64_t w = input_extent(ow, kw, g.dilations[1], g.strides[1], g.pads[1] + g.pads[3]);
+  s.x = {1, h, w, C};
+  s.w = {O, kh, kw, C / g.groups};
+  s.channels = O;
+  convention_pads(r, c, s);
+  return s;
+}
+// variant % 2 == 0: one row (the GEMV kernel).
+Shapes draw_wide_fc_shapes(Rng& r, int variant) {
+  Shapes s;
+  const std::int64_t k = r.uniform(0, 3) == 0 ? r.uniform(161, 300) : r.uniform(25, 160), o = r.uniform(17, 70);
+  s.x = {variant % 2 == 0 ? 1 : r.uniform(2, 20), k};
+  s.w = {o, k};
+  s.channels = o;
+  return s;
+}
+// variant % 2 == 0: one row (the GEMV kernel).
+Shapes draw_wide_matmul_shapes(Rng& r, int variant) {
+  Shapes s;
+  const std::int64_t m = variant % 2 == 0 ? 1 : r.uniform(2, 20), k = r.uniform(5, 70), n = r.uniform(17, 70);
+  switch (r.uniform(0, 2)) {  // the batch forms of draw_matmul_shapes, at most 3 matrices
+    case 0: s.x = {m, k}, s.w = {k, n}; break;
+    case 1: s.x = {2, m, k}, s.w = {2, k, n}; break;
+    default: s.x = {m, k}, s.w = {3, k, n}; break;
+  }
+  s.channels = n;
+  return s;
+}
+
+// wide: the variant of a wide draw, none for the small shapes.
+Shapes draw_shapes(Rng& r, OpKind k, QLinearConvention c, std::optional<int> wide) {
+  if (k == OpKind::Conv) return wide ? draw_wide_conv_shapes(r, c, *wide) : draw_conv_shapes(r, c);
+  if (k == OpKind::Fc) return wide ? draw_wide_fc_shapes(r, *wide) : draw_fc_shapes(r);
+  Shapes s = wide ? draw_wide_matmul_shapes(r, *wide) : draw_matmul_shapes(r);
   if (is_tosa(c)) {  // TOSA MATMUL: equal batch dimensions (b takes a's)
     Dims w(s.x.begin(), s.x.end() - 2);
     w.push_back(s.w[s.w.size() - 2]);
@@ -514,12 +608,13 @@ std::int64_t draw_w_zero_point(Rng& r, const TypePair& t, QLinearConvention c, b
 // A tie-rich problem: channel o has weights w_zp + 2^u_o w' and a bias 2^u_o b', and the scale
 // S_o = m_o 2^-(u_o + 1) (m_o odd), split into (x_s, w_s[o], y_s) so that the engine's derivation
 // gives S_o exactly: every accumulator 2^u_o A with A odd is an exact tie.
-Problem draw_tie_rich(Rng& r, OpKind kind, QLinearConvention c) {
-  const Shapes s = draw_shapes(r, kind, c);
+Problem draw_tie_rich(Rng& r, OpKind kind, QLinearConvention c, std::optional<int> wide = std::nullopt) {
+  const Shapes s = draw_shapes(r, kind, c, wide);
   const TypePair t = draw_types(r, c, kind);
   const bool pc = per_channel_allowed(t, c, kind) && s.channels > 1 && r.uniform(0, 2) != 0;
   Problem pr;
   pr.kind = kind;
+  pr.wide = wide.has_value();
   pr.g = s.g;
   auto& p = pr.p;
   p.x_type = t.x, p.w_type = t.w;
@@ -561,7 +656,7 @@ Problem draw_tie_rich(Rng& r, OpKind kind, QLinearConvention c) {
     p.w_scales.push_back(ties::channel_w_scale(ties::tie_scale(m[oi], u[oi]), ex, ey, cy));
   }
   p.y_zero_point = r.uniform(xlo + 16, xhi - 16);
-  if (ro::qlinear_has_clamp(c) && r.uniform(0, 4) == 0) {
+  if (!wide && ro::qlinear_has_clamp(c) && r.uniform(0, 4) == 0) {  // wide: the blocks' outputs unclamped
     p.y_min = Int(xlo + r.uniform(1, 60));
     p.y_max = Int(xhi - r.uniform(1, 60));
   }
@@ -583,18 +678,22 @@ std::int64_t terms(OpKind kind, const Shapes& s) {
 
 // A realistic problem: codes over the whole dtype, scales with random mantissas, and an output
 // scale that maps a typical accumulator to about 2^6 output steps (2^(6 + boost) when saturating).
-Problem draw_realistic(Rng& r, OpKind kind, QLinearConvention c, int boost) {
-  const Shapes s = draw_shapes(r, kind, c);
+Problem draw_realistic(Rng& r, OpKind kind, QLinearConvention c, int boost,
+                       std::optional<int> wide = std::nullopt) {
+  const Shapes s = draw_shapes(r, kind, c, wide);
   const TypePair t = draw_types(r, c, kind);
   const bool pc = per_channel_allowed(t, c, kind) && s.channels > 1 && r.coin();
   Problem pr;
   pr.kind = kind;
+  pr.wide = wide.has_value();
   pr.g = s.g;
   auto& p = pr.p;
   p.x_type = t.x, p.w_type = t.w;
   const std::int64_t xlo = lo_of(t.x), xhi = hi_of(t.x), wlo = lo_of(t.w), whi = hi_of(t.w);
-  p.x_zero_point = r.uniform(xlo, xhi);
-  p.w_zero_point = draw_w_zero_point(r, t, c, false, kind, pc);
+  // Wide: zero points near the codes' mean (see the scale below).
+  const std::int64_t mid = (xlo + xhi + 1) / 2;
+  p.x_zero_point = wide ? r.uniform(mid - 24, mid + 24) : r.uniform(xlo, xhi);
+  p.w_zero_point = draw_w_zero_point(r, t, c, wide.has_value(), kind, pc);
   pr.x = array_of(s.x, [&](std::int64_t) { return r.uniform(xlo, xhi); });
   pr.w = array_of(s.w, [&](std::int64_t) { return r.uniform(wlo, whi); });
   if (kind != OpKind::Matmul && r.coin())
@@ -603,16 +702,42 @@ Problem draw_realistic(Rng& r, OpKind kind, QLinearConvention c, int boost) {
   const auto k = static_cast<double>(terms(kind, s));
   int log_acc = 12;
   for (double v = 1; v < k; v *= 4) ++log_acc;  // + log2(sqrt(k)), integer arithmetic on a double counter
+  // Wide: the accumulators' half range instead, and a y_zero_point that centres the outputs. Over
+  // hundreds of terms, zero points away from the codes' mean add k (mean x - zx)(mean w - zw) to
+  // every accumulator: the typical scale and a random y_zero_point would saturate most outputs (or
+  // round them all to a few codes), which would hide a wrong correction of the channels past the
+  // first block.
+  Int acc_lo = 0, acc_hi = 0;
+  if (wide) {
+    const IntArray acc = accumulators(pr, c);
+    acc_lo = *std::min_element(acc.data.begin(), acc.data.end());
+    acc_hi = *std::max_element(acc.data.begin(), acc.data.end());
+    const Int most = (acc_hi - acc_lo) / 2;
+    log_acc = 7;  // most < 2^log_acc: the outputs' half range at most 2^(6 + 1) steps
+    while (most >= (Int(1) << log_acc)) ++log_acc;
+  }
   const int ex = static_cast<int>(r.uniform(-10, -4));
   p.x_scale = random_scale(r, ex);
   p.w_scales.clear();
   const int ew0 = static_cast<int>(r.uniform(-10, -4));
-  for (std::int64_t o = 0; o < (pc ? s.channels : 1); ++o)
-    p.w_scales.push_back(random_scale(r, pc ? static_cast<int>(r.uniform(-10, -4)) : ew0));
+  for (std::int64_t o = 0; o < (pc ? s.channels : 1); ++o) {
+    // Wide: channel exponents at most 2 below ew0 (y_scale's), so that no channel's outputs all round to y_zp.
+    const int e = !pc ? ew0 : wide ? ew0 - static_cast<int>(r.uniform(0, 2)) : static_cast<int>(r.uniform(-10, -4));
+    p.w_scales.push_back(random_scale(r, e));
+  }
   const int es = 6 + boost - log_acc + static_cast<int>(r.uniform(-1, 1));
   p.y_scale = random_scale(r, ex + ew0 - es);
-  p.y_zero_point = r.uniform(xlo + 32, xhi - 32);
-  if (ro::qlinear_has_clamp(c) && r.uniform(0, 7) == 0) {
+  if (wide) {  // the middle of the dtype minus the accumulators' middle scaled (channel 0's scale), +- 8
+    const ref::Rat scale =
+        ref::f32_value(p.x_scale) * ref::f32_value(p.w_scales[0]) / ref::f32_value(p.y_scale);
+    const Int centre = ref::round_half_away(scale * ref::Rat(acc_lo + acc_hi) / 2);
+    const Int zp = Int(mid + r.uniform(-8, 8)) - centre;
+    p.y_zero_point = std::clamp<std::int64_t>(static_cast<std::int64_t>(std::clamp(zp, Int(xlo - 1), Int(xhi + 1))),
+                                              xlo + 16, xhi - 16);
+  } else {
+    p.y_zero_point = r.uniform(xlo + 32, xhi - 32);
+  }
+  if (!wide && ro::qlinear_has_clamp(c) && r.uniform(0, 7) == 0) {  // wide: the blocks' outputs unclamped
     p.y_min = Int(xlo + r.uniform(1, 100));
     p.y_max = Int(xhi - r.uniform(1, 100));
   }
@@ -1134,7 +1259,7 @@ Builder make_builder(std::string_view op, std::string_view conv) {
   return Builder{std::string(op), std::string(conv), refops::qlinear_convention_of(conv), {}};
 }
 
-// One family: the common hand cases, the op's own, then tie-rich, realistic and saturating draws.
+// One family: the common hand cases, the op's own, then tie-rich, realistic, saturating and wide draws.
 template <class Op>
 Family qlinear_family(std::string_view conv, std::uint64_t seed, OpKind kind, int tie_rich, int realistic,
                       int saturating, void (*extra)(Rng&, Builder&)) {
@@ -1151,6 +1276,13 @@ Family qlinear_family(std::string_view conv, std::uint64_t seed, OpKind kind, in
         realistic, [&] { return draw_realistic(r, kind, b.c, 0); }, "random");
     b.add_random(
         saturating, [&] { return draw_realistic(r, kind, b.c, 3); }, "random, saturating");
+    // After the draws above, so that adding them left every earlier test as it was.
+    int variant = 1;  // the tie-rich draw: a 3x3 convolution of groups 1 / several rows
+    b.add_random(
+        1, [&] { return draw_tie_rich(r, kind, b.c, variant); }, "tie-rich draw, wide");
+    for (variant = 0; variant < 4; ++variant)  // each kind of draw_wide_*_shapes once
+      b.add_random(
+          1, [&] { return draw_realistic(r, kind, b.c, 0, variant); }, "random, wide");
     return std::vector<Group>{Group{OJ::object(), std::move(b.tests)}};
   });
 }
