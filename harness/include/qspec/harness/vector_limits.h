@@ -6,9 +6,10 @@
 //
 // The shipped vectors (106 files, 11.6 MB) reach at most: 389,365 bytes per file
 // (dequantize/tvm.dequantize.json), nesting depth 8, 58,845 JSON values per file, 701 tests
-// per file, 5,148 merged attribute values per file, rank 6, 264 per dimension, 600 elements
-// per tensor, 51,008 tensor elements per file, strings of 206 bytes. Every size limit (bytes,
-// values, tests, elements) is at least 20 times that, so a generator may grow well past today's
+// per file, 5,148 merged attribute values per file, rank 6, 600 per dimension, 13,298 elements
+// per tensor, 74,895 tensor elements per file, strings of 206 bytes (the element counts since the
+// qlinear "wide" draws). Every size limit (bytes, values, tests) is at least 20 times that, the
+// element limits at least 10 times, so a generator may grow well past today's
 // families; the structural ones leave room for any sensible file (depth 32 where the format
 // needs 8, rank 8 above TOSA's and TFLite's 6, strings of 4 KiB for one-line comments). What an
 // accepted file can cost stays bounded: 16 MiB of text, a DOM of at most 2^21 values (measured peak RSS of a
