@@ -445,7 +445,7 @@ void fallback(const DepthwiseArgs& a) {
   if (a.y8 == nullptr) return depthwise(a);
   const ConvGeom& g = *a.g;
   const std::int64_t pixels = g.n * g.oh() * g.ow(), c = g.c;
-  thread_local std::vector<std::int32_t> y32;
+  thread_local LocalVector<std::int32_t> y32;
   y32.resize(static_cast<std::size_t>(std::max<std::int64_t>(pixels * c, 1)));
   DepthwiseArgs b = a;
   b.y = y32.data();
