@@ -7,7 +7,6 @@
 #include "narrow_store.h"
 #include "requant_kinds_avx2.h"
 #include "qspec/simd/avx2_kernels.h"
-#include "requant_kinds.h"
 
 namespace qspec::simd::avx2 {
 namespace {
