@@ -24,10 +24,27 @@ namespace {
 
 using simd::KernelSet;
 
-Runner fc_runner(const KernelSet& k, const FcProblem& p, std::int32_t* y) {
+// The activations as a run receives them: the problem's int8 tensor, or (the u8 configuration, as
+// oneDNN's u8 configurations get theirs) the same values + 128 as uint8 with the zero point + 128,
+// converted once outside the timed loop: a model whose previous layer writes uint8 pays nothing.
+struct Src {
+  const void* data;
+  bool is_signed;
+  std::int64_t zp;
+  std::shared_ptr<std::vector<std::uint8_t>> u8;
+};
+Src src_of(const std::vector<std::int8_t>& x, std::int64_t zx, bool u8) {
+  if (!u8) return {x.data(), true, zx, nullptr};
+  auto v = std::make_shared<std::vector<std::uint8_t>>(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) (*v)[i] = static_cast<std::uint8_t>(x[i] + 128);
+  return {v->data(), false, zx + 128, v};
+}
+
+Runner fc_runner(const KernelSet& k, const FcProblem& p, std::int32_t* y, bool u8 = false) {
   auto w = std::make_shared<simd::QWeights>(simd::pack_weights(*k.gemm, p.n, p.k, p.w.data(), false, p.k));
   const simd::GemmEngine* e = k.gemm;
-  return [e, w, &p, y] { simd::qgemm(*e, p.m, p.x.data(), true, p.k, p.zx, *w, 0, y, p.n); };
+  const Src s = src_of(p.x, p.zx, u8);
+  return [e, w, &p, y, s] { simd::qgemm(*e, p.m, s.data, s.is_signed, p.k, s.zp, *w, 0, y, p.n); };
 }
 
 simd::ConvGeom geom_of(const ConvProblem& p) {
@@ -43,12 +60,13 @@ simd::ConvGeom geom_of(const ConvProblem& p) {
   return g;
 }
 
-Runner conv_runner(const KernelSet& k, const ConvProblem& p, std::int32_t* y) {
+Runner conv_runner(const KernelSet& k, const ConvProblem& p, std::int32_t* y, bool u8 = false) {
   const simd::ConvGeom g = geom_of(p);
+  const Src s = src_of(p.x, p.zx, u8);
   // Padding with the input zero point: the padded taps stand for the real value 0.
-  auto w = std::make_shared<simd::QConvWeights>(simd::pack_conv_weights(k, g, p.wt.data(), false, 0, p.zx, p.zx));
+  auto w = std::make_shared<simd::QConvWeights>(simd::pack_conv_weights(k, g, p.wt.data(), false, 0, s.zp, s.zp));
   auto ks = std::make_shared<KernelSet>(k);
-  return [ks, w, &p, y] { simd::qconv2d_nhwc(*ks, *w, p.x.data(), true, p.zx, p.zx, y); };
+  return [ks, w, y, s] { simd::qconv2d_nhwc(*ks, *w, s.data, s.is_signed, s.zp, s.zp, y); };
 }
 
 // The int8-output operators as qspec's qlinear ops compute them under xnnpack.fp32 (no bias):
@@ -77,31 +95,35 @@ Runner two_passes(const KernelSet& k, Runner int32_run, std::shared_ptr<std::vec
   };
 }
 
-Runner fc8_runner(const KernelSet& k, const FcProblem& p, std::int8_t* y) {
+Runner fc8_runner(const KernelSet& k, const FcProblem& p, std::int8_t* y, bool u8 = false) {
   if (!k.gemm->fuses_requant()) {
     auto acc = std::make_shared<std::vector<std::int32_t>>(static_cast<std::size_t>(p.m * p.n));
-    return two_passes(k, fc_runner(k, p, acc->data()), acc, y);
+    return two_passes(k, fc_runner(k, p, acc->data(), u8), acc, y);
   }
+  const Src s = src_of(p.x, p.zx, u8);
   auto w = std::make_shared<simd::QWeights>(simd::pack_weights(*k.gemm, p.n, p.k, p.w.data(), false, p.k));
   auto ep =
       std::make_shared<simd::FusedRequant>(std::vector<simd::RequantParams>{int8out_params()}, p.n, nullptr, false);
   const simd::GemmEngine* e = k.gemm;
   auto* yb = reinterpret_cast<std::uint8_t*>(y);
-  return [e, w, ep, &p, yb] { simd::qgemm_requant(*e, p.m, p.x.data(), true, p.k, p.zx, *w, 0, ep->view(), yb, p.n); };
+  return [e, w, ep, &p, yb, s] {
+    simd::qgemm_requant(*e, p.m, s.data, s.is_signed, p.k, s.zp, *w, 0, ep->view(), yb, p.n);
+  };
 }
 
-Runner conv8_runner(const KernelSet& k, const ConvProblem& p, std::int8_t* y) {
+Runner conv8_runner(const KernelSet& k, const ConvProblem& p, std::int8_t* y, bool u8 = false) {
   const simd::ConvGeom g = geom_of(p);
-  auto w = std::make_shared<simd::QConvWeights>(simd::pack_conv_weights(k, g, p.wt.data(), false, 0, p.zx, p.zx));
+  const Src s = src_of(p.x, p.zx, u8);
+  auto w = std::make_shared<simd::QConvWeights>(simd::pack_conv_weights(k, g, p.wt.data(), false, 0, s.zp, s.zp));
   if (!simd::conv_fuses_requant(k, *w) || !k.gemm->fuses_requant()) {
     auto acc = std::make_shared<std::vector<std::int32_t>>(static_cast<std::size_t>(p.oh() * p.ow() * p.o));
-    return two_passes(k, conv_runner(k, p, acc->data()), acc, y);
+    return two_passes(k, conv_runner(k, p, acc->data(), u8), acc, y);
   }
   auto ep =
       std::make_shared<simd::FusedRequant>(std::vector<simd::RequantParams>{int8out_params()}, p.o, nullptr, false);
   auto ks = std::make_shared<KernelSet>(k);
   auto* yb = reinterpret_cast<std::uint8_t*>(y);
-  return [ks, w, ep, &p, yb] { simd::qconv2d_nhwc_requant(*ks, *w, p.x.data(), true, p.zx, p.zx, *ep, yb); };
+  return [ks, w, ep, yb, s] { simd::qconv2d_nhwc_requant(*ks, *w, s.data, s.is_signed, s.zp, s.zp, *ep, yb); };
 }
 
 // One op through the backend's C ABI, exactly as `qspec run` drives it (the attributes parsed per
@@ -188,6 +210,18 @@ simd::CpuFeatures without_zmm() {
 // The backend's rows run the level QSPEC_SIMD_ISA allows (as `qspec run` does), so that
 // `QSPEC_SIMD_ISA=avxvnni bench/thirdparty/compare.sh` sets them against the libraries at that class.
 QSPEC_REGISTER_BENCH_IMPL(backend_impl("avx2", simd::cpu_features()));
+// The u8-source configuration of the same level (FC and convolution rows only).
+Impl backend_u8_impl(const simd::CpuFeatures& f) {
+  const KernelSet k = simd::avx2::kernel_set(f);
+  Impl impl;
+  impl.lib = "avx2.u8";
+  impl.fc = [k](const FcProblem& p, std::int32_t* y) { return fc_runner(k, p, y, true); };
+  impl.conv = [k](const ConvProblem& p, std::int32_t* y) { return conv_runner(k, p, y, true); };
+  impl.fc8 = [k](const FcProblem& p, std::int8_t* y) { return fc8_runner(k, p, y, true); };
+  impl.conv8 = [k](const ConvProblem& p, std::int8_t* y) { return conv8_runner(k, p, y, true); };
+  return impl;
+}
+QSPEC_REGISTER_BENCH_IMPL(backend_u8_impl(simd::cpu_features()));
 QSPEC_REGISTER_BENCH_IMPL(simd::detect_cpu_features().avx512vnni || simd::detect_cpu_features().avxvnni
                               ? backend_impl("avx2_no_vnni", without_vnni())
                               : Impl{});

@@ -131,8 +131,17 @@ int main(int argc, char** argv) {
   // qspec's own rows, also from a LABEL=file run (a --benchmark_filter given to compare.sh reaches its
   // second run too, whose avx2 rows are not a library's).
   auto internal = [](std::string lib) {
-    lib = lib.substr(0, lib.find('@'));
+    lib = lib.substr(0, std::min(lib.find('@'), lib.find('.')));
     return lib == "avx2" || lib == "reference" || lib == "scalar" || lib == "avx2_no_vnni" || lib == "avx2_ymm";
+  };
+  // qspec's row: its fastest configuration too, "avx2" (the int8 source) or "avx2.u8" (the source
+  // as uint8, converted outside the timed loop as for the libraries' u8 configurations), named.
+  auto qspec_row = [](const std::map<std::string, Entry>& libs) {
+    std::pair<std::string, const Entry*> b{"", nullptr};
+    for (const auto& [lib, e] : libs)
+      if (lib == "avx2" || lib.starts_with("avx2."))
+        if (!b.second || e.seconds < b.second->seconds) b = {lib == "avx2" ? "s8" : lib.substr(5), &e};
+    return b;
   };
   // lib[.config][@label] -> (lib@label, config); "libtorch-qnnpack" is libtorch's qnnpack engine.
   auto split = [](const std::string& full) {
@@ -151,11 +160,12 @@ int main(int argc, char** argv) {
   };
   std::printf("# median CPU time per iteration; avx2/lib < 1: qspec's avx2 backend is faster\n");
   std::printf("# each library at its fastest exact configuration (the benchmark times only exact ones)\n");
-  std::printf("%-26s %-26s %-22s %-16s %11s %11s %9s  %s\n", "op", "shape", "library", "configuration", "avx2 (us)",
-              "lib (us)", "avx2/lib", "dispatched");
+  std::printf("# avx2 src: the source type of qspec's fastest configuration (s8 as given, or u8)\n");
+  std::printf("%-26s %-26s %-22s %-16s %-8s %11s %11s %9s  %s\n", "op", "shape", "library", "configuration", "avx2 src",
+              "avx2 (us)", "lib (us)", "avx2/lib", "dispatched");
   for (const auto& [key, libs] : table) {
-    const auto base = libs.find("avx2");
-    if (base == libs.end()) continue;
+    const auto [qconfig, qbase] = qspec_row(libs);
+    if (qbase == nullptr) continue;
     std::map<std::string, std::pair<std::string, const Entry*>> best;  // library -> fastest configuration
     for (const auto& [lib, e] : libs) {
       if (internal(lib)) continue;
@@ -165,13 +175,13 @@ int main(int argc, char** argv) {
     }
     for (const auto& [family, b] : best) {
       bool by_rate = false;
-      const double ratio = ratio_of(base->second, *b.second, by_rate);
-      std::printf("%-26s %-26s %-22s %-16s %11.4g %11.4g %9.3f  %s%s\n", key.first.c_str(), key.second.c_str(),
-                  family.c_str(), b.first.c_str(), base->second.seconds * 1e6, b.second->seconds * 1e6, ratio,
-                  b.second->label.c_str(), by_rate ? " (by rate: shrunk problem)" : "");
+      const double ratio = ratio_of(*qbase, *b.second, by_rate);
+      std::printf("%-26s %-26s %-22s %-16s %-8s %11.4g %11.4g %9.3f  %s%s\n", key.first.c_str(), key.second.c_str(),
+                  family.c_str(), b.first.c_str(), qconfig.c_str(), qbase->seconds * 1e6, b.second->seconds * 1e6,
+                  ratio, b.second->label.c_str(), by_rate ? " (by rate: shrunk problem)" : "");
     }
   }
-  std::printf("\n# every configuration timed\n");
+  std::printf("\n# every configuration timed (against qspec's avx2 row with the int8 source)\n");
   std::printf("%-26s %-26s %-36s %11s %11s %9s  %s\n", "op", "shape", "library", "avx2 (us)", "lib (us)", "avx2/lib",
               "dispatched");
   for (const auto& [key, libs] : table) {
