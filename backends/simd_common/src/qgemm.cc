@@ -23,8 +23,11 @@ const std::int32_t* row_corrections(std::int64_t m, const std::int64_t* row_sums
 
 // Row blocks of A made unsigned (int8 -> u8: XOR 0x80) and summed once each, then body(i0, mb, a_u, ld, sums).
 template <class Body>
+// sums_needed: false when the weight zero point in W_s's terms is 0, so that every row sum is
+// multiplied by 0 (row_corrections, qgemm_u8's int64 rows): a uint8 A is then used as it is, with no
+// pass over it.
 void unsigned_row_blocks(const GemmEngine& e, std::int64_t m, const void* a, bool a_signed, std::int64_t lda,
-                         std::int64_t k, const Body& body) {
+                         std::int64_t k, bool sums_needed, const Body& body) {
   const auto* src = static_cast<const std::uint8_t*>(a);
   constexpr std::int64_t kRows = 256;
   thread_local std::vector<std::uint8_t> conv;
@@ -39,8 +42,10 @@ void unsigned_row_blocks(const GemmEngine& e, std::int64_t m, const void* a, boo
       e.prepare_a(mb, k, block, lda, 0x80, conv.data(), k, sums.data());
       block = conv.data();
       ld = k;
-    } else {
+    } else if (sums_needed) {
       e.prepare_a(mb, k, block, lda, 0x00, nullptr, 0, sums.data());
+    } else {
+      std::fill(sums.begin(), sums.end(), 0);
     }
     body(i0, mb, block, ld, sums.data());
   }
@@ -124,7 +129,7 @@ template <class Out>
 void qgemm(const GemmEngine& e, std::int64_t m, const void* a, bool a_signed, std::int64_t lda, std::int64_t za,
            const QWeights& w, std::int64_t zw, Out* y, std::int64_t ldy) {
   const std::int64_t za_u = za + (a_signed ? 128 : 0);
-  unsigned_row_blocks(e, m, a, a_signed, lda, w.k,
+  unsigned_row_blocks(e, m, a, a_signed, lda, w.k, zw != w.w_offset,
                       [&](std::int64_t i0, std::int64_t mb, const std::uint8_t* au, std::int64_t ld,
                           const std::int64_t* sums) { qgemm_u8(e, mb, au, ld, sums, za_u, w, zw, y + i0 * ldy, ldy); });
 }
@@ -141,7 +146,7 @@ void qgemm_requant(const GemmEngine& e, std::int64_t m, const void* a, bool a_si
                    const QWeights& w, std::int64_t zw, const FusedRequantView& ep, std::uint8_t* y, std::int64_t ldy) {
   const std::int64_t za_u = za + (a_signed ? 128 : 0);
   unsigned_row_blocks(
-      e, m, a, a_signed, lda, w.k,
+      e, m, a, a_signed, lda, w.k, zw != w.w_offset,
       [&](std::int64_t i0, std::int64_t mb, const std::uint8_t* au, std::int64_t ld, const std::int64_t* sums) {
         qgemm_u8_requant(e, mb, au, ld, sums, za_u, w, zw, ep, y + i0 * ldy, ldy);
       });
