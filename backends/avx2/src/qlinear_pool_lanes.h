@@ -46,18 +46,31 @@ struct XnnpackPool : CodeSum<V> {
   }
 };
 
-// The fp32 epilogue: rne(fl32(fl32(acc) S)) + zy, clamped (|fl32(acc) S| < 2^30: the handler's bound).
+// The divisor c of a window: K where the padding counts, else its taps inside (at least 1).
+inline std::size_t divisor(const PoolParams& p, std::size_t n_in) {
+  return p.include ? static_cast<std::size_t>(p.g.kh * p.g.kw) : (n_in ? n_in : 1);
+}
+
+// The fp32 epilogue: rne(fl32(fl32(acc) S)) + zy, clamped (|fl32(acc) S| < 2^30: the handler's bound),
+// S constant or fl32(1 / fl32(c)) per window.
 template <class V>
 struct Fp32Pool : CodeSum<V> {
   using I = typename V::I;
-  using Pixel = std::size_t;
-  typename V::F scale;
+  using F = typename V::F;
+  struct Pixel {
+    std::size_t n_in;
+    F scale;
+  };
+  const PoolParams& p;
+  F scale;
   I zy, lo, hi;
-  explicit Fp32Pool(const PoolParams& p)
-      : CodeSum<V>(p), scale(V::set1(p.scale)), zy(V::set1(p.zy)), lo(V::set1(p.lo)), hi(V::set1(p.hi)) {}
-  static Pixel pixel(std::size_t n_in) { return n_in; }
-  I finish(I a, Pixel n_in) const {
-    return V::clamp(V::add(V::rne(V::mul(V::to_float(this->less_zx(a, n_in)), scale)), zy), lo, hi);
+  explicit Fp32Pool(const PoolParams& q)
+      : CodeSum<V>(q), p(q), scale(V::set1(q.scale)), zy(V::set1(q.zy)), lo(V::set1(q.lo)), hi(V::set1(q.hi)) {}
+  Pixel pixel(std::size_t n_in) const {
+    return {n_in, p.per_count ? V::set1(1.0f / static_cast<float>(divisor(p, n_in))) : scale};
+  }
+  I finish(I a, const Pixel& px) const {
+    return V::clamp(V::add(V::rne(V::mul(V::to_float(this->less_zx(a, px.n_in)), px.scale)), zy), lo, hi);
   }
 };
 
@@ -68,16 +81,15 @@ struct OrtPool {
   using F = typename V::F;
   using Acc = F;
   using Pixel = F;  // fl32(c)
+  const PoolParams& p;
   F xs, ys, fzy;
   I zx, lo, hi;
-  float fk;  // fl32(K) where the padding counts
-  bool include;
-  explicit OrtPool(const PoolParams& p)
-      : xs(V::set1(p.xs)), ys(V::set1(p.ys)), fzy(V::set1(p.fzy)), zx(V::set1(p.zx)), lo(V::set1(p.lo)),
-        hi(V::set1(p.hi)), fk(static_cast<float>(p.g.kh * p.g.kw)), include(p.include) {}
+  explicit OrtPool(const PoolParams& q)
+      : p(q), xs(V::set1(q.xs)), ys(V::set1(q.ys)), fzy(V::set1(q.fzy)), zx(V::set1(q.zx)), lo(V::set1(q.lo)),
+        hi(V::set1(q.hi)) {}
   static Acc zero() { return V::set1(0.0f); }
   Acc tap(Acc a, I codes) const { return V::add(a, V::mul(xs, V::to_float(V::sub(codes, zx)))); }
-  Pixel pixel(std::size_t n_in) const { return V::set1(include ? fk : static_cast<float>(n_in)); }
+  Pixel pixel(std::size_t n_in) const { return V::set1(static_cast<float>(divisor(p, n_in))); }
   I finish(Acc a, Pixel c) const { return V::clamp(V::rne(V::add(V::div(V::div(a, c), ys), fzy)), lo, hi); }
 };
 
@@ -107,6 +119,25 @@ struct TflitePool : CodeSum<V>, HalfAwayDiv<V> {
   explicit TflitePool(const PoolParams& p) : CodeSum<V>(p), lo(V::set1(p.lo)), hi(V::set1(p.hi)) {}
   using HalfAwayDiv<V>::pixel;
   I finish(I s, const Pixel& d) const { return V::clamp(HalfAwayDiv<V>::div(s, d), lo, hi); }
+};
+
+// oneDNN's code average: the jit kernels' fl32(s) times fl32(1 / fl32(c)) or ref_pooling's
+// fl32(s) / fl32(c) (|s| < 2^24: exact in binary32), rne, clamped.
+template <class V>
+struct OnednnPool : CodeSum<V> {
+  using I = typename V::I;
+  using Pixel = typename V::F;  // the reciprocal (jit) or the count (ref)
+  const PoolParams& p;
+  I lo, hi;
+  explicit OnednnPool(const PoolParams& q) : CodeSum<V>(q), p(q), lo(V::set1(q.lo)), hi(V::set1(q.hi)) {}
+  Pixel pixel(std::size_t n_in) const {
+    const auto c = static_cast<float>(divisor(p, n_in));
+    return V::set1(p.jit ? 1.0f / c : c);
+  }
+  I finish(I s, Pixel d) const {
+    const auto f = V::to_float(s);
+    return V::clamp(V::rne(p.jit ? V::mul(f, d) : V::div(f, d)), lo, hi);
+  }
 };
 
 // The NHWC driver: for every output pixel, kLanes channels at a time (the last n % kLanes through
@@ -164,6 +195,7 @@ bool run_pool_kind(const PoolParams& p, const Run& run) {
     case K::kFp32: run(Fp32Pool<V>(p)); return true;
     case K::kOrt: run(OrtPool<V>(p)); return true;
     case K::kTflite: run(TflitePool<V>(p)); return true;
+    case K::kOnednn: run(OnednnPool<V>(p)); return true;
     case K::kTfliteMean: return false;
   }
   return false;

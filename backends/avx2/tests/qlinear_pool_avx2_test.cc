@@ -54,6 +54,30 @@ TEST(qlinear_pool_scalar, Fp32RoundsHalfEven) {
   EXPECT_EQ(one(p, {-1, -1, -1, -1}), 3);  // acc 0
 }
 
+// ATen's average (per_count): fl32(1 / fl32(c)) per window, c = K or the taps inside. Two taps of
+// X - zx = 2, 3 in a 2x2 window: 5 / 2 = 2.5 -> 2 without the padding, 5 / 4 = 1.25 -> 1 with it.
+TEST(qlinear_pool_scalar, AtenDivisorPerWindow) {
+  PoolParams p = base(K::kFp32, false);
+  p.per_count = true, p.zx = p.zy = -4;
+  p.g.kh = p.g.kw = 2;
+  EXPECT_EQ(one(p, {-2, -1}), -4 + 2);
+  p.include = true;
+  EXPECT_EQ(one(p, {-2, -1}), -4 + 1);
+}
+
+// oneDNN: the jit kernels multiply by fl32(1/14) = (1/14)(1 + 4.5e-8), which takes the tie
+// 91 / 14 = 6.5 past it (7); ref_pooling's division keeps the tie and rounds it to even (6).
+TEST(qlinear_pool_scalar, OnednnReciprocalBreaksTheTie) {
+  ASSERT_EQ(91.0f * (1.0f / 14.0f), 6.5f + 0x1.0p-21f);
+  PoolParams p = base(K::kOnednn, false);
+  p.g.kh = 2, p.g.kw = 7;
+  const std::vector<std::int32_t> taps = {6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7};
+  p.jit = true;
+  EXPECT_EQ(one(p, taps), 7);
+  p.jit = false;
+  EXPECT_EQ(one(p, taps), 6);
+}
+
 // ONNX Runtime: the dequantized taps summed in binary32, divided by K (counting the padding) or by
 // the taps inside, / y_scale, + zy before rne (ties to even). Two taps of X - zx = 1 in a 2x2
 // window with xs = ys = 1: 2 / 4 + 10 = 10.5 -> 10 counting the padding, 2 / 2 + 10 = 11 without.
@@ -114,12 +138,16 @@ PoolParams random_params(K kind, bool u8, std::mt19937& g) {
       p.mult = (bits & 0x7fffffu) | 0x800000u, p.shift = static_cast<int>(150 - (bits >> 23));
       break;
     }
-    case K::kFp32: p.scale = logu(-14, 2); break;
+    case K::kFp32:
+      p.scale = logu(-14, 2);
+      p.per_count = uni(0, 1) == 1, p.include = uni(0, 1) == 1;
+      break;
     case K::kOrt:
       p.xs = logu(-10, 2), p.ys = logu(-10, 2), p.fzy = static_cast<float>(p.zy), p.include = uni(0, 1) == 1;
       p.lo = clo, p.hi = chi;
       break;
     case K::kTflite: p.zx = p.zy = 0; break;
+    case K::kOnednn: p.zx = p.zy = 0, p.include = uni(0, 1) == 1, p.jit = uni(0, 1) == 1; break;
     case K::kTfliteMean:
       p.qm = uni(1 << 30, INT32_MAX);
       p.left = 0, p.right = uni(0, 8);
@@ -136,6 +164,7 @@ std::string name(K kind) {
     case K::kOrt: return "onnxruntime";
     case K::kTflite: return "tflite";
     case K::kTfliteMean: return "tflite.mean";
+    case K::kOnednn: return "onednn";
   }
   return "?";
 }
@@ -176,7 +205,7 @@ TEST(qlinear_pool_avx2, MatchesScalarOnEveryChannelCountAndWindow) {
   if (kernels().empty()) GTEST_SKIP() << "this CPU lacks AVX2 + FMA";
   std::mt19937 g(20261127);
   std::uniform_int_distribution<int> byte(0, 255);
-  for (K kind : {K::kXnnpack, K::kFp32, K::kOrt, K::kTflite, K::kTfliteMean})
+  for (K kind : {K::kXnnpack, K::kFp32, K::kOrt, K::kTflite, K::kTfliteMean, K::kOnednn})
     for (bool u8 : {false, true})
       for (const Shape& s : kShapes) {
         if (kind == K::kTfliteMean && (s.pt || s.pl || s.pb || s.pr || s.kh != s.h)) continue;  // global only
@@ -228,6 +257,11 @@ TEST(qlinear_pool_avx2, TiesInTheKernels) {
   PoolParams m = base(K::kTfliteMean, false);
   m.qm = 1 << 30, m.zx = 1, m.zy = 5;
   run(m, 2, 2, {3, 2, 2, 2}, 6);
+  PoolParams d = base(K::kOnednn, false);
+  d.jit = true;
+  run(d, 2, 7, {6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7}, 7);
+  d.jit = false;
+  run(d, 2, 7, {6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7}, 6);
 }
 
 }  // namespace

@@ -7,11 +7,9 @@
 // -ffp-contract=off keeps every float step separate).
 #include <algorithm>
 #include <array>
-#include <optional>
 #include <cmath>
 #include <cstring>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "qlinear_common.h"
@@ -244,28 +242,6 @@ PoolParams pool_base(PoolParams::Kind kind, const Scales& s, const std::vector<s
   return p;
 }
 
-// PoolParams::fast: bounds every window's steps by the largest |X - zx| (dmax) and K taps; each
-// product bound carries a relative margin above its binary32 roundings.
-void set_fast(PoolParams& p, double xs_over_ys) {
-  using K = PoolParams::Kind;
-  const double K_ = static_cast<double>(p.g.kh * p.g.kw);
-  const double dmax = std::max(static_cast<double>(p.u8 ? 255 : 127) - p.zx, p.zx - static_cast<double>(p.u8 ? 0 : -128));
-  const double acc = K_ * dmax, margin = 1.0 + 0x1.0p-16;
-  bool ok = K_ < 0x1.0p16 && acc < 0x1.0p30;  // the divisions' operands below 2^24 need the first
-  switch (p.kind) {
-    case K::kXnnpack: ok = ok && acc * std::ldexp(static_cast<double>(p.mult), -p.shift) < 0x1.0p30; break;
-    case K::kFp32: ok = ok && acc * static_cast<double>(p.scale) * margin < 0x1.0p30; break;
-    case K::kOrt:  // |a| <= K dmax xs (1 + u)^K, / c >= 1, / ys, + |zy|
-      ok = ok && acc * static_cast<double>(p.xs) * 1.01 / static_cast<double>(p.ys) * margin + std::abs(p.fzy) < 0x1.0p30;
-      break;
-    case K::kTflite: break;  // |sum T| + n/2 <= 255.5 K < 2^24
-    case K::kTfliteMean:  // acc 2^left in int32, |MBQM| + n/2 below 2^24
-      ok = ok && std::ldexp(acc, p.left) < 0x1.0p31 && acc * xs_over_ys * margin + 2 + K_ < 0x1.0p24;
-      break;
-  }
-  p.fast = ok;
-}
-
 // The kernel's parameters of qlinear.avg_pool2d under xnnpack.fp32, onnxruntime and tflite after
 // every check of the convention (Rejected / Unsupported as the handler throws them).
 template <Conv conv>
@@ -287,7 +263,7 @@ PoolParams avg_pool_params(const OpCall& c, const qspec_tensor& xt) {
     p.scale = S;
     p.mult = (bits_of(S) & 0x007fffffu) | 0x00800000u;
     p.shift = static_cast<int>(150 - (bits_of(S) >> 23));
-    set_fast(p, 0);
+    qlinear::set_pool_fast(p, 0);
     return p;
   } else if constexpr (conv == Conv::kOnnxRuntime) {
     for (std::size_t a = 0; a < 2; ++a)
@@ -296,14 +272,14 @@ PoolParams avg_pool_params(const OpCall& c, const qspec_tensor& xt) {
     if (global) {
       PoolParams p = pool_base(PK::kFp32, s, shape, w, oh, ow);
       p.scale = onnxruntime_global_scale(s, K);
-      set_fast(p, 0);
+      qlinear::set_pool_fast(p, 0);
       return p;
     }
     reject_if(!fits(s.zx, s.t) || !fits(s.zy, s.t), "onnxruntime: the zero points must have x's type");
     if (!finite_positive(s.xs) || !finite_positive(s.ys)) throw Unsupported("onnxruntime: scales finite and positive");
     PoolParams p = pool_base(PK::kOrt, s, shape, w, oh, ow);
     p.xs = s.xs, p.ys = s.ys, p.fzy = static_cast<float>(s.zy), p.include = include;
-    set_fast(p, 0);
+    qlinear::set_pool_fast(p, 0);
     return p;
   } else {
     reject_if(include && w.any_pad(), "tflite: AveragePool never counts the padding");
@@ -317,7 +293,7 @@ PoolParams avg_pool_params(const OpCall& c, const qspec_tensor& xt) {
     for (std::int64_t oy = 0; oy < oh; ++oy)
       for (std::int64_t ox = 0; ox < ow; ++ox)
         reject_if(pool_window(p.g, oy, ox).n_in() == 0, "tflite: a window without an input element (filter_count == 0)");
-    set_fast(p, 0);
+    qlinear::set_pool_fast(p, 0);
     return p;
   }
 }
@@ -347,39 +323,21 @@ PoolParams global_pool_params(const OpCall& c, const qspec_tensor& xt) {
     PoolParams p = pool_base(PK::kTfliteMean, sat, shape, w, 1, 1);
     p.qm = static_cast<std::int32_t>(q_fixed);
     p.left = shift > 0 ? shift : 0, p.right = shift > 0 ? 0 : -shift;
-    set_fast(p, ratio);
+    qlinear::set_pool_fast(p, ratio);
     return p;
   } else {
     PoolParams p = pool_base(PK::kFp32, s, shape, w, 1, 1);
     p.scale = conv == Conv::kXnnpack ? xnnpack_scale(s, n) : onnxruntime_global_scale(s, n);
-    set_fast(p, 0);
+    qlinear::set_pool_fast(p, 0);
     return p;
   }
-}
-
-// The kernel on the tensors' bytes where p.fast (and y is x's 8-bit type), else pool_one per window.
-void run_pool(OpCall& c, const PoolParams& p, const qspec_tensor& xt, std::string_view out) {
-  const std::vector<std::int64_t> shape{p.g.n, p.g.oh, p.g.ow, p.g.c};
-  qspec_tensor& yt = c.output(out, 0);
-  const auto n_x = static_cast<std::size_t>(p.g.n * p.g.h * p.g.w * p.g.c);
-  if (p.fast && yt.dtype == xt.dtype && xt.data != nullptr && xt.size_bytes >= n_x)
-    if (std::uint8_t* y = qlinear::byte_output(yt, shape)) {
-      c.k.avg_pool(p, xt.data, y);
-      return;
-    }
-  const IntArray x = read_int(xt);  // checks x's bytes
-  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(p.g.n * p.g.oh * p.g.ow * p.g.c));
-  pool_scalar(p, xt.data, bytes.data());
-  std::vector<std::int64_t> y(bytes.size());
-  for (std::size_t i = 0; i < y.size(); ++i) y[i] = p.u8 ? bytes[i] : static_cast<std::int8_t>(bytes[i]);
-  write_int(yt, shape, y);
 }
 
 template <Conv conv>
 void avg_pool2d(OpCall& c) {
   const qspec_tensor& xt = named(c, Avg::in::x);
   if constexpr (conv == Conv::kXnnpack || conv == Conv::kOnnxRuntime || conv == Conv::kTflite) {
-    run_pool(c, avg_pool_params<conv>(c, xt), xt, Avg::out::y);
+    qlinear::run_pool(c, avg_pool_params<conv>(c, xt), xt, Avg::out::y);
   } else {
     const IntArray x = read_int(xt);
     bool include = false;
@@ -397,6 +355,13 @@ void avg_pool2d(OpCall& c) {
       reject_if(!fits(s.zx, s.t) || !fits(s.zy, s.t), "tosa: the zero points must fit int8");
       if (bits_of(s.xs) != bits_of(s.ys) || s.zx != s.zy)
         throw Unsupported("tosa: equal input and output parameters (a REQUIRE)");
+      // Below 2^22 taps AVG_POOL2D's reciprocal_scale and apply_scale_32 round exactly as TFLite's
+      // division of the code sum (qlinear.avg_pool2d.tosa's theorem): the kernel's kTflite where fast.
+      Scales codes = s;
+      codes.zx = codes.zy = 0;
+      PoolParams p = pool_base(PoolParams::Kind::kTflite, codes, x.shape, w, oh, ow);
+      qlinear::set_pool_fast(p, 0);
+      if (p.fast) return qlinear::run_pool(c, p, xt, Avg::out::y);
     }
     for (auto v : x.data) reject_if(!fits(v, s.t), "qlinear.avg_pool2d: a code outside the dtype");
     const std::int64_t K = w.k[0] * w.k[1];
@@ -418,7 +383,7 @@ template <Conv conv>
 void global_avg_pool(OpCall& c) {
   const qspec_tensor& xt = named(c, Gap::in::x);
   if constexpr (conv == Conv::kXnnpack || conv == Conv::kOnnxRuntime || conv == Conv::kTflite) {
-    run_pool(c, global_pool_params<conv>(c, xt), xt, Gap::out::y);
+    qlinear::run_pool(c, global_pool_params<conv>(c, xt), xt, Gap::out::y);
   } else {
     const IntArray x = read_int(xt);
     const Scales s = read_scales<Gap::attr>(c, xt, false);
@@ -497,23 +462,6 @@ void max_pool2d(OpCall& c) {
 }
 
 }  // namespace
-
-std::optional<PoolParams> prepared_avg_pool(std::string_view op, std::string_view convention,
-                                            const nlohmann::ordered_json& attrs, qspec_dtype t,
-                                            const std::vector<std::int64_t>& shape) {
-  static const KernelSet scalar = scalar_kernel_set();
-  const qspec_tensor x{Avg::in::x.data(), t, static_cast<std::int32_t>(shape.size()), shape.data(), nullptr, 0};
-  const OpCall c{scalar, attrs, &x, 1, nullptr, 0};
-  const bool avg = op == Avg::op;
-  if (!avg && op != Gap::op) return std::nullopt;
-  if (convention == Avg::conv::xnnpack_fp32)
-    return avg ? avg_pool_params<Conv::kXnnpack>(c, x) : global_pool_params<Conv::kXnnpack>(c, x);
-  if (convention == Avg::conv::onnxruntime)
-    return avg ? avg_pool_params<Conv::kOnnxRuntime>(c, x) : global_pool_params<Conv::kOnnxRuntime>(c, x);
-  if (convention == Avg::conv::tflite_double_round)
-    return avg ? avg_pool_params<Conv::kTflite>(c, x) : global_pool_params<Conv::kTflite>(c, x);
-  return std::nullopt;
-}
 
 void add_qlinear_pool_ops(std::vector<OpEntry>& t) {
   t.push_back(entry<Avg>(Avg::conv::xnnpack_fp32, "window sums, XNNPACK qu8 avgpool rounding / fp32 global epilogue",

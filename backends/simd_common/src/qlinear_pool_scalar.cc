@@ -13,6 +13,10 @@ namespace {
 // TFLite's rounded division: acc > 0 ? (acc + n/2) / n : (acc - n/2) / n (C's truncating division).
 std::int64_t div_half_away(std::int64_t acc, std::int64_t n) { return acc > 0 ? (acc + n / 2) / n : (acc - n / 2) / n; }
 
+// The divisor c: K where the padding counts, else the taps inside (at least 1: the conventions that
+// divide by n_in reject an empty window, or cannot have one).
+std::int64_t count(const PoolParams& p, std::int64_t n_in) { return p.include ? p.g.kh * p.g.kw : std::max<std::int64_t>(n_in, 1); }
+
 }  // namespace
 
 std::int32_t pool_one(const PoolParams& p, const std::int32_t* taps, std::size_t n_in) {
@@ -31,14 +35,14 @@ std::int32_t pool_one(const PoolParams& p, const std::int32_t* taps, std::size_t
       break;
     }
     case K::kFp32: {
-      const float f = static_cast<float>(acc) * p.scale;  // |f| < 2^31 2^8: finite, and an int64 once rounded
+      const float f = static_cast<float>(acc) * (p.per_count ? 1.0f / static_cast<float>(count(p, n)) : p.scale);  // |f| < 2^31 2^8: finite, and an int64 once rounded
       y = static_cast<std::int64_t>(std::nearbyint(static_cast<double>(f))) + p.zy;
       break;
     }
     case K::kOrt: {
       float a = 0.0f;
       for (std::size_t i = 0; i < n_in; ++i) a = a + p.xs * static_cast<float>(taps[i] - p.zx);
-      const float m = a / static_cast<float>(p.include ? p.g.kh * p.g.kw : n);
+      const float m = a / static_cast<float>(count(p, n));
       y = elementwise::rne_int32(m / p.ys + p.fzy, "onnxruntime pool");
       break;
     }
@@ -46,6 +50,11 @@ std::int32_t pool_one(const PoolParams& p, const std::int32_t* taps, std::size_t
       if (n == 0) throw Unsupported("tflite: a window without an input element");  // rejected by the handler
       y = div_half_away(codes, n);
       break;
+    case K::kOnednn: {
+      const float fs = static_cast<float>(codes), fc = static_cast<float>(count(p, n));
+      y = static_cast<std::int64_t>(std::nearbyint(p.jit ? fs * (1.0f / fc) : fs / fc));  // |s| < 2^24: exact
+      break;
+    }
     case K::kTfliteMean:
       y = div_half_away(elementwise::mbqm(acc, {p.qm, p.left - p.right}, false), n) + p.zy;
       break;

@@ -115,12 +115,14 @@ void add_qlinear_leaky_relu_armnn_ops(std::vector<OpEntry>& table);
 std::optional<AddParams> prepared_add(std::string_view convention, const nlohmann::ordered_json& attrs, qspec_dtype t);
 
 // The pooling kernel's parameters of `op` (qlinear.avg_pool2d or qlinear.global_avg_pool) under
-// `convention` for an 8-bit NHWC x of this shape and dtype, derived (and rejected) as the handler does,
-// or nullopt where the convention has no kernel (the benchmark; a caller runs k.avg_pool only where
-// the result is `fast`).
+// `convention` for these tensors (x named "x", y "y") and attributes, as the handler derives them
+// (it runs, with a kernel set whose pooling kernel only records its parameters; its Rejected and
+// Unsupported propagate), or nullopt where the handler runs no kernel (no kernel for the convention,
+// or not `fast`; then y holds the scalar path's result): an average pooling prepared once, as the
+// libraries create their operators (the benchmark).
 std::optional<PoolParams> prepared_avg_pool(std::string_view op, std::string_view convention,
-                                            const nlohmann::ordered_json& attrs, qspec_dtype t,
-                                            const std::vector<std::int64_t>& shape);
+                                            const nlohmann::ordered_json& attrs, const qspec_tensor& x,
+                                            qspec_tensor& y);
 
 // The full table, built once.
 const std::vector<OpEntry>& op_table();

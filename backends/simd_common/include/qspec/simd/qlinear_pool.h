@@ -6,12 +6,16 @@
 // acc = sum over T of (X - zx):
 //
 //   kXnnpack  y = clamp(round_half_away(acc S) + zy, lo, hi)   (acc S exact: |acc| mult 2^-shift, 64-bit)
-//   kFp32     y = clamp(rne(fl32(fl32(acc) S)) + zy, lo, hi)  (XNNPACK's global kernels, MLAS's epilogue)
+//   kFp32     y = clamp(rne(fl32(fl32(acc) S)) + zy, lo, hi)  (XNNPACK's global kernels, MLAS's epilogue,
+//             QNNPACK's S; with per_count S = fl32(1 / fl32(c)) per window: ATen's quantized average)
 //   kOrt      a = +0, a = fl32(a + fl32(xs fl32(X - zx))) over T in window order;
 //             y = sat(rne(fl32(fl32(fl32(a / fl32(c)) / ys) + fl32(zy))))   (c = K or n_in)
-//   kTflite   y = clamp(round_half_away(sum T / n_in), lo, hi)   (the codes, not less zx)
+//   kTflite   y = clamp(round_half_away(sum T / n_in), lo, hi)   (the codes, not less zx; also TOSA's
+//             AVG_POOL2D, equal to it below 2^22 taps: spec qlinear.avg_pool2d.tosa's theorem)
+//   kOnednn   y = clamp(rne(jit ? fl32(fl32(sum T) fl32(1 / fl32(c))) : fl32(fl32(sum T) / fl32(c))), lo, hi)
 //   kTfliteMean y = clamp(round_half_away(MBQM_dr(acc 2^left, qm, right) / n_in) + zy, lo, hi)
 //             (TFLite's int8 Mean: gemmlowp's SRDHM then RDBPOT, then the rounded division)
+// where c is the divisor: K = KH KW if `include` (the padding counts), else n_in.
 #pragma once
 
 #include <cstddef>
@@ -28,19 +32,22 @@ struct PoolGeom {
 };
 
 struct PoolParams {
-  enum class Kind : std::uint8_t { kXnnpack, kFp32, kOrt, kTflite, kTfliteMean };
+  enum class Kind : std::uint8_t { kXnnpack, kFp32, kOrt, kTflite, kTfliteMean, kOnednn };
   Kind kind = Kind::kFp32;
   bool u8 = false;  // uint8 tensors (else int8)
   PoolGeom g;
   std::int32_t zx = 0, zy = 0;
   std::int32_t lo = -128, hi = 127;  // the clamp of y (the dtype's range and the fused clamp)
-  // kXnnpack: S's significand (< 2^24) and shift (S = mult 2^-shift); kFp32: S
+  // kXnnpack: S's significand (< 2^24) and shift (S = mult 2^-shift); kFp32: S, or fl32(1 / fl32(c))
+  // per window (per_count)
   std::uint32_t mult = 0;
   int shift = 0;
   float scale = 0;
-  // kOrt: the scales, fl32(zy), and whether the divisor counts the padding (c = K, else n_in)
+  bool per_count = false;
+  // kOrt: the scales and fl32(zy)
   float xs = 0, ys = 0, fzy = 0;
-  bool include = false;
+  bool include = false;  // kOrt, kFp32 per_count, kOnednn: the divisor counts the padding (c = K, else n_in)
+  bool jit = false;      // kOnednn: oneDNN's jit kernels' reciprocal product (else ref_pooling's division)
   // kTfliteMean: MultiplyByQuantizedMultiplier's Q31 multiplier and shifts
   std::int32_t qm = 0;
   int left = 0, right = 0;
