@@ -14,6 +14,7 @@
 
 #include "qspec/simd/avx2_kernels.h"
 #include "qspec/simd/cpu.h"
+#include "x86_levels.h"
 
 namespace qspec::simd {
 namespace {
@@ -169,17 +170,8 @@ std::string name(K kind) {
   return "?";
 }
 
-struct Kernel {
-  const char* name;
-  PoolFn fn;
-};
-std::vector<Kernel> kernels() {
-  const CpuFeatures f = detect_cpu_features();
-  std::vector<Kernel> v;
-  if (f.avx2 && f.fma) v.push_back({"ymm", avx2::qlinear_pool});
-  if (f.zmm && f.fma) v.push_back({"zmm", avx2::qlinear_pool_zmm});
-  return v;
-}
+// The kernels this CPU can run: ymm (AVX2 + FMA) and zmm (AVX512F + BW + VL + FMA).
+std::vector<testing::WidthKernel<PoolFn>> kernels() { return testing::ymm_zmm_kernels<PoolFn>(avx2::qlinear_pool, avx2::qlinear_pool_zmm); }
 
 // Window shapes: 3x3 stride 1 pad 1 (corner counts 4, edges 6), 2x3 stride 2 asymmetric pads, a 3x2
 // window with top and bottom pads that leave one row inside, a global window (K = H W), and top pads
@@ -219,7 +211,7 @@ TEST(qlinear_pool_avx2, MatchesScalarOnEveryChannelCountAndWindow) {
             std::vector<std::uint8_t> x(nx + 1), want(ny + 1, 0xA5), got(ny + 1, 0xA5);
             for (auto& v : x) v = static_cast<std::uint8_t>(byte(g));
             pool_scalar(p, x.data(), want.data());
-            for (const Kernel& k : kernels()) {
+            for (const auto& k : kernels()) {
               k.fn(p, x.data(), got.data());
               ASSERT_EQ(got, want) << k.name << " " << name(kind) << (u8 ? " uint8" : " int8") << " window "
                                    << s.kh << "x" << s.kw << " draw " << draw << " channels " << c;
@@ -239,7 +231,7 @@ TEST(qlinear_pool_avx2, TiesInTheKernels) {
     p.g.n = 1, p.g.h = h, p.g.w = w, p.g.c = C, p.g.kh = h, p.g.kw = w, p.g.oh = p.g.ow = 1;
     std::vector<std::uint8_t> x;
     for (auto code : pixel_codes) x.insert(x.end(), static_cast<std::size_t>(C), code);
-    for (const Kernel& k : kernels()) {
+    for (const auto& k : kernels()) {
       std::vector<std::uint8_t> y(C);
       k.fn(p, x.data(), y.data());
       EXPECT_EQ(y, std::vector<std::uint8_t>(C, static_cast<std::uint8_t>(want))) << k.name << " " << name(p.kind);
