@@ -153,8 +153,8 @@ void pool_drive(const K& k, const PoolParams& p, const void* xv, void* yv) {
     for (std::int64_t oy = 0; oy < g.oh; ++oy)
       for (std::int64_t ox = 0; ox < g.ow; ++ox, y += g.c) {
         const PoolWindow w = pool_window(g, oy, ox);
-        const auto px = k.pixel(w.n_in());
-        const std::uint8_t* first = image + (w.n_in() ? (w.h0 * g.w + w.w0) * g.c : 0);  // no tap: not read
+        const auto px = k.pixel(w.n_in);
+        const std::uint8_t* first = image + (w.n_in ? (w.h0 * g.w + w.w0) * g.c : 0);  // no tap: not read
         const std::int64_t row = g.w * g.c, cols = w.w1 - w.w0;
         std::int64_t ch = 0;
         for (; ch + 2 * L <= g.c; ch += 2 * L) {  // two independent accumulators

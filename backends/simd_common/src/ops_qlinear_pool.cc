@@ -270,8 +270,9 @@ PoolParams avg_pool_params(const OpCall& c, const qspec_tensor& xt) {
       reject_if(w.pads[a] >= w.k[a] || w.pads[a + 2] >= w.k[a], "onnxruntime: Pad should be smaller than kernel");
     const bool global = H == w.k[0] && W == w.k[1] && !w.any_pad();
     if (global) {
+      const float S = onnxruntime_global_scale(s, K);  // its rejections first
       PoolParams p = pool_base(PK::kFp32, s, shape, w, oh, ow);
-      p.scale = onnxruntime_global_scale(s, K);
+      p.scale = S;
       qlinear::set_pool_fast(p, 0);
       return p;
     }
@@ -292,7 +293,7 @@ PoolParams avg_pool_params(const OpCall& c, const qspec_tensor& xt) {
     PoolParams p = pool_base(PK::kTflite, codes, shape, w, oh, ow);
     for (std::int64_t oy = 0; oy < oh; ++oy)
       for (std::int64_t ox = 0; ox < ow; ++ox)
-        reject_if(pool_window(p.g, oy, ox).n_in() == 0, "tflite: a window without an input element (filter_count == 0)");
+        reject_if(pool_window(p.g, oy, ox).n_in == 0, "tflite: a window without an input element (filter_count == 0)");
     qlinear::set_pool_fast(p, 0);
     return p;
   }
@@ -326,8 +327,9 @@ PoolParams global_pool_params(const OpCall& c, const qspec_tensor& xt) {
     qlinear::set_pool_fast(p, ratio);
     return p;
   } else {
+    const float S = conv == Conv::kXnnpack ? xnnpack_scale(s, n) : onnxruntime_global_scale(s, n);  // rejections first
     PoolParams p = pool_base(PK::kFp32, s, shape, w, 1, 1);
-    p.scale = conv == Conv::kXnnpack ? xnnpack_scale(s, n) : onnxruntime_global_scale(s, n);
+    p.scale = S;
     qlinear::set_pool_fast(p, 0);
     return p;
   }

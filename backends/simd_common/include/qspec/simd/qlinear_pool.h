@@ -68,17 +68,20 @@ void pool_scalar(const PoolParams& p, const void* x, void* y);
 std::int32_t pool_one(const PoolParams& p, const std::int32_t* taps, std::size_t n_in);
 
 // The taps of output (b, oy, ox): rows [h0, h1), columns [w0, w1) of image b (empty ranges when the
-// window lies in the padding).
+// window lies in the padding), n_in of them. Static (internal linkage in each file that includes it):
+// the kernels of every ISA level call it, and a shared inline copy could be linked from an AVX-512
+// object for a lower level (backends/avx2/README.md).
 struct PoolWindow {
   std::int64_t h0, h1, w0, w1;
-  std::size_t n_in() const { return static_cast<std::size_t>((h1 - h0) * (w1 - w0)); }
+  std::size_t n_in;
 };
-inline PoolWindow pool_window(const PoolGeom& g, std::int64_t oy, std::int64_t ox) {
+static inline PoolWindow pool_window(const PoolGeom& g, std::int64_t oy, std::int64_t ox) {
   const auto clip = [](std::int64_t v, std::int64_t hi) { return v < 0 ? 0 : (v > hi ? hi : v); };
   const std::int64_t y0 = oy * g.sh - g.pt, x0 = ox * g.sw - g.pl;
-  PoolWindow r{clip(y0, g.h), clip(y0 + g.kh, g.h), clip(x0, g.w), clip(x0 + g.kw, g.w)};
+  PoolWindow r{clip(y0, g.h), clip(y0 + g.kh, g.h), clip(x0, g.w), clip(x0 + g.kw, g.w), 0};
   if (r.h1 < r.h0) r.h1 = r.h0;
   if (r.w1 < r.w0) r.w1 = r.w0;
+  r.n_in = static_cast<std::size_t>((r.h1 - r.h0) * (r.w1 - r.w0));
   return r;
 }
 
