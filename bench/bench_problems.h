@@ -72,7 +72,7 @@ struct PoolProblem {
   nlohmann::ordered_json attrs;      // the vector vocabulary of the op
   bool u8 = false;                   // uint8 codes (else int8)
   std::int64_t h = 1, w = 1, c = 1, k = 1, stride = 1, pad = 0;  // global: k = h = w, no padding
-  std::vector<std::uint8_t> x;       // NHWC codes, N = 1
+  std::vector<std::uint8_t> x;                                   // NHWC codes, N = 1
   bool global() const { return op.find("global") != std::string::npos; }
   std::int64_t oh() const { return global() ? 1 : (h + 2 * pad - k) / stride + 1; }
   std::int64_t ow() const { return global() ? 1 : (w + 2 * pad - k) / stride + 1; }

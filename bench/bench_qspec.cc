@@ -165,7 +165,8 @@ Runner add_runner(const KernelSet& k, const AddProblem& p, std::int8_t* y) {
 // through the C ABI (the handler's scalar path).
 Runner pool_runner(const KernelSet& k, const PoolProblem& p, std::uint8_t* y) {
   using P = cat::qlinear_avg_pool2d;
-  auto shapes = std::make_shared<std::vector<std::int64_t>>(std::vector<std::int64_t>{1, p.h, p.w, p.c, 1, p.oh(), p.ow(), p.c});
+  auto shapes =
+      std::make_shared<std::vector<std::int64_t>>(std::vector<std::int64_t>{1, p.h, p.w, p.c, 1, p.oh(), p.ow(), p.c});
   const qspec_dtype t = p.u8 ? QSPEC_DTYPE_UINT8 : QSPEC_DTYPE_INT8;
   const qspec_tensor x{P::in::x.data(), t, 4, shapes->data(), const_cast<std::uint8_t*>(p.x.data()), p.x.size()};
   qspec_tensor yt{P::out::y.data(), t, 4, shapes->data() + 4, y, static_cast<std::size_t>(p.oh() * p.ow() * p.c)};

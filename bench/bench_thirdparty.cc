@@ -499,7 +499,6 @@ Runner onednn_add(const AddProblem& p, std::int8_t* y) {
   }
 }
 
-
 // ---------------- avg_pool_int8: each library's quantized average pooling, prepared once ----------------
 
 using P = cat::qlinear_avg_pool2d;
@@ -517,8 +516,8 @@ Runner xnnpack_pool(const PoolProblem& p, std::uint8_t* y) {
   const auto c = static_cast<std::size_t>(p.c);
   xnn_status st = xnn_status_success;
   if (p.global()) {
-    st = xnn_create_global_average_pooling_nwc_qs8(c, c, c, static_cast<std::int8_t>(zx), xs, static_cast<std::int8_t>(zy),
-                                                   ys, INT8_MIN, INT8_MAX, 0, &op->op);
+    st = xnn_create_global_average_pooling_nwc_qs8(c, c, c, static_cast<std::int8_t>(zx), xs,
+                                                   static_cast<std::int8_t>(zy), ys, INT8_MIN, INT8_MAX, 0, &op->op);
     if (st == xnn_status_success)
       st = xnn_setup_global_average_pooling_nwc_qs8(op->op, 1, static_cast<std::size_t>(p.h * p.w),
                                                     reinterpret_cast<const std::int8_t*>(p.x.data()),
@@ -526,8 +525,8 @@ Runner xnnpack_pool(const PoolProblem& p, std::uint8_t* y) {
   } else {
     const auto pad = static_cast<std::uint32_t>(p.pad), k = static_cast<std::uint32_t>(p.k),
                s = static_cast<std::uint32_t>(p.stride);
-    st = xnn_create_average_pooling2d_nhwc_qu8(pad, pad, pad, pad, k, k, s, s, c, c, c, static_cast<std::uint8_t>(zx), xs,
-                                               static_cast<std::uint8_t>(zy), ys, 0, 255, 0, &op->op);
+    st = xnn_create_average_pooling2d_nhwc_qu8(pad, pad, pad, pad, k, k, s, s, c, c, c, static_cast<std::uint8_t>(zx),
+                                               xs, static_cast<std::uint8_t>(zy), ys, 0, 255, 0, &op->op);
     if (st == xnn_status_success)
       st = xnn_setup_average_pooling2d_nhwc_qu8(op->op, 1, static_cast<std::size_t>(p.h), static_cast<std::size_t>(p.w),
                                                 p.x.data(), y, nullptr);
@@ -552,7 +551,8 @@ Runner onednn_pool(const PoolProblem& p, std::uint8_t* y) {
   const memory::desc src({1, p.c, p.h, p.w}, dt, memory::format_tag::nhwc),
       dst({1, p.c, p.oh(), p.ow()}, dt, memory::format_tag::nhwc);
   const bool include = attr::get_or(p.attrs, P::attr::count_include_pad, false);
-  const auto alg = include ? dnnl::algorithm::pooling_avg_include_padding : dnnl::algorithm::pooling_avg_exclude_padding;
+  const auto alg =
+      include ? dnnl::algorithm::pooling_avg_include_padding : dnnl::algorithm::pooling_avg_exclude_padding;
   try {
     const dnnl::pooling_forward::primitive_desc pd(
         dnnl::pooling_forward::desc(dnnl::prop_kind::forward_inference, alg, src, dst, {p.stride, p.stride}, {p.k, p.k},

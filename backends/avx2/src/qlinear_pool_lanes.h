@@ -35,8 +35,12 @@ struct XnnpackPool : CodeSum<V> {
   I mult, round, zy, lo, hi;
   __m128i shift;
   explicit XnnpackPool(const PoolParams& p)
-      : CodeSum<V>(p), mult(V::set1(static_cast<std::int32_t>(p.mult))),
-        round(V::set1_64(std::int64_t{1} << (p.shift - 1))), zy(V::set1(p.zy)), lo(V::set1(p.lo)), hi(V::set1(p.hi)),
+      : CodeSum<V>(p),
+        mult(V::set1(static_cast<std::int32_t>(p.mult))),
+        round(V::set1_64(std::int64_t{1} << (p.shift - 1))),
+        zy(V::set1(p.zy)),
+        lo(V::set1(p.lo)),
+        hi(V::set1(p.hi)),
         shift(_mm_cvtsi32_si128(p.shift)) {}
   static Pixel pixel(std::size_t n_in) { return n_in; }
   I finish(I a, Pixel n_in) const {
@@ -85,7 +89,12 @@ struct OrtPool {
   F xs, ys, fzy;
   I zx, lo, hi;
   explicit OrtPool(const PoolParams& q)
-      : p(q), xs(V::set1(q.xs)), ys(V::set1(q.ys)), fzy(V::set1(q.fzy)), zx(V::set1(q.zx)), lo(V::set1(q.lo)),
+      : p(q),
+        xs(V::set1(q.xs)),
+        ys(V::set1(q.ys)),
+        fzy(V::set1(q.fzy)),
+        zx(V::set1(q.zx)),
+        lo(V::set1(q.lo)),
         hi(V::set1(q.hi)) {}
   static Acc zero() { return V::set1(0.0f); }
   Acc tap(Acc a, I codes) const { return V::add(a, V::mul(xs, V::to_float(V::sub(codes, zx)))); }
@@ -107,7 +116,9 @@ struct HalfAwayDiv {
   static Pixel pixel(std::size_t n) {
     return {V::set1(static_cast<std::int32_t>(n / 2)), V::set1(static_cast<float>(n))};
   }
-  static I div(I s, const Pixel& d) { return V::with_sign_of(V::trunc(V::div(V::to_float(V::add(V::abs(s), d.half)), d.n)), s); }
+  static I div(I s, const Pixel& d) {
+    return V::with_sign_of(V::trunc(V::div(V::to_float(V::add(V::abs(s), d.half)), d.n)), s);
+  }
 };
 
 // TFLite's AveragePool: round_half_away(sum T / n_in) of the codes, clamped.

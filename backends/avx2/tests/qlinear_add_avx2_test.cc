@@ -151,7 +151,9 @@ std::string name(K kind) {
 }
 
 // The kernels this CPU can run: ymm (AVX2 + FMA) and zmm (AVX512F + BW + VL + FMA).
-std::vector<testing::WidthKernel<AddFn>> kernels() { return testing::ymm_zmm_kernels<AddFn>(avx2::qlinear_add, avx2::qlinear_add_zmm); }
+std::vector<testing::WidthKernel<AddFn>> kernels() {
+  return testing::ymm_zmm_kernels<AddFn>(avx2::qlinear_add, avx2::qlinear_add_zmm);
+}
 
 TEST(qlinear_add_avx2, MatchesScalarOnEveryTail) {
   if (kernels().empty()) GTEST_SKIP() << "this CPU lacks AVX2 + FMA";

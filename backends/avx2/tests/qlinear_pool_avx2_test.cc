@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -90,8 +90,8 @@ TEST(qlinear_pool_scalar, OnnxRuntimeDivisorAndHalfEven) {
   EXPECT_EQ(one(p, {3, 3}), 10);
   p.include = false;
   EXPECT_EQ(one(p, {3, 3}), 11);
-  EXPECT_EQ(one(p, {5, 4}), 12);     // (3 + 2) / 2 + 10 = 12.5 -> 12
-  EXPECT_EQ(one(p, {5, 6}), 14);     // (3 + 4) / 2 + 10 = 13.5 -> 14
+  EXPECT_EQ(one(p, {5, 4}), 12);  // (3 + 2) / 2 + 10 = 12.5 -> 12
+  EXPECT_EQ(one(p, {5, 6}), 14);  // (3 + 4) / 2 + 10 = 13.5 -> 14
   p.ys = 0.01f;
   EXPECT_EQ(one(p, {5, 6}), 127);  // saturates
 }
@@ -115,10 +115,10 @@ TEST(qlinear_pool_scalar, TfliteRoundsHalfAwayOverTapsInside) {
 TEST(qlinear_pool_scalar, TfliteMeanRoundsTwice) {
   PoolParams p = base(K::kTfliteMean, false);
   p.qm = 1 << 30, p.left = 0, p.right = 0, p.zx = 1, p.zy = 5;
-  EXPECT_EQ(one(p, {2, 3, 3, 2}), 5 + 1);      // acc 6
-  EXPECT_EQ(one(p, {0, -1, -1, 0}), 5 - 1);    // acc -6
-  EXPECT_EQ(one(p, {3, 2, 2, 2}), 5 + 1);      // acc 5
-  EXPECT_EQ(one(p, {2, 2, 1, 1}), 5);          // acc 2
+  EXPECT_EQ(one(p, {2, 3, 3, 2}), 5 + 1);    // acc 6
+  EXPECT_EQ(one(p, {0, -1, -1, 0}), 5 - 1);  // acc -6
+  EXPECT_EQ(one(p, {3, 2, 2, 2}), 5 + 1);    // acc 5
+  EXPECT_EQ(one(p, {2, 2, 1, 1}), 5);        // acc 2
 }
 
 // Random parameters of each kind inside the kernels' precondition (PoolParams::fast).
@@ -171,7 +171,9 @@ std::string name(K kind) {
 }
 
 // The kernels this CPU can run: ymm (AVX2 + FMA) and zmm (AVX512F + BW + VL + FMA).
-std::vector<testing::WidthKernel<PoolFn>> kernels() { return testing::ymm_zmm_kernels<PoolFn>(avx2::qlinear_pool, avx2::qlinear_pool_zmm); }
+std::vector<testing::WidthKernel<PoolFn>> kernels() {
+  return testing::ymm_zmm_kernels<PoolFn>(avx2::qlinear_pool, avx2::qlinear_pool_zmm);
+}
 
 // Window shapes: 3x3 stride 1 pad 1 (corner counts 4, edges 6), 2x3 stride 2 asymmetric pads, a 3x2
 // window with top and bottom pads that leave one row inside, a global window (K = H W), and top pads
@@ -201,7 +203,7 @@ TEST(qlinear_pool_avx2, MatchesScalarOnEveryChannelCountAndWindow) {
     for (bool u8 : {false, true})
       for (const Shape& s : kShapes) {
         if (kind == K::kTfliteMean && (s.pt || s.pl || s.pb || s.pr || s.kh != s.h)) continue;  // global only
-        if ((kind == K::kOrt || kind == K::kTflite) && s.pt >= s.kh) continue;  // a window without taps
+        if ((kind == K::kOrt || kind == K::kTflite) && s.pt >= s.kh) continue;                  // a window without taps
         for (int draw = 0; draw < 6; ++draw) {
           PoolParams p = random_params(kind, u8, g);
           for (std::int64_t c = 0; c <= 65; ++c) {
@@ -213,8 +215,8 @@ TEST(qlinear_pool_avx2, MatchesScalarOnEveryChannelCountAndWindow) {
             pool_scalar(p, x.data(), want.data());
             for (const auto& k : kernels()) {
               k.fn(p, x.data(), got.data());
-              ASSERT_EQ(got, want) << k.name << " " << name(kind) << (u8 ? " uint8" : " int8") << " window "
-                                   << s.kh << "x" << s.kw << " draw " << draw << " channels " << c;
+              ASSERT_EQ(got, want) << k.name << " " << name(kind) << (u8 ? " uint8" : " int8") << " window " << s.kh
+                                   << "x" << s.kw << " draw " << draw << " channels " << c;
             }
           }
         }

@@ -1,6 +1,7 @@
 // libtorch in bench_kernels (built only where libtorch-dev is installed): requantize
-// (pytorch.requantize_from_int), quantized::add and the quantized average poolings as qspec::bench::Impls, and quantized::linear / quantized::conv2d
-// as BM_<op>/libtorch_int8out/<shape> (default onednn engine) and BM_<op>/libtorch-qnnpack_int8out/<shape>.
+// (pytorch.requantize_from_int), quantized::add and the quantized average poolings as qspec::bench::Impls, and
+// quantized::linear / quantized::conv2d as BM_<op>/libtorch_int8out/<shape> (default onednn engine) and
+// BM_<op>/libtorch-qnnpack_int8out/<shape>.
 //
 // libtorch has no int32-output linear / conv, so, like XNNPACK's, they are registered separately
 // with requantized outputs, on the same shapes and scales (requantization scale 2^-7, output zero
@@ -117,10 +118,10 @@ Runner libtorch_pool(const PoolProblem& p, std::uint8_t* y) {
   if (p.convention != P::conv::pytorch_onednn || p.u8) return {};
   try {
     at::globalContext().setQEngine(c10::QEngine::ONEDNN);
-    auto qx = std::make_shared<at::Tensor>(at::_empty_affine_quantized(
-        {1, p.c, p.h, p.w}, at::TensorOptions().dtype(c10::kQInt8),
-        static_cast<double>(std::bit_cast<float>(attr::get(p.attrs, P::attr::x_scale))),
-        attr::get(p.attrs, P::attr::x_zero_point), c10::MemoryFormat::ChannelsLast));
+    auto qx = std::make_shared<at::Tensor>(
+        at::_empty_affine_quantized({1, p.c, p.h, p.w}, at::TensorOptions().dtype(c10::kQInt8),
+                                    static_cast<double>(std::bit_cast<float>(attr::get(p.attrs, P::attr::x_scale))),
+                                    attr::get(p.attrs, P::attr::x_zero_point), c10::MemoryFormat::ChannelsLast));
     std::memcpy(qx->data_ptr(), p.x.data(), p.x.size());  // NHWC: the channels-last storage order
     const bool include = attr::get_or(p.attrs, P::attr::count_include_pad, false);
     auto copied = std::make_shared<bool>(false);

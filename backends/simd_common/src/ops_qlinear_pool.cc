@@ -397,7 +397,8 @@ void global_avg_pool(OpCall& c) {
     if constexpr (conv == Conv::kArmnn) {
       armnn_params(s);
       for (auto v : x.data) reject_if(!fits(v, s.t), "qlinear.global_avg_pool: a code outside the dtype");
-      each_window(x, w, 1, 1, [&](std::size_t i, const std::vector<std::int32_t>& t) { y[i] = armnn_average(t, n, s); });
+      each_window(x, w, 1, 1,
+                  [&](std::size_t i, const std::vector<std::int32_t>& t) { y[i] = armnn_average(t, n, s); });
     } else {
       const TosaMean m = tosa_mean_scale(s, n);
       for (auto v : x.data) reject_if(!fits(v, s.t), "qlinear.global_avg_pool: a code outside the dtype");

@@ -375,14 +375,16 @@ std::uint8_t* byte_output(qspec_tensor& t, const std::vector<std::int64_t>& shap
 void set_pool_fast(PoolParams& p, double xs_over_ys) {
   using K = PoolParams::Kind;
   const double K_ = static_cast<double>(p.g.kh * p.g.kw);
-  const double dmax = std::max(static_cast<double>(p.u8 ? 255 : 127) - p.zx, p.zx - static_cast<double>(p.u8 ? 0 : -128));
+  const double dmax =
+      std::max(static_cast<double>(p.u8 ? 255 : 127) - p.zx, p.zx - static_cast<double>(p.u8 ? 0 : -128));
   const double acc = K_ * dmax, margin = 1.0 + 0x1.0p-16;
   bool ok = K_ < 0x1.0p16 && acc < 0x1.0p30;  // the divisions' operands below 2^24 need the first
   switch (p.kind) {
     case K::kXnnpack: ok = ok && acc * std::ldexp(static_cast<double>(p.mult), -p.shift) < 0x1.0p30; break;
     case K::kFp32: ok = ok && acc * (p.per_count ? 1.0 : static_cast<double>(p.scale)) * margin < 0x1.0p30; break;
     case K::kOrt:  // |a| <= K dmax xs (1 + u)^K, / c >= 1, / ys, + |zy|
-      ok = ok && acc * static_cast<double>(p.xs) * 1.01 / static_cast<double>(p.ys) * margin + std::abs(p.fzy) < 0x1.0p30;
+      ok = ok &&
+           acc * static_cast<double>(p.xs) * 1.01 / static_cast<double>(p.ys) * margin + std::abs(p.fzy) < 0x1.0p30;
       break;
     case K::kTflite:  // |sum T| + n/2 <= 255.5 K < 2^24
     case K::kOnednn: break;

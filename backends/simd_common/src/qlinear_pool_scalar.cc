@@ -15,7 +15,9 @@ std::int64_t div_half_away(std::int64_t acc, std::int64_t n) { return acc > 0 ? 
 
 // The divisor c: K where the padding counts, else the taps inside (at least 1: the conventions that
 // divide by n_in reject an empty window, or cannot have one).
-std::int64_t count(const PoolParams& p, std::int64_t n_in) { return p.include ? p.g.kh * p.g.kw : std::max<std::int64_t>(n_in, 1); }
+std::int64_t count(const PoolParams& p, std::int64_t n_in) {
+  return p.include ? p.g.kh * p.g.kw : std::max<std::int64_t>(n_in, 1);
+}
 
 }  // namespace
 
@@ -35,7 +37,9 @@ std::int32_t pool_one(const PoolParams& p, const std::int32_t* taps, std::size_t
       break;
     }
     case K::kFp32: {
-      const float f = static_cast<float>(acc) * (p.per_count ? 1.0f / static_cast<float>(count(p, n)) : p.scale);  // |f| < 2^31 2^8: finite, and an int64 once rounded
+      const float f =
+          static_cast<float>(acc) * (p.per_count ? 1.0f / static_cast<float>(count(p, n))
+                                                 : p.scale);  // |f| < 2^31 2^8: finite, and an int64 once rounded
       y = static_cast<std::int64_t>(std::nearbyint(static_cast<double>(f))) + p.zy;
       break;
     }
@@ -55,9 +59,7 @@ std::int32_t pool_one(const PoolParams& p, const std::int32_t* taps, std::size_t
       y = static_cast<std::int64_t>(std::nearbyint(p.jit ? fs * (1.0f / fc) : fs / fc));  // |s| < 2^24: exact
       break;
     }
-    case K::kTfliteMean:
-      y = div_half_away(elementwise::mbqm(acc, {p.qm, p.left - p.right}, false), n) + p.zy;
-      break;
+    case K::kTfliteMean: y = div_half_away(elementwise::mbqm(acc, {p.qm, p.left - p.right}, false), n) + p.zy; break;
   }
   return static_cast<std::int32_t>(std::clamp<std::int64_t>(y, p.lo, p.hi));
 }
