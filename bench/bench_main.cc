@@ -207,6 +207,81 @@ std::vector<std::int8_t> reference_add(const AddProblem& p, std::size_t n) {
   return y;
 }
 
+// Average-pooling problems: a ResNet-style 3x3 stride-1 pad-1 average over 56x56x64 and a
+// classifier's global average of 7x7x1024, under every convention with a pooling kernel that a
+// library in the benchmark implements (XNNPACK: qu8 windowed, qs8 global; oneDNN's s8 pooling; ATen's
+// quantized average) and qspec's other vectorized ones. Parameters: a scale ratio near 1, not a power
+// of two, nonzero zero points, where the convention allows them (TFLite and oneDNN take the output's
+// parameters equal to the input's; ATen's have no output parameters; XNNPACK's windowed operator is
+// uint8 only, and counts the padding).
+std::vector<PoolProblem> make_pools() {
+  using P = cat::qlinear_avg_pool2d;
+  using G = cat::qlinear_global_avg_pool;
+  std::vector<PoolProblem> v;
+  for (const bool global : {false, true}) {
+    PoolProblem base;
+    base.op = std::string(global ? G::op : P::op);
+    if (global)
+      base.h = base.w = base.k = 7, base.c = 1024, base.dims = "7x7x1024";
+    else
+      base.h = base.w = 56, base.c = 64, base.k = 3, base.pad = 1, base.dims = "56x56x64_3x3";
+    const auto n = static_cast<std::size_t>(base.h * base.w * base.c);
+    const std::vector<std::uint8_t> x = random_bytes<std::uint8_t>(n);
+    for (std::string_view conv : {P::conv::xnnpack_fp32, P::conv::onnxruntime, P::conv::tflite_double_round,
+                                  P::conv::onednn, P::conv::pytorch_onednn}) {
+      PoolProblem p = base;
+      p.convention = std::string(conv);
+      p.x = x;
+      p.u8 = !global && conv == P::conv::xnnpack_fp32;
+      const bool same = conv == P::conv::tflite_double_round || conv == P::conv::onednn;
+      const std::int64_t zx = p.u8 ? 131 : -3, zy = same ? zx : (p.u8 ? 125 : -2);
+      nlohmann::ordered_json at;
+      if (!global) {
+        attr::set(at, P::attr::kernel, {p.k, p.k});
+        attr::set(at, P::attr::strides, {1, 1});
+        attr::set(at, P::attr::pads, {p.pad, p.pad, p.pad, p.pad});
+        // XNNPACK and ATen count the padding (XNNPACK always, PyTorch by default); the others not.
+        attr::set(at, P::attr::count_include_pad, conv == P::conv::xnnpack_fp32 || conv == P::conv::pytorch_onednn);
+      }
+      attr::set(at, P::attr::x_scale, std::bit_cast<std::uint32_t>(0.0371f));
+      attr::set(at, P::attr::x_zero_point, zx);
+      if (conv != P::conv::pytorch_onednn) {
+        attr::set(at, P::attr::y_scale, std::bit_cast<std::uint32_t>(same ? 0.0371f : 0.0412f));
+        attr::set(at, P::attr::y_zero_point, zy);
+      }
+      p.attrs = std::move(at);
+      v.push_back(std::move(p));
+    }
+  }
+  return v;
+}
+
+// The exact reference's average pooling of a problem, or an empty vector if it rejects it.
+std::vector<std::uint8_t> reference_pool(const PoolProblem& p) {
+  const refops::OpImpl* op = refops::find_op(p.op, p.convention);
+  if (!op) return {};
+  Tensor x{std::string(cat::qlinear_avg_pool2d::in::x), p.u8 ? DType::U8 : DType::I8, {1, p.h, p.w, p.c}, {}};
+  for (const std::uint8_t b : p.x) x.data.push_back(p.u8 ? std::int64_t{b} : std::int64_t{static_cast<std::int8_t>(b)});
+  std::vector<std::uint8_t> y;
+  try {
+    const std::vector<Tensor> out = op->fn(p.attrs, {x});
+    for (const std::int64_t v : out[0].data) y.push_back(static_cast<std::uint8_t>(v));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench: the reference rejects %s / %s: %s\n", p.op.c_str(), p.convention.c_str(), e.what());
+  }
+  return y;
+}
+
+// The first rows of a windowed problem (every window shape of the image: both paddings), where the
+// reference checks the judge (the rationals would take minutes on the whole image).
+PoolProblem first_rows(const PoolProblem& p, std::int64_t rows) {
+  if (p.global() || p.h <= rows) return p;
+  PoolProblem q = p;
+  q.h = rows;
+  q.x.resize(static_cast<std::size_t>(rows * p.w * p.c));
+  return q;
+}
+
 // A shrunk copy of a problem for slow implementations (fewer rows / elements, same data source).
 FcProblem shrink(const FcProblem& p, int f) {
   if (f <= 1) return p;
@@ -307,6 +382,7 @@ using OutBuf = std::vector<T, Aligned64<T>>;
 struct Holder {  // problems and outputs must outlive the registered lambdas
   std::vector<std::unique_ptr<FcProblem>> fcs;
   std::vector<std::unique_ptr<AddProblem>> adds;
+  std::vector<std::unique_ptr<PoolProblem>> pools;
   std::vector<std::unique_ptr<ConvProblem>> convs;
   std::vector<std::unique_ptr<RequantProblem>> requants;
   std::vector<std::unique_ptr<OutBuf<std::int32_t>>> outs32;
@@ -355,7 +431,47 @@ void register_all(Holder& h) {
     add_want.push_back(std::move(want));
   }
 
+  // Each pooling problem's expected output: the judge's, once it has agreed with the exact reference
+  // on the first 6 rows of the image (the whole image for the global pool).
+  std::vector<std::vector<std::uint8_t>> pool_want;
+  for (PoolProblem& p : make_pools()) {
+    h.pools.push_back(std::make_unique<PoolProblem>(std::move(p)));
+    const PoolProblem& q = *h.pools.back();
+    const PoolProblem top = first_rows(q, 6);
+    std::vector<std::uint8_t> want(static_cast<std::size_t>(q.oh() * q.ow() * q.c)),
+        top_want(static_cast<std::size_t>(top.oh() * top.ow() * top.c));
+    runner_label().clear();
+    const Runner rj = judge.pool8 ? judge.pool8(q, want.data()) : Runner{};
+    const Runner rt = judge.pool8 ? judge.pool8(top, top_want.data()) : Runner{};
+    if (rj) rj();
+    if (rt) rt();
+    if (!rj || !rt || reference_pool(top) != top_want) {
+      std::fprintf(stderr, "bench: %s disagrees with the reference on %s / %s: not benchmarked\n", judge.lib.c_str(),
+                   q.op.c_str(), q.shape().c_str());
+      want.clear();
+    }
+    pool_want.push_back(std::move(want));
+  }
+
   for (const Impl& impl : impls()) {
+    for (std::size_t i = 0; i < h.pools.size(); ++i) {
+      const PoolProblem& p = *h.pools[i];
+      if (!impl.pool8 || pool_want[i].empty()) continue;
+      auto out = std::make_unique<OutBuf<std::int8_t>>(pool_want[i].size());
+      auto* y = reinterpret_cast<std::uint8_t*>(out->data());
+      runner_label().clear();
+      Runner run = impl.pool8(p, y);
+      if (!run) continue;
+      run();
+      if (!std::equal(pool_want[i].begin(), pool_want[i].end(), y)) {
+        std::fprintf(stderr, "bench: %s disagrees with %s (and the reference) on %s / %s: not benchmarked\n",
+                     impl.lib.c_str(), judge.lib.c_str(), p.op.c_str(), p.shape().c_str());
+        continue;
+      }
+      register_streamed("BM_avg_pool_int8/" + impl.lib + "/" + p.shape(), run, p.bytes(),
+                        static_cast<double>(pool_want[i].size()));
+      h.outs8.push_back(std::move(out));
+    }
     for (std::size_t i = 0; i < h.adds.size(); ++i) {
       const AddProblem& p = *h.adds[i];
       if (!impl.add8 || add_want[i].empty()) continue;

@@ -175,10 +175,13 @@ void qspec_bench_register_peaks() {
         ->Arg(1 << 26)
         ->Unit(benchmark::kMicrosecond);
     // 5 MB (L3) and 256 MB (DRAM); 96 KiB and 1.5 MiB move what BM_add_int8 moves at 2^16 and 2^20
-    // elements (2 bytes read and 1 written per element: 3 bytes = a memcpy of 1.5).
+    // elements (2 bytes read and 1 written per element: 3 bytes = a memcpy of 1.5); 196 KiB and
+    // 25 KiB what BM_avg_pool_int8 reads once and writes (56x56x64 in and out; 7x7x1024 in, 1024 out).
     benchmark::RegisterBenchmark("BM_bandwidth/memcpy", BM_bandwidth_memcpy)
         ->Arg(3 << 15)
         ->Arg(3 << 19)
+        ->Arg(56 * 56 * 64)
+        ->Arg((7 * 7 * 1024 + 1024) / 2)
         ->Arg(5 << 20)
         ->Arg(256 << 20)
         ->Unit(benchmark::kMicrosecond);

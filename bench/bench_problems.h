@@ -10,6 +10,11 @@
 //   add_int8         qlinear.add of two int8 tensors of one shape under one named convention (a
 //                    residual add's scales and zero points): each implementation checked against the
 //                    exact reference on a prefix of the elements, and against the qspec backend on all
+//   avg_pool_int8    qlinear.avg_pool2d (3x3 stride 1 pad 1) / qlinear.global_avg_pool of an NHWC int8
+//                    tensor (uint8 where the convention is uint8-only: XNNPACK's windowed average) under
+//                    one named convention: the qspec backend checked against the exact reference on the
+//                    image's first rows (the whole image for the global pool), every other
+//                    implementation against the backend on all outputs
 // and the int8-output operators (BM_<op>_int8out/...: fully connected / conv2d as the libraries
 // ship them, the accumulators requantized to int8 with the scales of Int8Out): each checked
 // against its own library's epilogue over the exact accumulators (Epilogue).
@@ -62,6 +67,19 @@ struct AddProblem {
   double bytes() const { return 3.0 * static_cast<double>(a.size()); }  // 2 read + 1 written
 };
 
+struct PoolProblem {
+  std::string op, convention, dims;  // op: qlinear.avg_pool2d or qlinear.global_avg_pool; dims "56x56x64_3x3"
+  nlohmann::ordered_json attrs;      // the vector vocabulary of the op
+  bool u8 = false;                   // uint8 codes (else int8)
+  std::int64_t h = 1, w = 1, c = 1, k = 1, stride = 1, pad = 0;  // global: k = h = w, no padding
+  std::vector<std::uint8_t> x;                                   // NHWC codes, N = 1
+  bool global() const { return op.find("global") != std::string::npos; }
+  std::int64_t oh() const { return global() ? 1 : (h + 2 * pad - k) / stride + 1; }
+  std::int64_t ow() const { return global() ? 1 : (w + 2 * pad - k) / stride + 1; }
+  std::string shape() const { return convention + (u8 ? "_u8_" : "_") + dims; }
+  double bytes() const { return static_cast<double>(x.size() + static_cast<std::size_t>(oh() * ow() * c)); }
+};
+
 // A prepared run: everything that can be done once (weight packing...) is done before.
 using Runner = std::function<void()>;
 
@@ -93,6 +111,8 @@ struct Impl {
   std::function<Runner(const ConvProblem&, std::int8_t* y)> conv8;
   // qlinear.add under the problem's convention (empty runner: the library has no such operator).
   std::function<Runner(const AddProblem&, std::int8_t* y)> add8;
+  // The average pooling under the problem's convention (empty runner: the library has no such operator).
+  std::function<Runner(const PoolProblem&, std::uint8_t* y)> pool8;
   Epilogue int8_epilogue = Epilogue::kZpAfterRounding;
   // Problems too slow for this implementation at full size are shrunk by this factor along M /
   // output rows / elements (the counters stay per-op rates, so they compare).
@@ -104,6 +124,14 @@ inline Impl add_impl(std::string lib, std::function<Runner(const AddProblem&, st
   Impl i;
   i.lib = std::move(lib);
   i.add8 = std::move(add);
+  return i;
+}
+
+// A library's implementation of the average-pooling rows alone.
+inline Impl pool_impl(std::string lib, std::function<Runner(const PoolProblem&, std::uint8_t* y)> pool) {
+  Impl i;
+  i.lib = std::move(lib);
+  i.pool8 = std::move(pool);
   return i;
 }
 

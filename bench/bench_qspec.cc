@@ -1,6 +1,7 @@
 // The qspec implementations in the benchmark: the avx2 backend (best ISA, VNNI on ymm only,
 // AVX2-only, scalar) and
 // the exact reference (on shrunk problems: it computes with cpp_int, thousands of times slower).
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -181,6 +182,32 @@ Runner add_runner(const KernelSet& k, const AddProblem& p, std::int8_t* y) {
   return [run, shape] { run(); };
 }
 
+// An average pooling prepared once where its handler runs the pooling kernel (prepared_avg_pool: the
+// parameters derived by the handler itself, outside the timed loop), the kernel alone timed; else
+// through the C ABI (the handler's scalar path).
+Runner pool_runner(const KernelSet& k, const PoolProblem& p, std::uint8_t* y) {
+  using P = cat::qlinear_avg_pool2d;
+  auto shapes =
+      std::make_shared<std::vector<std::int64_t>>(std::vector<std::int64_t>{1, p.h, p.w, p.c, 1, p.oh(), p.ow(), p.c});
+  const qspec_dtype t = p.u8 ? QSPEC_DTYPE_UINT8 : QSPEC_DTYPE_INT8;
+  const qspec_tensor x{P::in::x.data(), t, 4, shapes->data(), const_cast<std::uint8_t*>(p.x.data()), p.x.size()};
+  qspec_tensor yt{P::out::y.data(), t, 4, shapes->data() + 4, y, static_cast<std::size_t>(p.oh() * p.ow() * p.c)};
+  try {
+    if (const std::optional<simd::PoolParams> q = simd::prepared_avg_pool(p.op, p.convention, p.attrs, x, yt)) {
+      runner_label() = "prepared kernel";
+      const simd::PoolFn pool = k.avg_pool;
+      return [pool, q = *q, &p, y] { pool(q, p.x.data(), y); };
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench: %s / %s: %s: not benchmarked\n", p.op.c_str(), p.convention.c_str(), e.what());
+    return {};
+  }
+  runner_label() = "C ABI, scalar path";
+  Runner run = abi_runner(k, p.op, p.convention, p.attrs, {x}, yt);
+  if (!run) return {};
+  return [run, shapes] { run(); };
+}
+
 Impl backend_impl(const std::string& lib, const simd::CpuFeatures& f) {
   const KernelSet k = simd::avx2::kernel_set(f);
   Impl impl;
@@ -193,6 +220,8 @@ Impl backend_impl(const std::string& lib, const simd::CpuFeatures& f) {
   // The add kernels: zmm, ymm (the same at every level below zmm), scalar.
   if (lib == "avx2" || lib == "avx2_ymm" || lib == "scalar")
     impl.add8 = [k](const AddProblem& p, std::int8_t* y) { return add_runner(k, p, y); };
+  if (lib == "avx2" || lib == "avx2_ymm" || lib == "scalar")  // the pooling kernels likewise
+    impl.pool8 = [k](const PoolProblem& p, std::uint8_t* y) { return pool_runner(k, p, y); };
   return impl;
 }
 

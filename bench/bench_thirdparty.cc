@@ -10,6 +10,8 @@
 // - the same operators with int8 outputs (BM_<op>_int8out): oneDNN's configurations with an output
 //   scale and a destination zero point, XNNPACK's qs8 and qc8 operators.
 // - requantize: each library's own requantization for the conventions it implements (see below).
+// - avg_pool_int8: XNNPACK's qu8 windowed / qs8 global average pooling on the xnnpack.fp32
+//   problems, oneDNN's s8 pooling on the onednn ones;
 // - add_int8 (qlinear.add of two same-shape int8 tensors): XNNPACK's qs8 add on the xnnpack.fp32
 //   problems, oneDNN's binary add with s8 sources, source scales and the zero point as an
 //   eltwise_linear post-op on the onednn problems (see below).
@@ -497,6 +499,79 @@ Runner onednn_add(const AddProblem& p, std::int8_t* y) {
   }
 }
 
+// ---------------- avg_pool_int8: each library's quantized average pooling, prepared once ----------------
+
+using P = cat::qlinear_avg_pool2d;
+float f32_attr(const PoolProblem& p, const attr::F32& key) { return std::bit_cast<float>(attr::get(p.attrs, key)); }
+
+// XNNPACK's two quantized average poolings, what qspec's xnnpack.fp32 conventions describe: the
+// windowed xnn_create_average_pooling2d_nhwc_qu8 (uint8 only in this snapshot: no qs8 windowed
+// average; it always counts the padding) and the global xnn_create_global_average_pooling_nwc_qs8
+// over the H W pixels.
+Runner xnnpack_pool(const PoolProblem& p, std::uint8_t* y) {
+  if (p.convention != P::conv::xnnpack_fp32 || xnn_initialize(nullptr) != xnn_status_success) return {};
+  auto op = std::make_shared<XnnOpHolder>();
+  const float xs = f32_attr(p, P::attr::x_scale), ys = f32_attr(p, P::attr::y_scale);
+  const std::int64_t zx = attr::get(p.attrs, P::attr::x_zero_point), zy = attr::get(p.attrs, P::attr::y_zero_point);
+  const auto c = static_cast<std::size_t>(p.c);
+  xnn_status st = xnn_status_success;
+  if (p.global()) {
+    st = xnn_create_global_average_pooling_nwc_qs8(c, c, c, static_cast<std::int8_t>(zx), xs,
+                                                   static_cast<std::int8_t>(zy), ys, INT8_MIN, INT8_MAX, 0, &op->op);
+    if (st == xnn_status_success)
+      st = xnn_setup_global_average_pooling_nwc_qs8(op->op, 1, static_cast<std::size_t>(p.h * p.w),
+                                                    reinterpret_cast<const std::int8_t*>(p.x.data()),
+                                                    reinterpret_cast<std::int8_t*>(y), nullptr);
+  } else {
+    const auto pad = static_cast<std::uint32_t>(p.pad), k = static_cast<std::uint32_t>(p.k),
+               s = static_cast<std::uint32_t>(p.stride);
+    st = xnn_create_average_pooling2d_nhwc_qu8(pad, pad, pad, pad, k, k, s, s, c, c, c, static_cast<std::uint8_t>(zx),
+                                               xs, static_cast<std::uint8_t>(zy), ys, 0, 255, 0, &op->op);
+    if (st == xnn_status_success)
+      st = xnn_setup_average_pooling2d_nhwc_qu8(op->op, 1, static_cast<std::size_t>(p.h), static_cast<std::size_t>(p.w),
+                                                p.x.data(), y, nullptr);
+  }
+  if (st != xnn_status_success) {
+    std::fprintf(stderr, "bench: xnnpack average pooling on %s: status %d: not benchmarked\n", p.shape().c_str(),
+                 static_cast<int>(st));
+    return {};
+  }
+  runner_label() = xnnpack_isa();
+  return [op] { xnn_run_operator(op->op, nullptr); };
+}
+
+// oneDNN's s8 / u8 pooling (pooling_avg_exclude_padding, or _include_padding where the problem counts
+// the padding) on NHWC codes, what qspec's onednn convention describes (its output parameters equal
+// the input's: oneDNN averages the codes); the implementation oneDNN picks is the label.
+Runner onednn_pool(const PoolProblem& p, std::uint8_t* y) {
+  if (p.convention != P::conv::onednn) return {};
+  using dnnl::memory;
+  auto& eng = dnnl_engine();
+  const auto dt = p.u8 ? memory::data_type::u8 : memory::data_type::s8;
+  const memory::desc src({1, p.c, p.h, p.w}, dt, memory::format_tag::nhwc),
+      dst({1, p.c, p.oh(), p.ow()}, dt, memory::format_tag::nhwc);
+  const bool include = attr::get_or(p.attrs, P::attr::count_include_pad, false);
+  const auto alg =
+      include ? dnnl::algorithm::pooling_avg_include_padding : dnnl::algorithm::pooling_avg_exclude_padding;
+  try {
+    const dnnl::pooling_forward::primitive_desc pd(
+        dnnl::pooling_forward::desc(dnnl::prop_kind::forward_inference, alg, src, dst, {p.stride, p.stride}, {p.k, p.k},
+                                    {p.pad, p.pad}, {p.pad, p.pad}),
+        eng);
+    runner_label() = pd.impl_info_str();
+    auto prim = std::make_shared<dnnl::pooling_forward>(pd);
+    auto x = std::make_shared<memory>(src, eng, const_cast<std::uint8_t*>(p.x.data()));
+    auto out = std::make_shared<memory>(dst, eng, y);
+    return [prim, x, out] {
+      prim->execute(dnnl_stream(), {{DNNL_ARG_SRC, *x}, {DNNL_ARG_DST, *out}});
+      dnnl_stream().wait();
+    };
+  } catch (const dnnl::error& e) {
+    std::fprintf(stderr, "bench: onednn pooling has no implementation for %s (%s): not benchmarked\n",
+                 p.shape().c_str(), e.what());
+    return {};
+  }
+}
 
 // ---------------- XNNPACK fully connected / convolution (int8 outputs only) ----------------
 //
@@ -594,6 +669,8 @@ QSPEC_REGISTER_BENCH_IMPL(xnnpack_int8out_impl(false));
 QSPEC_REGISTER_BENCH_IMPL(xnnpack_int8out_impl(true));
 QSPEC_REGISTER_BENCH_IMPL(add_impl("xnnpack.qs8", xnnpack_add));
 QSPEC_REGISTER_BENCH_IMPL(add_impl("onednn.binary_s8", onednn_add));
+QSPEC_REGISTER_BENCH_IMPL(pool_impl("xnnpack", xnnpack_pool));
+QSPEC_REGISTER_BENCH_IMPL(pool_impl("onednn.pooling", onednn_pool));
 
 }  // namespace
 }  // namespace qspec::bench

@@ -35,7 +35,8 @@ ONEDNN_MAX_CPU_ISA=AVX2_VNNI "$BENCH" --benchmark_filter='/(onednn[.a-z0-9_]*|li
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 "$RATIO" "$out/all.json" "avx2_vnni=$out/avx2_vnni.json"
 # The VPDPBUSD peaks of this core (GOPS; qspec's rate over them is in the table's notes), and the
-# memcpy roofs of the streaming rows (BM_add_int8, BM_requantize: bytes moved per second).
+# memcpy roofs of the streaming rows (BM_add_int8, BM_requantize, BM_avg_pool_int8: bytes moved per
+# second; a pool reads each input byte once per window, from cache, so its memcpy is the traffic floor).
 python3 - "$out/all.json" <<'PY' 2>/dev/null || true
 import json, sys
 for b in json.load(open(sys.argv[1]))["benchmarks"]:

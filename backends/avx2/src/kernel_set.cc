@@ -13,7 +13,10 @@ KernelSet kernel_set(const CpuFeatures& f) {
     k.quantize = quantize;
     k.dequantize = dequantize;
   }
-  if (f.avx2 && f.fma) k.add = qlinear_add;  // every AVX2 CPU so far has FMA; checked all the same
+  if (f.avx2 && f.fma) {  // every AVX2 CPU so far has FMA; checked all the same
+    k.add = qlinear_add;
+    k.avg_pool = qlinear_pool;
+  }
   if (f.avx2 && f.avxvnni) {  // the ymm VNNI kernels, VEX-encoded; AVX512-VNNI, where present, comes next
     k.gemm = &gemm_engine_avxvnni();
     k.depthwise = depthwise_avxvnni;
@@ -28,7 +31,10 @@ KernelSet kernel_set(const CpuFeatures& f) {
     k.gemm = &gemm_engine_vnni512();  // FC, matmul and every im2col conv
     k.direct_conv = &direct_conv_vnni512();
     k.depthwise = depthwise_vnni512;
-    if (f.fma) k.add = qlinear_add_zmm;
+    if (f.fma) {
+      k.add = qlinear_add_zmm;
+      k.avg_pool = qlinear_pool_zmm;
+    }
     k.depthwise_fuses_requant = true;
     k.requant = requant_avx512;  // needs AVX512F only, but a level of its own would be one more to test
   }

@@ -12,6 +12,7 @@
 
 #include "qspec/simd/avx2_kernels.h"
 #include "qspec/simd/cpu.h"
+#include "x86_levels.h"
 
 namespace qspec::simd {
 namespace {
@@ -150,16 +151,8 @@ std::string name(K kind) {
 }
 
 // The kernels this CPU can run: ymm (AVX2 + FMA) and zmm (AVX512F + BW + VL + FMA).
-struct Kernel {
-  const char* name;
-  AddFn fn;
-};
-std::vector<Kernel> kernels() {
-  const CpuFeatures f = detect_cpu_features();
-  std::vector<Kernel> v;
-  if (f.avx2 && f.fma) v.push_back({"ymm", avx2::qlinear_add});
-  if (f.zmm && f.fma) v.push_back({"zmm", avx2::qlinear_add_zmm});
-  return v;
+std::vector<testing::WidthKernel<AddFn>> kernels() {
+  return testing::ymm_zmm_kernels<AddFn>(avx2::qlinear_add, avx2::qlinear_add_zmm);
 }
 
 TEST(qlinear_add_avx2, MatchesScalarOnEveryTail) {
@@ -174,7 +167,7 @@ TEST(qlinear_add_avx2, MatchesScalarOnEveryTail) {
           std::vector<std::uint8_t> a(n + 1), b(n + 1), want(n + 1, 0xA5), got(n + 1, 0xA5);
           for (std::size_t i = 0; i < n; ++i) a[i] = static_cast<std::uint8_t>(byte(g)), b[i] = static_cast<std::uint8_t>(byte(g));
           add_scalar(p, n, a.data(), b.data(), want.data());
-          for (const Kernel& k : kernels()) {
+          for (const auto& k : kernels()) {
             k.fn(p, n, a.data(), b.data(), got.data());
             ASSERT_EQ(got, want) << k.name << " " << name(kind) << (u8 ? " uint8" : " int8") << " draw " << draw
                                  << " n " << n;
@@ -195,7 +188,7 @@ TEST(qlinear_add_avx2, MatchesScalarOnEveryCodePair) {
       for (int draw = 0; draw < 4; ++draw) {
         const AddParams p = random_params(kind, u8, g);
         add_scalar(p, a.size(), a.data(), b.data(), want.data());
-        for (const Kernel& k : kernels()) {
+        for (const auto& k : kernels()) {
           k.fn(p, a.size(), a.data(), b.data(), got.data());
           ASSERT_EQ(got, want) << k.name << " " << name(kind) << (u8 ? " uint8" : " int8") << " draw " << draw;
         }
@@ -208,7 +201,7 @@ TEST(qlinear_add_avx2, OnnxRuntimeFuses) {
   AddParams p = base(K::kOrt, false);
   p.fa = 1.0f / 3.0f, p.fb = 1.0f, p.fk = -1.5f;
   const std::vector<std::uint8_t> a(40, 6), b(40, 0);
-  for (const Kernel& k : kernels()) {
+  for (const auto& k : kernels()) {
     std::vector<std::uint8_t> y(40);
     k.fn(p, a.size(), a.data(), b.data(), y.data());
     EXPECT_EQ(y, std::vector<std::uint8_t>(40, 1)) << k.name;

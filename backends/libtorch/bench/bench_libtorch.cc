@@ -1,6 +1,7 @@
 // libtorch in bench_kernels (built only where libtorch-dev is installed): requantize
-// (pytorch.requantize_from_int) as a qspec::bench::Impl, and quantized::linear / quantized::conv2d
-// as BM_<op>/libtorch_int8out/<shape> (default onednn engine) and BM_<op>/libtorch-qnnpack_int8out/<shape>.
+// (pytorch.requantize_from_int), quantized::add and the quantized average poolings as qspec::bench::Impls, and
+// quantized::linear / quantized::conv2d as BM_<op>/libtorch_int8out/<shape> (default onednn engine) and
+// BM_<op>/libtorch-qnnpack_int8out/<shape>.
 //
 // libtorch has no int32-output linear / conv, so, like XNNPACK's, they are registered separately
 // with requantized outputs, on the same shapes and scales (requantization scale 2^-7, output zero
@@ -16,7 +17,10 @@
 #include <ATen/core/ivalue.h>
 #include <ATen/core/stack.h>
 #include <ATen/native/quantized/AffineQuantizerBase.h>
+#include <ATen/ops/_empty_affine_quantized.h>
 #include <ATen/ops/_make_per_tensor_quantized_tensor.h>
+#include <ATen/ops/adaptive_avg_pool2d.h>
+#include <ATen/ops/avg_pool2d.h>
 #include <ATen/ops/empty.h>
 #include <ATen/quantized/Quantizer.h>
 #include <benchmark/benchmark.h>
@@ -104,6 +108,41 @@ Runner libtorch_add(const AddProblem& p, std::int8_t* y) {
 }
 
 QSPEC_REGISTER_BENCH_IMPL(add_impl("libtorch", libtorch_add));
+
+// at::avg_pool2d / at::adaptive_avg_pool2d(x, 1) of a channels-last qint8 tensor under the onednn
+// engine: ATen's _qavg_pool_nhwc_kernel / its adaptive twin, on the pytorch.onednn problems. The
+// operators take no output tensor: each call allocates one, as a model's forward does (timed); the
+// first call's result is copied into y for the driver's check.
+Runner libtorch_pool(const PoolProblem& p, std::uint8_t* y) {
+  using P = cat::qlinear_avg_pool2d;
+  if (p.convention != P::conv::pytorch_onednn || p.u8) return {};
+  try {
+    at::globalContext().setQEngine(c10::QEngine::ONEDNN);
+    auto qx = std::make_shared<at::Tensor>(
+        at::_empty_affine_quantized({1, p.c, p.h, p.w}, at::TensorOptions().dtype(c10::kQInt8),
+                                    static_cast<double>(std::bit_cast<float>(attr::get(p.attrs, P::attr::x_scale))),
+                                    attr::get(p.attrs, P::attr::x_zero_point), c10::MemoryFormat::ChannelsLast));
+    std::memcpy(qx->data_ptr(), p.x.data(), p.x.size());  // NHWC: the channels-last storage order
+    const bool include = attr::get_or(p.attrs, P::attr::count_include_pad, false);
+    auto copied = std::make_shared<bool>(false);
+    const auto n = static_cast<std::size_t>(p.oh() * p.ow() * p.c);
+    return [qx, include, copied, n, y, &p] {
+      at::globalContext().setQEngine(c10::QEngine::ONEDNN);
+      const at::Tensor r = p.global() ? at::adaptive_avg_pool2d(*qx, {1, 1})
+                                      : at::avg_pool2d(*qx, {p.k, p.k}, {p.stride, p.stride}, {p.pad, p.pad}, false,
+                                                       include, c10::nullopt);
+      if (!*copied) {
+        std::memcpy(y, r.contiguous(c10::MemoryFormat::ChannelsLast).data_ptr(), n);
+        *copied = true;
+      }
+    };
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench: libtorch average pooling on %s: %s: not benchmarked\n", p.shape().c_str(), e.what());
+    return {};
+  }
+}
+
+QSPEC_REGISTER_BENCH_IMPL(pool_impl("libtorch", libtorch_pool));
 
 // The engine's epilogue on an exact accumulator, as the int8 value (quint8 - 128).
 int epilogue(std::int64_t acc, bool zp_before_rounding) {

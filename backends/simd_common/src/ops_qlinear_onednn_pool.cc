@@ -1,7 +1,7 @@
 // Handlers of qlinear.avg_pool2d, qlinear.global_avg_pool and qlinear.max_pool2d under onednn
 // (spec/operators_qlinear_onednn_pool.md): oneDNN 2.6's s8/u8 pooling on the codes, the jit
-// kernels' reciprocal multiply or ref_pooling's division in scalar binary32 (correctness first;
-// -ffp-contract=off keeps the product and the division separate roundings).
+// kernels' reciprocal multiply or ref_pooling's division in binary32: the averages on the kernel
+// set's pooling kernel (qspec/simd/qlinear_pool.h, kOnednn), the maximum in scalar code.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -11,6 +11,7 @@
 #include "qlinear_common.h"
 #include "qspec/catalogue/keys.h"
 #include "qspec/simd/int_tensor.h"
+#include "qspec/simd/qlinear_pool.h"
 
 namespace qspec::simd {
 namespace {
@@ -40,14 +41,14 @@ std::array<std::int64_t, n> ints(const OpCall& c, const attr::IntArray& key, std
 }
 
 // qlinear.pool.window's checks and output size (the dilated kernel must fit: a REQUIRE).
-void size_pool(const IntArray& x, Pool& p) {
-  reject_if(x.shape.size() != 4, "qlinear pool: x must be (N, H, W, C)");
-  for (auto v : x.shape) reject_if(v < 1, "qlinear pool: x has an empty dimension");
+void size_pool(const std::vector<std::int64_t>& shape, Pool& p) {
+  reject_if(shape.size() != 4, "qlinear pool: x must be (N, H, W, C)");
+  for (auto v : shape) reject_if(v < 1, "qlinear pool: x has an empty dimension");
   for (int i = 0; i < 2; ++i)
     reject_if(p.k[i] < 1 || p.s[i] < 1 || p.d[i] < 1, "qlinear pool: kernel, strides, dilations >= 1");
   for (auto v : p.pads) reject_if(v < 0, "qlinear pool: pads >= 0");
-  const std::int64_t h = x.dim(1) + p.pads[0] + p.pads[2] - (p.d[0] * (p.k[0] - 1) + 1);
-  const std::int64_t w = x.dim(2) + p.pads[1] + p.pads[3] - (p.d[1] * (p.k[1] - 1) + 1);
+  const std::int64_t h = shape[1] + p.pads[0] + p.pads[2] - (p.d[0] * (p.k[0] - 1) + 1);
+  const std::int64_t w = shape[2] + p.pads[1] + p.pads[3] - (p.d[1] * (p.k[1] - 1) + 1);
   if (h < 0 || w < 0) throw Unsupported("qlinear pool: the dilated kernel must fit the padded input (a REQUIRE)");
   p.oh = h / p.s[0] + 1;
   p.ow = w / p.s[1] + 1;
@@ -67,17 +68,13 @@ void taps(const IntArray& x, const Pool& p, std::int64_t n, std::int64_t oy, std
   }
 }
 
-std::int64_t rounded(std::int64_t s, std::int64_t count, bool jit, qspec_dtype t) {
-  const float fs = static_cast<float>(s), fc = static_cast<float>(count);
-  const float q = jit ? fs * (1.0f / fc) : fs / fc;  // p.idivider = 1.0f / count; ref: d /= num_summands
-  return std::clamp(static_cast<std::int64_t>(std::nearbyint(q)), lo_of(t), hi_of(t));
-}
-
+// The checks of an average pooling under onednn and the kernel's parameters (the codes' sum, the jit
+// kernels' reciprocal or ref_pooling's division: pool_one's kOnednn); `ambiguous` where the ISA decides
+// between jit and ref (N C min(H, OH) min(W, OW) < 16 below AVX-512: the clause REQUIREs agreement).
 template <class A>
-void average(OpCall& c, Pool p, bool include, const std::string& out_name) {
-  const qspec_tensor& xt = named(c, A::in::x);
-  const IntArray x = read_int(xt);
-  size_pool(x, p);
+PoolParams onednn_params(const OpCall& c, const qspec_tensor& xt, Pool p, bool include, bool& ambiguous) {
+  const std::vector<std::int64_t> shape(xt.shape, xt.shape + xt.rank);
+  size_pool(shape, p);
   const qspec_dtype t = xt.dtype;
   reject_if(t != QSPEC_DTYPE_INT8 && t != QSPEC_DTYPE_UINT8, "onednn pooling: x must be int8 or uint8");
   const std::int64_t zx = attr::get(c.attrs, A::attr::x_zero_point), zy = attr::get(c.attrs, A::attr::y_zero_point);
@@ -94,30 +91,38 @@ void average(OpCall& c, Pool p, bool include, const std::string& out_name) {
             "onednn pooling: exclude-padding with a pad not below the kernel (invalid_arguments)");
   const std::int64_t K = p.k[0] * p.k[1];
   if (K > 65536) throw Unsupported("onednn pooling: KH KW <= 65536 (a REQUIRE)");
-  for (auto v : x.data)
-    if (!fits(v, t)) throw Unsupported("onednn pooling: a code outside the dtype (a REQUIRE)");
-  // jit_conf: a pad (or an effective end pad) not below the kernel sends the problem to ref_pooling;
-  // below AVX-512, N C min(H, OH) min(W, OW) < 16 does too (the clause REQUIREs agreement there).
-  const std::int64_t H = x.dim(1), W = x.dim(2);
+  // jit_conf: a pad (or an effective end pad) not below the kernel sends the problem to ref_pooling.
+  const std::int64_t H = shape[1], W = shape[2];
   const std::int64_t pb = (p.oh - 1) * p.s[0] + p.k[0] - H - p.pads[0];
   const std::int64_t pr = (p.ow - 1) * p.s[1] + p.k[1] - W - p.pads[1];
-  const bool jit = p.pads[0] < p.k[0] && p.pads[1] < p.k[1] && pb < p.k[0] && pr < p.k[1];
-  const bool ambiguous = jit && x.dim(0) * x.dim(3) * std::min(H, p.oh) * std::min(W, p.ow) < 16;
-  std::vector<std::int64_t> y;
-  y.reserve(static_cast<std::size_t>(x.dim(0) * p.oh * p.ow * x.dim(3)));
-  for (std::int64_t n = 0; n < x.dim(0); ++n)
-    for (std::int64_t oy = 0; oy < p.oh; ++oy)
-      for (std::int64_t ox = 0; ox < p.ow; ++ox)
-        for (std::int64_t ch = 0; ch < x.dim(3); ++ch) {
-          std::int64_t s = 0, inside = 0;
-          taps(x, p, n, oy, ox, ch, [&](std::int64_t v) { s += v, ++inside; });
-          const std::int64_t count = include ? K : inside;
-          const std::int64_t v = rounded(s, count, jit, t);
-          if (ambiguous && v != rounded(s, count, false, t))
-            throw Unsupported("onednn pooling: the ISA-dependent band, jit and ref round differently (a REQUIRE)");
-          y.push_back(std::clamp(v, ymin, ymax));
-        }
-  write_int(c.output(out_name, 0), {x.dim(0), p.oh, p.ow, x.dim(3)}, y);
+  PoolParams q;
+  q.kind = PoolParams::Kind::kOnednn;
+  q.u8 = t == QSPEC_DTYPE_UINT8;
+  q.g = {shape[0], H, W, shape[3], p.k[0], p.k[1], p.s[0], p.s[1], p.pads[0], p.pads[1], p.oh, p.ow};
+  q.lo = static_cast<std::int32_t>(ymin), q.hi = static_cast<std::int32_t>(ymax);  // inside the dtype
+  q.include = include;
+  q.jit = p.pads[0] < p.k[0] && p.pads[1] < p.k[1] && pb < p.k[0] && pr < p.k[1];
+  ambiguous = q.jit && shape[0] * shape[3] * std::min(H, p.oh) * std::min(W, p.ow) < 16;
+  qlinear::set_pool_fast(q, 0);
+  return q;
+}
+
+template <class A>
+void average(OpCall& c, Pool p, bool include, const std::string& out_name) {
+  const qspec_tensor& xt = named(c, A::in::x);
+  bool ambiguous = false;
+  const PoolParams q = onednn_params<A>(c, xt, p, include, ambiguous);
+  if (!ambiguous) return qlinear::run_pool(c, q, xt, out_name);
+  [[maybe_unused]] const IntArray x = read_int(xt);  // checks x's bytes
+  PoolParams ref = q;
+  ref.jit = false;
+  std::vector<std::uint8_t> a(static_cast<std::size_t>(q.g.n * q.g.oh * q.g.ow * q.g.c)), b(a.size());
+  pool_scalar(q, xt.data, a.data());
+  pool_scalar(ref, xt.data, b.data());
+  if (a != b) throw Unsupported("onednn pooling: the ISA-dependent band, jit and ref round differently (a REQUIRE)");
+  std::vector<std::int64_t> y(a.size());
+  for (std::size_t i = 0; i < y.size(); ++i) y[i] = q.u8 ? a[i] : static_cast<std::int8_t>(a[i]);
+  write_int(c.output(out_name, 0), {q.g.n, q.g.oh, q.g.ow, q.g.c}, y);
 }
 
 void avg_pool2d(OpCall& c) {
@@ -147,7 +152,7 @@ void max_pool2d(OpCall& c) {
   p.s = ints<2>(c, Max::attr::strides, {1, 1});
   p.d = ints<2>(c, Max::attr::dilations, {1, 1});
   p.pads = ints<4>(c, Max::attr::pads, {0, 0, 0, 0});
-  size_pool(x, p);
+  size_pool(x.shape, p);
   const qspec_dtype t = xt.dtype;
   const std::int64_t ymin = attr::get_or(c.attrs, Max::attr::y_min, lo_of(t));
   const std::int64_t ymax = attr::get_or(c.attrs, Max::attr::y_max, hi_of(t));

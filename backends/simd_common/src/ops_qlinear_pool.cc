@@ -1,10 +1,10 @@
 // Handlers of qlinear.avg_pool2d, qlinear.global_avg_pool and qlinear.max_pool2d
 // (spec/operators_qlinear_pool.md) under xnnpack.fp32, onnxruntime, tflite.double_round and
-// armnn.cpuref (spec/operators_qlinear_armnn.md: Arm NN's float pipeline): the
-// window sums in int32, the fp32 epilogues on the requantization kernels (qlinear::requantize),
-// XNNPACK's multiplier/shift rounding, ONNX Runtime's float pipeline and TFLite's rounded
-// divisions and TOSA's reciprocal_scale in scalar code (correctness first; -ffp-contract=off keeps every
-// float step separate).
+// armnn.cpuref (spec/operators_qlinear_armnn.md: Arm NN's float pipeline): the average pools of
+// xnnpack.fp32, onnxruntime and tflite derive PoolParams once (qspec/simd/qlinear_pool.h) and run the
+// kernel set's pooling kernel (or its scalar form, pool_one per window, where a REQUIRE may fail);
+// Arm NN's and TOSA's averages and every max pooling are scalar loops here (correctness first;
+// -ffp-contract=off keeps every float step separate).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -15,6 +15,7 @@
 #include "qlinear_common.h"
 #include "qspec/catalogue/keys.h"
 #include "qspec/simd/int_tensor.h"
+#include "qspec/simd/qlinear_pool.h"
 
 namespace qspec::simd {
 namespace {
@@ -51,15 +52,15 @@ struct Window {
 };
 
 // qlinear.pool.window: ERROR_IFs, the output size (REQUIRE an output position: Unsupported).
-std::array<std::int64_t, 2> out_size(const IntArray& x, const Window& w) {
-  reject_if(x.shape.size() != 4, "qlinear pool: x must be (N, H, W, C)");
-  for (auto v : x.shape) reject_if(v < 1, "qlinear pool: x has an empty dimension");
+std::array<std::int64_t, 2> out_size(const std::vector<std::int64_t>& shape, const Window& w) {
+  reject_if(shape.size() != 4, "qlinear pool: x must be (N, H, W, C)");
+  for (auto v : shape) reject_if(v < 1, "qlinear pool: x has an empty dimension");
   for (int i = 0; i < 2; ++i)
     reject_if(w.k[i] < 1 || w.s[i] < 1 || w.d[i] < 1, "qlinear pool: kernel, strides, dilations >= 1");
   for (auto p : w.pads) reject_if(p < 0, "qlinear pool: pads >= 0");
   std::array<std::int64_t, 2> o{};
   for (std::size_t a = 0; a < 2; ++a) {
-    const std::int64_t span = x.dim(static_cast<int>(a) + 1) + w.pads[a] + w.pads[a + 2] - (w.d[a] * (w.k[a] - 1) + 1);
+    const std::int64_t span = shape[a + 1] + w.pads[a] + w.pads[a + 2] - (w.d[a] * (w.k[a] - 1) + 1);
     if (span < 0) throw Unsupported("qlinear pool: the dilated kernel must fit the padded input (a REQUIRE)");
     o[a] = span / w.s[a] + 1;
   }
@@ -144,54 +145,12 @@ float onnxruntime_global_scale(const Scales& s, std::int64_t n) {
   return S;
 }
 
-// The fp32 epilogue (XNNPACK's, and ONNX Runtime's within [2^-32, 256)) on the requant kernels.
-void fp32_epilogue(const KernelSet& k, const std::vector<std::int64_t>& acc, float S, const Scales& s,
-                   qspec_tensor& out, const std::vector<std::int64_t>& shape) {
-  RequantParams rp;
-  rp.kind = RequantKind::kFloatThenZp;
-  rp.scale = S;
-  rp.out = OutType::I32;  // computed in int32 lanes, narrowed by write_int
-  rp.qmin = static_cast<std::int32_t>(s.ymin);
-  rp.qmax = static_cast<std::int32_t>(s.ymax);
-  rp.zp = static_cast<std::int32_t>(s.zy);
-  if (!finalize(rp)) throw Unsupported("qlinear pool: requantization parameters outside the kernels");
-  qlinear::requantize(k, acc, {rp}, out, shape);
-}
-
 std::int64_t sum_less(const std::vector<std::int32_t>& taps, std::int64_t zp) {
   std::int64_t a = 0;
   for (auto v : taps) a += v - zp;
   if (a < INT32_MIN || a > INT32_MAX) throw Unsupported("qlinear pool: window sum beyond int32 (a REQUIRE)");
   return a;
 }
-
-// XNNPACK qu8 avgpool: |acc| multiplier + 2^(shift-1) >> shift with acc's sign, + zp, clamp.
-std::int64_t xnnpack_windowed(std::int64_t acc, float S, const Scales& s) {
-  const std::uint32_t b = bits_of(S);
-  const std::uint64_t multiplier = (b & 0x007fffffu) | 0x00800000u;
-  const std::uint32_t shift = 150 - (b >> 23);
-  const std::uint64_t abs = static_cast<std::uint64_t>(acc < 0 ? -acc : acc);
-  const auto scaled = static_cast<std::int64_t>((abs * multiplier + (std::uint64_t{1} << (shift - 1))) >> shift);
-  return std::clamp((acc < 0 ? -scaled : scaled) + s.zy, s.ymin, s.ymax);
-}
-
-// ONNX Runtime QLinearAveragePool's float pipeline for one window.
-std::int64_t onnxruntime_windowed(const std::vector<std::int32_t>& taps, std::int64_t count, const Scales& s) {
-  float sum = 0.0f;
-  for (auto v : taps) {
-    const float dq = s.xs * static_cast<float>(v - s.zx);
-    sum = sum + dq;
-  }
-  const float mean = sum / static_cast<float>(count);
-  const float q = mean / s.ys;
-  const float t = q + static_cast<float>(s.zy);
-  if (!std::isfinite(t) || std::fabs(t) >= 2147483648.0f)
-    throw Unsupported("onnxruntime: value beyond int32 (a REQUIRE)");
-  return std::clamp(static_cast<std::int64_t>(std::nearbyint(t)), lo_of(s.t), hi_of(s.t));
-}
-
-// TFLite's rounded division: acc > 0 ? (acc + n/2) / n : (acc - n/2) / n.
-std::int64_t tflite_div(std::int64_t acc, std::int64_t n) { return acc > 0 ? (acc + n / 2) / n : (acc - n / 2) / n; }
 
 // Arm NN CpuRef (qlinear.*.armnn_cpuref): Pooling2dLayer's shape rule (the last window starts inside
 // the input or its leading padding), then the workload's float average and armnn::Quantize.
@@ -257,160 +216,198 @@ std::int64_t tosa_mean(std::int64_t acc, const TosaMean& m, std::int64_t zy) {
   return std::clamp<std::int64_t>(v + zy, -128, 127);
 }
 
-template <Conv conv>
-void avg_pool2d(OpCall& c) {
-  const qspec_tensor& xt = named(c, Avg::in::x);
-  const IntArray x = read_int(xt);
+// The geometry of a qlinear.avg_pool2d call (kernel, strides, pads; dilation 1) and count_include_pad.
+Window avg_window(const OpCall& c, bool& include) {
   Window w;
   w.k = geometry<2>(c, Avg::attr::kernel, {0, 0});
   reject_if(!attr::has(c.attrs, Avg::attr::kernel), "qlinear.avg_pool2d: kernel is required");
   w.s = geometry<2>(c, Avg::attr::strides, {1, 1});
   w.pads = geometry<4>(c, Avg::attr::pads, {0, 0, 0, 0});
-  const bool include = attr::get_or(c.attrs, Avg::attr::count_include_pad, false);
-  const Scales s =
-      read_scales<Avg::attr>(c, xt, conv != Conv::kOnnxRuntime && conv != Conv::kArmnn && conv != Conv::kTosa);
-  const auto [oh, ow] = out_size(x, w);
-  const std::int64_t H = x.dim(1), W = x.dim(2), K = w.k[0] * w.k[1];
-  float S = 0.0f;
-  bool global = false;
-  if (conv == Conv::kXnnpack) {
+  include = attr::get_or(c.attrs, Avg::attr::count_include_pad, false);
+  return w;
+}
+
+PoolParams pool_base(PoolParams::Kind kind, const Scales& s, const std::vector<std::int64_t>& shape, const Window& w,
+                     std::int64_t oh, std::int64_t ow) {
+  PoolParams p;
+  p.kind = kind;
+  p.u8 = s.t == QSPEC_DTYPE_UINT8;
+  p.g = {shape[0], shape[1], shape[2], shape[3], w.k[0], w.k[1], w.s[0], w.s[1], w.pads[0], w.pads[1], oh, ow};
+  // Zero points the checks let through beyond the dtype (TFLite's) are int32 there; wider is Unsupported.
+  if (s.zx < INT32_MIN || s.zx > INT32_MAX || s.zy < INT32_MIN || s.zy > INT32_MAX)
+    throw Unsupported("qlinear pool: zero points beyond int32");
+  p.zx = static_cast<std::int32_t>(s.zx), p.zy = static_cast<std::int32_t>(s.zy);
+  p.lo = static_cast<std::int32_t>(std::max(s.ymin, lo_of(s.t)));
+  p.hi = static_cast<std::int32_t>(std::min(s.ymax, hi_of(s.t)));
+  return p;
+}
+
+// The kernel's parameters of qlinear.avg_pool2d under xnnpack.fp32, onnxruntime and tflite after
+// every check of the convention (Rejected / Unsupported as the handler throws them).
+template <Conv conv>
+PoolParams avg_pool_params(const OpCall& c, const qspec_tensor& xt) {
+  bool include = false;
+  const Window w = avg_window(c, include);
+  const Scales s = read_scales<Avg::attr>(c, xt, conv != Conv::kOnnxRuntime);
+  const std::vector<std::int64_t> shape(xt.shape, xt.shape + xt.rank);
+  const auto [oh, ow] = out_size(shape, w);
+  const std::int64_t H = shape[1], W = shape[2], K = w.k[0] * w.k[1];
+  using PK = PoolParams::Kind;
+  if constexpr (conv == Conv::kXnnpack) {
     reject_if(s.t != QSPEC_DTYPE_UINT8, "xnnpack.fp32: average pooling is qu8 only");
     reject_if(K == 1, "xnnpack.fp32: 1x1 pooling is meaningless");
     reject_if(w.any_pad() && !include, "xnnpack.fp32: the operator always divides by KH KW");
-    S = xnnpack_scale(s, K);  // includes the ratio check; K < 2^24 in any vector this size
-    global = H + w.pads[0] + w.pads[2] == w.k[0] && W + w.pads[1] + w.pads[3] == w.k[1];
-  } else if (conv == Conv::kOnnxRuntime) {
+    const float S = xnnpack_scale(s, K);  // includes the ratio check; K < 2^24 in any vector this size
+    const bool global = H + w.pads[0] + w.pads[2] == w.k[0] && W + w.pads[1] + w.pads[3] == w.k[1];
+    PoolParams p = pool_base(global ? PK::kFp32 : PK::kXnnpack, s, shape, w, oh, ow);
+    p.scale = S;
+    p.mult = (bits_of(S) & 0x007fffffu) | 0x00800000u;
+    p.shift = static_cast<int>(150 - (bits_of(S) >> 23));
+    qlinear::set_pool_fast(p, 0);
+    return p;
+  } else if constexpr (conv == Conv::kOnnxRuntime) {
     for (std::size_t a = 0; a < 2; ++a)
       reject_if(w.pads[a] >= w.k[a] || w.pads[a + 2] >= w.k[a], "onnxruntime: Pad should be smaller than kernel");
-    global = H == w.k[0] && W == w.k[1] && !w.any_pad();
+    const bool global = H == w.k[0] && W == w.k[1] && !w.any_pad();
     if (global) {
-      S = onnxruntime_global_scale(s, K);
-    } else {
-      reject_if(!fits(s.zx, s.t) || !fits(s.zy, s.t), "onnxruntime: the zero points must have x's type");
-      if (!finite_positive(s.xs) || !finite_positive(s.ys))
-        throw Unsupported("onnxruntime: scales finite and positive");
+      const float S = onnxruntime_global_scale(s, K);  // its rejections first
+      PoolParams p = pool_base(PK::kFp32, s, shape, w, oh, ow);
+      p.scale = S;
+      qlinear::set_pool_fast(p, 0);
+      return p;
     }
-  } else if (conv == Conv::kArmnn) {
-    armnn_shape_rule(x, w, oh, ow);
-    armnn_params(s);
-  } else if (conv == Conv::kTosa) {
-    reject_if(s.t != QSPEC_DTYPE_INT8, "tosa: AVG_POOL2D has no uint8 form");
-    for (std::size_t a = 0; a < 2; ++a)
-      reject_if(w.pads[a] >= w.k[a] || w.pads[a + 2] >= w.k[a], "tosa: padding must be less than kernel size");
-    reject_if(include && w.any_pad(), "tosa: AVG_POOL2D never counts the padding");
-    reject_if(!fits(s.zx, s.t) || !fits(s.zy, s.t), "tosa: the zero points must fit int8");
-    if (bits_of(s.xs) != bits_of(s.ys) || s.zx != s.zy)
-      throw Unsupported("tosa: equal input and output parameters (a REQUIRE)");
+    reject_if(!fits(s.zx, s.t) || !fits(s.zy, s.t), "onnxruntime: the zero points must have x's type");
+    if (!finite_positive(s.xs) || !finite_positive(s.ys)) throw Unsupported("onnxruntime: scales finite and positive");
+    PoolParams p = pool_base(PK::kOrt, s, shape, w, oh, ow);
+    p.xs = s.xs, p.ys = s.ys, p.fzy = static_cast<float>(s.zy), p.include = include;
+    qlinear::set_pool_fast(p, 0);
+    return p;
   } else {
     reject_if(include && w.any_pad(), "tflite: AveragePool never counts the padding");
     reject_if(!fits(s.ymin, s.t) || !fits(s.ymax, s.t), "tflite: y_min and y_max must fit the dtype");
     if (s.ymin > s.ymax) throw Unsupported("tflite: y_min <= y_max (a REQUIRE)");
     const double diff = std::fabs(static_cast<double>(s.xs - s.ys));
     if (!(diff <= 1.0e-6) || s.zx != s.zy) throw Unsupported("tflite: equal input and output parameters (a REQUIRE)");
+    Scales codes = s;
+    codes.zx = codes.zy = 0;  // the codes are summed and divided: the zero points play no part
+    PoolParams p = pool_base(PK::kTflite, codes, shape, w, oh, ow);
+    for (std::int64_t oy = 0; oy < oh; ++oy)
+      for (std::int64_t ox = 0; ox < ow; ++ox)
+        reject_if(pool_window(p.g, oy, ox).n_in == 0, "tflite: a window without an input element (filter_count == 0)");
+    qlinear::set_pool_fast(p, 0);
+    return p;
   }
-  for (auto v : x.data) reject_if(!fits(v, s.t), "qlinear.avg_pool2d: a code outside the dtype");
-  std::vector<std::int64_t> y(static_cast<std::size_t>(x.dim(0) * oh * ow * x.dim(3)));
-  const std::vector<std::int64_t> shape{x.dim(0), oh, ow, x.dim(3)};
-  if (global) {
-    std::vector<std::int64_t> acc(y.size());
-    each_window(x, w, oh, ow, [&](std::size_t i, const std::vector<std::int32_t>& t) { acc[i] = sum_less(t, s.zx); });
-    fp32_epilogue(c.k, acc, S, s, c.output(Avg::out::y, 0), shape);
-    return;
-  }
-  each_window(x, w, oh, ow, [&](std::size_t i, const std::vector<std::int32_t>& t) {
-    if (conv == Conv::kXnnpack) {
-      y[i] = xnnpack_windowed(sum_less(t, s.zx), S, s);
-    } else if (conv == Conv::kOnnxRuntime) {
-      y[i] = onnxruntime_windowed(t, include ? K : static_cast<std::int64_t>(t.size()), s);
-    } else if (conv == Conv::kArmnn) {
-      y[i] = armnn_average(t, include ? K : static_cast<std::int64_t>(t.size()), s);
-    } else if (conv == Conv::kTosa) {
-      std::int64_t raw = 0;
-      for (auto v : t) raw += v;
-      y[i] = tosa_avg(raw, static_cast<std::int64_t>(t.size()));
-    } else {
-      reject_if(t.empty(), "tflite: a window without an input element (filter_count == 0)");
-      std::int64_t raw = 0;
-      for (auto v : t) raw += v;
-      y[i] = std::clamp(tflite_div(raw, static_cast<std::int64_t>(t.size())), s.ymin, s.ymax);
-    }
-  });
-  write_int(c.output(Avg::out::y, 0), shape, y);
 }
 
-// gemmlowp/TFLite fixed point for the int8 Mean: QuantizeMultiplier, SRDHM, RDBPOT.
-std::int32_t srdhm(std::int32_t a, std::int32_t b) {
-  if (a == b && a == INT32_MIN) return INT32_MAX;
-  const std::int64_t ab = std::int64_t{a} * b;
-  const std::int64_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
-  return static_cast<std::int32_t>((ab + nudge) / (std::int64_t{1} << 31));
+// The kernel's parameters of qlinear.global_avg_pool under xnnpack.fp32, onnxruntime and tflite.
+template <Conv conv>
+PoolParams global_pool_params(const OpCall& c, const qspec_tensor& xt) {
+  const Scales s = read_scales<Gap::attr>(c, xt, conv == Conv::kXnnpack);
+  const std::vector<std::int64_t> shape(xt.shape, xt.shape + xt.rank);
+  Window w;
+  out_size(shape, w);  // the shape checks
+  w.k = {shape[1], shape[2]};
+  const std::int64_t n = shape[1] * shape[2];
+  using PK = PoolParams::Kind;
+  if constexpr (conv == Conv::kTflite) {
+    if (s.t != QSPEC_DTYPE_INT8) throw Unsupported("tflite: the int8 Mean kernel (a REQUIRE)");
+    if (!finite_positive(s.xs) || !finite_positive(s.ys)) throw Unsupported("tflite: scales finite and positive");
+    const double ratio = static_cast<double>(s.xs) / static_cast<double>(s.ys);
+    int shift = 0;
+    const double q = std::frexp(ratio, &shift);
+    auto q_fixed = static_cast<std::int64_t>(std::round(q * static_cast<double>(std::int64_t{1} << 31)));
+    if (q_fixed == (std::int64_t{1} << 31)) q_fixed /= 2, ++shift;
+    if (shift < -31) shift = 0, q_fixed = 0;
+    if (shift > 30) throw Unsupported("tflite: MultiplyByQuantizedMultiplier needs shift <= 30 (a REQUIRE)");
+    Scales sat = s;
+    sat.ymin = -128, sat.ymax = 127;  // sat_int8: no fused clamp
+    PoolParams p = pool_base(PK::kTfliteMean, sat, shape, w, 1, 1);
+    p.qm = static_cast<std::int32_t>(q_fixed);
+    p.left = shift > 0 ? shift : 0, p.right = shift > 0 ? 0 : -shift;
+    qlinear::set_pool_fast(p, ratio);
+    return p;
+  } else {
+    const float S = conv == Conv::kXnnpack ? xnnpack_scale(s, n) : onnxruntime_global_scale(s, n);  // rejections first
+    PoolParams p = pool_base(PK::kFp32, s, shape, w, 1, 1);
+    p.scale = S;
+    qlinear::set_pool_fast(p, 0);
+    return p;
+  }
 }
-std::int32_t rdbpot(std::int32_t x, int e) {
-  const auto mask = static_cast<std::int32_t>((std::int64_t{1} << e) - 1);
-  const std::int32_t rem = x & mask, threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-  return (x >> e) + (rem > threshold ? 1 : 0);
+
+template <Conv conv>
+void avg_pool2d(OpCall& c) {
+  const qspec_tensor& xt = named(c, Avg::in::x);
+  if constexpr (conv == Conv::kXnnpack || conv == Conv::kOnnxRuntime || conv == Conv::kTflite) {
+    qlinear::run_pool(c, avg_pool_params<conv>(c, xt), xt, Avg::out::y);
+  } else {
+    const IntArray x = read_int(xt);
+    bool include = false;
+    const Window w = avg_window(c, include);
+    const Scales s = read_scales<Avg::attr>(c, xt, false);
+    const auto [oh, ow] = out_size(x.shape, w);
+    if constexpr (conv == Conv::kArmnn) {
+      armnn_shape_rule(x, w, oh, ow);
+      armnn_params(s);
+    } else {
+      reject_if(s.t != QSPEC_DTYPE_INT8, "tosa: AVG_POOL2D has no uint8 form");
+      for (std::size_t a = 0; a < 2; ++a)
+        reject_if(w.pads[a] >= w.k[a] || w.pads[a + 2] >= w.k[a], "tosa: padding must be less than kernel size");
+      reject_if(include && w.any_pad(), "tosa: AVG_POOL2D never counts the padding");
+      reject_if(!fits(s.zx, s.t) || !fits(s.zy, s.t), "tosa: the zero points must fit int8");
+      if (bits_of(s.xs) != bits_of(s.ys) || s.zx != s.zy)
+        throw Unsupported("tosa: equal input and output parameters (a REQUIRE)");
+      // Below 2^22 taps AVG_POOL2D's reciprocal_scale and apply_scale_32 round exactly as TFLite's
+      // division of the code sum (qlinear.avg_pool2d.tosa's theorem): the kernel's kTflite where fast.
+      Scales codes = s;
+      codes.zx = codes.zy = 0;
+      PoolParams p = pool_base(PoolParams::Kind::kTflite, codes, x.shape, w, oh, ow);
+      qlinear::set_pool_fast(p, 0);
+      if (p.fast) return qlinear::run_pool(c, p, xt, Avg::out::y);
+    }
+    for (auto v : x.data) reject_if(!fits(v, s.t), "qlinear.avg_pool2d: a code outside the dtype");
+    const std::int64_t K = w.k[0] * w.k[1];
+    std::vector<std::int64_t> y(static_cast<std::size_t>(x.dim(0) * oh * ow * x.dim(3)));
+    each_window(x, w, oh, ow, [&](std::size_t i, const std::vector<std::int32_t>& t) {
+      if constexpr (conv == Conv::kArmnn) {
+        y[i] = armnn_average(t, include ? K : static_cast<std::int64_t>(t.size()), s);
+      } else {
+        std::int64_t raw = 0;
+        for (auto v : t) raw += v;
+        y[i] = tosa_avg(raw, static_cast<std::int64_t>(t.size()));
+      }
+    });
+    write_int(c.output(Avg::out::y, 0), {x.dim(0), oh, ow, x.dim(3)}, y);
+  }
 }
 
 template <Conv conv>
 void global_avg_pool(OpCall& c) {
   const qspec_tensor& xt = named(c, Gap::in::x);
-  const IntArray x = read_int(xt);
-  const Scales s = read_scales<Gap::attr>(c, xt, conv == Conv::kXnnpack);
-  Window w;
-  out_size(x, w);  // the shape checks
-  w.k = {x.dim(1), x.dim(2)};
-  const std::int64_t n = x.dim(1) * x.dim(2);
-  float S = 0.0f;
-  if (conv == Conv::kXnnpack) S = xnnpack_scale(s, n);
-  if (conv == Conv::kOnnxRuntime) S = onnxruntime_global_scale(s, n);
-  if (conv == Conv::kArmnn) {
-    armnn_params(s);
-    for (auto v : x.data) reject_if(!fits(v, s.t), "qlinear.global_avg_pool: a code outside the dtype");
+  if constexpr (conv == Conv::kXnnpack || conv == Conv::kOnnxRuntime || conv == Conv::kTflite) {
+    qlinear::run_pool(c, global_pool_params<conv>(c, xt), xt, Gap::out::y);
+  } else {
+    const IntArray x = read_int(xt);
+    const Scales s = read_scales<Gap::attr>(c, xt, false);
+    Window w;
+    out_size(x.shape, w);  // the shape checks
+    w.k = {x.dim(1), x.dim(2)};
+    const std::int64_t n = x.dim(1) * x.dim(2);
     std::vector<std::int64_t> y(static_cast<std::size_t>(x.dim(0) * x.dim(3)));
-    each_window(x, w, 1, 1, [&](std::size_t i, const std::vector<std::int32_t>& t) { y[i] = armnn_average(t, n, s); });
+    if constexpr (conv == Conv::kArmnn) {
+      armnn_params(s);
+      for (auto v : x.data) reject_if(!fits(v, s.t), "qlinear.global_avg_pool: a code outside the dtype");
+      each_window(x, w, 1, 1,
+                  [&](std::size_t i, const std::vector<std::int32_t>& t) { y[i] = armnn_average(t, n, s); });
+    } else {
+      const TosaMean m = tosa_mean_scale(s, n);
+      for (auto v : x.data) reject_if(!fits(v, s.t), "qlinear.global_avg_pool: a code outside the dtype");
+      each_window(x, w, 1, 1, [&](std::size_t i, const std::vector<std::int32_t>& t) {
+        y[i] = tosa_mean(sum_less(t, s.zx), m, s.zy);
+      });
+    }
     write_int(c.output(Gap::out::y, 0), {x.dim(0), 1, 1, x.dim(3)}, y);
-    return;
   }
-  if (conv == Conv::kTosa) {
-    const TosaMean m = tosa_mean_scale(s, n);
-    for (auto v : x.data) reject_if(!fits(v, s.t), "qlinear.global_avg_pool: a code outside the dtype");
-    std::vector<std::int64_t> y(static_cast<std::size_t>(x.dim(0) * x.dim(3)));
-    each_window(x, w, 1, 1, [&](std::size_t i, const std::vector<std::int32_t>& t) {
-      y[i] = tosa_mean(sum_less(t, s.zx), m, s.zy);
-    });
-    write_int(c.output(Gap::out::y, 0), {x.dim(0), 1, 1, x.dim(3)}, y);
-    return;
-  }
-  std::int32_t qm = 0;
-  int shift = 0;
-  if (conv == Conv::kTflite) {
-    if (s.t != QSPEC_DTYPE_INT8) throw Unsupported("tflite: the int8 Mean kernel (a REQUIRE)");
-    if (!finite_positive(s.xs) || !finite_positive(s.ys)) throw Unsupported("tflite: scales finite and positive");
-    const double m = static_cast<double>(s.xs) / static_cast<double>(s.ys);
-    const double q = std::frexp(m, &shift);
-    auto q_fixed = static_cast<std::int64_t>(std::round(q * static_cast<double>(std::int64_t{1} << 31)));
-    if (q_fixed == (std::int64_t{1} << 31)) q_fixed /= 2, ++shift;
-    if (shift < -31) shift = 0, q_fixed = 0;
-    if (shift > 30) throw Unsupported("tflite: MultiplyByQuantizedMultiplier needs shift <= 30 (a REQUIRE)");
-    qm = static_cast<std::int32_t>(q_fixed);
-  }
-  for (auto v : x.data) reject_if(!fits(v, s.t), "qlinear.global_avg_pool: a code outside the dtype");
-  const std::vector<std::int64_t> shape{x.dim(0), 1, 1, x.dim(3)};
-  std::vector<std::int64_t> acc(static_cast<std::size_t>(x.dim(0) * x.dim(3)));
-  each_window(x, w, 1, 1, [&](std::size_t i, const std::vector<std::int32_t>& t) { acc[i] = sum_less(t, s.zx); });
-  if (conv != Conv::kTflite) {
-    fp32_epilogue(c.k, acc, S, s, c.output(Gap::out::y, 0), shape);
-    return;
-  }
-  std::vector<std::int64_t> y(acc.size());
-  const int left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
-  for (std::size_t i = 0; i < acc.size(); ++i) {
-    const std::int64_t shifted = acc[i] * (std::int64_t{1} << left);
-    if (shifted < INT32_MIN || shifted > INT32_MAX) throw Unsupported("tflite: x * 2^shift beyond int32 (a REQUIRE)");
-    const std::int32_t v = rdbpot(srdhm(static_cast<std::int32_t>(shifted), qm), right);
-    y[i] = std::clamp(tflite_div(v, n) + s.zy, std::int64_t{-128}, std::int64_t{127});
-  }
-  write_int(c.output(Gap::out::y, 0), shape, y);
 }
 
 template <Conv conv>
@@ -424,7 +421,7 @@ void max_pool2d(OpCall& c) {
   w.s = geometry<2>(c, Max::attr::strides, {1, 1});
   w.d = geometry<2>(c, Max::attr::dilations, {1, 1});
   w.pads = geometry<4>(c, Max::attr::pads, {0, 0, 0, 0});
-  const auto [oh, ow] = out_size(x, w);
+  const auto [oh, ow] = out_size(x.shape, w);
   const std::int64_t lo = lo_of(xt.dtype), hi = hi_of(xt.dtype);
   std::int64_t ymin = lo, ymax = hi;
   if (conv != Conv::kOnnxRuntime && conv != Conv::kArmnn && conv != Conv::kTosa) {

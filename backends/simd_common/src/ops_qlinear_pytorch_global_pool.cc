@@ -1,8 +1,8 @@
 // Handlers of qlinear.global_avg_pool under pytorch.onednn and pytorch.qnnpack
 // (spec/operators_qlinear_pytorch_pool.md, PyTorch 1.13 adaptive_avg_pool2d(x, 1)): int32 image
 // sums, ATen's multiplier fl32(1 / HW) or, for uint8 under qnnpack with HW > 1, QNNPACK's
-// fl32(x_s / fl32(x_s HW)); one binary32 product rounded to even, + the zero point, saturated.
-// Scalar code (correctness first); the output keeps x's parameters.
+// fl32(x_s / fl32(x_s HW)); one binary32 product rounded to even, + the zero point, saturated, on the
+// kernel set's pooling kernel (qspec/simd/qlinear_pool.h); the output keeps x's parameters.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -10,6 +10,7 @@
 #include "qlinear_common.h"
 #include "qspec/catalogue/keys.h"
 #include "qspec/simd/int_tensor.h"
+#include "qspec/simd/qlinear_pool.h"
 
 namespace qspec::simd {
 namespace {
@@ -43,19 +44,16 @@ void global_avg_pool(OpCall& c) {
     m = xs / (xs * static_cast<float>(K));
     if (!(m >= 0x1.0p-32f && m < 256.0f)) throw Unsupported("pytorch.qnnpack: S outside [2^-32, 256) (a REQUIRE)");
   }
-  const std::int64_t lo = lo_of(xt.dtype), hi = hi_of(xt.dtype);
-  std::vector<std::int64_t> y;
-  y.reserve(static_cast<std::size_t>(N * C));
-  for (std::int64_t n = 0; n < N; ++n)
-    for (std::int64_t ch = 0; ch < C; ++ch) {
-      std::int64_t acc = 0;
-      for (std::int64_t i = 0; i < K; ++i) acc += x.data[static_cast<std::size_t>((n * K + i) * C + ch)] - zx;
-      if (acc < INT32_MIN || acc > INT32_MAX) throw Unsupported("pytorch: the image sum fits int32 (a REQUIRE)");
-      const float v = static_cast<float>(acc) * m;
-      const std::int64_t r = static_cast<std::int64_t>(std::nearbyint(v));  // default mode: to even
-      y.push_back(std::clamp(r + zx, lo, hi));
-    }
-  write_int(c.output(Gap::out::y, 0), {N, 1, 1, C}, y);
+  // The image sums times m, rne, + z_x, saturated: pool_one's kFp32 over one window of H W taps.
+  PoolParams q;
+  q.kind = PoolParams::Kind::kFp32;
+  q.u8 = xt.dtype == QSPEC_DTYPE_UINT8;
+  q.g = {N, x.dim(1), x.dim(2), C, x.dim(1), x.dim(2), 1, 1, 0, 0, 1, 1};
+  q.zx = q.zy = static_cast<std::int32_t>(zx);
+  q.lo = static_cast<std::int32_t>(lo_of(xt.dtype)), q.hi = static_cast<std::int32_t>(hi_of(xt.dtype));
+  q.scale = m;
+  qlinear::set_pool_fast(q, 0);
+  qlinear::run_pool(c, q, xt, Gap::out::y);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // Handlers of qlinear.avg_pool2d under pytorch.onednn and pytorch.qnnpack (spec/operators_qlinear_pool.md,
 // PyTorch 1.13): int32 window sums, then ATen's multiplier fl32(1 / d) or QNNPACK's
 // fl32(x_s / fl32(x_s K)) (uint8 under qnnpack), one binary32 product rounded to even, + the zero
-// point, saturated. Scalar code (correctness first); the output keeps x's parameters.
+// point, saturated, on the kernel set's pooling kernel (qspec/simd/qlinear_pool.h); the output keeps
+// x's parameters.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -10,6 +11,7 @@
 #include "qlinear_common.h"
 #include "qspec/catalogue/keys.h"
 #include "qspec/simd/int_tensor.h"
+#include "qspec/simd/qlinear_pool.h"
 
 namespace qspec::simd {
 namespace {
@@ -66,30 +68,19 @@ void avg_pool2d(OpCall& c) {
     S = xs / (xs * static_cast<float>(K));
     if (!(S >= 0x1.0p-32f && S < 256.0f)) throw Unsupported("pytorch.qnnpack: S outside [2^-32, 256) (a REQUIRE)");
   }
-  const std::int64_t lo = lo_of(xt.dtype), hi = hi_of(xt.dtype);
-  std::vector<std::int64_t> y;
-  y.reserve(static_cast<std::size_t>(x.dim(0) * o[0] * o[1] * C));
-  for (std::int64_t n = 0; n < x.dim(0); ++n)
-    for (std::int64_t p = 0; p < o[0]; ++p)
-      for (std::int64_t q = 0; q < o[1]; ++q)
-        for (std::int64_t ch = 0; ch < C; ++ch) {
-          const std::int64_t h0 = std::max<std::int64_t>(p * s[0] - pads[0], 0);
-          const std::int64_t h1 = std::min(p * s[0] - pads[0] + k[0], H);
-          const std::int64_t w0 = std::max<std::int64_t>(q * s[1] - pads[1], 0);
-          const std::int64_t w1 = std::min(q * s[1] - pads[1] + k[1], W);
-          std::int64_t acc = 0;
-          for (std::int64_t h = h0; h < h1; ++h)
-            for (std::int64_t w = w0; w < w1; ++w)
-              acc += static_cast<std::int64_t>(x.data[static_cast<std::size_t>(((n * H + h) * W + w) * C + ch)]) - zx;
-          if (acc < INT32_MIN || acc > INT32_MAX) throw Unsupported("pytorch: the window sum fits int32 (a REQUIRE)");
-          const std::int64_t d = include ? K : std::max<std::int64_t>((h1 - h0) * (w1 - w0), 1);
-          // ATen: input_scale / output_scale / divide_factor with the output keeping x's scale.
-          const float m = qnnpack ? S : (xs / xs) / static_cast<float>(d);
-          const float v = static_cast<float>(acc) * m;
-          const std::int64_t r = static_cast<std::int64_t>(std::nearbyint(v));  // default mode: to even
-          y.push_back(std::clamp(r + zx, lo, hi));
-        }
-  write_int(c.output(Avg::out::y, 0), {x.dim(0), o[0], o[1], C}, y);
+  // The window sums, then QNNPACK's S or ATen's fl32(1 / fl32(d)) (d = K or the taps inside; the
+  // output keeps x's parameters): pool_one's kFp32 on the kernel set's pooling kernel.
+  PoolParams q;
+  q.kind = PoolParams::Kind::kFp32;
+  q.u8 = xt.dtype == QSPEC_DTYPE_UINT8;
+  q.g = {x.dim(0), H, W, C, k[0], k[1], s[0], s[1], pads[0], pads[1], o[0], o[1]};
+  q.zx = q.zy = static_cast<std::int32_t>(zx);
+  q.lo = static_cast<std::int32_t>(lo_of(xt.dtype)), q.hi = static_cast<std::int32_t>(hi_of(xt.dtype));
+  q.scale = S;
+  q.per_count = !qnnpack;  // ATen: input_scale / output_scale / divide_factor, the output keeping x's scale
+  q.include = include;
+  qlinear::set_pool_fast(q, 0);
+  qlinear::run_pool(c, q, xt, Avg::out::y);
 }
 
 }  // namespace

@@ -372,4 +372,44 @@ std::uint8_t* byte_output(qspec_tensor& t, const std::vector<std::int64_t>& shap
   return static_cast<std::uint8_t*>(t.data);
 }
 
+void set_pool_fast(PoolParams& p, double xs_over_ys) {
+  using K = PoolParams::Kind;
+  const double K_ = static_cast<double>(p.g.kh * p.g.kw);
+  const double dmax =
+      std::max(static_cast<double>(p.u8 ? 255 : 127) - p.zx, p.zx - static_cast<double>(p.u8 ? 0 : -128));
+  const double acc = K_ * dmax, margin = 1.0 + 0x1.0p-16;
+  bool ok = K_ < 0x1.0p16 && acc < 0x1.0p30;  // the divisions' operands below 2^24 need the first
+  switch (p.kind) {
+    case K::kXnnpack: ok = ok && acc * std::ldexp(static_cast<double>(p.mult), -p.shift) < 0x1.0p30; break;
+    case K::kFp32: ok = ok && acc * (p.per_count ? 1.0 : static_cast<double>(p.scale)) * margin < 0x1.0p30; break;
+    case K::kOrt:  // |a| <= K dmax xs (1 + u)^K, / c >= 1, / ys, + |zy|
+      ok = ok &&
+           acc * static_cast<double>(p.xs) * 1.01 / static_cast<double>(p.ys) * margin + std::abs(p.fzy) < 0x1.0p30;
+      break;
+    case K::kTflite:  // |sum T| + n/2 <= 255.5 K < 2^24
+    case K::kOnednn: break;
+    case K::kTfliteMean:  // acc 2^left in int32, |MBQM| + n/2 below 2^24
+      ok = ok && std::ldexp(acc, p.left) < 0x1.0p31 && acc * xs_over_ys * margin + 2 + K_ < 0x1.0p24;
+      break;
+  }
+  p.fast = ok;
+}
+
+void run_pool(OpCall& c, const PoolParams& p, const qspec_tensor& xt, std::string_view out) {
+  const std::vector<std::int64_t> shape{p.g.n, p.g.oh, p.g.ow, p.g.c};
+  qspec_tensor& yt = c.output(out, 0);
+  const auto n_x = static_cast<std::size_t>(p.g.n * p.g.h * p.g.w * p.g.c);
+  if (p.fast && yt.dtype == xt.dtype && xt.data != nullptr && xt.size_bytes >= n_x)
+    if (std::uint8_t* y = byte_output(yt, shape)) {
+      c.k.avg_pool(p, xt.data, y);
+      return;
+    }
+  [[maybe_unused]] const IntArray x = read_int(xt);  // checks x's bytes
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(p.g.n * p.g.oh * p.g.ow * p.g.c));
+  pool_scalar(p, xt.data, bytes.data());
+  std::vector<std::int64_t> y(bytes.size());
+  for (std::size_t i = 0; i < y.size(); ++i) y[i] = p.u8 ? bytes[i] : static_cast<std::int8_t>(bytes[i]);
+  write_int(yt, shape, y);
+}
+
 }  // namespace qspec::simd::qlinear

@@ -120,4 +120,14 @@ std::unique_ptr<FusedRequant> fused_epilogue(const GemmEngine& e, Convention con
 // The bytes of an int8 / uint8 output of `shape` to write directly, or null (then write_int).
 std::uint8_t* byte_output(qspec_tensor& t, const std::vector<std::int64_t>& shape);
 
+// PoolParams::fast from p's kind, geometry and parameters: every window's steps bounded by the
+// largest |X - zx| and K taps (each product bound with a relative margin above its binary32
+// roundings); xs_over_ys is TFLite's Mean's scale ratio.
+void set_pool_fast(PoolParams& p, double xs_over_ys);
+
+// An average pooling's output `out` (N, OH, OW, C) from x: the kernel set's pooling kernel on the
+// tensors' bytes where p.fast (and y is x's 8-bit type), else pool_scalar (pool_one per window, which
+// throws Unsupported where a REQUIRE fails, before anything is written).
+void run_pool(OpCall& c, const PoolParams& p, const qspec_tensor& x, std::string_view out);
+
 }  // namespace qspec::simd::qlinear

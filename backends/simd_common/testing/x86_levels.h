@@ -1,8 +1,10 @@
-// The x86 kernel levels this host cannot run, for the avx2 tests that list what they tested.
+// The x86 kernel levels this host cannot run, for the avx2 tests that list what they tested, and the
+// ymm / zmm kernels it can.
 #pragma once
 
 #include <array>
 #include <string>
+#include <vector>
 
 #include "qspec/simd/cpu.h"
 
@@ -19,6 +21,22 @@ inline std::string lacked_x86_levels(const std::array<const char*, 4>& names) {
     if (!has[i]) lacked += std::string(" ") + names[i];
   }
   return lacked;
+}
+
+// The two widths of a kernel with an AVX2 + FMA form ("ymm") and an AVX512F + BW + VL + FMA form
+// ("zmm": the zmm level's) that this CPU can run (the qlinear.add and pooling tests' lists).
+template <class Fn>
+struct WidthKernel {
+  const char* name;
+  Fn fn;
+};
+template <class Fn>
+std::vector<WidthKernel<Fn>> ymm_zmm_kernels(Fn ymm, Fn zmm) {
+  const CpuFeatures f = detect_cpu_features();
+  std::vector<WidthKernel<Fn>> v;
+  if (f.avx2 && f.fma) v.push_back({"ymm", ymm});
+  if (f.zmm && f.fma) v.push_back({"zmm", zmm});
+  return v;
 }
 
 }  // namespace qspec::simd::testing

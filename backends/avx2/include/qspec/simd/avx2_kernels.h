@@ -7,6 +7,7 @@
 #include "qspec/simd/conv.h"
 #include "qspec/simd/gemm.h"
 #include "qspec/simd/qlinear_add.h"
+#include "qspec/simd/qlinear_pool.h"
 #include "qspec/simd/quantize.h"
 #include "qspec/simd/requant.h"
 
@@ -25,6 +26,12 @@ void dequantize(std::size_t n, const std::int32_t* x, std::int32_t zp, float s, 
 void qlinear_add(const AddParams& p, std::size_t n, const void* a, const void* b, void* y);
 // The same on zmm, 16 lanes per step (AVX512F + BW + VL, FMA); TFLite's kinds run qlinear_add.
 void qlinear_add_zmm(const AddParams& p, std::size_t n, const void* a, const void* b, void* y);
+
+// qlinear_pool.h's kernel, 8 channels per step (AVX2; built with FMA like the add kernels, checked by
+// kernel_set the same way).
+void qlinear_pool(const PoolParams& p, const void* x, void* y);
+// The same on zmm, 16 channels per step (AVX512F + BW + VL); TFLite's Mean runs qlinear_pool.
+void qlinear_pool_zmm(const PoolParams& p, const void* x, void* y);
 
 // GemmEngine::prepare_a with VPSADBW row sums (shared by both x86 engines).
 void prepare_a_avx2(std::int64_t m, std::int64_t k, const std::uint8_t* a, std::int64_t lda, std::uint8_t flip,

@@ -19,6 +19,7 @@
 #include "qspec/simd/conv.h"
 #include "qspec/simd/gemm.h"
 #include "qspec/simd/qlinear_add.h"
+#include "qspec/simd/qlinear_pool.h"
 #include "qspec/simd/quantize.h"
 #include "qspec/simd/requant.h"
 
@@ -37,6 +38,7 @@ struct KernelSet {
   QuantizeFn quantize = nullptr;
   DequantizeFn dequantize = nullptr;
   AddFn add = nullptr;  // qlinear.add of same-shape 8-bit tensors
+  PoolFn avg_pool = nullptr;  // qlinear.avg_pool2d / global_avg_pool of 8-bit NHWC tensors
 };
 
 // The portable kernels (every field set).
@@ -111,6 +113,16 @@ void add_qlinear_leaky_relu_armnn_ops(std::vector<OpEntry>& table);
 // convention has no kernel: an add prepared once, as the libraries create their operators (the
 // benchmark; a caller runs k.add only where the result is `fast`).
 std::optional<AddParams> prepared_add(std::string_view convention, const nlohmann::ordered_json& attrs, qspec_dtype t);
+
+// The pooling kernel's parameters of `op` (qlinear.avg_pool2d or qlinear.global_avg_pool) under
+// `convention` for these tensors (x named "x", y "y") and attributes, as the handler derives them
+// (it runs, with a kernel set whose pooling kernel only records its parameters; its Rejected and
+// Unsupported propagate), or nullopt where the handler runs no kernel (no kernel for the convention,
+// or not `fast`; then y holds the scalar path's result): an average pooling prepared once, as the
+// libraries create their operators (the benchmark).
+std::optional<PoolParams> prepared_avg_pool(std::string_view op, std::string_view convention,
+                                            const nlohmann::ordered_json& attrs, const qspec_tensor& x,
+                                            qspec_tensor& y);
 
 // The full table, built once.
 const std::vector<OpEntry>& op_table();
