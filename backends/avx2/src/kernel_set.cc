@@ -12,6 +12,7 @@ KernelSet kernel_set(const CpuFeatures& f) {
     k.depthwise = depthwise;
     k.quantize = quantize;
     k.dequantize = dequantize;
+    k.mul = qlinear_mul;  // no FMA: the multiplication conventions fuse nothing
   }
   if (f.avx2 && f.fma) k.add = qlinear_add;  // every AVX2 CPU so far has FMA; checked all the same
   if (f.avx2 && f.avxvnni) {  // the ymm VNNI kernels, VEX-encoded; AVX512-VNNI, where present, comes next
@@ -29,6 +30,7 @@ KernelSet kernel_set(const CpuFeatures& f) {
     k.direct_conv = &direct_conv_vnni512();
     k.depthwise = depthwise_vnni512;
     if (f.fma) k.add = qlinear_add_zmm;
+    k.mul = qlinear_mul_zmm;
     k.depthwise_fuses_requant = true;
     k.requant = requant_avx512;  // needs AVX512F only, but a level of its own would be one more to test
   }

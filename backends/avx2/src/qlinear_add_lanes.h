@@ -1,6 +1,7 @@
 // Internal to the qlinear.add kernels: the element arithmetic of the conventions whose steps are int32
-// or IEEE float (XNNPACK, ONNX Runtime, oneDNN, ATen), written once over a vector width: Ymm (8 int32
-// lanes; AVX2 + FMA, qlinear_add_avx2.cc) or Zmm (16; AVX512F + BW + VL + FMA, qlinear_add_avx512.cc).
+// or IEEE float (XNNPACK, ONNX Runtime, oneDNN, ATen), written once over a vector width (lane_widths.h):
+// Ymm (8 int32 lanes; AVX2 + FMA, qlinear_add_avx2.cc) or Zmm (16; AVX512F + BW + VL + FMA,
+// qlinear_add_avx512.cc).
 // In an unnamed namespace: each including file (compiled with its own ISA flags) keeps its own copy.
 #pragma once
 
@@ -8,48 +9,11 @@
 
 #include <cstdint>
 
+#include "lane_widths.h"
 #include "qspec/simd/qlinear_add.h"
 
 namespace qspec::simd::avx2 {
 namespace {
-
-struct Ymm {
-  using I = __m256i;
-  using F = __m256;
-  static I set1(std::int32_t v) { return _mm256_set1_epi32(v); }
-  static F set1(float v) { return _mm256_set1_ps(v); }
-  static I add(I a, I b) { return _mm256_add_epi32(a, b); }
-  static I sub(I a, I b) { return _mm256_sub_epi32(a, b); }
-  static I mullo(I a, I b) { return _mm256_mullo_epi32(a, b); }
-  static I sra(I a, __m128i s) { return _mm256_sra_epi32(a, s); }
-  static I clamp(I v, I lo, I hi) { return _mm256_min_epi32(_mm256_max_epi32(v, lo), hi); }
-  static F to_float(I a) { return _mm256_cvtepi32_ps(a); }
-  static I rne(F a) { return _mm256_cvtps_epi32(a); }  // MXCSR's default rounding: to nearest even
-  static F fmadd(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }
-  static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
-  static F add(F a, F b) { return _mm256_add_ps(a, b); }
-  static F clamp(F v, F lo, F hi) { return _mm256_min_ps(_mm256_max_ps(v, lo), hi); }
-};
-
-#ifdef __AVX512F__
-struct Zmm {
-  using I = __m512i;
-  using F = __m512;
-  static I set1(std::int32_t v) { return _mm512_set1_epi32(v); }
-  static F set1(float v) { return _mm512_set1_ps(v); }
-  static I add(I a, I b) { return _mm512_add_epi32(a, b); }
-  static I sub(I a, I b) { return _mm512_sub_epi32(a, b); }
-  static I mullo(I a, I b) { return _mm512_mullo_epi32(a, b); }
-  static I sra(I a, __m128i s) { return _mm512_sra_epi32(a, s); }
-  static I clamp(I v, I lo, I hi) { return _mm512_min_epi32(_mm512_max_epi32(v, lo), hi); }
-  static F to_float(I a) { return _mm512_cvtepi32_ps(a); }
-  static I rne(F a) { return _mm512_cvtps_epi32(a); }
-  static F fmadd(F a, F b, F c) { return _mm512_fmadd_ps(a, b, c); }
-  static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
-  static F add(F a, F b) { return _mm512_add_ps(a, b); }
-  static F clamp(F v, F lo, F hi) { return _mm512_min_ps(_mm512_max_ps(v, lo), hi); }
-};
-#endif
 
 // XNNPACK: clamp(((bias + a ma + b mb) >> shift) + zy); exact in int32 (the handler's bound), so
 // VPMULLD's low halves are the products.

@@ -197,6 +197,7 @@ KernelSet scalar_kernel_set() {
   k.quantize = quantize_scalar;
   k.dequantize = dequantize_scalar;
   k.add = add_scalar;
+  k.mul = mul_scalar;
   return k;
 }
 
