@@ -7,6 +7,7 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace qspec::simd::avx2 {
 namespace {
@@ -29,6 +30,7 @@ struct Ymm {
   static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
   static F add(F a, F b) { return _mm256_add_ps(a, b); }
   static F clamp(F v, F lo, F hi) { return _mm256_min_ps(_mm256_max_ps(v, lo), hi); }
+  static F min(F a, F b) { return _mm256_min_ps(a, b); }
 };
 
 #ifdef __AVX512F__
@@ -50,8 +52,28 @@ struct Zmm {
   static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
   static F add(F a, F b) { return _mm512_add_ps(a, b); }
   static F clamp(F v, F lo, F hi) { return _mm512_min_ps(_mm512_max_ps(v, lo), hi); }
+  static F min(F a, F b) { return _mm512_min_ps(a, b); }
 };
 #endif
+
+// kSat: y's clamp is int8's own range [-128, 127], which the elementwise kernels' stores apply by
+// signed saturation (the ymm packs, the zmm VPMOVSDB): an element functor then leaves its int32
+// result unclamped (one clamp fewer per element), and a float result need only stay below 2^31
+// (cvtps2dq gives INT32_MIN below -2^31, which saturates to -128 as it should). With a fused clamp,
+// or uint8 (whose zmm store truncates), the functor clamps.
+inline bool store_saturates(bool u8, std::int32_t lo, std::int32_t hi) { return !u8 && lo == -128 && hi == 127; }
+template <class Run>
+void with_sat(bool sat, const Run& run) {
+  if (sat)
+    run(std::true_type{});
+  else
+    run(std::false_type{});
+}
+template <class V, bool kSat>
+typename V::I clamp_unless_saturated(typename V::I v, typename V::I lo, typename V::I hi) {
+  if constexpr (kSat) return v;
+  return V::clamp(v, lo, hi);
+}
 
 }  // namespace
 }  // namespace qspec::simd::avx2

@@ -25,7 +25,7 @@ struct Product {
 
 // XNNPACK's fp32 kernels and ATen's qmul_kernel: rne(fl32(p) s) + zy, clamped. fl32(p) is exact
 // (|p| < 2^24) and |fl32(p) s| < 2^30 (the handler's bound), so VCVTPS2DQ and VPADDD are exact.
-template <class V>
+template <class V, bool kSat>
 struct XnnpackMul {
   Product<V> prod;
   typename V::F s;
@@ -33,13 +33,13 @@ struct XnnpackMul {
   explicit XnnpackMul(const MulParams& p)
       : prod(p), s(V::set1(p.s)), zy(V::set1(p.zy)), lo(V::set1(p.lo)), hi(V::set1(p.hi)) {}
   typename V::I operator()(typename V::I a, typename V::I b) const {
-    return V::clamp(V::add(V::rne(V::mul(V::to_float(prod(a, b)), s)), zy), lo, hi);
+    return clamp_unless_saturated<V, kSat>(V::add(V::rne(V::mul(V::to_float(prod(a, b)), s)), zy), lo, hi);
   }
 };
 
 // ONNX Runtime: fl32(p) s, + fl32(zy) in binary32 (the zero point before the rounding), rne, the
 // dtype's saturation.
-template <class V>
+template <class V, bool kSat>
 struct OrtMul {
   Product<V> prod;
   typename V::F s, zy;
@@ -47,13 +47,13 @@ struct OrtMul {
   explicit OrtMul(const MulParams& p)
       : prod(p), s(V::set1(p.s)), zy(V::set1(static_cast<float>(p.zy))), lo(V::set1(p.lo)), hi(V::set1(p.hi)) {}
   typename V::I operator()(typename V::I a, typename V::I b) const {
-    return V::clamp(V::rne(V::add(V::mul(V::to_float(prod(a, b)), s), zy)), lo, hi);
+    return clamp_unless_saturated<V, kSat>(V::rne(V::add(V::mul(V::to_float(prod(a, b)), s), zy)), lo, hi);
   }
 };
 
 // oneDNN: fl32(a s) times fl32(b) (src1's scale 1 is not multiplied), + fl32(zy), the clamp in
-// float, then rne (no zero points on the sources).
-template <class V>
+// float, then rne (no zero points on the sources; kSat: the upper bound alone, as OnednnAdd).
+template <class V, bool kSat>
 struct OnednnMul {
   typename V::F s, zy, flo, fhi;
   explicit OnednnMul(const MulParams& p)
@@ -61,6 +61,7 @@ struct OnednnMul {
         fhi(V::set1(static_cast<float>(p.hi))) {}
   typename V::I operator()(typename V::I a, typename V::I b) const {
     const auto w = V::add(V::mul(V::mul(V::to_float(a), s), V::to_float(b)), zy);
+    if constexpr (kSat) return V::rne(V::min(w, fhi));
     return V::rne(V::clamp(w, flo, fhi));
   }
 };
@@ -69,14 +70,18 @@ struct OnednnMul {
 template <class V, class Run>
 bool run_float_mul(const MulParams& p, const Run& run) {
   using K = MulParams::Kind;
-  switch (p.kind) {
-    case K::kXnnpack: run(XnnpackMul<V>(p)); return true;
-    case K::kOrt: run(OrtMul<V>(p)); return true;
-    case K::kOnednn: run(OnednnMul<V>(p)); return true;
-    case K::kTfliteDouble:
-    case K::kTfliteSingle: return false;
-  }
-  return false;
+  if (p.kind == K::kTfliteDouble || p.kind == K::kTfliteSingle) return false;
+  with_sat(store_saturates(p.u8, p.lo, p.hi), [&](auto sat) {
+    constexpr bool kSat = decltype(sat)::value;
+    switch (p.kind) {
+      case K::kXnnpack: return run(XnnpackMul<V, kSat>(p));
+      case K::kOrt: return run(OrtMul<V, kSat>(p));
+      case K::kOnednn: return run(OnednnMul<V, kSat>(p));
+      case K::kTfliteDouble:
+      case K::kTfliteSingle: return;
+    }
+  });
+  return true;
 }
 
 }  // namespace
