@@ -126,7 +126,10 @@ MulParams random_params(K kind, bool u8, std::mt19937& g) {
   p.za = uni(clo, chi), p.zb = uni(clo, chi), p.zy = uni(clo, chi);
   p.lo = uni(clo, chi), p.hi = uni(clo, chi);
   if (p.lo > p.hi) std::swap(p.lo, p.hi);
-  if (uni(0, 3) == 0) p.lo = clo, p.hi = chi;
+  // The dtype's range (the stores' saturation clamps), or a fused clamp on one side or both.
+  const int range = uni(0, 3);
+  if (range == 0 || range == 1) p.lo = clo;
+  if (range == 0 || range == 2) p.hi = chi;
   switch (kind) {
     case K::kXnnpack: p.s = logu(-16, 7.9f); break;
     case K::kOrt:
