@@ -17,6 +17,7 @@
 #include "qspec/core/attr.h"
 #include "qspec/simd/avx2_backend.h"
 #include "qspec/simd/avx2_kernels.h"
+#include "elementwise_kernel_tester.h"
 #include "qspec/simd/cpu.h"
 
 namespace qspec::simd {
@@ -24,15 +25,7 @@ namespace {
 
 using K = MulParams::Kind;
 
-MulParams base(K kind, bool u8) {
-  MulParams p;
-  p.kind = kind;
-  p.u8 = u8;
-  p.lo = u8 ? 0 : -128;
-  p.hi = u8 ? 255 : 127;
-  p.fast = true;
-  return p;
-}
+MulParams base(K kind, bool u8) { return ew_testing::base_params<MulParams>(kind, u8); }
 
 // XNNPACK (and ATen): rne of fl32(p) s, then + z_y: a tie rounds to even before the zero point.
 TEST(qlinear_mul_scalar, XnnpackRoundsThenAddsZeroPoint) {
@@ -166,10 +159,7 @@ std::string name(K kind) {
 constexpr K kKinds[] = {K::kXnnpack, K::kOrt, K::kTfliteDouble, K::kTfliteSingle, K::kOnednn};
 
 // The kernels this CPU can run: ymm (AVX2) and zmm (AVX512F + BW + VL).
-struct Kernel {
-  const char* name;
-  MulFn fn;
-};
+using Kernel = ew_testing::NamedKernel<MulFn>;
 std::vector<Kernel> kernels() {
   const CpuFeatures f = detect_cpu_features();
   std::vector<Kernel> v;
@@ -178,30 +168,14 @@ std::vector<Kernel> kernels() {
   return v;
 }
 
-// Every length 0..65 (two 32-code stores, the tails, one 16-lane masked step and past 64) and a few
-// longer ones, int8 and uint8; the byte past the end must stay untouched.
 TEST(qlinear_mul_avx2, MatchesScalarOnEveryTail) {
   if (kernels().empty()) GTEST_SKIP() << "this CPU lacks AVX2";
   std::mt19937 g(20261127);
-  std::uniform_int_distribution<int> byte(0, 255);
-  std::vector<std::size_t> lengths;
-  for (std::size_t n = 0; n <= 65; ++n) lengths.push_back(n);
-  for (std::size_t n : {95, 96, 97, 127, 128, 129, 300}) lengths.push_back(n);
   for (K kind : kKinds)
     for (bool u8 : {false, true})
-      for (int draw = 0; draw < 40; ++draw) {
-        const MulParams p = random_params(kind, u8, g);
-        for (std::size_t n : lengths) {
-          std::vector<std::uint8_t> a(n + 1), b(n + 1), want(n + 1, 0xA5), got(n + 1, 0xA5);
-          for (std::size_t i = 0; i < n; ++i) a[i] = static_cast<std::uint8_t>(byte(g)), b[i] = static_cast<std::uint8_t>(byte(g));
-          mul_scalar(p, n, a.data(), b.data(), want.data());
-          for (const Kernel& k : kernels()) {
-            k.fn(p, n, a.data(), b.data(), got.data());
-            ASSERT_EQ(got, want) << k.name << " " << name(kind) << (u8 ? " uint8" : " int8") << " draw " << draw
-                                 << " n " << n;
-          }
-        }
-      }
+      for (int draw = 0; draw < 40; ++draw)
+        ew_testing::expect_scalar_on_lengths(kernels(), &mul_scalar, random_params(kind, u8, g),
+                                             ew_testing::tail_lengths(), g, ew_testing::draw_name(name(kind), u8, draw));
 }
 
 // Every code pair once (65536 elements) for each kind and dtype, with random parameter sets and the
@@ -210,19 +184,13 @@ TEST(qlinear_mul_avx2, MatchesScalarOnEveryTail) {
 TEST(qlinear_mul_avx2, MatchesScalarOnEveryCodePair) {
   if (kernels().empty()) GTEST_SKIP() << "this CPU lacks AVX2";
   std::mt19937 g(7);
-  std::vector<std::uint8_t> a(65536), b(65536), want(65536), got(65536);
-  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<std::uint8_t>(i >> 8), b[i] = static_cast<std::uint8_t>(i);
   for (K kind : kKinds)
     for (bool u8 : {false, true})
       for (int draw = 0; draw < 6; ++draw) {
         MulParams p = random_params(kind, u8, g);
         if (draw == 0 && kind != K::kOnednn) p.za = u8 ? 255 : -128, p.zb = u8 ? 0 : 127;  // |p| = 255^2
         if (draw == 0 && (kind == K::kTfliteDouble || kind == K::kTfliteSingle)) p.e = 14, p.m = INT32_MAX;
-        mul_scalar(p, a.size(), a.data(), b.data(), want.data());
-        for (const Kernel& k : kernels()) {
-          k.fn(p, a.size(), a.data(), b.data(), got.data());
-          ASSERT_EQ(got, want) << k.name << " " << name(kind) << (u8 ? " uint8" : " int8") << " draw " << draw;
-        }
+        ew_testing::expect_scalar_on_every_code_pair(kernels(), &mul_scalar, p, ew_testing::draw_name(name(kind), u8, draw));
       }
 }
 
