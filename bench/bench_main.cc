@@ -157,52 +157,64 @@ std::vector<RequantProblem> make_requants(std::size_t n) {
   return v;
 }
 
-// qlinear.add problems: every convention the libraries in the benchmark implement (XNNPACK's qs8
-// add, oneDNN's binary add, libtorch's quantized::add) and qspec's other vectorized ones, on 2^16
-// and 2^20 elements and a ResNet residual add (56x56x64). A residual add's parameters: scales of
+// qlinear.add / qlinear.mul problems: every convention the libraries in the benchmark implement
+// (XNNPACK's qs8 add and multiply, oneDNN's binary add and mul, libtorch's quantized::add) and qspec's
+// other vectorized ones, on 2^16 and 2^20 elements and a ResNet residual add (56x56x64), and the
+// same 56x56x64 against a per-channel row of 64 (3136x64_by_64). A residual add's parameters: scales of
 // similar size, not powers of two, nonzero zero points (oneDNN's binary primitive has no source
 // zero points: 0 there; and pytorch.onednn's, where only 0 makes ATen's vector path compute the
-// convention: E-LIBTORCH-EW-1).
-std::vector<AddProblem> make_adds() {
+// convention: E-LIBTORCH-EW-1). mul's output scale makes the product ratio about 1/12.
+std::vector<EwProblem> make_elementwise() {
   using A = cat::qlinear_add;
-  std::vector<AddProblem> v;
-  const std::pair<const char*, std::size_t> sizes[] = {{"2^16", std::size_t{1} << 16},
-                                                      {"2^20", std::size_t{1} << 20},
-                                                      {"56x56x64", std::size_t{56 * 56 * 64}}};
-  for (const auto& [dims, n] : sizes) {
-    const std::vector<std::int8_t> a = random_bytes<std::int8_t>(n), b = random_bytes<std::int8_t>(n);
-    for (std::string_view conv : {A::conv::xnnpack_fp32, A::conv::onnxruntime, A::conv::tflite_double_round,
-                                  A::conv::tflite_single_round, A::conv::onednn, A::conv::pytorch_onednn}) {
-      const bool zero_zp = conv == A::conv::onednn || conv == A::conv::pytorch_onednn;
-      nlohmann::ordered_json at;
-      attr::set(at, A::attr::a_scale, std::bit_cast<std::uint32_t>(0.0371f));
-      attr::set(at, A::attr::a_zero_point, zero_zp ? 0 : -3);
-      attr::set(at, A::attr::b_scale, std::bit_cast<std::uint32_t>(0.0518f));
-      attr::set(at, A::attr::b_zero_point, zero_zp ? 0 : 5);
-      attr::set(at, A::attr::y_scale, std::bit_cast<std::uint32_t>(0.0729f));
-      attr::set(at, A::attr::y_zero_point, -2);
-      v.push_back(AddProblem{std::string(conv), dims, at, a, b});
-    }
+  std::vector<EwProblem> v;
+  struct Size {
+    const char* dims;
+    std::size_t n, channels;
+  };
+  const Size sizes[] = {{"2^16", std::size_t{1} << 16, 0},
+                        {"2^20", std::size_t{1} << 20, 0},
+                        {"56x56x64", std::size_t{56 * 56 * 64}, 0},
+                        {"3136x64_by_64", std::size_t{56 * 56 * 64}, 64}};
+  for (const auto& [dims, n, channels] : sizes) {
+    const std::vector<std::int8_t> a = random_bytes<std::int8_t>(n), b = random_bytes<std::int8_t>(channels ? channels : n);
+    for (bool mul : {false, true})
+      for (std::string_view conv : {A::conv::xnnpack_fp32, A::conv::onnxruntime, A::conv::tflite_double_round,
+                                    A::conv::tflite_single_round, A::conv::onednn, A::conv::pytorch_onednn}) {
+        const bool zero_zp = conv == A::conv::onednn || conv == A::conv::pytorch_onednn;
+        nlohmann::ordered_json at;  // qlinear.mul's attributes have the same names
+        attr::set(at, A::attr::a_scale, std::bit_cast<std::uint32_t>(0.0371f));
+        attr::set(at, A::attr::a_zero_point, zero_zp ? 0 : -3);
+        attr::set(at, A::attr::b_scale, std::bit_cast<std::uint32_t>(0.0518f));
+        attr::set(at, A::attr::b_zero_point, zero_zp ? 0 : 5);
+        attr::set(at, A::attr::y_scale, std::bit_cast<std::uint32_t>(mul ? 0.0229f : 0.0729f));
+        attr::set(at, A::attr::y_zero_point, -2);
+        v.push_back(EwProblem{std::string(conv), dims, at, a, b, mul, channels});
+      }
   }
   return v;
 }
 
-// The exact reference's qlinear.add of the first n elements (as a 1-D tensor: the op is elementwise),
-// or an empty vector if it rejects the problem.
-std::vector<std::int8_t> reference_add(const AddProblem& p, std::size_t n) {
+// The exact reference's qlinear.add / qlinear.mul of the first n elements of a (n a multiple of the
+// channels: [n / C, C] against [C]; else both 1-D: the op is elementwise), or an empty vector if it
+// rejects the problem.
+std::vector<std::int8_t> reference_ew(const EwProblem& p, std::size_t n) {
   using A = cat::qlinear_add;
-  const refops::OpImpl* op = refops::find_op(A::op, p.convention);
+  const refops::OpImpl* op = refops::find_op(p.mul ? cat::qlinear_mul::op : A::op, p.convention);
   if (!op) return {};
-  Tensor a{std::string(A::in::a), DType::I8, {static_cast<std::int64_t>(n)}, {}}, b = a;
-  b.name = std::string(A::in::b);
+  const auto c = static_cast<std::int64_t>(p.channels);
+  const std::vector<std::int64_t> sa = c ? std::vector<std::int64_t>{static_cast<std::int64_t>(n) / c, c}
+                                         : std::vector<std::int64_t>{static_cast<std::int64_t>(n)};
+  Tensor a{std::string(A::in::a), DType::I8, sa, {}};
+  Tensor b{std::string(A::in::b), DType::I8, c ? std::vector<std::int64_t>{c} : sa, {}};
   a.data.assign(p.a.begin(), p.a.begin() + static_cast<std::ptrdiff_t>(n));
-  b.data.assign(p.b.begin(), p.b.begin() + static_cast<std::ptrdiff_t>(n));
+  b.data.assign(p.b.begin(), p.b.begin() + static_cast<std::ptrdiff_t>(c ? p.channels : n));
   std::vector<std::int8_t> y;
   try {
     const std::vector<Tensor> out = op->fn(p.attrs, {a, b});  // kept: a range-for over out[0].data of the
     for (const std::int64_t v : out[0].data) y.push_back(static_cast<std::int8_t>(v));  // temporary would dangle
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "bench: the reference rejects qlinear.add / %s: %s\n", p.convention.c_str(), e.what());
+    std::fprintf(stderr, "bench: the reference rejects %s / %s: %s\n", op->op.c_str(), p.convention.c_str(),
+                 e.what());
   }
   return y;
 }
@@ -381,7 +393,7 @@ using OutBuf = std::vector<T, Aligned64<T>>;
 
 struct Holder {  // problems and outputs must outlive the registered lambdas
   std::vector<std::unique_ptr<FcProblem>> fcs;
-  std::vector<std::unique_ptr<AddProblem>> adds;
+  std::vector<std::unique_ptr<EwProblem>> ews;
   std::vector<std::unique_ptr<PoolProblem>> pools;
   std::vector<std::unique_ptr<ConvProblem>> convs;
   std::vector<std::unique_ptr<RequantProblem>> requants;
@@ -407,28 +419,30 @@ void register_all(Holder& h) {
   auto get_conv8 = [](const Impl& i) { return i.conv8; };
   auto conv_op = [](const ConvProblem& p) { return std::string(p.groups > 1 ? "depthwise_conv2d" : "conv2d"); };
 
-  // Each add problem's expected output: the judge's, once it has agreed with the exact reference on
-  // the first kAddChecked elements (the reference computes with rationals; all 2^20 would take
+  // Each add / mul problem's expected output: the judge's, once it has agreed with the exact reference
+  // on the first kEwChecked elements (the reference computes with rationals; all 2^20 would take
   // minutes). Every implementation is then checked against both before it is timed.
-  constexpr std::size_t kAddChecked = 4096;
-  std::vector<std::vector<std::int8_t>> add_want;
-  for (AddProblem& p : make_adds()) {
-    h.adds.push_back(std::make_unique<AddProblem>(std::move(p)));
-    const AddProblem& q = *h.adds.back();
+  constexpr std::size_t kEwChecked = 4096;  // a multiple of the per-channel rows' 64
+  std::vector<std::vector<std::int8_t>> ew_want;
+  for (EwProblem& p : make_elementwise()) {
+    h.ews.push_back(std::make_unique<EwProblem>(std::move(p)));
+    const EwProblem& q = *h.ews.back();
     std::vector<std::int8_t> want(q.a.size());
-    const Runner rj = judge.add8 ? judge.add8(q, want.data()) : Runner{};
+    const Runner rj = judge.ew8 ? judge.ew8(q, want.data()) : Runner{};
     if (rj) rj();
-    const std::vector<std::int8_t> ref = reference_add(q, std::min(kAddChecked, q.a.size()));
+    const std::vector<std::int8_t> ref = reference_ew(q, std::min(kEwChecked, q.a.size()));
     const auto [r, w] = std::mismatch(ref.begin(), ref.end(), want.begin());
     if (!rj || ref.empty() || r != ref.end()) {
       const std::size_t i = static_cast<std::size_t>(r - ref.begin());
-      std::fprintf(stderr, "bench: %s disagrees with the reference on qlinear.add / %s", judge.lib.c_str(), q.shape().c_str());
+      std::fprintf(stderr, "bench: %s disagrees with the reference on %s / %s", judge.lib.c_str(), q.bm().c_str(),
+                   q.shape().c_str());
       if (rj && r != ref.end())
-        std::fprintf(stderr, " (element %zu: a %d, b %d: %d, the reference %d)", i, q.a[i], q.b[i], *w, *r);
+        std::fprintf(stderr, " (element %zu: a %d, b %d: %d, the reference %d)", i, q.a[i],
+                     q.b[q.channels ? i % q.channels : i], *w, *r);
       std::fprintf(stderr, ": not benchmarked\n");
       want.clear();
     }
-    add_want.push_back(std::move(want));
+    ew_want.push_back(std::move(want));
   }
 
   // Each pooling problem's expected output: the judge's, once it has agreed with the exact reference
@@ -472,20 +486,20 @@ void register_all(Holder& h) {
                         static_cast<double>(pool_want[i].size()));
       h.outs8.push_back(std::move(out));
     }
-    for (std::size_t i = 0; i < h.adds.size(); ++i) {
-      const AddProblem& p = *h.adds[i];
-      if (!impl.add8 || add_want[i].empty()) continue;
+    for (std::size_t i = 0; i < h.ews.size(); ++i) {
+      const EwProblem& p = *h.ews[i];
+      if (!impl.ew8 || ew_want[i].empty()) continue;
       auto out = std::make_unique<OutBuf<std::int8_t>>(p.a.size());
       runner_label().clear();
-      Runner run = impl.add8(p, out->data());
+      Runner run = impl.ew8(p, out->data());
       if (!run) continue;
       run();
-      if (!std::equal(out->begin(), out->end(), add_want[i].begin())) {
-        std::fprintf(stderr, "bench: %s disagrees with %s (and the reference) on qlinear.add / %s: not benchmarked\n",
-                     impl.lib.c_str(), judge.lib.c_str(), p.shape().c_str());
+      if (!std::equal(out->begin(), out->end(), ew_want[i].begin())) {
+        std::fprintf(stderr, "bench: %s disagrees with %s (and the reference) on %s / %s: not benchmarked\n",
+                     impl.lib.c_str(), judge.lib.c_str(), p.bm().c_str(), p.shape().c_str());
         continue;
       }
-      register_streamed("BM_add_int8/" + impl.lib + "/" + p.shape(), run, p.bytes(), static_cast<double>(p.a.size()));
+      register_streamed(p.bm() + "/" + impl.lib + "/" + p.shape(), run, p.bytes(), static_cast<double>(p.a.size()));
       h.outs8.push_back(std::move(out));
     }
     for (const auto& full : fcs) {

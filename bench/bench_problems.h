@@ -7,9 +7,10 @@
 //   conv2d           NHWC int8 input, OIHW int8 weights, stride 1 or 2, zero-point padding k / 2
 //                    -> int32 NHWC (the shapes: bench_main.cc's register_all)
 //   requantize       int32 -> int8 under one named convention (attributes as in the vectors)
-//   add_int8         qlinear.add of two int8 tensors of one shape under one named convention (a
-//                    residual add's scales and zero points): each implementation checked against the
-//                    exact reference on a prefix of the elements, and against the qspec backend on all
+//   add_int8,        qlinear.add / qlinear.mul of two int8 tensors of one shape, or of [N, C] and a
+//   mul_int8         per-channel [C], under one named convention (a residual add's scales and zero
+//                    points): each implementation checked against the exact reference on a prefix of
+//                    the elements, and against the qspec backend on all
 //   avg_pool_int8    qlinear.avg_pool2d (3x3 stride 1 pad 1) / qlinear.global_avg_pool of an NHWC int8
 //                    tensor (uint8 where the convention is uint8-only: XNNPACK's windowed average) under
 //                    one named convention: the qspec backend checked against the exact reference on the
@@ -59,12 +60,16 @@ struct RequantProblem {
   double bytes() const { return 5.0 * static_cast<double>(x.size()); }  // 4 read + 1 written
 };
 
-struct AddProblem {
-  std::string convention, dims;  // dims: "2^16", "56x56x64"
-  nlohmann::ordered_json attrs;  // the vector vocabulary of qlinear.add
-  std::vector<std::int8_t> a, b;
+struct EwProblem {
+  std::string convention, dims;  // dims: "2^16", "56x56x64", "3136x64_by_64" (a per-channel b)
+  nlohmann::ordered_json attrs;  // the vector vocabulary of qlinear.add / qlinear.mul
+  std::vector<std::int8_t> a, b;  // b: a's shape, or one row of `channels` codes
+  bool mul = false;               // qlinear.mul (else qlinear.add)
+  std::size_t channels = 0;       // 0: b has a's shape; else a is [a.size() / channels, channels], b [channels]
   std::string shape() const { return convention + "_" + dims; }
-  double bytes() const { return 3.0 * static_cast<double>(a.size()); }  // 2 read + 1 written
+  std::string bm() const { return mul ? "BM_mul_int8" : "BM_add_int8"; }
+  // a and b read, y written
+  double bytes() const { return static_cast<double>(2 * a.size() + b.size()); }
 };
 
 struct PoolProblem {
@@ -109,8 +114,8 @@ struct Impl {
   // The int8-output operators (scales of Int8Out), and the epilogue they compute.
   std::function<Runner(const FcProblem&, std::int8_t* y)> fc8;
   std::function<Runner(const ConvProblem&, std::int8_t* y)> conv8;
-  // qlinear.add under the problem's convention (empty runner: the library has no such operator).
-  std::function<Runner(const AddProblem&, std::int8_t* y)> add8;
+  // qlinear.add / qlinear.mul under the problem's convention (empty runner: the library has no such operator).
+  std::function<Runner(const EwProblem&, std::int8_t* y)> ew8;
   // The average pooling under the problem's convention (empty runner: the library has no such operator).
   std::function<Runner(const PoolProblem&, std::uint8_t* y)> pool8;
   Epilogue int8_epilogue = Epilogue::kZpAfterRounding;
@@ -119,11 +124,11 @@ struct Impl {
   int shrink = 1;
 };
 
-// A library's implementation of the add rows alone (its other operators register separately).
-inline Impl add_impl(std::string lib, std::function<Runner(const AddProblem&, std::int8_t* y)> add) {
+// A library's implementation of the add / mul rows alone (its other operators register separately).
+inline Impl ew_impl(std::string lib, std::function<Runner(const EwProblem&, std::int8_t* y)> ew) {
   Impl i;
   i.lib = std::move(lib);
-  i.add8 = std::move(add);
+  i.ew8 = std::move(ew);
   return i;
 }
 

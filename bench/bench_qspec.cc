@@ -160,26 +160,41 @@ Runner requant_runner(const KernelSet& k, const RequantProblem& p, std::int8_t* 
   return [run, shape] { run(); };
 }
 
-// qlinear.add of two same-shape int8 tensors: prepared once where the convention has a kernel (the
-// parameters derived as the handler does, as the libraries create their operators), the kernel
-// alone timed; else through the C ABI (1-D tensors: the op is elementwise), the handler's scalar path.
-Runner add_runner(const KernelSet& k, const AddProblem& p, std::int8_t* y) {
+// qlinear.add / qlinear.mul of two same-shape int8 tensors: prepared once where the convention has a
+// kernel (the parameters derived as the handler does, as the libraries create their operators), the
+// kernel alone timed. A per-channel b, and the conventions without a kernel, through the C ABI (the
+// handler: its parameter derivation, the broadcast, its kernel or element loop; the same-shape
+// problems as 1-D tensors: the op is elementwise).
+Runner ew_runner(const KernelSet& k, const EwProblem& p, std::int8_t* y) {
   using A = cat::qlinear_add;
-  if (const std::optional<simd::AddParams> q = simd::prepared_add(p.convention, p.attrs, QSPEC_DTYPE_INT8);
-      q && q->fast) {
-    runner_label() = "prepared kernel";
-    const simd::AddFn add = k.add;
-    return [add, q = *q, &p, y] { add(q, p.a.size(), p.a.data(), p.b.data(), y); };
+  if (p.channels == 0) {
+    if (!p.mul)
+      if (const std::optional<simd::AddParams> q = simd::prepared_add(p.convention, p.attrs, QSPEC_DTYPE_INT8);
+          q && q->fast) {
+        runner_label() = "prepared kernel";
+        return [add = k.add, q = *q, &p, y] { add(q, p.a.size(), p.a.data(), p.b.data(), y); };
+      }
+    if (p.mul)
+      if (const std::optional<simd::MulParams> q = simd::prepared_mul(p.convention, p.attrs, QSPEC_DTYPE_INT8);
+          q && q->fast) {
+        runner_label() = "prepared kernel";
+        return [mul = k.mul, q = *q, &p, y] { mul(q, p.a.size(), p.a.data(), p.b.data(), y); };
+      }
   }
-  runner_label() = "C ABI, scalar path";
-  auto shape = std::make_shared<std::int64_t>(static_cast<std::int64_t>(p.a.size()));
-  const auto tensor = [&](std::string_view name, const std::vector<std::int8_t>& v) {
-    return qspec_tensor{name.data(), QSPEC_DTYPE_INT8, 1, shape.get(), const_cast<std::int8_t*>(v.data()), v.size()};
-  };
-  Runner run = abi_runner(k, A::op, p.convention, p.attrs, {tensor(A::in::a, p.a), tensor(A::in::b, p.b)},
-                          {A::out::y.data(), QSPEC_DTYPE_INT8, 1, shape.get(), y, p.a.size()});
+  runner_label() = p.channels ? "C ABI" : "C ABI, scalar path";
+  const auto c = static_cast<std::int64_t>(p.channels);
+  auto shapes = std::make_shared<std::vector<std::int64_t>>(
+      c ? std::vector<std::int64_t>{static_cast<std::int64_t>(p.a.size()) / c, c, c}
+        : std::vector<std::int64_t>{static_cast<std::int64_t>(p.a.size())});
+  const std::int32_t rank = c ? 2 : 1;
+  const qspec_tensor a{A::in::a.data(), QSPEC_DTYPE_INT8, rank, shapes->data(), const_cast<std::int8_t*>(p.a.data()),
+                       p.a.size()};
+  const qspec_tensor b{A::in::b.data(), QSPEC_DTYPE_INT8, c ? 1 : rank, c ? shapes->data() + 2 : shapes->data(),
+                       const_cast<std::int8_t*>(p.b.data()), p.b.size()};
+  Runner run = abi_runner(k, p.mul ? cat::qlinear_mul::op : A::op, p.convention, p.attrs, {a, b},
+                          {A::out::y.data(), QSPEC_DTYPE_INT8, rank, shapes->data(), y, p.a.size()});
   if (!run) return {};
-  return [run, shape] { run(); };
+  return [run, shapes] { run(); };
 }
 
 // An average pooling prepared once where its handler runs the pooling kernel (prepared_avg_pool: the
@@ -217,9 +232,9 @@ Impl backend_impl(const std::string& lib, const simd::CpuFeatures& f) {
   impl.requant = [k](const RequantProblem& p, std::int8_t* y) { return requant_runner(k, p, y); };
   impl.fc8 = [k](const FcProblem& p, std::int8_t* y) { return fc8_runner(k, p, y); };
   impl.conv8 = [k](const ConvProblem& p, std::int8_t* y) { return conv8_runner(k, p, y); };
-  // The add kernels: zmm, ymm (the same at every level below zmm), scalar.
+  // The add / mul kernels: zmm, ymm (the same at every level below zmm), scalar.
   if (lib == "avx2" || lib == "avx2_ymm" || lib == "scalar")
-    impl.add8 = [k](const AddProblem& p, std::int8_t* y) { return add_runner(k, p, y); };
+    impl.ew8 = [k](const EwProblem& p, std::int8_t* y) { return ew_runner(k, p, y); };
   if (lib == "avx2" || lib == "avx2_ymm" || lib == "scalar")  // the pooling kernels likewise
     impl.pool8 = [k](const PoolProblem& p, std::uint8_t* y) { return pool_runner(k, p, y); };
   return impl;

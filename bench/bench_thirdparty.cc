@@ -12,9 +12,10 @@
 // - requantize: each library's own requantization for the conventions it implements (see below).
 // - avg_pool_int8: XNNPACK's qu8 windowed / qs8 global average pooling on the xnnpack.fp32
 //   problems, oneDNN's s8 pooling on the onednn ones;
-// - add_int8 (qlinear.add of two same-shape int8 tensors): XNNPACK's qs8 add on the xnnpack.fp32
-//   problems, oneDNN's binary add with s8 sources, source scales and the zero point as an
-//   eltwise_linear post-op on the onednn problems (see below).
+// - add_int8 / mul_int8 (qlinear.add / qlinear.mul of two same-shape int8 tensors, or against a
+//   per-channel row): XNNPACK's qs8 add / multiply on the xnnpack.fp32 problems, oneDNN's binary add /
+//   mul with s8 sources, source scales and the zero point as an eltwise_linear post-op on the onednn
+//   problems (see below).
 // Every implementation's output is checked before it is timed (the driver skips a disagreeing
 // one, saying so). oneDNN honours ONEDNN_MAX_CPU_ISA (e.g. AVX2_VNNI for an ISA-for-ISA comparison
 // with the avx2 backend); its OpenMP runtime is held to one thread.
@@ -435,66 +436,82 @@ QSPEC_REGISTER_BENCH_IMPL(onednn_requant_impl());
   return true;
 }();
 
-// ---------------- add_int8: each library's quantized add, prepared once ----------------
+// ---------------- add_int8 / mul_int8: each library's quantized add and multiply, prepared once ----------------
 
-using A = cat::qlinear_add;
-std::string xnnpack_isa();  // below: the ISA class XNNPACK's dispatch picks here
+using A = cat::qlinear_add;  // qlinear.mul's attributes have the same names
+std::string xnnpack_isa();   // below: the ISA class XNNPACK's dispatch picks here
 
-float f32_attr(const AddProblem& p, const attr::F32& key) { return std::bit_cast<float>(attr::get(p.attrs, key)); }
-std::int8_t zp_attr(const AddProblem& p, const attr::Int& key) { return static_cast<std::int8_t>(attr::get(p.attrs, key)); }
+float f32_attr(const EwProblem& p, const attr::F32& key) { return std::bit_cast<float>(attr::get(p.attrs, key)); }
+std::int8_t zp_attr(const EwProblem& p, const attr::Int& key) { return static_cast<std::int8_t>(attr::get(p.attrs, key)); }
 
-// xnn_create_add_nd_qs8 (XNNPACK's qs8 vadd microkernels, what qspec's xnnpack.fp32 add describes),
-// the whole problem as one dimension.
-Runner xnnpack_add(const AddProblem& p, std::int8_t* y) {
+// xnn_create_add_nd_qs8 / xnn_create_multiply_nd_qs8 (XNNPACK's qs8 vadd / vmul microkernels, what
+// qspec's xnnpack.fp32 add and mul describe): the same-shape problems as one dimension, a per-channel
+// b as [N, C] against [C] (XNNPACK's own broadcast: its vaddc / vmulc kernels per row).
+Runner xnnpack_ew(const EwProblem& p, std::int8_t* y) {
   if (p.convention != A::conv::xnnpack_fp32 || xnn_initialize(nullptr) != xnn_status_success) return {};
   auto op = std::make_shared<XnnOpHolder>();
-  const std::size_t shape[1] = {p.a.size()};
-  const xnn_status created = xnn_create_add_nd_qs8(
-      zp_attr(p, A::attr::a_zero_point), f32_attr(p, A::attr::a_scale), zp_attr(p, A::attr::b_zero_point),
-      f32_attr(p, A::attr::b_scale), zp_attr(p, A::attr::y_zero_point), f32_attr(p, A::attr::y_scale), INT8_MIN,
-      INT8_MAX, 0, &op->op);
-  const xnn_status set_up = created != xnn_status_success ? created
-                                                          : xnn_setup_add_nd_qs8(op->op, 1, shape, 1, shape, p.a.data(),
-                                                                                 p.b.data(), y, nullptr);
+  const auto create = p.mul ? xnn_create_multiply_nd_qs8 : xnn_create_add_nd_qs8;
+  const xnn_status created =
+      create(zp_attr(p, A::attr::a_zero_point), f32_attr(p, A::attr::a_scale), zp_attr(p, A::attr::b_zero_point),
+             f32_attr(p, A::attr::b_scale), zp_attr(p, A::attr::y_zero_point), f32_attr(p, A::attr::y_scale), INT8_MIN,
+             INT8_MAX, 0, &op->op);
+  const std::size_t c = p.channels;
+  const std::size_t sa[2] = {c ? p.a.size() / c : p.a.size(), c}, sb[1] = {c ? c : p.a.size()};
+  const std::size_t rank_a = c ? 2 : 1;
+  const auto setup = p.mul ? xnn_setup_multiply_nd_qs8 : xnn_setup_add_nd_qs8;
+  const xnn_status set_up = created != xnn_status_success
+                                ? created
+                                : setup(op->op, rank_a, sa, 1, sb, p.a.data(), p.b.data(), y, nullptr);
   if (set_up != xnn_status_success) {
-    std::fprintf(stderr, "bench: xnnpack qs8 add on %s: status %d: not benchmarked\n", p.shape().c_str(),
-                 static_cast<int>(set_up));
+    std::fprintf(stderr, "bench: xnnpack qs8 %s on %s: status %d: not benchmarked\n", p.mul ? "multiply" : "add",
+                 p.shape().c_str(), static_cast<int>(set_up));
     return {};
   }
   runner_label() = xnnpack_isa();
   return [op] { xnn_run_operator(op->op, nullptr); };
 }
 
-// oneDNN's binary_add as a user maps qlinear.add onto it (qspec's onednn convention): s8 sources
-// scaled by s_a / s_y and s_b / s_y (binary32 quotients), the output zero point as an eltwise_linear
-// post-op (+ z_y in float; the binary primitive has no zero points), s8 destination (saturation, rne).
-Runner onednn_add(const AddProblem& p, std::int8_t* y) {
+// oneDNN's binary_add / binary_mul as a user maps qlinear.add / qlinear.mul onto it (qspec's onednn
+// conventions): s8 sources scaled by s_a / s_y and s_b / s_y (add) or src0 alone by (s_a s_b) / s_y
+// (mul; binary32 quotients), the output zero point as an eltwise_linear post-op (+ z_y in float; the
+// binary primitive has no zero points), s8 destination (saturation, rne). A per-channel b is src1
+// of dims [1, C] (oneDNN's broadcast).
+Runner onednn_ew(const EwProblem& p, std::int8_t* y) {
   if (p.convention != A::conv::onednn) return {};
   using dnnl::memory;
   auto& eng = dnnl_engine();
-  const memory::desc md({static_cast<memory::dim>(p.a.size())}, memory::data_type::s8, memory::format_tag::a);
-  const float sy = f32_attr(p, A::attr::y_scale);
+  const auto c = static_cast<memory::dim>(p.channels);
+  const auto n = static_cast<memory::dim>(p.a.size());
+  const memory::desc md = c ? memory::desc({n / c, c}, memory::data_type::s8, memory::format_tag::ab)
+                            : memory::desc({n}, memory::data_type::s8, memory::format_tag::a);
+  const memory::desc md_b = c ? memory::desc({1, c}, memory::data_type::s8, memory::format_tag::ab) : md;
+  const float sa = f32_attr(p, A::attr::a_scale), sb = f32_attr(p, A::attr::b_scale), sy = f32_attr(p, A::attr::y_scale);
   dnnl::primitive_attr attr;
-  attr.set_scales(DNNL_ARG_SRC_0, 0, {f32_attr(p, A::attr::a_scale) / sy});
-  attr.set_scales(DNNL_ARG_SRC_1, 0, {f32_attr(p, A::attr::b_scale) / sy});
+  if (p.mul) {
+    attr.set_scales(DNNL_ARG_SRC_0, 0, {sa * sb / sy});
+  } else {
+    attr.set_scales(DNNL_ARG_SRC_0, 0, {sa / sy});
+    attr.set_scales(DNNL_ARG_SRC_1, 0, {sb / sy});
+  }
   dnnl::post_ops po;
   po.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear, 1.0f,
                     static_cast<float>(attr::get(p.attrs, A::attr::y_zero_point)));
   attr.set_post_ops(po);
   try {
-    const dnnl::binary::primitive_desc pd(dnnl::binary::desc(dnnl::algorithm::binary_add, md, md, md), attr, eng);
+    const auto alg = p.mul ? dnnl::algorithm::binary_mul : dnnl::algorithm::binary_add;
+    const dnnl::binary::primitive_desc pd(dnnl::binary::desc(alg, md, md_b, md), attr, eng);
     runner_label() = pd.impl_info_str();
     auto prim = std::make_shared<dnnl::binary>(pd);
     auto a = std::make_shared<memory>(md, eng, const_cast<std::int8_t*>(p.a.data()));
-    auto b = std::make_shared<memory>(md, eng, const_cast<std::int8_t*>(p.b.data()));
+    auto b = std::make_shared<memory>(md_b, eng, const_cast<std::int8_t*>(p.b.data()));
     auto dst = std::make_shared<memory>(md, eng, y);
     return [prim, a, b, dst] {
       prim->execute(dnnl_stream(), {{DNNL_ARG_SRC_0, *a}, {DNNL_ARG_SRC_1, *b}, {DNNL_ARG_DST, *dst}});
       dnnl_stream().wait();
     };
   } catch (const dnnl::error& e) {
-    std::fprintf(stderr, "bench: onednn binary add has no implementation for %s (%s): not benchmarked\n",
-                 p.shape().c_str(), e.what());
+    std::fprintf(stderr, "bench: onednn binary %s has no implementation for %s (%s): not benchmarked\n",
+                 p.mul ? "mul" : "add", p.shape().c_str(), e.what());
     return {};
   }
 }
@@ -667,8 +684,8 @@ Impl xnnpack_int8out_impl(bool qc8) {
 }
 QSPEC_REGISTER_BENCH_IMPL(xnnpack_int8out_impl(false));
 QSPEC_REGISTER_BENCH_IMPL(xnnpack_int8out_impl(true));
-QSPEC_REGISTER_BENCH_IMPL(add_impl("xnnpack.qs8", xnnpack_add));
-QSPEC_REGISTER_BENCH_IMPL(add_impl("onednn.binary_s8", onednn_add));
+QSPEC_REGISTER_BENCH_IMPL(ew_impl("xnnpack.qs8", xnnpack_ew));
+QSPEC_REGISTER_BENCH_IMPL(ew_impl("onednn.binary_s8", onednn_ew));
 QSPEC_REGISTER_BENCH_IMPL(pool_impl("xnnpack", xnnpack_pool));
 QSPEC_REGISTER_BENCH_IMPL(pool_impl("onednn.pooling", onednn_pool));
 

@@ -12,6 +12,7 @@ KernelSet kernel_set(const CpuFeatures& f) {
     k.depthwise = depthwise;
     k.quantize = quantize;
     k.dequantize = dequantize;
+    k.mul = qlinear_mul;  // no FMA: the multiplication conventions fuse nothing
   }
   if (f.avx2 && f.fma) {  // every AVX2 CPU so far has FMA; checked all the same
     k.add = qlinear_add;
@@ -35,6 +36,7 @@ KernelSet kernel_set(const CpuFeatures& f) {
       k.add = qlinear_add_zmm;
       k.avg_pool = qlinear_pool_zmm;
     }
+    k.mul = qlinear_mul_zmm;
     k.depthwise_fuses_requant = true;
     k.requant = requant_avx512;  // needs AVX512F only, but a level of its own would be one more to test
   }

@@ -19,7 +19,8 @@ inline void narrow_loop(std::size_t n, void* yv, const F& f, const Tail& tail) {
   if constexpr (T == OutType::I8 || T == OutType::U8) {
     const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
     for (; i + 32 <= n; i += 32) {
-      // Lanes are already inside the output range, so the saturating packs only narrow.
+      // The saturating packs narrow lanes inside the output range exactly, and clamp any other int32
+      // to it (the elementwise kernels rely on that: store_saturation.h's kSat).
       const __m256i ab = _mm256_packs_epi32(f(i), f(i + 8));
       const __m256i cd = _mm256_packs_epi32(f(i + 16), f(i + 24));
       __m256i r = T == OutType::I8 ? _mm256_packs_epi16(ab, cd) : _mm256_packus_epi16(ab, cd);

@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "narrow_store.h"
+#include "qlinear_binary_drive.h"
 #include "qlinear_add_lanes.h"
 #include "qspec/simd/avx2_kernels.h"
 #include "requant_kinds_avx2.h"
@@ -84,20 +84,12 @@ struct TfliteSingleAdd {
   }
 };
 
-// Eight codes widened to int32 lanes.
-template <OutType T>
-__m256i load8(const std::uint8_t* p) {
-  const __m128i v = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
-  return T == OutType::U8 ? _mm256_cvtepu8_epi32(v) : _mm256_cvtepi8_epi32(v);
-}
-
 template <OutType T, class F>
 void drive(const F& f, const AddParams& p, std::size_t n, const void* a, const void* b, void* y) {
-  const auto* pa = static_cast<const std::uint8_t*>(a);
-  const auto* pb = static_cast<const std::uint8_t*>(b);
-  narrow_loop<T>(
-      n, y, [&](std::size_t i) { return f(load8<T>(pa + i), load8<T>(pb + i)); },
-      [&](std::size_t i) { add_scalar(p, n - i, pa + i, pb + i, static_cast<std::uint8_t*>(y) + i); });
+  drive_ymm<T>(f, n, a, b, y, [&](std::size_t i) {
+    add_scalar(p, n - i, static_cast<const std::uint8_t*>(a) + i, static_cast<const std::uint8_t*>(b) + i,
+               static_cast<std::uint8_t*>(y) + i);
+  });
 }
 
 template <OutType T>

@@ -1,6 +1,7 @@
 // Internal to the qlinear.add kernels: the element arithmetic of the conventions whose steps are int32
-// or IEEE float (XNNPACK, ONNX Runtime, oneDNN, ATen), written once over a vector width: Ymm (8 int32
-// lanes; AVX2 + FMA, qlinear_add_avx2.cc) or Zmm (16; AVX512F + BW + VL + FMA, qlinear_add_avx512.cc).
+// or IEEE float (XNNPACK, ONNX Runtime, oneDNN, ATen), written once over a vector width (store_saturation.h):
+// Ymm (8 int32 lanes; AVX2 + FMA, qlinear_add_avx2.cc) or Zmm (16; AVX512F + BW + VL + FMA,
+// qlinear_add_avx512.cc).
 // In an unnamed namespace: each including file (compiled with its own ISA flags) keeps its own copy.
 // The widths' steps are simd_lanes.h's.
 #pragma once
@@ -9,6 +10,7 @@
 
 #include <cstdint>
 
+#include "store_saturation.h"
 #include "qspec/simd/qlinear_add.h"
 #include "simd_lanes.h"
 
@@ -17,7 +19,7 @@ namespace {
 
 // XNNPACK: clamp(((bias + a ma + b mb) >> shift) + zy); exact in int32 (the handler's bound), so
 // VPMULLD's low halves are the products.
-template <class V>
+template <class V, bool kSat>
 struct XnnpackAdd {
   typename V::I ma, mb, bias, zy, lo, hi;
   __m128i shift;
@@ -26,13 +28,13 @@ struct XnnpackAdd {
         hi(V::set1(p.hi)), shift(_mm_cvtsi32_si128(p.shift)) {}
   typename V::I operator()(typename V::I a, typename V::I b) const {
     const auto acc = V::add(V::add(bias, V::mullo(a, ma)), V::mullo(b, mb));
-    return V::clamp(V::add(V::sra(acc, shift), zy), lo, hi);
+    return clamp_unless_saturated<V, kSat>(V::add(V::sra(acc, shift), zy), lo, hi);
   }
 };
 
 // ONNX Runtime: its two fused multiply-adds (B's first, or A's with kSwap), rne; |v| < 2^31 (the
 // handler's bound), codes exact in binary32.
-template <class V, bool kSwap>
+template <class V, bool kSat, bool kSwap>
 struct OrtAdd {
   typename V::F fa, fb, fk;
   typename V::I lo, hi;
@@ -41,12 +43,13 @@ struct OrtAdd {
   typename V::I operator()(typename V::I a, typename V::I b) const {
     const auto va = V::to_float(a), vb = V::to_float(b);
     const auto v = kSwap ? V::fmadd(vb, fb, V::fmadd(va, fa, fk)) : V::fmadd(va, fa, V::fmadd(vb, fb, fk));
-    return V::clamp(V::rne(v), lo, hi);
+    return clamp_unless_saturated<V, kSat>(V::rne(v), lo, hi);
   }
 };
 
-// oneDNN: binary32 products and sums, + z_y, the clamp in float, then rne.
-template <class V>
+// oneDNN: binary32 products and sums, + z_y, the clamp in float, then rne (kSat: only the upper
+// bound, which keeps the conversion in int32; below -128 the store saturates, as oneDNN's does).
+template <class V, bool kSat>
 struct OnednnAdd {
   typename V::F fa, fb, fk, flo, fhi;
   explicit OnednnAdd(const AddParams& p)
@@ -54,6 +57,7 @@ struct OnednnAdd {
         fhi(V::set1(static_cast<float>(p.hi))) {}
   typename V::I operator()(typename V::I a, typename V::I b) const {
     const auto w = V::add(V::add(V::mul(V::to_float(a), fa), V::mul(V::to_float(b), fb)), fk);
+    if constexpr (kSat) return V::rne(V::min(w, fhi));
     return V::rne(V::clamp(w, flo, fhi));
   }
 };
@@ -63,7 +67,7 @@ struct OnednnAdd {
 // fl32((q - z) s) as a binary64 product rounded to binary32; that product is exact (9 + 24 bits), so
 // it is the exact product rounded once, which is what one binary32 VMULPS of the exact fl32(q - z)
 // and s gives: the same value in half the instructions.
-template <class V>
+template <class V, bool kSat>
 struct PytorchAdd {
   typename V::F sa, sb, inv, lim, nlim;
   typename V::I za, zb, zy, lo, hi;
@@ -73,7 +77,7 @@ struct PytorchAdd {
         lo(V::set1(p.lo)), hi(V::set1(p.hi)) {}
   typename V::I operator()(typename V::I a, typename V::I b) const {
     const auto v = V::mul(V::add(V::mul(V::to_float(V::sub(a, za)), sa), V::mul(V::to_float(V::sub(b, zb)), sb)), inv);
-    return V::clamp(V::add(V::rne(V::clamp(v, nlim, lim)), zy), lo, hi);
+    return clamp_unless_saturated<V, kSat>(V::add(V::rne(V::clamp(v, nlim, lim)), zy), lo, hi);
   }
 };
 
@@ -81,20 +85,19 @@ struct PytorchAdd {
 template <class V, class Run>
 bool run_float_kind(const AddParams& p, const Run& run) {
   using K = AddParams::Kind;
-  switch (p.kind) {
-    case K::kXnnpack: run(XnnpackAdd<V>(p)); return true;
-    case K::kOrt:
-      if (p.swap)
-        run(OrtAdd<V, true>(p));
-      else
-        run(OrtAdd<V, false>(p));
-      return true;
-    case K::kOnednn: run(OnednnAdd<V>(p)); return true;
-    case K::kPytorch: run(PytorchAdd<V>(p)); return true;
-    case K::kTfliteDouble:
-    case K::kTfliteSingle: return false;
-  }
-  return false;
+  if (p.kind == K::kTfliteDouble || p.kind == K::kTfliteSingle) return false;
+  with_sat(store_saturates(p.u8, p.lo, p.hi), [&](auto sat) {
+    constexpr bool kSat = decltype(sat)::value;
+    switch (p.kind) {
+      case K::kXnnpack: return run(XnnpackAdd<V, kSat>(p));
+      case K::kOrt: return p.swap ? run(OrtAdd<V, kSat, true>(p)) : run(OrtAdd<V, kSat, false>(p));
+      case K::kOnednn: return run(OnednnAdd<V, kSat>(p));
+      case K::kPytorch: return run(PytorchAdd<V, kSat>(p));
+      case K::kTfliteDouble:
+      case K::kTfliteSingle: return;
+    }
+  });
+  return true;
 }
 
 }  // namespace

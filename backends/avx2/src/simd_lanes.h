@@ -1,6 +1,7 @@
 // Internal to the elementwise and pooling kernels: one vector width's steps as static functions, Ymm
-// (8 int32 lanes; AVX2, and FMA where fmadd is called) and Zmm (16; AVX512F + BW + VL), so that a
-// kernel's arithmetic is written once over the width (qlinear_add_lanes.h, qlinear_pool_lanes.h).
+// (8 int32 lanes; AVX2, and fmadd only where the file is built with FMA) and Zmm (16; AVX512F + BW +
+// VL), so that a kernel's arithmetic is written once over the width (qlinear_add_lanes.h,
+// qlinear_mul_lanes.h, qlinear_pool_lanes.h).
 // In an unnamed namespace: each including file (compiled with its own ISA flags) keeps its own copy.
 #pragma once
 
@@ -25,10 +26,13 @@ struct Ymm {
   static I clamp(I v, I lo, I hi) { return _mm256_min_epi32(_mm256_max_epi32(v, lo), hi); }
   static F to_float(I a) { return _mm256_cvtepi32_ps(a); }
   static I rne(F a) { return _mm256_cvtps_epi32(a); }  // MXCSR's default rounding: to nearest even
-  static F fmadd(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }
+#ifdef __FMA__
+  static F fmadd(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }  // fmaf: only where a convention fuses
+#endif
   static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
   static F add(F a, F b) { return _mm256_add_ps(a, b); }
   static F clamp(F v, F lo, F hi) { return _mm256_min_ps(_mm256_max_ps(v, lo), hi); }
+  static F min(F a, F b) { return _mm256_min_ps(a, b); }
   // For the pooling kernels (qlinear_pool_lanes.h).
   static constexpr int kLanes = 8;
   static F div(F a, F b) { return _mm256_div_ps(a, b); }
@@ -82,10 +86,13 @@ struct Zmm {
   static I clamp(I v, I lo, I hi) { return _mm512_min_epi32(_mm512_max_epi32(v, lo), hi); }
   static F to_float(I a) { return _mm512_cvtepi32_ps(a); }
   static I rne(F a) { return _mm512_cvtps_epi32(a); }
+#ifdef __FMA__
   static F fmadd(F a, F b, F c) { return _mm512_fmadd_ps(a, b, c); }
+#endif
   static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
   static F add(F a, F b) { return _mm512_add_ps(a, b); }
   static F clamp(F v, F lo, F hi) { return _mm512_min_ps(_mm512_max_ps(v, lo), hi); }
+  static F min(F a, F b) { return _mm512_min_ps(a, b); }
   static constexpr int kLanes = 16;
   static F div(F a, F b) { return _mm512_div_ps(a, b); }
   static I trunc(F a) { return _mm512_cvttps_epi32(a); }

@@ -1,7 +1,7 @@
 // qlinear.add kernels: the scalar form (add_one) against hand-derived values of each convention's
 // arithmetic (its roundings, its ties, ONNX Runtime's fused multiply-add), and the ymm (AVX2 + FMA)
-// and zmm kernels against the scalar form over random parameters, random codes and every length
-// 0..65 (two 32-code stores and one more), int8 and uint8.
+// and zmm kernels against the scalar form over random parameters, random codes, every length 0..65
+// and longer ones, and every code pair, int8 and uint8.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "qspec/simd/avx2_kernels.h"
+#include "elementwise_kernel_tester.h"
 #include "qspec/simd/cpu.h"
 #include "x86_levels.h"
 
@@ -19,15 +20,7 @@ namespace {
 
 using K = AddParams::Kind;
 
-AddParams base(K kind, bool u8) {
-  AddParams p;
-  p.kind = kind;
-  p.u8 = u8;
-  p.lo = u8 ? 0 : -128;
-  p.hi = u8 ? 255 : 127;
-  p.fast = true;
-  return p;
-}
+AddParams base(K kind, bool u8) { return ew_testing::base_params<AddParams>(kind, u8); }
 
 // XNNPACK: a ratio 1 (2^20 at shift 20) and b ratio 1/2, the rounding term 2^19: y = floor(a + b/2 + 1/2).
 TEST(qlinear_add_scalar, XnnpackRoundsHalfUp) {
@@ -107,7 +100,10 @@ AddParams random_params(K kind, bool u8, std::mt19937& g) {
   p.za = uni(clo, chi), p.zb = uni(clo, chi), p.zy = uni(clo, chi);
   p.lo = uni(clo, chi), p.hi = uni(clo, chi);
   if (p.lo > p.hi) std::swap(p.lo, p.hi);
-  if (uni(0, 3) == 0) p.lo = clo, p.hi = chi;
+  // The dtype's range (the stores' saturation clamps), or a fused clamp on one side or both.
+  const int range = uni(0, 3);
+  if (range == 0 || range == 1) p.lo = clo;
+  if (range == 0 || range == 2) p.hi = chi;
   switch (kind) {
     case K::kXnnpack:
       p.shift = uni(13, 30);
@@ -155,44 +151,28 @@ std::vector<testing::WidthKernel<AddFn>> kernels() {
   return testing::ymm_zmm_kernels<AddFn>(avx2::qlinear_add, avx2::qlinear_add_zmm);
 }
 
+constexpr K kKinds[] = {K::kXnnpack, K::kOrt, K::kTfliteDouble, K::kTfliteSingle, K::kOnednn, K::kPytorch};
+
 TEST(qlinear_add_avx2, MatchesScalarOnEveryTail) {
   if (kernels().empty()) GTEST_SKIP() << "this CPU lacks AVX2 + FMA";
   std::mt19937 g(20261127);
-  std::uniform_int_distribution<int> byte(0, 255);
-  for (K kind : {K::kXnnpack, K::kOrt, K::kTfliteDouble, K::kTfliteSingle, K::kOnednn, K::kPytorch})
+  for (K kind : kKinds)
     for (bool u8 : {false, true})
-      for (int draw = 0; draw < 40; ++draw) {
-        const AddParams p = random_params(kind, u8, g);
-        for (std::size_t n = 0; n <= 65; ++n) {
-          std::vector<std::uint8_t> a(n + 1), b(n + 1), want(n + 1, 0xA5), got(n + 1, 0xA5);
-          for (std::size_t i = 0; i < n; ++i) a[i] = static_cast<std::uint8_t>(byte(g)), b[i] = static_cast<std::uint8_t>(byte(g));
-          add_scalar(p, n, a.data(), b.data(), want.data());
-          for (const auto& k : kernels()) {
-            k.fn(p, n, a.data(), b.data(), got.data());
-            ASSERT_EQ(got, want) << k.name << " " << name(kind) << (u8 ? " uint8" : " int8") << " draw " << draw
-                                 << " n " << n;
-          }
-        }
-      }
+      for (int draw = 0; draw < 40; ++draw)
+        ew_testing::expect_scalar_on_lengths(kernels(), &add_scalar, random_params(kind, u8, g),
+                                             ew_testing::tail_lengths(), g, ew_testing::draw_name(name(kind), u8, draw));
 }
 
-// Every code pair once (65536 elements: the vector loop, no tail) for each kind and dtype, with one
-// random parameter set each: the extreme codes and zero-point differences included.
+// Every code pair once (65536 elements: the vector loop, no tail) for each kind and dtype, with
+// random parameter sets.
 TEST(qlinear_add_avx2, MatchesScalarOnEveryCodePair) {
   if (kernels().empty()) GTEST_SKIP() << "this CPU lacks AVX2 + FMA";
   std::mt19937 g(7);
-  std::vector<std::uint8_t> a(65536), b(65536), want(65536), got(65536);
-  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<std::uint8_t>(i >> 8), b[i] = static_cast<std::uint8_t>(i);
-  for (K kind : {K::kXnnpack, K::kOrt, K::kTfliteDouble, K::kTfliteSingle, K::kOnednn, K::kPytorch})
+  for (K kind : kKinds)
     for (bool u8 : {false, true})
-      for (int draw = 0; draw < 4; ++draw) {
-        const AddParams p = random_params(kind, u8, g);
-        add_scalar(p, a.size(), a.data(), b.data(), want.data());
-        for (const auto& k : kernels()) {
-          k.fn(p, a.size(), a.data(), b.data(), got.data());
-          ASSERT_EQ(got, want) << k.name << " " << name(kind) << (u8 ? " uint8" : " int8") << " draw " << draw;
-        }
-      }
+      for (int draw = 0; draw < 4; ++draw)
+        ew_testing::expect_scalar_on_every_code_pair(kernels(), &add_scalar, random_params(kind, u8, g),
+                                                     ew_testing::draw_name(name(kind), u8, draw));
 }
 
 // The fused trap of OnnxRuntimeFusedAndHalfEven in the kernel: 40 elements (a vector step and a tail).

@@ -85,9 +85,10 @@ at::Tensor quantized(const std::vector<std::int8_t>& v, std::vector<std::int64_t
 // ATen's qadd_kernel, on the pytorch.onednn problems (whose source zero points are 0: ATen's AVX2
 // vector path dequantizes as fma(s, q, fl32(-z s)), which is the convention's fl32((q - z) s) only
 // for z = 0, errata E-LIBTORCH-EW-1).
-Runner libtorch_add(const AddProblem& p, std::int8_t* y) {
+// Same-shape adds only (the mul and per-channel rows are not registered here).
+Runner libtorch_add(const EwProblem& p, std::int8_t* y) {
   using A = cat::qlinear_add;
-  if (p.convention != A::conv::pytorch_onednn) return {};
+  if (p.convention != A::conv::pytorch_onednn || p.mul || p.channels) return {};
   const auto f32 = [&p](const attr::F32& k) { return std::bit_cast<float>(attr::get(p.attrs, k)); };
   const auto n = static_cast<std::int64_t>(p.a.size());
   try {
@@ -107,7 +108,7 @@ Runner libtorch_add(const AddProblem& p, std::int8_t* y) {
   }
 }
 
-QSPEC_REGISTER_BENCH_IMPL(add_impl("libtorch", libtorch_add));
+QSPEC_REGISTER_BENCH_IMPL(ew_impl("libtorch", libtorch_add));
 
 // at::avg_pool2d / at::adaptive_avg_pool2d(x, 1) of a channels-last qint8 tensor under the onednn
 // engine: ATen's _qavg_pool_nhwc_kernel / its adaptive twin, on the pytorch.onednn problems. The

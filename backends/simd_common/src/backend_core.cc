@@ -198,6 +198,7 @@ KernelSet scalar_kernel_set() {
   k.dequantize = dequantize_scalar;
   k.add = add_scalar;
   k.avg_pool = pool_scalar;
+  k.mul = mul_scalar;
   return k;
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -19,6 +20,17 @@ inline std::int64_t rne_int32(float v, const char* what) {
   const float r = std::nearbyint(v);  // default rounding mode: to nearest, ties to even
   if (!(r >= -2147483648.0f && r < 2147483648.0f)) throw Unsupported(std::string(what) + ": beyond int32 (REQUIRE)");
   return static_cast<std::int64_t>(r);
+}
+
+// y[i] = one(a[i], b[i]) for i < n over 8-bit codes (uint8 if u8, else int8): the loop of the
+// add / mul kernels' scalar forms; one's result fits the dtype.
+template <class One>
+void code_loop(bool u8, std::size_t n, const void* a, const void* b, void* y, const One& one) {
+  auto* out = static_cast<unsigned char*>(y);
+  const auto* pa = static_cast<const unsigned char*>(a);
+  const auto* pb = static_cast<const unsigned char*>(b);
+  const auto code = [u8](unsigned char c) { return u8 ? std::int32_t{c} : std::int32_t{static_cast<signed char>(c)}; };
+  for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<unsigned char>(one(code(pa[i]), code(pb[i])));
 }
 
 // ---- TFLite's fixed point (requant.tflite.*) on int64 ----

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,6 +21,7 @@
 #include "qspec/catalogue/keys.h"
 #include "qspec/simd/int_tensor.h"
 #include "qspec/simd/qlinear_add.h"
+#include "qspec/simd/qlinear_mul.h"
 
 namespace qspec::simd {
 namespace {
@@ -85,25 +87,42 @@ AddParams xnnpack_add(const Params& p) {
   return q;
 }
 
-Element xnnpack_mul(const Params& p) {
+// The mul kernels' common parameters: codes, zero points and the clamp of y.
+MulParams mul_params(const Params& p, MulParams::Kind kind) {
+  const AddParams a = add_params(p, AddParams::Kind::kXnnpack);
+  MulParams q;
+  q.kind = kind;
+  q.u8 = a.u8;
+  q.za = a.za, q.zb = a.zb, q.zy = a.zy, q.lo = a.lo, q.hi = a.hi;
+  return q;
+}
+
+// The largest |(a - z_a)(b - z_b)| over the dtype's codes (<= 255^2 < 2^16).
+double max_product(const MulParams& q) {
+  return static_cast<double>(max_code_distance(q.u8, q.za) * max_code_distance(q.u8, q.zb));
+}
+
+MulParams xnnpack_mul(const Params& p) {
   const float s = p.sa * p.sb / p.sy;
   reject_if(!(s >= 0x1.0p-16f && s < 0x1.0p+8f), "xnnpack.fp32 mul: product-to-output scale ratio out of range");
-  return [=](std::int64_t a, std::int64_t b) {
-    const float v = static_cast<float>((a - p.za) * (b - p.zb)) * s;  // exact conversion: |p| < 2^24
-    return clamp(clamp(static_cast<std::int64_t>(std::nearbyint(v)) + p.zy, lo_of(p.t), hi_of(p.t)), p.ymin, p.ymax);
-  };
+  MulParams q = mul_params(p, MulParams::Kind::kXnnpack);
+  q.s = s;
+  q.fast = true;  // |p| < 2^16 and s < 2^8: |fl32(p) s| < 2^24, finite, its rne far inside int32
+  return q;
 }
 
 // ATen's qmul_kernel (qlinear.mul.pytorch_onednn): multiplier = self_scale * other_scale * inv_scale
-// with inv_scale = 1.0f / scale, then lrintf(p * multiplier) + z_y clamped (no sum: nothing to contract).
-Element pytorch_mul(const Params& p) {
+// with inv_scale = 1.0f / scale, then lrintf(p * multiplier) + z_y clamped (no sum: nothing to
+// contract): XNNPACK's element with this multiplier.
+MulParams pytorch_mul(const Params& p) {
   const float inv = 1.0f / p.sy;
   const float m = p.sa * p.sb * inv;
   if (!std::isfinite(m)) throw Unsupported("pytorch.onednn mul: a finite multiplier (REQUIRE)");
-  return [=](std::int64_t a, std::int64_t b) {
-    const float v = static_cast<float>((a - p.za) * (b - p.zb)) * m;  // exact conversion: |p| < 2^24
-    return clamp(clamp(rne_int32(v, "pytorch.onednn mul") + p.zy, lo_of(p.t), hi_of(p.t)), p.ymin, p.ymax);
-  };
+  MulParams q = mul_params(p, MulParams::Kind::kXnnpack);
+  q.s = m;
+  // One rounding of a value below 2^30 stays below 2^30: v finite, rne(v) + z_y inside int32.
+  q.fast = max_product(q) * m < 0x1.0p30;
+  return q;
 }
 
 // scalar_a: ONNX Runtime calls MLAS with the roles swapped (b as InputA, a as the scalar InputB),
@@ -141,14 +160,14 @@ bool ort_add_scalar_a(const std::vector<std::int64_t>& a, const std::vector<std:
   return false;
 }
 
-Element ort_mul(const Params& p) {
+MulParams ort_mul(const Params& p) {
   const float r = p.sa * p.sb / p.sy;
   if (!std::isfinite(r)) throw Unsupported("onnxruntime mul: a finite scale (REQUIRE)");
-  return [=](std::int64_t a, std::int64_t b) {
-    const float prod = static_cast<float>((a - p.za) * (b - p.zb)) * r;
-    const float v = prod + static_cast<float>(p.zy);
-    return clamp(rne_int32(v, "onnxruntime mul"), lo_of(p.t), hi_of(p.t));
-  };
+  MulParams q = mul_params(p, MulParams::Kind::kOrt);  // y_min, y_max are the dtype's (no fused clamp)
+  q.s = r;
+  // |fl32(p) r| < 2^30 - 2^8 and |z_y| <= 255: two roundings keep v below 2^30, rne(v) in int32.
+  q.fast = max_product(q) * r + 256.0 < 0x1.0p30;
+  return q;
 }
 
 AddParams tflite_add(const Params& p, bool single) {
@@ -177,12 +196,16 @@ AddParams tflite_add(const Params& p, bool single) {
   return q;
 }
 
-Element tflite_mul(const Params& p, bool single) {
+MulParams tflite_mul(const Params& p, bool single) {
   const q31::Q31 m =
       quantize(static_cast<double>(p.sa) * static_cast<double>(p.sb) / static_cast<double>(p.sy), single);
-  return [=](std::int64_t a, std::int64_t b) {
-    return clamp(mbqm((a - p.za) * (b - p.zb), m, single) + p.zy, p.ymin, p.ymax);
-  };
+  MulParams q = mul_params(p, single ? MulParams::Kind::kTfliteSingle : MulParams::Kind::kTfliteDouble);
+  q.m = m.multiplier, q.e = m.shift;
+  // MBQM's REQUIREs: the shift in [-31, 30]; double rounding: p 2^max(e, 0) in int32 (then SRDHM and
+  // RDBPOT stay in int32); single rounding: the quotient p M / 2^(31-e) (< |p| 2^e) in int32.
+  q.fast = m.shift >= -31 && m.shift <= 30 && max_product(q) * std::ldexp(1.0, std::max(m.shift, 0)) < 0x1.0p31 &&
+           max_product(q) * std::ldexp(1.0, m.shift) < 0x1.0p30;
+  return q;
 }
 
 // ATen's scalar qadd_kernel (qlinear.add.pytorch_onednn): dequantize_val (an exact float difference
@@ -281,23 +304,21 @@ float onednn_finite(float v) {
   if (!std::isfinite(v)) throw Unsupported("onednn: a float step overflows (REQUIRE)");
   return v;
 }
-AddParams onednn_params(const Params& p, bool is_add) {
+AddParams onednn_add(const Params& p) {
   AddParams q = add_params(p, AddParams::Kind::kOnednn);
-  q.fa = onednn_finite(is_add ? p.sa / p.sy : onednn_finite(p.sa * p.sb) / p.sy);
-  q.fb = is_add ? onednn_finite(p.sb / p.sy) : 1.0f;
+  q.fa = onednn_finite(p.sa / p.sy);
+  q.fb = onednn_finite(p.sb / p.sy);
   q.fk = static_cast<float>(p.zy);
   // |codes| <= 255: below this bound no float step of the add can overflow (the kernels' case).
-  q.fast = is_add && 256.0 * q.fa + 256.0 * q.fb + std::fabs(static_cast<double>(q.fk)) < 0x1.0p120;
+  q.fast = 256.0 * q.fa + 256.0 * q.fb + std::fabs(static_cast<double>(q.fk)) < 0x1.0p120;
   return q;
 }
-Element onednn_mul(const Params& p) {
-  const AddParams q = onednn_params(p, false);
-  const float lo = static_cast<float>(q.lo), hi = static_cast<float>(q.hi);
-  return [=](std::int64_t a, std::int64_t b) {
-    const float x = onednn_finite(static_cast<float>(a) * q.fa), y = onednn_finite(static_cast<float>(b) * q.fb);
-    const float w = onednn_finite(onednn_finite(x * y) + q.fk);
-    return static_cast<std::int64_t>(std::nearbyint(std::min(std::max(w, lo), hi)));
-  };
+MulParams onednn_mul(const Params& p) {
+  MulParams q = mul_params(p, MulParams::Kind::kOnednn);
+  q.s = onednn_finite(onednn_finite(p.sa * p.sb) / p.sy);
+  // |codes| <= 256, |z_y| <= 255: below this bound no float step of the product can overflow.
+  q.fast = 65536.0 * q.s < 0x1.0p120;
+  return q;
 }
 
 // The parameters with the rejections every engine shares and each convention's own checks of
@@ -405,10 +426,81 @@ std::optional<AddParams> add_kernel(Conv eff, const Params& p, bool scalar_a) {
     case Conv::kOrt: return ort_add(p, scalar_a);
     case Conv::kTfliteDouble: return tflite_add(p, false);
     case Conv::kTfliteSingle: return tflite_add(p, true);
-    case Conv::kOnednn: return onednn_params(p, true);
+    case Conv::kOnednn: return onednn_add(p);
     case Conv::kPytorch: return pytorch_add(p);
     default: return std::nullopt;
   }
+}
+
+// The mul kernel's parameters under eff, or nullopt (its conventions without one use an Element).
+std::optional<MulParams> mul_kernel(Conv eff, const Params& p) {
+  switch (eff) {
+    case Conv::kXnnpack: return xnnpack_mul(p);
+    case Conv::kOrt: return ort_mul(p);
+    case Conv::kTfliteDouble: return tflite_mul(p, false);
+    case Conv::kTfliteSingle: return tflite_mul(p, true);
+    case Conv::kOnednn: return onednn_mul(p);
+    case Conv::kPytorch: return pytorch_mul(p);
+    default: return std::nullopt;
+  }
+}
+
+// The period of `other` in the output's flat order where it repeats: `full` has the output's shape
+// and `other` (padded) is 1s then the output's trailing axes (a scalar: 1; a per-channel row [C]
+// against [..., C]: C; the same shape: the whole tensor), so element i reads other[i % period].
+// 0 for any other broadcast.
+std::size_t repeat_period(const std::vector<std::int64_t>& full, const std::vector<std::int64_t>& other,
+                          const std::vector<std::int64_t>& out) {
+  const std::size_t rank = out.size();
+  if (padded(full, rank) != out) return 0;
+  const std::vector<std::int64_t> o = padded(other, rank);
+  std::size_t j = rank, period = 1;
+  for (; j > 0 && o[j - 1] == out[j - 1]; --j) period *= static_cast<std::size_t>(o[j - 1]);
+  for (std::size_t i = 0; i < j; ++i)
+    if (o[i] != 1) return 0;
+  return period;
+}
+
+// Calls run(i, count, row) over the n output elements in chunks starting at multiples of the period,
+// row being the repeating operand's codes for elements i..i+count-1: the row itself, or, for a row
+// shorter than kChunk, the row tiled to a whole number of periods past kChunk (a scalar: a splat),
+// so that each kernel call has a vector loop's worth of elements.
+template <class Run>
+void run_repeating(std::size_t n, std::size_t period, const std::uint8_t* row, const Run& run) {
+  constexpr std::size_t kChunk = 256;
+  std::vector<std::uint8_t> tiled;
+  std::size_t len = period;
+  if (period < kChunk && period < n) {
+    len = (kChunk + period - 1) / period * period;
+    tiled.resize(len);
+    for (std::size_t i = 0; i < len; ++i) tiled[i] = row[i % period];
+    row = tiled.data();
+  }
+  for (std::size_t i = 0; i < n; i += len) run(i, std::min(len, n - i), row);
+}
+
+// Runs the kernel fn where it can: parameters no element can take to a REQUIRE, y of the inputs'
+// dtype and the output's shape, and one operand of the output's shape with the other repeating
+// (repeat_period). The kernel reads and writes the codes in place (8-bit tensors: every code fits
+// its dtype). False where the element loop must run.
+template <class Q, class Fn>
+bool run_kernel(Fn fn, const Q& q, const qspec_tensor& at, const qspec_tensor& bt, qspec_tensor& yt,
+                const std::vector<std::int64_t>& out, std::size_t n) {
+  if (!q.fast || yt.dtype != at.dtype || n == 0) return false;
+  std::uint8_t* y = qlinear::byte_output(yt, out);
+  if (y == nullptr) return false;
+  const std::vector<std::int64_t> sa(at.shape, at.shape + at.rank), sb(bt.shape, bt.shape + bt.rank);
+  const auto* a = static_cast<const std::uint8_t*>(at.data);
+  const auto* b = static_cast<const std::uint8_t*>(bt.data);
+  if (const std::size_t period = repeat_period(sa, sb, out)) {
+    run_repeating(n, period, b, [&](std::size_t i, std::size_t m, const std::uint8_t* row) { fn(q, m, a + i, row, y + i); });
+    return true;
+  }
+  if (const std::size_t period = repeat_period(sb, sa, out)) {
+    run_repeating(n, period, a, [&](std::size_t i, std::size_t m, const std::uint8_t* row) { fn(q, m, row, b + i, y + i); });
+    return true;
+  }
+  return false;
 }
 
 template <class Op, bool is_add, Conv conv>
@@ -436,29 +528,26 @@ void qlinear_elementwise(OpCall& c) {
   const bool scalar_a = is_add && conv == Conv::kOrt && ort_add_scalar_a(sa, sb, n_out);
   const Params p = read_params<Op>(c, at, bt, eff);
   Element f;
-  const std::optional<AddParams> kernel = is_add ? add_kernel(eff, p, scalar_a) : std::nullopt;
-  if (!kernel) switch (eff) {
-      case Conv::kXnnpack: f = xnnpack_mul(p); break;
-      case Conv::kOrt: f = ort_mul(p); break;
-      case Conv::kTfliteDouble: f = tflite_mul(p, false); break;
-      case Conv::kTfliteSingle: f = tflite_mul(p, true); break;
+  const std::optional<AddParams> add = is_add ? add_kernel(eff, p, scalar_a) : std::nullopt;
+  const std::optional<MulParams> mul = is_add ? std::nullopt : mul_kernel(eff, p);
+  if (!add && !mul) switch (eff) {
       case Conv::kArmnn: f = armnn(p, is_add); break;
-      case Conv::kPytorch: f = pytorch_mul(p); break;
       case Conv::kPytorchQnnpack: f = pytorch_q8add(p); break;
-      case Conv::kOnednn: f = onednn_mul(p); break;
       case Conv::kTosa: f = is_add ? tosa_add(p) : tosa_mul(p); break;
+      default: throw std::logic_error("qlinear elementwise: a convention with a kernel has none");
     }
   qspec_tensor& yt = c.output(Op::out::y, 0);
-  if (kernel) {
-    // Same shapes, parameters no element can take to a REQUIRE, y of the inputs' dtype: the kernel
-    // reads and writes the codes in place (8-bit tensors: every code fits its dtype).
-    if (kernel->fast && sa == sb && yt.dtype == at.dtype)
-      if (std::uint8_t* y = qlinear::byte_output(yt, out_shape)) {
-        c.k.add(*kernel, static_cast<std::size_t>(n_out), at.data, bt.data, y);
-        return;
-      }
-    f = [q = *kernel](std::int64_t a, std::int64_t b) {
+  const auto n = static_cast<std::size_t>(n_out);
+  if (add) {
+    if (run_kernel(c.k.add, *add, at, bt, yt, out_shape, n)) return;
+    f = [q = *add](std::int64_t a, std::int64_t b) {
       return add_one(q, static_cast<std::int32_t>(a), static_cast<std::int32_t>(b));  // codes of 8-bit tensors
+    };
+  }
+  if (mul) {
+    if (run_kernel(c.k.mul, *mul, at, bt, yt, out_shape, n)) return;
+    f = [q = *mul](std::int64_t a, std::int64_t b) {
+      return mul_one(q, static_cast<std::int32_t>(a), static_cast<std::int32_t>(b));
     };
   }
   const IntArray a = read_int(at), b = read_int(bt);
@@ -470,25 +559,41 @@ void qlinear_elementwise(OpCall& c) {
   write_int(yt, bc.out, y);
 }
 
-}  // namespace
-
-std::optional<AddParams> prepared_add(std::string_view convention, const nlohmann::ordered_json& attrs,
-                                      qspec_dtype t) {
-  const std::pair<std::string_view, Conv> kernels[] = {{Add::conv::xnnpack_fp32, Conv::kXnnpack},
-                                                       {Add::conv::onnxruntime, Conv::kOrt},
-                                                       {Add::conv::tflite_double_round, Conv::kTfliteDouble},
-                                                       {Add::conv::tflite_single_round, Conv::kTfliteSingle},
-                                                       {Add::conv::onednn, Conv::kOnednn},
-                                                       {Add::conv::pytorch_onednn, Conv::kPytorch}};
+// The kernel parameters of Op under `convention` for two same-shape tensors (prepared_add, prepared_mul).
+template <class Op, class Q, class Derive>
+std::optional<Q> prepared(std::string_view convention, const nlohmann::ordered_json& attrs, qspec_dtype t,
+                          const Derive& derive) {
+  using C = typename Op::conv;
+  const std::pair<std::string_view, Conv> kernels[] = {
+      {C::xnnpack_fp32, Conv::kXnnpack},  {C::onnxruntime, Conv::kOrt}, {C::tflite_double_round, Conv::kTfliteDouble},
+      {C::tflite_single_round, Conv::kTfliteSingle}, {C::onednn, Conv::kOnednn},  {C::pytorch_onednn, Conv::kPytorch}};
   for (const auto& [name, conv] : kernels) {
     if (name != convention) continue;
     static const KernelSet scalar = scalar_kernel_set();
     const std::int64_t one = 1;
-    const qspec_tensor ab[2] = {{Add::in::a.data(), t, 1, &one, nullptr, 0}, {Add::in::b.data(), t, 1, &one, nullptr, 0}};
+    const qspec_tensor ab[2] = {{Op::in::a.data(), t, 1, &one, nullptr, 0}, {Op::in::b.data(), t, 1, &one, nullptr, 0}};
     const OpCall c{scalar, attrs, ab, 2, nullptr, 0};
-    return add_kernel(conv, read_params<Add>(c, ab[0], ab[1], conv), false);  // same shapes: a is no scalar
+    return derive(conv, read_params<Op>(c, ab[0], ab[1], conv));
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<AddParams> prepared_add(std::string_view convention, const nlohmann::ordered_json& attrs,
+                                      qspec_dtype t) {
+  return prepared<Add, AddParams>(convention, attrs, t, [](Conv conv, const Params& p) {
+    return add_kernel(conv, p, false);  // same shapes: a is no scalar
+  });
+}
+
+std::optional<MulParams> prepared_mul(std::string_view convention, const nlohmann::ordered_json& attrs,
+                                      qspec_dtype t) {
+  return prepared<Mul, MulParams>(convention, attrs, t, [&](Conv conv, const Params& p) {
+    // PyTorch's qint8 mul with y_zero_point < 127 is XNNPACK's (the handler's choice).
+    const bool xnnpack = conv == Conv::kPytorch && t == QSPEC_DTYPE_INT8 && p.zy < 127;
+    return mul_kernel(xnnpack ? Conv::kXnnpack : conv, p);
+  });
 }
 
 void add_qlinear_elementwise_ops(std::vector<OpEntry>& t) {

@@ -54,11 +54,7 @@ std::int32_t add_one(const AddParams& p, std::int32_t a, std::int32_t b) {
 }
 
 void add_scalar(const AddParams& p, std::size_t n, const void* a, const void* b, void* y) {
-  auto* out = static_cast<unsigned char*>(y);
-  const auto* pa = static_cast<const unsigned char*>(a);
-  const auto* pb = static_cast<const unsigned char*>(b);
-  const auto code = [&](unsigned char c) { return p.u8 ? std::int32_t{c} : std::int32_t{static_cast<std::int8_t>(c)}; };
-  for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<unsigned char>(add_one(p, code(pa[i]), code(pb[i])));
+  elementwise::code_loop(p.u8, n, a, b, y, [&p](std::int32_t x, std::int32_t z) { return add_one(p, x, z); });
 }
 
 }  // namespace qspec::simd

@@ -7,6 +7,7 @@
 #include "qspec/simd/conv.h"
 #include "qspec/simd/gemm.h"
 #include "qspec/simd/qlinear_add.h"
+#include "qspec/simd/qlinear_mul.h"
 #include "qspec/simd/qlinear_pool.h"
 #include "qspec/simd/quantize.h"
 #include "qspec/simd/requant.h"
@@ -26,6 +27,10 @@ void dequantize(std::size_t n, const std::int32_t* x, std::int32_t zp, float s, 
 void qlinear_add(const AddParams& p, std::size_t n, const void* a, const void* b, void* y);
 // The same on zmm, 16 lanes per step (AVX512F + BW + VL, FMA); TFLite's kinds run qlinear_add.
 void qlinear_add_zmm(const AddParams& p, std::size_t n, const void* a, const void* b, void* y);
+// qlinear_mul.h's kernel, 8 lanes per step (AVX2).
+void qlinear_mul(const MulParams& p, std::size_t n, const void* a, const void* b, void* y);
+// The same on zmm, 16 lanes per step (AVX512F + BW + VL); TFLite's kinds run qlinear_mul.
+void qlinear_mul_zmm(const MulParams& p, std::size_t n, const void* a, const void* b, void* y);
 
 // qlinear_pool.h's kernel, 8 channels per step (AVX2; built with FMA like the add kernels, checked by
 // kernel_set the same way).

@@ -19,6 +19,7 @@
 #include "qspec/simd/conv.h"
 #include "qspec/simd/gemm.h"
 #include "qspec/simd/qlinear_add.h"
+#include "qspec/simd/qlinear_mul.h"
 #include "qspec/simd/qlinear_pool.h"
 #include "qspec/simd/quantize.h"
 #include "qspec/simd/requant.h"
@@ -37,7 +38,8 @@ struct KernelSet {
   const DirectConv* direct_conv = nullptr;  // optional (null: every conv through im2col tiles)
   QuantizeFn quantize = nullptr;
   DequantizeFn dequantize = nullptr;
-  AddFn add = nullptr;  // qlinear.add of same-shape 8-bit tensors
+  AddFn add = nullptr;  // qlinear.add of 8-bit tensors (one shape, or a repeating operand)
+  MulFn mul = nullptr;  // qlinear.mul likewise
   PoolFn avg_pool = nullptr;  // qlinear.avg_pool2d / global_avg_pool of 8-bit NHWC tensors
 };
 
@@ -113,6 +115,8 @@ void add_qlinear_leaky_relu_armnn_ops(std::vector<OpEntry>& table);
 // convention has no kernel: an add prepared once, as the libraries create their operators (the
 // benchmark; a caller runs k.add only where the result is `fast`).
 std::optional<AddParams> prepared_add(std::string_view convention, const nlohmann::ordered_json& attrs, qspec_dtype t);
+// The same for qlinear.mul (k.mul).
+std::optional<MulParams> prepared_mul(std::string_view convention, const nlohmann::ordered_json& attrs, qspec_dtype t);
 
 // The pooling kernel's parameters of `op` (qlinear.avg_pool2d or qlinear.global_avg_pool) under
 // `convention` for these tensors (x named "x", y "y") and attributes, as the handler derives them
