@@ -30,7 +30,13 @@ struct VnniYmm : VnniVector<32> {
   __attribute__((always_inline)) static void store_bytes(std::uint8_t* y, Mask m, int n, Vec v) {
     store_low_bytes(y, m, n, v);
   }
-  __attribute__((always_inline)) static Vec float_then_zp(const Ep& e, Vec v) { return e.float_then_zp(v); }
+  // kBias = false: the caller started its accumulators from the bias (Sink::init).
+  template <bool kBias>
+  __attribute__((always_inline)) static Vec float_then_zp(const Ep& e, Vec v) {
+    return avx2::float_then_zp(v, kBias ? e.bias : _mm256_setzero_si256(), e.scale, _mm256_set1_ps(e.flo),
+                               _mm256_set1_ps(e.fhi), _mm256_set1_epi32(e.zp));
+  }
+  static Vec add32(Vec a, Vec b) { return _mm256_add_epi32(a, b); }
   __attribute__((always_inline)) static void store(std::int32_t* y, Mask m, Vec v) {
     if (all_lanes(m))
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(y), v);

@@ -38,9 +38,12 @@ struct VnniZmm : VnniVector<64> {
   __attribute__((always_inline)) static void store_bytes(std::uint8_t* y, Mask, int n, Vec v) {
     avx2::store_bytes(y, v, n);
   }
+  // kBias = false: the caller started its accumulators from the bias (Sink::init).
+  template <bool kBias>
   __attribute__((always_inline)) static Vec float_then_zp(const Ep& e, Vec v) {
-    return avx2::float_then_zp(v, e.bias, e.scale, e.flo, e.fhi, e.zp);
+    return avx2::float_then_zp(v, kBias ? e.bias : _mm512_setzero_si512(), e.scale, e.flo, e.fhi, e.zp);
   }
+  static Vec add32(Vec a, Vec b) { return _mm512_add_epi32(a, b); }
 };
 
 }  // namespace

@@ -177,9 +177,10 @@ void build_row(const Plan& pl, const std::uint8_t* x, std::int64_t n, std::int64
 // V (VnniYmm in depthwise_vnni.cc, VnniZmm in depthwise_vnni512.cc) holds kQuarters quarters of a
 // group entry (8 channels x 4 bytes each): a VnniVector with Mask, dpbusd, mask(n) for its first n
 // (clamped) int32 lanes, load32(mask, p), store(y, mask, v), the epilogue type Ep (constructed from
-// a FusedRequantView, its first column and a mask; applied by operator(); float_then_zp(ep, v) is
-// the same for kFloatThenZp with an int32 bias, without the dispatch on the kind) and
-// store_bytes(y, mask, n, v) for the low bytes of the first n (>= 1) lanes. (The vector types are named through VecOf:
+// a FusedRequantView, its first column and a mask; applied by operator(); float_then_zp<kBias>(ep, v)
+// is the same for kFloatThenZp with an int32 bias, without the dispatch on the kind, and without
+// adding the bias where kBias is false), add32(a, b) (int32 lanes) and store_bytes(y, mask, n, v) for
+// the low bytes of the first n (>= 1) lanes. (The vector types are named through VecOf:
 // as a template argument one would lose its may_alias attribute.)
 template <int kBytes>
 struct VecOf;
@@ -209,6 +210,7 @@ struct VnniVector {
 template <class V, class T, int N>
 struct Sink {
   Sink(const FusedRequantView*, std::int64_t, std::int64_t, std::int64_t) {}
+  __attribute__((always_inline)) typename V::Vec init(int, typename V::Vec c) const { return c; }
   __attribute__((always_inline)) void operator()(int, std::int32_t* y, typename V::Mask m, typename V::Vec v) const {
     V::store(y, m, v);
   }
@@ -230,10 +232,16 @@ struct Sink<V, std::uint8_t, N> {
         common(e->kind == RequantKind::kFloatThenZp && !e->float_bias) {
     for (int k = 0; k < N; ++k) n[k] = static_cast<int>(std::clamp<std::int64_t>(valid - step * k, 0, step));
   }
+  // The accumulators' initial value for vector k from the corrections c: with common, c + bias, and
+  // the epilogue then adds no bias (one operation of its eight): (c + bias) + sum and (c + sum) + bias
+  // are the same int32 modulo 2^32, as the epilogue's own addition is.
+  __attribute__((always_inline)) typename V::Vec init(int k, typename V::Vec c) const {
+    return common ? V::add32(c, ep[k].bias) : c;
+  }
   // Inlined: a call would spill the strip's accumulators and weights (every vector register is
-  // caller-saved) for each store.
+  // caller-saved) for each store. v started from init(k, ...).
   __attribute__((always_inline)) void operator()(int k, std::uint8_t* y, typename V::Mask m, typename V::Vec v) const {
-    if (n[k] > 0) V::store_bytes(y, m, n[k], common ? V::float_then_zp(ep[k], v) : ep[k](v));
+    if (n[k] > 0) V::store_bytes(y, m, n[k], common ? V::template float_then_zp<false>(ep[k], v) : ep[k](v));
   }
 };
 
@@ -263,7 +271,7 @@ void strip_pairs(const std::uint8_t* const* src, std::int64_t gstride, const std
         for (int kk = 0; kk < kV; ++kk) wr[s][i][kk] = V::load(w + s * wshift + i * wrow + (k0 + kk * kQ) * 32);
 #pragma GCC unroll 2
     for (int kk = 0; kk < kV; ++kk) {
-      cr[kk] = V::loadu(corr + 8 * (k0 + kk * kQ));
+      cr[kk] = sink.init(kk, V::loadu(corr + 8 * (k0 + kk * kQ)));
       m[kk] = V::mask(valid - 8 * (k0 + kk * kQ));
     }
     for (std::int64_t j = 0; 2 * j < nq; ++j) {
@@ -338,7 +346,7 @@ void strip(const std::uint8_t* const* src, std::int64_t stride, const std::int8_
   const Sink<V, T, kN> sink(ep, ch0, kStep, valid);
   Vec c0[kN];
   typename V::Mask m[kN];
-  for (int k = 0; k < kN; ++k) c0[k] = V::loadu(corr + kStep * k), m[k] = V::mask(valid - kStep * k);
+  for (int k = 0; k < kN; ++k) c0[k] = sink.init(k, V::loadu(corr + kStep * k)), m[k] = V::mask(valid - kStep * k);
   Vec wr[NR > 0 ? NR : 1][kN];
   if constexpr (NR > 0) {
 #pragma GCC unroll 8
@@ -456,7 +464,8 @@ void fallback(const DepthwiseArgs& a) {
   for (std::int64_t j = 0; j < c; j += kStep) {
     const Sink<V, std::uint8_t, 1> sink(a.ep, j, kStep, c - j);
     const auto m = V::mask(c - j);
-    for (std::int64_t i = 0; i < pixels; ++i) sink(0, a.y8 + i * c + j, m, V::load32(m, y32.data() + i * c + j));
+    for (std::int64_t i = 0; i < pixels; ++i)
+      sink(0, a.y8 + i * c + j, m, sink.init(0, V::load32(m, y32.data() + i * c + j)));
   }
 }
 

@@ -5,9 +5,13 @@
 // dwords, VRNDSCALEPD for the binary64 rounding, VPMOVDB / VPMOVDW narrowing where the main loop does
 // not pack (the lanes are already inside the output range, so truncation is exact), and a masked
 // load and store for the tail instead of the scalar loop. kQ31Double is folded into kShiftRound
-// where it can be (requant_kinds.h). Compiled with the zmm level's flags and reached only from that
-// level (kernel_set.cc). -mavx512f implies -mfma, but the target's -ffp-contract=off keeps the float
-// kinds' multiply and add two roundings (checked: no VFMADD in the object).
+// where it can be (requant_kinds.h). Byte outputs of the integer kinds leave the clamp and the zero
+// point to the packs' saturation (run_raw_bytes), and kShiftRound with S >= 32 adds the zero point in
+// its rounding constant and loads its odd lanes from x + 1: on Zen 5 these kinds are bound by the
+// vector operations per 16 lanes, not by the memory (docs/benchmarks.md). Compiled with the zmm
+// level's flags and reached only from that level (kernel_set.cc). -mavx512f implies -mfma, but the
+// target's -ffp-contract=off keeps the float kinds' multiply and add two roundings (checked: no
+// VFMADD in the object).
 // GCC 12 reports its own _mm*_undefined_* placeholders (the unmasked forms of the AVX-512
 // intrinsics) as maybe-uninitialized once inlined, and at -Og (the asan preset) as uninitialized
 // (GCC bug 105593, fixed in GCC 13).
@@ -45,7 +49,8 @@ struct Q31Double {
         rsh(_mm_cvtsi32_si128(p.right_shift)),
         fix_overflow(c.fix_overflow) {}
 
-  __m512i operator()(__m512i x) const {
+  // The requantized value before the clamp and the zero point (run_raw_bytes adds those to bytes).
+  __m512i raw(__m512i x) const {
     x = _mm512_sll_epi32(x, lsh);  // x * 2^L modulo 2^32
     // SRDHM: bits 31..62 of the exact 64-bit x*M + 2^30 of the even and odd lanes (requant_avx2.cc).
     const __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(x, m), nudge);
@@ -56,8 +61,10 @@ struct Q31Double {
     const __m512i thr = _mm512_sub_epi32(half, _mm512_srai_epi32(r, 31));
     const __mmask16 up = _mm512_cmpgt_epi32_mask(_mm512_and_si512(r, mask), thr);
     const __m512i q = _mm512_sra_epi32(r, rsh);
-    r = _mm512_mask_add_epi32(q, up, q, one);
-    return _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(r, lo), hi), zp);
+    return _mm512_mask_add_epi32(q, up, q, one);
+  }
+  __m512i operator()(__m512i x) const {
+    return _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(raw(x), lo), hi), zp);
   }
 };
 
@@ -85,14 +92,24 @@ struct ShiftRound {
         s_hi(_mm_cvtsi32_si128(c.s_hi)),
         has_offset(c.has_offset) {}
 
-  __m512i operator()(__m512i x) const {
-    if (has_offset) x = _mm512_add_epi32(x, off);  // modulo 2^32, as the scalar path
+  // The parameters whose raw2 includes the zero point (requant_kinds.h), where they exist.
+  static bool fold_zp(const RequantParams& p, RequantParams& z) {
+    if constexpr (kWide || !kHighShift) return false;
+    return zp_into_rounding(p, z);
+  }
+
+  // The quotient before the int32 clamp and the zero point (run_raw_bytes adds those to bytes), from
+  // x and xo, whose low dword in each qword is x's odd lane (the kernel loads xo from x + 1).
+  template <bool kOffset = true>
+  __m512i raw2(__m512i x, __m512i xo) const {
+    // The input offset, modulo 2^32 as the scalar path.
+    if (kOffset && has_offset) x = _mm512_add_epi32(x, off), xo = _mm512_add_epi32(xo, off);
     __m512i se = _mm512_mul_epi32(x, m);
-    __m512i so = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), m);
+    __m512i so = _mm512_mul_epi32(xo, m);
     if constexpr (kTwoConstants) {
-      // x < 0: the odd lane's sign is its qword's; the even lane's is bit 31 of the qword.
+      // x < 0: each lane's sign is bit 31 of the qword it is the low dword of.
       const __mmask8 neg_e = _mm512_test_epi64_mask(x, sign_lo);
-      const __mmask8 neg_o = _mm512_cmplt_epi64_mask(x, _mm512_setzero_si512());
+      const __mmask8 neg_o = _mm512_test_epi64_mask(xo, sign_lo);
       se = _mm512_add_epi64(se, _mm512_mask_mov_epi64(c_pos, neg_e, c_neg));
       so = _mm512_add_epi64(so, _mm512_mask_mov_epi64(c_pos, neg_o, c_neg));
     } else {
@@ -112,6 +129,11 @@ struct ShiftRound {
       // S < 32: bits S..S+31 of s are floor(s / 2^S) modulo 2^32, exact when it fits int32.
       r = _mm512_mask_blend_epi32(kOdd, _mm512_srl_epi64(se, s_lo), _mm512_sll_epi64(so, s_hi));
     }
+    return r;  // kWide: already inside [lo_nozp, hi_nozp]
+  }
+  __m512i operator()(__m512i x) const {
+    if (has_offset) x = _mm512_add_epi32(x, off);
+    __m512i r = raw2<false>(x, _mm512_srli_epi64(x, 32));
     if constexpr (!kWide) r = _mm512_min_epi32(_mm512_max_epi32(r, lo), hi);
     return _mm512_add_epi32(r, zp);
   }
@@ -217,6 +239,81 @@ void run_typed(const F& f, std::size_t n, const std::int32_t* x, void* yv) {
   }
 }
 
+template <class F>
+concept HasRaw = requires(const F& f, __m512i v) {
+  f.raw(v);
+};
+template <class F>
+concept HasRaw2 = requires(const F& f, __m512i v) {
+  f.raw2(v, v);
+};
+template <class F>
+concept FoldsZp = requires(const RequantParams& p, RequantParams& z) {
+  F::fold_zp(p, z);
+};
+
+// Byte outputs from raw() (the value before the int32 clamp and the zero point), 64 per step: the
+// clamp and the zero point become saturations of the packs instead of three operations per 16 lanes.
+// With v = raw(x): packs_epi32 gives sat16(v); adds_epi16 gives sat16(sat16(v) + zp); the byte pack
+// saturates that to T's range. That equals sat_T(v + zp) when |zp| <= 32512: where sat16 clipped v
+// (v > 32767 or v < -32768), 32767 + zp >= 255 and -32768 + zp <= -128 still saturate to T's bound,
+// as v + zp does; where the 16-bit addition saturates, so does the byte pack. kClamp then clamps the
+// bytes to [qmin, qmax] (inside T's range), which is clamp(v, qmin - zp, qmax - zp) + zp = operator().
+// Without kAddZp, raw() already includes zp (fold_zp) and the packs alone give sat_T(v).
+// A functor with raw2 reads its odd lanes from x + 1 (a load instead of a shift), one element past
+// its 16: the loop stops 64 + 1 elements before the end.
+template <OutType T, bool kClamp, bool kAddZp, class F>
+std::size_t run_raw_bytes(const F& f, const RequantParams& p, std::size_t n, const std::int32_t* x, void* yv) {
+  auto* y = static_cast<unsigned char*>(yv);
+  auto ld = [x](std::size_t i) { return _mm512_loadu_si512(x + i); };
+  auto raw = [&](std::size_t i) {
+    if constexpr (HasRaw2<F>) {
+      return f.raw2(ld(i), ld(i + 1));
+    } else {
+      return f.raw(ld(i));
+    }
+  };
+  const std::size_t end = HasRaw2<F> && n > 0 ? n - 1 : n;
+  const __m512i zp16 = _mm512_set1_epi16(static_cast<std::int16_t>(p.zp));
+  const __m512i qmin = _mm512_set1_epi8(static_cast<char>(p.qmin)), qmax = _mm512_set1_epi8(static_cast<char>(p.qmax));
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  std::size_t i = 0;
+  for (; i + 64 <= end; i += 64) {
+    const __m512i a = raw(i), b = raw(i + 16), c = raw(i + 32), d = raw(i + 48);
+    __m512i ab = _mm512_packs_epi32(a, b), cd = _mm512_packs_epi32(c, d);
+    if constexpr (kAddZp) ab = _mm512_adds_epi16(ab, zp16), cd = _mm512_adds_epi16(cd, zp16);
+    __m512i r = T == OutType::I8 ? _mm512_packs_epi16(ab, cd) : _mm512_packus_epi16(ab, cd);
+    if constexpr (kClamp) {
+      r = T == OutType::I8 ? _mm512_min_epi8(_mm512_max_epi8(r, qmin), qmax)
+                           : _mm512_min_epu8(_mm512_max_epu8(r, qmin), qmax);
+    }
+    _mm512_storeu_si512(y + i, _mm512_permutexvar_epi32(order, r));
+  }
+  return i;
+}
+
+template <OutType T, bool kAddZp, class F>
+std::size_t run_raw_bytes(const F& f, const RequantParams& p, std::size_t n, const std::int32_t* x, void* y) {
+  const std::int32_t tmin = T == OutType::I8 ? -128 : 0, tmax = T == OutType::I8 ? 127 : 255;
+  if (p.qmin < tmin || p.qmax > tmax) return 0;  // a clamp wider than T: left to run_typed
+  if (p.qmin != tmin || p.qmax != tmax) return run_raw_bytes<T, true, kAddZp>(f, p, n, x, y);
+  return run_raw_bytes<T, false, kAddZp>(f, p, n, x, y);
+}
+
+// Bytes: through raw() where it applies (the zero point folded into the functor's rounding where
+// fold_zp allows, else added to words), the rest through operator().
+template <OutType T, class F>
+void run_bytes(const F& f, const RequantParams& p, std::size_t n, const std::int32_t* x, void* y) {
+  std::size_t done = 0;
+  if constexpr (FoldsZp<F>) {
+    if (RequantParams z; F::fold_zp(p, z)) done = run_raw_bytes<T, false>(F(z), p, n, x, y);
+  }
+  if constexpr (HasRaw<F> || HasRaw2<F>) {
+    if (done == 0 && p.zp >= -32512 && p.zp <= 32512) done = run_raw_bytes<T, true>(f, p, n, x, y);
+  }
+  run_typed<T>(f, n - done, x + done, static_cast<unsigned char*>(y) + done);
+}
+
 // The zmm kernels for requant_with (requant_kinds.h).
 struct Zmm {
   // Mask registers make the two constants 4 instructions, RDBPOT 6 (and the fold drops SRDHM's nudge).
@@ -224,8 +321,8 @@ struct Zmm {
   template <class F>
   static void run(const F& f, const RequantParams& p, std::size_t n, const std::int32_t* x, void* y) {
     switch (p.out) {
-      case OutType::I8: return run_typed<OutType::I8>(f, n, x, y);
-      case OutType::U8: return run_typed<OutType::U8>(f, n, x, y);
+      case OutType::I8: return run_bytes<OutType::I8>(f, p, n, x, y);
+      case OutType::U8: return run_bytes<OutType::U8>(f, p, n, x, y);
       case OutType::I16:
       case OutType::U16: return run_typed<OutType::I16>(f, n, x, y);
       case OutType::I32: return run_typed<OutType::I32>(f, n, x, y);

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 
 #include "qspec/simd/requant.h"
 
@@ -63,6 +64,27 @@ inline bool q31_as_shift_round(const RequantParams& p, RequantParams& s) {
   s.round_pos = (std::int64_t{1} << 30) + (std::int64_t{1} << (30 + p.right_shift));
   s.round_neg = s.round_pos - (std::int64_t{1} << 31);
   s.wide = false;
+  return true;
+}
+
+// kShiftRound with S >= 32, not wide: the zero point moved into the rounding constants, c' = c +
+// zp * 2^S, so that floor((x*M + c') / 2^S) = floor((x*M + c) / 2^S) + zp exactly (zp * 2^S is a
+// multiple of 2^S). Only where x*M + c' stays inside int64 (|c'| <= 2^62, what finalize() asks of c)
+// and the sum inside int32: its extremes over int32 x are at x in {0, INT32_MAX, -1, INT32_MIN}, as in
+// finalize() (monotone on x >= 0 and on x < 0, c constant on each).
+inline bool zp_into_rounding(const RequantParams& p, RequantParams& z) {
+  using i128 = __int128;
+  if (p.kind != RequantKind::kShiftRound || p.wide || p.shift < 32) return false;
+  const i128 zs = i128{p.zp} << p.shift, cmax = i128{1} << 62;
+  const i128 cp = p.round_pos + zs, cn = p.round_neg + zs;
+  if (cp > cmax || cp < -cmax || cn > cmax || cn < -cmax) return false;
+  for (const std::int64_t x : {std::int64_t{0}, std::int64_t{INT32_MAX}, std::int64_t{-1}, std::int64_t{INT32_MIN}}) {
+    const i128 t = (i128{x} * p.multiplier + (x >= 0 ? cp : cn)) >> p.shift;  // floor: >> of a signed value
+    if (t < INT32_MIN || t > INT32_MAX) return false;
+  }
+  z = p;
+  z.round_pos = static_cast<std::int64_t>(cp);
+  z.round_neg = static_cast<std::int64_t>(cn);
   return true;
 }
 

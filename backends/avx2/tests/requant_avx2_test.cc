@@ -364,5 +364,29 @@ TEST_P(SimdRequant, Int32ExtremesEveryKind) {
     }
 }
 
+// The zmm kernel's byte outputs from 64-element steps (n >= 65) leave the int32 clamp and the zero point
+// to saturating packs and a 16-bit addition, or fold the zero point into the rounding constant: zero
+// points at and past that addition's bound (|zp| <= 32512), a clamp inside the type's range, the
+// int32 extremes among the inputs, every integer kind.
+TEST_P(SimdRequant, BytePacksZeroPointBoundAndClamp) {
+  std::mt19937_64 rng(15);
+  const std::vector<std::int32_t> extremes = {INT32_MIN, INT32_MAX, 0, -1, 1, INT32_MIN + 1, INT32_MAX - 1, 1 << 24};
+  for (OutType out : {OutType::I8, OutType::U8})
+    for (std::int32_t zp : {-32513, -32512, -200, 0, 3, 200, 32512, 32513})
+      for (bool clamp : {false, true}) {
+        std::vector<RequantParams> ps;
+        for (int shift : {2, 0, -1, -9, -31}) ps.push_back(q31(random_multiplier(rng), shift, zp, out));
+        for (int s : {20, 31, 32, 40, 62})
+          for (Round r : {Round::HalfUp, Round::HalfAway, Round::TosaDouble})
+            ps.push_back(
+                shift_round(random_multiplier(rng), s, r, zp, out, rng() % 2 ? static_cast<std::int32_t>(rng()) : 0));
+        for (RequantParams& p : ps) {
+          if (clamp) p.qmin = out_min(out) + 10, p.qmax = out_max(out) - 20;
+          RequantTester().n(200).params(p).seed(rng()).Test(kernel());
+          RequantTester().n(131).params(p).inputs(extremes).iterations(2).Test(kernel());
+        }
+      }
+}
+
 }  // namespace
 }  // namespace qspec::simd
