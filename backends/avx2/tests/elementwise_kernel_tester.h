@@ -1,6 +1,6 @@
-// Shared by the qlinear.add / qlinear.mul kernel tests: each kernel of a list against the scalar form
-// with one parameter set, on random codes of the given lengths (the byte past the end must stay
-// untouched) and on every code pair.
+// Shared by the qlinear.add / qlinear.mul kernel tests (and the pooling test's base parameters): each
+// kernel of a list against the scalar form with one parameter set, on random codes of the given lengths (the
+// byte past the end must stay untouched) and on every code pair.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -19,7 +19,7 @@ namespace qspec::simd::ew_testing {
 template <class Fn>
 using NamedKernel = testing::WidthKernel<Fn>;
 
-// Parameters of `kind` with the dtype's clamp, marked fast (AddParams / MulParams).
+// Parameters of `kind` with the dtype's clamp, marked fast (AddParams / MulParams / PoolParams).
 template <class P>
 P base_params(typename P::Kind kind, bool u8) {
   P p;

@@ -14,6 +14,7 @@
 
 #include "qspec/simd/avx2_kernels.h"
 #include "qspec/simd/cpu.h"
+#include "elementwise_kernel_tester.h"
 #include "x86_levels.h"
 
 namespace qspec::simd {
@@ -21,15 +22,7 @@ namespace {
 
 using K = PoolParams::Kind;
 
-PoolParams base(K kind, bool u8) {
-  PoolParams p;
-  p.kind = kind;
-  p.u8 = u8;
-  p.lo = u8 ? 0 : -128;
-  p.hi = u8 ? 255 : 127;
-  p.fast = true;
-  return p;
-}
+PoolParams base(K kind, bool u8) { return ew_testing::base_params<PoolParams>(kind, u8); }
 
 std::int32_t one(const PoolParams& p, std::vector<std::int32_t> taps) { return pool_one(p, taps.data(), taps.size()); }
 
