@@ -563,132 +563,134 @@ struct RequantizeConv {
 
 std::vector<Group> generate_requantize(const RequantizeConv& c, Rng& rng) {
   std::vector<Group> groups;
-  // The second pass appends the groups of output zero points at the int32 extremes after all others
-  // (the earlier tests keep their tcIds; it draws nothing), where the convention takes them.
-  for (const bool extreme : {false, true})
-    for (DType out : c.outs) {
-      if (extreme && c.unused.contains("zp_int32_extreme")) continue;
-      Group g;
-      attr::set(g.attributes, Requantize::attr::out_dtype, out);
-      auto add = [&](std::uint32_t s, std::int64_t zp, const std::vector<std::int64_t>& xs,
-                     std::vector<std::string> flags, const std::string& comment) {
-        const ordered_json attrs = sozp(s, zp);
-        const ordered_json all = merge_attributes(g.attributes, attrs);
-        std::vector<std::int64_t> kept;
-        for (auto x : xs) {
-          if (x < INT32_MIN || x > INT32_MAX) continue;  // the accumulator is an int32 tensor
-          std::vector<Tensor> y;
-          if (classify(Requantize::op, c.convention, all,
-                       scalar_vector(std::string(Requantize::in::x), DType::I32, {x}), &y) != Verdict::Valid)
-            continue;
-          kept.push_back(x);
-          const Rat v = Rat(x) * ref::f32_value(s);
-          if (is_half_integer(v)) {
-            const Rat a = ref::abs(v);
-            flags.push_back(a == Rat(1, 2)   ? "tie_0_5"
-                            : a == Rat(3, 2) ? "tie_1_5"
-                            : a == Rat(5, 2) ? "tie_2_5"
-                                             : "tie_other");
-            if (zp % 2 != 0) flags.push_back("tie_odd_zero_point");
-          }
-          std::uint32_t p = ref::f32_mul(ref::f32_from_int(Int(x)), s);
-          if (c.zp_inside) p = ref::f32_add_ext(p, ref::f32_from_int(Int(zp)));
-          if (!ref::f32_is_inf(p)) {
-            const Rat exact = c.zp_inside ? v + zp : v;
-            const bool fh = is_half_integer(ref::f32_value(p));
-            if (fh && !is_half_integer(exact)) flags.push_back("float_tie");
-            if (!fh && is_half_integer(exact)) flags.push_back("float_off_tie");
-          }
-          if (x == INT32_MIN) flags.push_back("int32_min");
-          if (x == INT32_MAX) flags.push_back("int32_max");
-          if (x > (1 << 24) || x < -(1 << 24)) flags.push_back("int_conversion_rounds");
-          const Int yv(y[0].data[0]);
-          if (yv == hi_of(out) && v + zp >= hi_of(out) + 1) flags.push_back("saturate_high");
-          if (yv == lo_of(out) && v + zp <= lo_of(out) - 1) flags.push_back("saturate_low");
-          if (yv != ref::exact_requantize(Int(x), s, Int(zp), out, ref::Rounding::HalfEven))
-            flags.push_back("differs_from_exact_rne");
+  // Each out_dtype, then again for the groups of output zero points at the int32 extremes, after all
+  // others (the earlier tests keep their tcIds; they draw nothing) where the convention takes them.
+  std::vector<std::pair<DType, bool>> passes;
+  for (DType out : c.outs) passes.emplace_back(out, false);
+  if (!c.unused.contains("zp_int32_extreme"))
+    for (DType out : c.outs) passes.emplace_back(out, true);
+  for (const auto& [out, extreme] : passes) {
+    Group g;
+    attr::set(g.attributes, Requantize::attr::out_dtype, out);
+    auto add = [&](std::uint32_t s, std::int64_t zp, const std::vector<std::int64_t>& xs,
+                   std::vector<std::string> flags, const std::string& comment) {
+      const ordered_json attrs = sozp(s, zp);
+      const ordered_json all = merge_attributes(g.attributes, attrs);
+      std::vector<std::int64_t> kept;
+      for (auto x : xs) {
+        if (x < INT32_MIN || x > INT32_MAX) continue;  // the accumulator is an int32 tensor
+        std::vector<Tensor> y;
+        if (classify(Requantize::op, c.convention, all, scalar_vector(std::string(Requantize::in::x), DType::I32, {x}),
+                     &y) != Verdict::Valid)
+          continue;
+        kept.push_back(x);
+        const Rat v = Rat(x) * ref::f32_value(s);
+        if (is_half_integer(v)) {
+          const Rat a = ref::abs(v);
+          flags.push_back(a == Rat(1, 2)   ? "tie_0_5"
+                          : a == Rat(3, 2) ? "tie_1_5"
+                          : a == Rat(5, 2) ? "tie_2_5"
+                                           : "tie_other");
+          if (zp % 2 != 0) flags.push_back("tie_odd_zero_point");
         }
-        if (kept.empty()) return;
-        if (zp % 2 != 0) flags.push_back("zp_odd");
-        if (zp == lo_of(out)) flags.push_back("zp_type_min");
-        if (zp == hi_of(out)) flags.push_back("zp_type_max");
-        if (ref::f32_value(s) > 1) flags.push_back("scale_above_one");
-        Test t;
-        t.comment = comment;
-        t.flags = dedup(flags);
-        t.inputs = {scalar_vector(std::string(Requantize::in::x), DType::I32, kept)};
-        t.attributes = attrs;
-        g.tests.push_back(std::move(t));
-      };
-      if (extreme) {
-        for (std::int64_t zp : {std::int64_t{INT32_MIN}, std::int64_t{INT32_MAX}})
-          for (std::uint32_t s : {f32(1.0f), f32(2.0f), f32(0.25f), f32(0.3f)})
-            add(s, zp, extreme_zero_point_accumulators(ref::f32_value(s), zp, lo_of(out), hi_of(out)),
-                {"zp_int32_extreme"}, std::string("output_zero_point INT32_") + (zp < 0 ? "MIN" : "MAX"));
-        groups.push_back(std::move(g));
-        continue;
+        std::uint32_t p = ref::f32_mul(ref::f32_from_int(Int(x)), s);
+        if (c.zp_inside) p = ref::f32_add_ext(p, ref::f32_from_int(Int(zp)));
+        if (!ref::f32_is_inf(p)) {
+          const Rat exact = c.zp_inside ? v + zp : v;
+          const bool fh = is_half_integer(ref::f32_value(p));
+          if (fh && !is_half_integer(exact)) flags.push_back("float_tie");
+          if (!fh && is_half_integer(exact)) flags.push_back("float_off_tie");
+        }
+        if (x == INT32_MIN) flags.push_back("int32_min");
+        if (x == INT32_MAX) flags.push_back("int32_max");
+        if (x > (1 << 24) || x < -(1 << 24)) flags.push_back("int_conversion_rounds");
+        const Int yv(y[0].data[0]);
+        if (yv == hi_of(out) && v + zp >= hi_of(out) + 1) flags.push_back("saturate_high");
+        if (yv == lo_of(out) && v + zp <= lo_of(out) - 1) flags.push_back("saturate_low");
+        if (yv != ref::exact_requantize(Int(x), s, Int(zp), out, ref::Rounding::HalfEven))
+          flags.push_back("differs_from_exact_rne");
       }
-      const bool wide = out == DType::I32;
-      const auto zps = wide ? std::vector<std::int64_t>{0, 3} : zero_points_for(out);
-      // Exact ties x * 2^-k = t for t = +-0.5, +-1.5, +-2.5, with the neighbouring accumulators.
-      for (std::int64_t zp : zps)
-        for (int k : {1, 2, 3, 10, 31}) {
-          std::vector<std::int64_t> xs;
-          for (std::int64_t t2 : {1, -1, 3, -3, 5, -5})  // 2t
-            for (int d : {-1, 0, 1}) xs.push_back(t2 * (std::int64_t{1} << (k - 1)) + d);
-          add((static_cast<std::uint32_t>(127 - k) << 23), zp, xs, {},
-              "x * 2^-" + std::to_string(k) + " near +-0.5, 1.5, 2.5");
-        }
-      // Inexact scales: accumulators near the ties, where fl32(x) * s may round onto or off a tie.
-      for (std::uint32_t s : {f32(0.1f), f32(0.3f), f32(1.75f), f32(0.0123f)})
-        for (std::int64_t zp : {zps[0], zps[1]}) {
-          std::vector<std::int64_t> xs;
-          for (std::int64_t t2 : {1, -1, 3, -3, 5, -5, 201, -201})
-            for (int d : {-1, 0, 1})
-              xs.push_back(static_cast<std::int64_t>(ref::round_half_even(Rat(t2, 2) / ref::f32_value(s))) + d);
-          add(s, zp, xs, {}, "x near ties for an inexact scale");
-        }
-      // INT32 extremes with several scales.
-      for (std::uint32_t s : {f32(0x1p-31f), f32(0x1p-32f), f32(1e-9f), f32(0.5f), f32(255.99998f)}) {
-        std::vector<std::string> f;
-        if (s == f32(0x1p-32f)) f.push_back("scale_2_pow_m32");
-        if (s == f32(255.99998f)) f.push_back("scale_near_256");
-        add(s, zps[0], {INT32_MIN, INT32_MAX, INT32_MIN + 1, INT32_MAX - 1, 16777217, -16777219}, f, "int32 extremes");
-      }
-      // Saturation around both ends (x * 0.25).
-      if (!wide)
-        for (std::int64_t zp : zps) {
-          std::vector<std::int64_t> xs;
-          for (std::int64_t d : {-4, -2, 0, 2, 4, 400}) {
-            xs.push_back(4 * (hi_of(out) - zp) + d);
-            xs.push_back(4 * (lo_of(out) - zp) - d);
-          }
-          add(f32(0.25f), zp, xs, {}, "x * 0.25 around both ends");
-        }
-      // Random: scales in [2^-20, 2^2), accumulators near random unsaturated targets.
-      for (int i = 0; i < (wide ? 40 : 125); ++i) {
-        const std::uint32_t s = random_scale(rng, -20, 1);
-        const std::int64_t zp = wide ? rng.uniform(-1000, 1000) : rng.uniform(lo_of(out), hi_of(out));
-        std::vector<std::int64_t> xs;
-        for (int k = 0; k < 4; ++k) {
-          const std::int64_t target =
-              wide ? rng.uniform(-1000000, 1000000) : rng.uniform(lo_of(out) - zp - 2, hi_of(out) - zp + 2);
-          const Int x = ref::round_half_even((Rat(target) + Rat(Int(rng.uniform(0, 15)), Int(16))) / ref::f32_value(s));
-          xs.push_back(static_cast<std::int64_t>(ref::saturate(x, ref::DType::I32)));
-        }
-        add(s, zp, xs, {"random"}, "random");
-      }
-      for (const auto& [attrs, flag] : c.invalid) {
-        Test t;
-        t.comment = flag + ": " + attrs.dump();
-        t.flags = {flag};
-        t.inputs = {scalar_vector(std::string(Requantize::in::x), DType::I32, {7, -7})};
-        t.attributes = attrs;
-        t.invalid = true;
-        if (!(flag == "invalid_zero_point" && out == DType::I32)) g.tests.push_back(std::move(t));
-      }
+      if (kept.empty()) return;
+      if (zp % 2 != 0) flags.push_back("zp_odd");
+      if (zp == lo_of(out)) flags.push_back("zp_type_min");
+      if (zp == hi_of(out)) flags.push_back("zp_type_max");
+      if (ref::f32_value(s) > 1) flags.push_back("scale_above_one");
+      Test t;
+      t.comment = comment;
+      t.flags = dedup(flags);
+      t.inputs = {scalar_vector(std::string(Requantize::in::x), DType::I32, kept)};
+      t.attributes = attrs;
+      g.tests.push_back(std::move(t));
+    };
+    if (extreme) {
+      for (std::int64_t zp : {std::int64_t{INT32_MIN}, std::int64_t{INT32_MAX}})
+        for (std::uint32_t s : {f32(1.0f), f32(2.0f), f32(0.25f), f32(0.3f)})
+          add(s, zp, extreme_zero_point_accumulators(ref::f32_value(s), zp, lo_of(out), hi_of(out)),
+              {"zp_int32_extreme"}, std::string("output_zero_point INT32_") + (zp < 0 ? "MIN" : "MAX"));
       groups.push_back(std::move(g));
+      continue;
     }
+    const bool wide = out == DType::I32;
+    const auto zps = wide ? std::vector<std::int64_t>{0, 3} : zero_points_for(out);
+    // Exact ties x * 2^-k = t for t = +-0.5, +-1.5, +-2.5, with the neighbouring accumulators.
+    for (std::int64_t zp : zps)
+      for (int k : {1, 2, 3, 10, 31}) {
+        std::vector<std::int64_t> xs;
+        for (std::int64_t t2 : {1, -1, 3, -3, 5, -5})  // 2t
+          for (int d : {-1, 0, 1}) xs.push_back(t2 * (std::int64_t{1} << (k - 1)) + d);
+        add((static_cast<std::uint32_t>(127 - k) << 23), zp, xs, {},
+            "x * 2^-" + std::to_string(k) + " near +-0.5, 1.5, 2.5");
+      }
+    // Inexact scales: accumulators near the ties, where fl32(x) * s may round onto or off a tie.
+    for (std::uint32_t s : {f32(0.1f), f32(0.3f), f32(1.75f), f32(0.0123f)})
+      for (std::int64_t zp : {zps[0], zps[1]}) {
+        std::vector<std::int64_t> xs;
+        for (std::int64_t t2 : {1, -1, 3, -3, 5, -5, 201, -201})
+          for (int d : {-1, 0, 1})
+            xs.push_back(static_cast<std::int64_t>(ref::round_half_even(Rat(t2, 2) / ref::f32_value(s))) + d);
+        add(s, zp, xs, {}, "x near ties for an inexact scale");
+      }
+    // INT32 extremes with several scales.
+    for (std::uint32_t s : {f32(0x1p-31f), f32(0x1p-32f), f32(1e-9f), f32(0.5f), f32(255.99998f)}) {
+      std::vector<std::string> f;
+      if (s == f32(0x1p-32f)) f.push_back("scale_2_pow_m32");
+      if (s == f32(255.99998f)) f.push_back("scale_near_256");
+      add(s, zps[0], {INT32_MIN, INT32_MAX, INT32_MIN + 1, INT32_MAX - 1, 16777217, -16777219}, f, "int32 extremes");
+    }
+    // Saturation around both ends (x * 0.25).
+    if (!wide)
+      for (std::int64_t zp : zps) {
+        std::vector<std::int64_t> xs;
+        for (std::int64_t d : {-4, -2, 0, 2, 4, 400}) {
+          xs.push_back(4 * (hi_of(out) - zp) + d);
+          xs.push_back(4 * (lo_of(out) - zp) - d);
+        }
+        add(f32(0.25f), zp, xs, {}, "x * 0.25 around both ends");
+      }
+    // Random: scales in [2^-20, 2^2), accumulators near random unsaturated targets.
+    for (int i = 0; i < (wide ? 40 : 125); ++i) {
+      const std::uint32_t s = random_scale(rng, -20, 1);
+      const std::int64_t zp = wide ? rng.uniform(-1000, 1000) : rng.uniform(lo_of(out), hi_of(out));
+      std::vector<std::int64_t> xs;
+      for (int k = 0; k < 4; ++k) {
+        const std::int64_t target =
+            wide ? rng.uniform(-1000000, 1000000) : rng.uniform(lo_of(out) - zp - 2, hi_of(out) - zp + 2);
+        const Int x = ref::round_half_even((Rat(target) + Rat(Int(rng.uniform(0, 15)), Int(16))) / ref::f32_value(s));
+        xs.push_back(static_cast<std::int64_t>(ref::saturate(x, ref::DType::I32)));
+      }
+      add(s, zp, xs, {"random"}, "random");
+    }
+    for (const auto& [attrs, flag] : c.invalid) {
+      Test t;
+      t.comment = flag + ": " + attrs.dump();
+      t.flags = {flag};
+      t.inputs = {scalar_vector(std::string(Requantize::in::x), DType::I32, {7, -7})};
+      t.attributes = attrs;
+      t.invalid = true;
+      if (!(flag == "invalid_zero_point" && out == DType::I32)) g.tests.push_back(std::move(t));
+    }
+    groups.push_back(std::move(g));
+  }
   return groups;
 }
 
