@@ -16,10 +16,11 @@ TEST(vectors_ops, EveryOperatorFamilyGenerates) {
     nlohmann::ordered_json doc;
     ASSERT_NO_THROW(doc = qspec::vecgen::generate_document(f, "0.1.0"));
     const auto n = doc["numberOfTests"].get<long>();
-    // A few hundred tests per file: the engine operators (ops/qlinear/) hold about 550 (hand cases
-    // of every ERROR_IF, ties, both saturations and the geometry categories, then draws).
+    // A few hundred tests per file: the engine operators (ops/qlinear/) hold up to about 610 (hand
+    // cases of every ERROR_IF, ties, both saturations and the geometry categories, then draws: the
+    // add and mul files' fifteen long ones took the largest from 592 to 607).
     EXPECT_GE(n, 100);
-    EXPECT_LE(n, 600);
+    EXPECT_LE(n, 620);
     long invalid = 0;
     for (const auto& g : doc["testGroups"])
       for (const auto& t : g["tests"]) invalid += t["result"] == "invalid";

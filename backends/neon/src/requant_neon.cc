@@ -32,7 +32,7 @@ struct Q31Double {
     int32x4_t q = vshlq_s32(r, rsh);                            // arithmetic shift right by R
     q = vsubq_s32(q, vreinterpretq_s32_u32(vcgtq_s32(rem, thr)));
     q = vminq_s32(vmaxq_s32(q, lo), hi);
-    return vaddq_s32(q, zp);
+    return wrapping_add(q, zp);  // modulo 2^32: [lo64, hi64] may miss int32 (requant.h, finalize())
   }
 };
 
@@ -86,7 +86,7 @@ struct FloatKind {
     if (kInclZp) f = vaddq_f32(f, zp_f);
     // Integer bounds commute with the rounding; FMAXNM maps NaN to the bound, as the scalar path.
     f = vminnmq_f32(vmaxnmq_f32(f, flo), fhi);
-    return vaddq_s32(vcvtnq_s32_f32(f), zp);  // FCVTNS: nearest, ties to even
+    return wrapping_add(vcvtnq_s32_f32(f), zp);  // FCVTNS: nearest, ties to even; + zp modulo 2^32 as above
   }
 };
 

@@ -21,6 +21,7 @@
 #include "qspec/refops.h"
 #include "qspec/vecgen.h"
 #include "qspec/vecgen/classify.h"
+#include "qspec/vecgen/extreme_zero_point.h"
 #include "qspec/vecgen/float_helpers.h"
 
 namespace qspec::vecgen {
@@ -546,6 +547,10 @@ const std::vector<std::pair<std::string, std::string>> kRequantizeNotes = {
     {"random", "random scale, zero point and accumulators targeting unsaturated outputs"},
     {"invalid_scale", "ERROR_IF: XNNPACK rejects the scale (not in (0, 256), NaN or infinite)"},
     {"invalid_zero_point", "ERROR_IF: the output zero point does not fit out_dtype"},
+    {"zp_int32_extreme",
+     "output_zero_point INT32_MIN or INT32_MAX: oneDNN (int32 zero point, added in float32) and PyTorch (int64, "
+     "added after the rounding) take it for every out_dtype (an unsigned output with INT32_MIN: 0 unless the scaled "
+     "value exceeds 2^31); long inputs, so that the optimized kernels' vector loops see them"},
 };
 
 struct RequantizeConv {
@@ -558,7 +563,13 @@ struct RequantizeConv {
 
 std::vector<Group> generate_requantize(const RequantizeConv& c, Rng& rng) {
   std::vector<Group> groups;
-  for (DType out : c.outs) {
+  // Each out_dtype, then again for the groups of output zero points at the int32 extremes, after all
+  // others (the earlier tests keep their tcIds; they draw nothing) where the convention takes them.
+  std::vector<std::pair<DType, bool>> passes;
+  for (DType out : c.outs) passes.emplace_back(out, false);
+  if (!c.unused.contains("zp_int32_extreme"))
+    for (DType out : c.outs) passes.emplace_back(out, true);
+  for (const auto& [out, extreme] : passes) {
     Group g;
     attr::set(g.attributes, Requantize::attr::out_dtype, out);
     auto add = [&](std::uint32_t s, std::int64_t zp, const std::vector<std::int64_t>& xs,
@@ -611,6 +622,14 @@ std::vector<Group> generate_requantize(const RequantizeConv& c, Rng& rng) {
       t.attributes = attrs;
       g.tests.push_back(std::move(t));
     };
+    if (extreme) {
+      for (std::int64_t zp : {std::int64_t{INT32_MIN}, std::int64_t{INT32_MAX}})
+        for (std::uint32_t s : {f32(1.0f), f32(2.0f), f32(0.25f), f32(0.3f)})
+          add(s, zp, extreme_zero_point_accumulators(ref::f32_value(s), zp, lo_of(out), hi_of(out)),
+              {"zp_int32_extreme"}, std::string("output_zero_point INT32_") + (zp < 0 ? "MIN" : "MAX"));
+      groups.push_back(std::move(g));
+      continue;
+    }
     const bool wide = out == DType::I32;
     const auto zps = wide ? std::vector<std::int64_t>{0, 3} : zero_points_for(out);
     // Exact ties x * 2^-k = t for t = +-0.5, +-1.5, +-2.5, with the neighbouring accumulators.
@@ -687,7 +706,7 @@ const bool kRequantizeFamilies = [] {
         {sozp(0x7fc00000u, 0), "invalid_scale"},
         {sozp(0x7f800000u, 0), "invalid_scale"},
         {sozp(f32(0.5f), 300), "invalid_zero_point"}},
-       {}},
+       {"zp_int32_extreme"}},
       {Requantize::conv::onednn_fp32, {DType::I8, DType::U8}, true, {}, {"invalid_scale", "invalid_zero_point"}},
       {Requantize::conv::pytorch_requantize_from_int,
        {DType::I8, DType::U8, DType::I32},

@@ -19,6 +19,7 @@
 #include "qspec/ref/ieee.h"
 #include "qspec/vecgen.h"
 #include "qspec/vecgen/classify.h"
+#include "qspec/vecgen/wide_shapes.h"
 
 namespace qspec::vecgen {
 namespace {
@@ -227,7 +228,31 @@ const std::vector<std::pair<std::string, std::string>> kLinearNotes = {
     {"float_sum", "|acc + B| > 2^24: float(sum) rounds the accumulator before the scaling"},
     {"saturation", "the output clips at an end of the element type"},
     {"int16", "int16 tensors, accumulated in int64"},
+    wide::note(),
 };
+
+// ---- wide draws (vecgen/wide_shapes.h): int8, offsets near the codes' mean, an output scale that
+// saturates few outputs (the small draws' scale would saturate most of a K of hundreds) ----
+
+// The attributes of a wide draw of k terms, and the weights' scale exponent (RowwiseFC's row scales
+// take it, as its weights have no scale attribute).
+template <class Op>
+std::pair<OJ, int> wide_linear_attrs(Rng& r, std::int64_t k) {
+  OJ a = OJ::object();
+  const std::uint32_t sx = random_scale(r, -8, 1), sw = random_scale(r, -8, 1);
+  const int ep = exponent_of(sx) + exponent_of(sw);
+  qp(a, kInput<Op>, sx, r.uniform(-8, 8));
+  if constexpr (kHasWeightsParams<Op>) qp(a, kWeights<Op>, sw, r.uniform(-8, 8));
+  qp(a, kBias<Op>, random_scale(r, ep - 2, ep), 0);
+  const int e = ep + wide::output_exponent(k) + 1;  // + 1: the scales' mantissas multiply to up to 4
+  qp(a, kOutput<Op>, random_scale(r, e, e), r.uniform(-8, 8));
+  return {a, exponent_of(sw)};
+}
+Test wide_test(Test t) {
+  t.comment = "wide: " + t.comment;
+  t.flags.push_back("wide");
+  return t;
+}
 
 QSPEC_REGISTER_VECTOR_FAMILY(fam(
     cat::glow_fully_connected::op, cat::glow_fully_connected::conv::glow, 1201, kLinearNotes, [](Rng& r, Builder& b) {
@@ -311,6 +336,15 @@ QSPEC_REGISTER_VECTOR_FAMILY(fam(
         if (d.elem == DType::I16) t.flags.push_back("int16");
         return t;
       });
+      for (int v = 0; v < wide::kDraws; ++v) {
+        const wide::Fc f = wide::draw_fc(r, v);
+        OJ a = wide_linear_attrs<Op>(r, f.k).first;
+        b.add(wide_test(make("random",
+                             {rand_tensor(r, In::x, {f.rows, f.k}, -128, 127, DType::I8),
+                              rand_tensor(r, In::w, {f.k, f.outputs}, -128, 127, DType::I8),
+                              rand_tensor(r, In::bias, {f.outputs}, -4096, 4096, DType::I32)},
+                             std::move(a))));
+      }
     }));
 
 // Convolution geometry attributes (TLBR pads).
@@ -410,77 +444,103 @@ QSPEC_REGISTER_VECTOR_FAMILY(
         if (d.elem == DType::I16) t.flags.push_back("int16");
         return t;
       });
+      for (int v = 0; v < wide::kDraws; ++v) {  // NHWC input, OHWI filter
+        const wide::Conv c = wide::draw_conv(r, v);
+        const OJ g = geometry(c.sh, c.sw, {c.ph, c.pw, c.ph, c.pw}, c.dh, c.dw, c.groups);
+        OJ a = merge_attributes(wide_linear_attrs<Op>(r, c.kh * c.kw * (c.C / c.groups)).first, g);
+        b.add(wide_test(make("random",
+                             {rand_tensor(r, In::x, {1, c.H, c.W, c.C}, -128, 127, DType::I8),
+                              rand_tensor(r, In::w, {c.O, c.kh, c.kw, c.C / c.groups}, -128, 127, DType::I8),
+                              rand_tensor(r, In::bias, {c.O}, -4096, 4096, DType::I32)},
+                             std::move(a))));
+      }
     }));
 
-QSPEC_REGISTER_VECTOR_FAMILY(
-    fam(cat::glow_rowwise_fully_connected::op, cat::glow_rowwise_fully_connected::conv::glow, 1203, kLinearNotes,
-        [](Rng& r, Builder& b) {
-          using Op = cat::glow_rowwise_fully_connected;
-          using In = Op::in;
-          auto scales = [](std::vector<std::uint32_t> v) {
-            std::vector<std::int64_t> d;
-            for (auto s : v) d.push_back(static_cast<std::int64_t>(s));
-            return tensor_of(In::scales, DType::F32, {static_cast<std::int64_t>(v.size())}, d);
-          };
-          const OJ tie = tie_attrs<Op>();
-          b.add(flagged(make("tie -0.5 with output offset 1: round(0.5) = 1 (offset first, as the Convolution)",
-                             {i8(In::x, {1, 1}, {-1}), i8(In::w, {1, 1}, {1}), scales({f32_bits(0, 0)}),
-                              i32(In::offsets, {1}, {0}), i32(In::bias, {1}, {0})},
-                             tie),
-                        "tie_offset"));
-          OJ two = unit_attrs<Op>();
-          qp(two, kInput<Op>, f32_bits(-2, 0), 3);
-          qp(two, kOutput<Op>, f32_bits(-1, 0), -5);
-          b.add(make("two rows with different scales and offsets (row offsets at the int8 ends)",
-                     {i8(In::x, {2, 3}, {1, -2, 3, 127, -128, 0}), i8(In::w, {2, 3}, {10, -20, 30, -128, 127, 5}),
-                      scales({f32_bits(-3, 0x400000), f32_bits(-6, 0)}), i32(In::offsets, {2}, {-128, 127}),
-                      i32(In::bias, {2}, {100, -100})},
-                     two));
-          b.add(make("invalid: scales length != M",
-                     {i8(In::x, {1, 1}, {1}), i8(In::w, {2, 1}, {1, 2}), scales({f32_bits(0, 0)}),
-                      i32(In::offsets, {2}, {0, 0}), i32(In::bias, {2}, {0, 0})},
-                     unit_attrs<Op>(), true));
-          b.add(make("invalid: offsets length != M",
-                     {i8(In::x, {1, 1}, {1}), i8(In::w, {1, 1}, {1}), scales({f32_bits(0, 0)}),
-                      i32(In::offsets, {2}, {0, 0}), i32(In::bias, {1}, {0})},
-                     unit_attrs<Op>(), true));
-          b.add(make("invalid: weights columns != K",
-                     {i8(In::x, {1, 2}, {1, 2}), i8(In::w, {1, 1}, {1}), scales({f32_bits(0, 0)}),
-                      i32(In::offsets, {1}, {0}), i32(In::bias, {1}, {0})},
-                     unit_attrs<Op>(), true));
-          b.add(make("invalid: bias length != M",
-                     {i8(In::x, {1, 1}, {1}), i8(In::w, {1, 1}, {1}), scales({f32_bits(0, 0)}),
-                      i32(In::offsets, {1}, {0}), i32(In::bias, {2}, {0, 0})},
-                     unit_attrs<Op>(), true));
-          b.add_random(130, [&r, scales] {
-            const auto d = draw_types(r);
-            const std::int64_t n = r.uniform(1, 3), k = r.uniform(1, 12), m = r.uniform(1, 5);
-            OJ a = random_linear_attrs<Op>(r, d);
-            const int ex = exponent_of(attr::get(a, Op::attr::input_scale));
-            std::vector<std::uint32_t> sc;
-            std::vector<std::int64_t> off;
-            for (std::int64_t i = 0; i < m; ++i) {
-              sc.push_back(random_scale(r, -8, 1));
-              off.push_back(r.uniform(d.lo, d.hi));
-            }
-            // Bias and output scales relative to the smallest row's matmul scale: the bias ratio stays
-            // <= 1 and outputs spread over the range.
-            int emin = 127;
-            for (auto s : sc) emin = std::min(emin, exponent_of(s));
-            // One draw per statement, offset before scale (GCC's right-to-left argument order).
-            const std::int64_t bias_offset = d.bias == DType::I32 ? 0 : r.uniform(-8, 8);
-            qp(a, kBias<Op>, random_scale(r, ex + emin - 2, ex + emin), bias_offset);
-            const std::int64_t output_offset = r.uniform(d.lo / 2, d.hi / 2);
-            qp(a, kOutput<Op>, random_scale(r, ex + emin + 3, ex + emin + 9), output_offset);
-            Test t = make(
-                "random",
-                {rand_tensor(r, In::x, {n, k}, d.lo, d.hi, d.elem), rand_tensor(r, In::w, {m, k}, d.lo, d.hi, d.elem),
-                 scales(sc), tensor_of(In::offsets, DType::I32, {m}, off), rand_bias(r, In::bias, m, d.bias)},
-                a);
-            if (d.elem == DType::I16) t.flags.push_back("int16");
-            return t;
-          });
-        }));
+QSPEC_REGISTER_VECTOR_FAMILY(fam(
+    cat::glow_rowwise_fully_connected::op, cat::glow_rowwise_fully_connected::conv::glow, 1203, kLinearNotes,
+    [](Rng& r, Builder& b) {
+      using Op = cat::glow_rowwise_fully_connected;
+      using In = Op::in;
+      auto scales = [](std::vector<std::uint32_t> v) {
+        std::vector<std::int64_t> d;
+        for (auto s : v) d.push_back(static_cast<std::int64_t>(s));
+        return tensor_of(In::scales, DType::F32, {static_cast<std::int64_t>(v.size())}, d);
+      };
+      const OJ tie = tie_attrs<Op>();
+      b.add(flagged(make("tie -0.5 with output offset 1: round(0.5) = 1 (offset first, as the Convolution)",
+                         {i8(In::x, {1, 1}, {-1}), i8(In::w, {1, 1}, {1}), scales({f32_bits(0, 0)}),
+                          i32(In::offsets, {1}, {0}), i32(In::bias, {1}, {0})},
+                         tie),
+                    "tie_offset"));
+      OJ two = unit_attrs<Op>();
+      qp(two, kInput<Op>, f32_bits(-2, 0), 3);
+      qp(two, kOutput<Op>, f32_bits(-1, 0), -5);
+      b.add(make("two rows with different scales and offsets (row offsets at the int8 ends)",
+                 {i8(In::x, {2, 3}, {1, -2, 3, 127, -128, 0}), i8(In::w, {2, 3}, {10, -20, 30, -128, 127, 5}),
+                  scales({f32_bits(-3, 0x400000), f32_bits(-6, 0)}), i32(In::offsets, {2}, {-128, 127}),
+                  i32(In::bias, {2}, {100, -100})},
+                 two));
+      b.add(make("invalid: scales length != M",
+                 {i8(In::x, {1, 1}, {1}), i8(In::w, {2, 1}, {1, 2}), scales({f32_bits(0, 0)}),
+                  i32(In::offsets, {2}, {0, 0}), i32(In::bias, {2}, {0, 0})},
+                 unit_attrs<Op>(), true));
+      b.add(make("invalid: offsets length != M",
+                 {i8(In::x, {1, 1}, {1}), i8(In::w, {1, 1}, {1}), scales({f32_bits(0, 0)}),
+                  i32(In::offsets, {2}, {0, 0}), i32(In::bias, {1}, {0})},
+                 unit_attrs<Op>(), true));
+      b.add(make("invalid: weights columns != K",
+                 {i8(In::x, {1, 2}, {1, 2}), i8(In::w, {1, 1}, {1}), scales({f32_bits(0, 0)}),
+                  i32(In::offsets, {1}, {0}), i32(In::bias, {1}, {0})},
+                 unit_attrs<Op>(), true));
+      b.add(make("invalid: bias length != M",
+                 {i8(In::x, {1, 1}, {1}), i8(In::w, {1, 1}, {1}), scales({f32_bits(0, 0)}), i32(In::offsets, {1}, {0}),
+                  i32(In::bias, {2}, {0, 0})},
+                 unit_attrs<Op>(), true));
+      b.add_random(130, [&r, scales] {
+        const auto d = draw_types(r);
+        const std::int64_t n = r.uniform(1, 3), k = r.uniform(1, 12), m = r.uniform(1, 5);
+        OJ a = random_linear_attrs<Op>(r, d);
+        const int ex = exponent_of(attr::get(a, Op::attr::input_scale));
+        std::vector<std::uint32_t> sc;
+        std::vector<std::int64_t> off;
+        for (std::int64_t i = 0; i < m; ++i) {
+          sc.push_back(random_scale(r, -8, 1));
+          off.push_back(r.uniform(d.lo, d.hi));
+        }
+        // Bias and output scales relative to the smallest row's matmul scale: the bias ratio stays
+        // <= 1 and outputs spread over the range.
+        int emin = 127;
+        for (auto s : sc) emin = std::min(emin, exponent_of(s));
+        // One draw per statement, offset before scale (GCC's right-to-left argument order).
+        const std::int64_t bias_offset = d.bias == DType::I32 ? 0 : r.uniform(-8, 8);
+        qp(a, kBias<Op>, random_scale(r, ex + emin - 2, ex + emin), bias_offset);
+        const std::int64_t output_offset = r.uniform(d.lo / 2, d.hi / 2);
+        qp(a, kOutput<Op>, random_scale(r, ex + emin + 3, ex + emin + 9), output_offset);
+        Test t =
+            make("random",
+                 {rand_tensor(r, In::x, {n, k}, d.lo, d.hi, d.elem), rand_tensor(r, In::w, {m, k}, d.lo, d.hi, d.elem),
+                  scales(sc), tensor_of(In::offsets, DType::I32, {m}, off), rand_bias(r, In::bias, m, d.bias)},
+                 a);
+        if (d.elem == DType::I16) t.flags.push_back("int16");
+        return t;
+      });
+      for (int v = 0; v < wide::kDraws; ++v) {  // row scales of the weights' exponent, offsets near 0
+        const wide::Fc f = wide::draw_fc(r, v);
+        auto [a, ew] = wide_linear_attrs<Op>(r, f.k);
+        std::vector<std::uint32_t> sc;
+        std::vector<std::int64_t> off;
+        for (std::int64_t i = 0; i < f.outputs; ++i) {
+          sc.push_back(random_scale(r, ew, ew));
+          off.push_back(r.uniform(-8, 8));
+        }
+        b.add(wide_test(
+            make("random",
+                 {rand_tensor(r, In::x, {f.rows, f.k}, -128, 127, DType::I8),
+                  rand_tensor(r, In::w, {f.outputs, f.k}, -128, 127, DType::I8), scales(sc),
+                  tensor_of(In::offsets, DType::I32, {f.outputs}, off), rand_bias(r, In::bias, f.outputs, DType::I32)},
+                 a)));
+      }
+    }));
 
 // ---- FusedRowwiseQuantizedSparseLengthsWeightedSum ------------------------------------------------
 

@@ -10,8 +10,10 @@
 #include <string_view>
 
 #include "qspec/catalogue/keys.h"
+#include "qspec/ref/ieee.h"
 #include "qspec/vecgen.h"
 #include "qspec/vecgen/attrs_of.h"
+#include "qspec/vecgen/wide_shapes.h"
 
 namespace qspec::vecgen {
 namespace {
@@ -68,6 +70,27 @@ ConvProblem conv_problem(Rng& r, std::int64_t max_groups = 3) {
   return {{r.uniform(1, 2), g * ic, h, w}, {g * opg, ic, kh, kw}, conv_attrs<Op>(sh, sw, ph, pw, dh, dw, g)};
 }
 
+// A wide convolution (vecgen/wide_shapes.h) as NCHW / OIHW shapes and Op's attributes.
+template <class Op>
+ConvProblem wide_conv_problem(Rng& r, int variant) {
+  const wide::Conv c = wide::draw_conv(r, variant);
+  return {{1, c.C, c.H, c.W},
+          {c.O, c.C / c.groups, c.kh, c.kw},
+          conv_attrs<Op>(c.sh, c.sw, c.ph, c.pw, c.dh, c.dw, c.groups)};
+}
+// (rows, K, outputs) of a wide fully connected draw.
+Dims wide_fc_shape(Rng& r, int variant) {
+  const wide::Fc f = wide::draw_fc(r, variant);
+  return {f.rows, f.k, f.outputs};
+}
+Test wide_test(Test t) {
+  t.comment = "wide: " + t.comment;
+  t.flags.push_back("wide");
+  return t;
+}
+const std::vector<std::pair<std::string, std::string>> kWideNotes = {wide::note()};
+constexpr int kWideDraws = wide::kDraws;
+
 std::vector<Test> conv_edge_cases(Rng& r) {
   using K = cat::conv2d;
   std::vector<Test> t;
@@ -109,9 +132,15 @@ std::vector<Test> random_conv(Rng& r, int n, std::int64_t lo, std::int64_t hi) {
 
 // ---- MRT operators ----
 
-QSPEC_REGISTER_VECTOR_FAMILY(family<cat::conv2d>(cat::conv2d::conv::mrt, {}, 401, [](Rng& r) {
+QSPEC_REGISTER_VECTOR_FAMILY(family<cat::conv2d>(cat::conv2d::conv::mrt, kWideNotes, 401, [](Rng& r) {
+  using K = cat::conv2d;
   auto t = conv_edge_cases(r);
   for (auto& x : random_conv(r, 100, -127, 127)) t.push_back(std::move(x));
+  for (int v = 0; v < kWideDraws; ++v) {
+    const auto p = wide_conv_problem<K>(r, v);
+    t.push_back(wide_test(
+        make("random", {rand_tensor(r, K::in::x, p.x, -127, 127), rand_tensor(r, K::in::w, p.w, -127, 127)}, p.attrs)));
+  }
   return one_group(std::move(t));
 }));
 
@@ -174,7 +203,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(family<cat::max_pool2d>(cat::max_pool2d::conv::mrt,
   return one_group(std::move(t));
 }));
 
-QSPEC_REGISTER_VECTOR_FAMILY(family<cat::fully_connected>(cat::fully_connected::conv::mrt, {}, 405, [](Rng& r) {
+QSPEC_REGISTER_VECTOR_FAMILY(family<cat::fully_connected>(cat::fully_connected::conv::mrt, kWideNotes, 405, [](Rng& r) {
   using In = cat::fully_connected::in;
   std::vector<Test> t;
   for (int i = 0; i < 100; ++i) {
@@ -186,6 +215,12 @@ QSPEC_REGISTER_VECTOR_FAMILY(family<cat::fully_connected>(cat::fully_connected::
   }
   t.push_back(make("invalid: K differs", {rand_tensor(r, In::x, {1, 2}, -1, 1), rand_tensor(r, In::w, {1, 3}, -1, 1)},
                    OJ::object(), true));
+  for (int v = 0; v < kWideDraws; ++v) {
+    const Dims s = wide_fc_shape(r, v);
+    t.push_back(wide_test(
+        make("random", {rand_tensor(r, In::x, {s[0], s[1]}, -127, 127), rand_tensor(r, In::w, {s[2], s[1]}, -127, 127)},
+             OJ::object())));
+  }
   return one_group(std::move(t));
 }));
 
@@ -369,6 +404,18 @@ std::vector<Group> conv_expansion_vectors(Rng& r, bool zx, bool zw) {
                       rand_tensor(r, K::in::w, p.w, zw ? 0 : -127, zw ? 255 : 127)},
                      a));
   }
+  for (int v = 0; v < kWideDraws; ++v) {  // zero points near the affine codes' mean
+    const auto p = wide_conv_problem<K>(r, v);
+    OJ a = p.attrs;
+    const std::int64_t zxv = zx ? r.uniform(104, 152) : 0, zwv = zw ? r.uniform(104, 152) : 0;
+    attr::set(a, K::attr::zx, zxv);
+    attr::set(a, K::attr::zw, zwv);
+    attr::set(a, K::attr::x_pad, -zxv);
+    t.push_back(wide_test(make("random",
+                               {rand_tensor(r, K::in::x, p.x, zx ? 0 : -127, zx ? 255 : 127),
+                                rand_tensor(r, K::in::w, p.w, zw ? 0 : -127, zw ? 255 : 127)},
+                               a)));
+  }
   return one_group(std::move(t));
 }
 std::vector<Group> fc_expansion_vectors(Rng& r, bool zx, bool zw) {
@@ -384,25 +431,35 @@ std::vector<Group> fc_expansion_vectors(Rng& r, bool zx, bool zw) {
                       rand_tensor(r, K::in::w, {r.uniform(1, 3), k}, zw ? 0 : -127, zw ? 255 : 127)},
                      a));
   }
+  for (int v = 0; v < kWideDraws; ++v) {
+    const Dims s = wide_fc_shape(r, v);
+    OJ a = OJ::object();
+    attr::set(a, K::attr::zx, zx ? r.uniform(104, 152) : 0);
+    attr::set(a, K::attr::zw, zw ? r.uniform(104, 152) : 0);
+    t.push_back(wide_test(make("random",
+                               {rand_tensor(r, K::in::x, {s[0], s[1]}, zx ? 0 : -127, zx ? 255 : 127),
+                                rand_tensor(r, K::in::w, {s[2], s[1]}, zw ? 0 : -127, zw ? 255 : 127)},
+                               a)));
+  }
   return one_group(std::move(t));
 }
 using ConvExp = cat::mrt_conv2d_expansion;
 using FcExp = cat::mrt_fc_expansion;
-QSPEC_REGISTER_VECTOR_FAMILY(family<ConvExp>(ConvExp::conv::mrt_sym, {}, 421,
+QSPEC_REGISTER_VECTOR_FAMILY(family<ConvExp>(ConvExp::conv::mrt_sym, kWideNotes, 421,
                                              [](Rng& r) { return conv_expansion_vectors(r, false, false); }));
-QSPEC_REGISTER_VECTOR_FAMILY(family<ConvExp>(ConvExp::conv::mrt_zpx, {}, 422,
+QSPEC_REGISTER_VECTOR_FAMILY(family<ConvExp>(ConvExp::conv::mrt_zpx, kWideNotes, 422,
                                              [](Rng& r) { return conv_expansion_vectors(r, true, false); }));
-QSPEC_REGISTER_VECTOR_FAMILY(family<ConvExp>(ConvExp::conv::mrt_zpw, {}, 423,
+QSPEC_REGISTER_VECTOR_FAMILY(family<ConvExp>(ConvExp::conv::mrt_zpw, kWideNotes, 423,
                                              [](Rng& r) { return conv_expansion_vectors(r, false, true); }));
-QSPEC_REGISTER_VECTOR_FAMILY(family<ConvExp>(ConvExp::conv::mrt_zpxw, {}, 424,
+QSPEC_REGISTER_VECTOR_FAMILY(family<ConvExp>(ConvExp::conv::mrt_zpxw, kWideNotes, 424,
                                              [](Rng& r) { return conv_expansion_vectors(r, true, true); }));
-QSPEC_REGISTER_VECTOR_FAMILY(family<FcExp>(FcExp::conv::mrt_sym, {}, 425,
+QSPEC_REGISTER_VECTOR_FAMILY(family<FcExp>(FcExp::conv::mrt_sym, kWideNotes, 425,
                                            [](Rng& r) { return fc_expansion_vectors(r, false, false); }));
-QSPEC_REGISTER_VECTOR_FAMILY(family<FcExp>(FcExp::conv::mrt_zpx, {}, 426,
+QSPEC_REGISTER_VECTOR_FAMILY(family<FcExp>(FcExp::conv::mrt_zpx, kWideNotes, 426,
                                            [](Rng& r) { return fc_expansion_vectors(r, true, false); }));
-QSPEC_REGISTER_VECTOR_FAMILY(family<FcExp>(FcExp::conv::mrt_zpw, {}, 427,
+QSPEC_REGISTER_VECTOR_FAMILY(family<FcExp>(FcExp::conv::mrt_zpw, kWideNotes, 427,
                                            [](Rng& r) { return fc_expansion_vectors(r, false, true); }));
-QSPEC_REGISTER_VECTOR_FAMILY(family<FcExp>(FcExp::conv::mrt_zpxw, {}, 428,
+QSPEC_REGISTER_VECTOR_FAMILY(family<FcExp>(FcExp::conv::mrt_zpxw, kWideNotes, 428,
                                            [](Rng& r) { return fc_expansion_vectors(r, true, true); }));
 
 QSPEC_REGISTER_VECTOR_FAMILY(
@@ -448,7 +505,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(family<cat::mrt_channel_split>(cat::mrt_channel_spl
 }));
 
 QSPEC_REGISTER_VECTOR_FAMILY(
-    family<cat::mrt_conv2d_channelwise>(cat::mrt_conv2d_channelwise::conv::mrt, {}, 432, [](Rng& r) {
+    family<cat::mrt_conv2d_channelwise>(cat::mrt_conv2d_channelwise::conv::mrt, kWideNotes, 432, [](Rng& r) {
       using K = cat::mrt_conv2d_channelwise;
       std::vector<Test> t;
       for (int i = 0; i < 100; ++i) {
@@ -457,6 +514,13 @@ QSPEC_REGISTER_VECTOR_FAMILY(
         attr::set(a, K::attr::step, r.uniform(1, 4));
         t.push_back(
             make("random", {rand_tensor(r, K::in::x, p.x, -127, 127), rand_tensor(r, K::in::w, p.w, -127, 127)}, a));
+      }
+      for (int v = 0; v < kWideDraws; ++v) {
+        const auto p = wide_conv_problem<K>(r, v);
+        OJ a = p.attrs;
+        attr::set(a, K::attr::step, r.uniform(1, 8));
+        t.push_back(wide_test(
+            make("random", {rand_tensor(r, K::in::x, p.x, -127, 127), rand_tensor(r, K::in::w, p.w, -127, 127)}, a)));
       }
       return one_group(std::move(t));
     }));
@@ -495,7 +559,20 @@ std::uint32_t f32_scale(Rng& r) {
 }
 constexpr std::uint32_t kOne = 0x3f800000;  // 1.0f
 
-QSPEC_REGISTER_VECTOR_FAMILY(family<cat::tvm_qnn_conv2d>(cat::tvm_qnn_conv2d::conv::tvm, {}, 451, [](Rng& r) {
+// A wide draw's output scale: in_s k_s 2^e (1 + m / 16) (wide::output_exponent), so that most int8
+// outputs do not saturate.
+std::uint32_t wide_output_scale(Rng& r, std::uint32_t in_s, std::uint32_t k_s, std::int64_t k) {
+  const int e = wide::output_exponent(k);
+  const ref::Rat m(ref::Int(16 + r.uniform(0, 15)), ref::Int(16));
+  return ref::f32_round(ref::f32_value(in_s) * ref::f32_value(k_s) * ref::pow2r(e) * m);
+}
+// A wide draw's zero points, near the codes' mean.
+void wide_zero_points(Rng& r, OJ& a, const attr::Int& in_zp, const attr::Int& k_zp, bool u8) {
+  attr::set(a, in_zp, u8 ? r.uniform(120, 136) : r.uniform(-8, 8));
+  attr::set(a, k_zp, r.uniform(-4, 4));
+}
+
+QSPEC_REGISTER_VECTOR_FAMILY(family<cat::tvm_qnn_conv2d>(cat::tvm_qnn_conv2d::conv::tvm, kWideNotes, 451, [](Rng& r) {
   using K = cat::tvm_qnn_conv2d;
   using A = K::attr;
   std::vector<Test> t;
@@ -526,9 +603,33 @@ QSPEC_REGISTER_VECTOR_FAMILY(family<cat::tvm_qnn_conv2d>(cat::tvm_qnn_conv2d::co
                    {rand_tensor(r, K::in::data, {1, 1, 1, 1}, 0, 5, DType::I8),
                     rand_tensor(r, K::in::kernel, {1, 1, 1, 1}, 0, 5, DType::I8)},
                    attrs_of(A::out_dtype, DType::I16), true));
+  for (int v = 0; v < kWideDraws; ++v) {  // NCHW and NHWC in turn; the last one int32 out
+    const auto p = wide_conv_problem<K>(r, v);
+    OJ a = p.attrs;
+    const bool u8 = r.coin();
+    const std::uint32_t in_s = f32_scale(r), k_s = f32_scale(r);
+    wide_zero_points(r, a, A::input_zero_point, A::kernel_zero_point, u8);
+    attr::set(a, A::input_scale, in_s);
+    attr::set(a, A::kernel_scale, k_s);
+    attr::set(a, A::output_scale, wide_output_scale(r, in_s, k_s, p.w[1] * p.w[2] * p.w[3]));
+    attr::set(a, A::output_zero_point, r.uniform(-8, 8));
+    attr::set(a, A::out_dtype, v == kWideDraws - 1 ? DType::I32 : DType::I8);
+    attr::set(a, A::rounding, r.coin() ? A::rounding_is::UPWARD : A::rounding_is::TONEAREST);
+    Dims x = p.x, w = p.w;
+    if (v % 2) {
+      attr::set(a, A::data_layout, A::data_layout_is::NHWC);
+      x = {p.x[0], p.x[2], p.x[3], p.x[1]};
+      w = {p.w[2], p.w[3], p.w[1], p.w[0]};
+    }
+    t.push_back(
+        wide_test(make(v % 2 ? "NHWC/HWIO" : "NCHW/OIHW",
+                       {rand_tensor(r, K::in::data, x, u8 ? 0 : -128, u8 ? 255 : 127, u8 ? DType::U8 : DType::I8),
+                        rand_tensor(r, K::in::kernel, w, -128, 127, DType::I8)},
+                       a)));
+  }
   return one_group(std::move(t));
 }));
-QSPEC_REGISTER_VECTOR_FAMILY(family<cat::tvm_qnn_dense>(cat::tvm_qnn_dense::conv::tvm, {}, 452, [](Rng& r) {
+QSPEC_REGISTER_VECTOR_FAMILY(family<cat::tvm_qnn_dense>(cat::tvm_qnn_dense::conv::tvm, kWideNotes, 452, [](Rng& r) {
   using K = cat::tvm_qnn_dense;
   using A = K::attr;
   std::vector<Test> t;
@@ -546,6 +647,21 @@ QSPEC_REGISTER_VECTOR_FAMILY(family<cat::tvm_qnn_dense>(cat::tvm_qnn_dense::conv
                      {rand_tensor(r, K::in::data, {r.uniform(1, 3), k}, -128, 127, DType::I8),
                       rand_tensor(r, K::in::weight, {r.uniform(1, 3), k}, -128, 127, DType::I8)},
                      a));
+  }
+  for (int v = 0; v < kWideDraws; ++v) {  // the last one int32 out
+    const Dims s = wide_fc_shape(r, v);
+    OJ a = OJ::object();
+    const std::uint32_t in_s = f32_scale(r), k_s = f32_scale(r);
+    wide_zero_points(r, a, A::input_zero_point, A::kernel_zero_point, false);
+    attr::set(a, A::input_scale, in_s);
+    attr::set(a, A::kernel_scale, k_s);
+    attr::set(a, A::output_scale, wide_output_scale(r, in_s, k_s, s[1]));
+    attr::set(a, A::output_zero_point, r.uniform(-8, 8));
+    attr::set(a, A::out_dtype, v == kWideDraws - 1 ? DType::I32 : DType::I8);
+    t.push_back(wide_test(make("random",
+                               {rand_tensor(r, K::in::data, {s[0], s[1]}, -128, 127, DType::I8),
+                                rand_tensor(r, K::in::weight, {s[2], s[1]}, -128, 127, DType::I8)},
+                               a)));
   }
   return one_group(std::move(t));
 }));

@@ -48,6 +48,7 @@ struct Problem {
   ro::QEwParams p;
   IntArray a, b;
   bool drawn = false;
+  bool long_draw = false;  // shapes of long_shapes (flag "long")
 };
 
 template <class Key>
@@ -259,6 +260,7 @@ std::vector<std::string> auto_flags(const Problem& pr, int ties_n, const Tensor&
   if ((pr.a.numel() == 1 || pr.b.numel() == 1) && static_cast<std::int64_t>(y.data.size()) > 1)
     f.insert("broadcast_scalar");
   if (pr.drawn) f.insert("random");
+  if (pr.long_draw) f.insert("long");
   return {f.begin(), f.end()};
 }
 
@@ -274,6 +276,9 @@ const std::vector<std::pair<std::string, std::string>> kNotes = {
     {"scale_limit", "a scale ratio outside XNNPACK's range: xnn_status_unsupported_parameter"},
     {"multiplier_limit", "TFLite's real output multiplier is >= 1: QuantizeMultiplierSmallerThanOneExp aborts"},
     {"random", "random draw"},
+    {"long",
+     "65-200 output elements: the optimized kernels' 8-lane (ymm) and 16-lane (zmm, 64 elements per step) loops and "
+     "their tails, with equal shapes, a one-element operand or a per-channel operand over the innermost axis"},
 };
 
 // Arm NN's families also name the ties where its half-away rounding differs from half to even; TOSA's
@@ -281,16 +286,19 @@ const std::vector<std::pair<std::string, std::string>> kNotes = {
 template <class Op>
 std::vector<std::pair<std::string, std::string>> notes_of(std::string_view conv) {
   auto n = kNotes;
+  const auto before_random = [&n] {
+    return std::find_if(n.begin(), n.end(), [](const auto& e) { return e.first == "random"; });
+  };
   if (conv == Op::conv::armnn_cpuref)
-    n.insert(n.end() - 1,
+    n.insert(before_random(),
              {"away_tie", "an exact tie whose half-away rounding differs from half to even (Arm NN's std::round)"});
   if (conv == Op::conv::onednn)
-    n.insert(n.end() - 1, {"zp_in_float",
-                           "an output where adding z_y in float before the rounding (oneDNN's eltwise_linear "
-                           "post-op) differs from rne(v) + z_y"});
+    n.insert(before_random(), {"zp_in_float",
+                               "an output where adding z_y in float before the rounding (oneDNN's eltwise_linear "
+                               "post-op) differs from rne(v) + z_y"});
   if constexpr (requires { Op::conv::tosa; })
     if (conv == Op::conv::tosa)
-      n.insert(n.end() - 1,
+      n.insert(before_random(),
                {"shift_limit",
                 "a RESCALE's computeMultiplierAndShift shift is outside [2, 62]: the TOSA legalization fails"});
   return n;
@@ -457,17 +465,21 @@ void realistic_scales(Rng& r, QEwOp op, ro::QEwParams& p, bool saturating) {
   }
 }
 
+// `shapes`: the long draws' (a, b); otherwise drawn here.
 template <class Op>
-Problem draw(Rng& r, QEwOp op, QEwConvention c, int mode /* 0 tie-rich, 1 realistic, 2 saturating */) {
+Problem draw(Rng& r, QEwOp op, QEwConvention c, int mode /* 0 tie-rich, 1 realistic, 2 saturating */,
+             const std::pair<Dims, Dims>* shapes = nullptr) {
   Problem pr;
   auto& p = pr.p;
   const bool int8 = r.coin();  // drawn for every convention: TOSA's int8 only keeps the others' draws
   p.type = p.b_type = int8 || c == QEwConvention::Tosa ? DType::I8 : DType::U8;
-  auto [sa, sb] = draw_shapes(r);
+  auto [sa, sb] = shapes ? *shapes : draw_shapes(r);
   // PyTorch: fewer than 64 outputs keep ATen's loop on its scalar path at every CPU capability (its
-  // vector path dequantizes with an FMA: E-LIBTORCH-EW-1); qnnpack: equal shapes reach q8add.
-  while (is_pytorch(c) && ro::shape_numel(ro::qlinear_ew_broadcast(sa, sb).out) > 63) std::tie(sa, sb) = draw_shapes(r);
-  if (c == QEwConvention::PytorchQnnpack && r.coin()) sb = sa;
+  // vector path dequantizes with an FMA: E-LIBTORCH-EW-1), except in the long draws; qnnpack: equal
+  // shapes reach q8add.
+  while (!shapes && is_pytorch(c) && ro::shape_numel(ro::qlinear_ew_broadcast(sa, sb).out) > 63)
+    std::tie(sa, sb) = draw_shapes(r);
+  if (!shapes && c == QEwConvention::PytorchQnnpack && r.coin()) sb = sa;
   if (mode == 0)
     tie_rich_scales(r, op, c, p);
   else
@@ -497,6 +509,22 @@ Problem draw(Rng& r, QEwOp op, QEwConvention c, int mode /* 0 tie-rich, 1 realis
     pr.b = draw_codes(r, sb, p.type, lo_of(p.type), hi_of(p.type));
   }
   return pr;
+}
+
+// The long draws' shapes: equal shapes of 65-200 elements (1-D, or 2-D where the length factors),
+// a one-element operand, and a per-channel operand of C elements against (rows, C), either operand.
+std::vector<std::pair<Dims, Dims>> long_shapes() {
+  std::vector<std::pair<Dims, Dims>> s;
+  for (std::int64_t n : {65, 72, 100, 127, 129, 150, 177, 200})
+    s.push_back(n % 2 == 0 ? std::pair<Dims, Dims>{{2, n / 2}, {2, n / 2}} : std::pair<Dims, Dims>{{n}, {n}});
+  s.push_back({{66}, {1}});
+  s.push_back({{1}, {2, 65}});
+  s.push_back({{199}, {1}});
+  s.push_back({{5, 17}, {17}});
+  s.push_back({{33}, {4, 33}});
+  s.push_back({{2, 70}, {70}});
+  s.push_back({{15, 9}, {9}});
+  return s;
 }
 
 // ---- hand cases ----
@@ -673,8 +701,9 @@ void onednn_hand_cases(Builder<Op>& b) {
     ord.p.a_scale = 0x3c23d70au;  // fl32(0.01)
     ord.p.b_scale = ties::f32_dyadic(1, 0);
     ord.p.y_scale = ties::f32_dyadic(1, 0);
-    b.add(ord, "S = fl32(0.01) on src0: fl32(fl32(-125 S) (-86)) = 107.5 -> 108, fl32(fl32(-86 S) (-125)) = "
-               "107.49999 -> 107 (the operands' order is part of the convention)");
+    b.add(ord,
+          "S = fl32(0.01) on src0: fl32(fl32(-125 S) (-86)) = 107.5 -> 108, fl32(fl32(-86 S) (-125)) = "
+          "107.49999 -> 107 (the operands' order is part of the convention)");
   }
   Problem za = unit_problem(DType::I8, {2}, {2});
   za.p.a_zero_point = Int(1);
@@ -1017,6 +1046,19 @@ Family ew_family(QEwOp op, std::string_view conv, std::uint64_t seed, int tie_ri
         realistic, [&] { return draw<Op>(r, op, c, 1); }, "random");
     b.add_random(
         saturating, [&] { return draw<Op>(r, op, c, 2); }, "random, saturating");
+    // Appended after the draws above (whose tests stay as they were): tie-rich and realistic in turn.
+    int mode = 0;
+    for (const auto& shapes : long_shapes()) {
+      b.add_random(
+          1,
+          [&] {
+            Problem pr = draw<Op>(r, op, c, mode, &shapes);
+            pr.long_draw = true;
+            return pr;
+          },
+          mode == 0 ? "tie-rich draw, long" : "random, long");
+      mode = 1 - mode;
+    }
     return std::vector<Group>{Group{OJ::object(), std::move(b.tests)}};
   });
 }

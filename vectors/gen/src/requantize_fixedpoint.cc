@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "qspec/refops.h"
 #include "qspec/vecgen.h"
 #include "qspec/vecgen/classify.h"
+#include "qspec/vecgen/extreme_zero_point.h"
 
 namespace qspec::vecgen {
 namespace {
@@ -79,6 +81,24 @@ const std::vector<std::pair<std::string, std::string>> kQ31Notes = {
     {"invalid_unsigned_output", "TOSA ERROR_IF: unsigned (uint8) output from an int32 input"},
     {"invalid_zero_point_range", "TOSA ERROR_IF: output_zp not representable in out_t"},
 };
+
+// The note of the draws with an output zero point at an int32 extreme (gemmlowp and TFLite only:
+// TOSA's zero points must fit out_dtype).
+const std::pair<std::string, std::string> kZpInt32ExtremeNote = {
+    "zp_int32_extreme",
+    "output_zero_point INT32_MIN or INT32_MAX, which these conventions allow for every out_dtype while the scaled "
+    "value plus it stays in int32 (an unsigned output with INT32_MIN: every output 0); long inputs, so that the "
+    "optimized kernels' vector loops see them"};
+
+std::vector<std::pair<std::string, std::string>> with_extreme_note(std::vector<std::pair<std::string, std::string>> n) {
+  n.push_back(kZpInt32ExtremeNote);
+  return n;
+}
+
+// (M, shift) of the extreme zero point draws: real multipliers ~1 and ~2 (scaled values reach
+// int32's ends, so that some outputs do not saturate), 1/4 and ~2^-12.5 (accumulators of a layer).
+const std::pair<std::int64_t, int> kExtremeScales[] = {
+    {2147483647, 0}, {2147483647, 1}, {1LL << 30, -1}, {1518500250, -12}};
 
 class Q31Builder {
  public:
@@ -295,6 +315,21 @@ std::vector<Group> generate_q31(const Q31Convention& c, Rng& rng) {
     }
     groups.push_back(std::move(g));
   }
+  // Output zero points at the int32 extremes, in groups after all others (the earlier tests keep
+  // their tcIds); no random draw, so the groups above are as they were.
+  if (!c.tosa)
+    for (const auto& t : kOutTypes) {
+      Group g;
+      attr::set(g.attributes, Requantize::attr::out_dtype, t.dtype);
+      for (std::int64_t zp : {kI32Min, kI32Max})
+        for (const auto& [mult, shift] : kExtremeScales)
+          b.add(g, mult, shift, zp,
+                extreme_zero_point_accumulators(ref::Rat(mult) * ref::pow2r(shift - 31), zp, t.lo, t.hi),
+                {"zp_int32_extreme"},
+                std::string("output_zero_point INT32_") + (zp < 0 ? "MIN" : "MAX") + ", M = " + std::to_string(mult) +
+                    ", shift " + std::to_string(shift));
+      groups.push_back(std::move(g));
+    }
   return groups;
 }
 
@@ -309,9 +344,9 @@ static_assert(PerChannel::conv::gemmlowp_double_round == Requantize::conv::gemml
               PerChannel::conv::tosa_single_round == Requantize::conv::tosa_single_round &&
               PerChannel::conv::tosa_double_round == Requantize::conv::tosa_double_round);
 
-QSPEC_REGISTER_VECTOR_FAMILY(family<Requantize>(kGemmlowp.name, kQ31Notes, 3001,
+QSPEC_REGISTER_VECTOR_FAMILY(family<Requantize>(kGemmlowp.name, with_extreme_note(kQ31Notes), 3001,
                                                 [](Rng& r) { return generate_q31(kGemmlowp, r); }));
-QSPEC_REGISTER_VECTOR_FAMILY(family<Requantize>(kTfliteSingle.name, kQ31Notes, 3002,
+QSPEC_REGISTER_VECTOR_FAMILY(family<Requantize>(kTfliteSingle.name, with_extreme_note(kQ31Notes), 3002,
                                                 [](Rng& r) { return generate_q31(kTfliteSingle, r); }));
 QSPEC_REGISTER_VECTOR_FAMILY(family<Requantize>(kTosaSingle.name, kQ31Notes, 3003,
                                                 [](Rng& r) { return generate_q31(kTosaSingle, r); }));
@@ -333,6 +368,53 @@ const std::vector<std::pair<std::string, std::string>> kPerChannelNotes = {
     {"saturate_both", "values saturating at both ends of out_dtype"},
     {"random", "random multipliers, shifts and accumulators"},
 };
+
+// A group of out_dtype t with output zero points INT32_MIN and INT32_MAX: one channel per (M, shift)
+// of kExtremeScales along the last axis, each with as many of its valid accumulators (the per-tensor
+// op's REQUIREs, the same per channel) as the channel with the fewest has, spread over its list.
+Group per_channel_extreme_zero_points(const Q31Convention& c, const DtypeInfo& t) {
+  Group g;
+  attr::set(g.attributes, PerChannel::attr::out_dtype, t.dtype);
+  for (std::int64_t zp : {kI32Min, kI32Max}) {
+    std::vector<std::vector<std::int64_t>> valid;
+    std::vector<std::int64_t> ms, ss;
+    for (const auto& [mult, shift] : kExtremeScales) {
+      ordered_json one;
+      attr::set(one, Requantize::attr::out_dtype, t.dtype);
+      attr::set(one, Requantize::attr::multiplier, mult);
+      attr::set(one, Requantize::attr::shift, shift);
+      attr::set(one, Requantize::attr::output_zero_point, zp);
+      auto& v = valid.emplace_back();
+      for (auto x : extreme_zero_point_accumulators(ref::Rat(mult) * ref::pow2r(shift - 31), zp, t.lo, t.hi))
+        if (classify(Requantize::op, c.name, one, {scalar_vector(std::string(Requantize::in::x), DType::I32, {x})}) ==
+            Verdict::Valid)
+          v.push_back(x);
+      ms.push_back(mult);
+      ss.push_back(shift);
+    }
+    std::size_t rows = valid[0].size();
+    for (const auto& v : valid) rows = std::min(rows, v.size());
+    if (rows == 0) continue;
+    const auto channels = static_cast<std::int64_t>(valid.size());
+    std::vector<std::int64_t> xs;
+    for (std::size_t r = 0; r < rows; ++r)
+      for (const auto& v : valid) xs.push_back(v[r * v.size() / rows]);
+    Test test;
+    test.comment = std::string("output_zero_point INT32_") + (zp < 0 ? "MIN" : "MAX") + ", " +
+                   std::to_string(channels) + " channels of real multipliers ~1, ~2, 1/4, ~2^-12.5";
+    test.flags = {"per_channel_axis_last", "zp_int32_extreme"};
+    test.inputs = {tensor(std::string(PerChannel::in::x), DType::I32, {static_cast<std::int64_t>(rows), channels}, xs)};
+    attr::set(test.attributes, PerChannel::attr::multiplier, ms);
+    attr::set(test.attributes, PerChannel::attr::shift, ss);
+    attr::set(test.attributes, PerChannel::attr::axis, 1);
+    attr::set(test.attributes, PerChannel::attr::output_zero_point, zp);
+    if (classify(PerChannel::op, c.name, merge_attributes(g.attributes, test.attributes), test.inputs) !=
+        Verdict::Valid)
+      throw std::logic_error("vecgen requantize_per_channel: an extreme zero point draw is not valid");
+    g.tests.push_back(std::move(test));
+  }
+  return g;
+}
 
 std::vector<Group> generate_per_channel(const Q31Convention& c, Rng& rng) {
   std::vector<Group> groups;
@@ -393,12 +475,14 @@ std::vector<Group> generate_per_channel(const Q31Convention& c, Rng& rng) {
     }
     groups.push_back(std::move(g));
   }
+  if (!c.tosa)
+    for (const auto& t : kOutTypes) groups.push_back(per_channel_extreme_zero_points(c, t));
   return groups;
 }
 
-QSPEC_REGISTER_VECTOR_FAMILY(family<PerChannel>(kGemmlowp.name, kPerChannelNotes, 3011,
+QSPEC_REGISTER_VECTOR_FAMILY(family<PerChannel>(kGemmlowp.name, with_extreme_note(kPerChannelNotes), 3011,
                                                 [](Rng& r) { return generate_per_channel(kGemmlowp, r); }));
-QSPEC_REGISTER_VECTOR_FAMILY(family<PerChannel>(kTfliteSingle.name, kPerChannelNotes, 3012,
+QSPEC_REGISTER_VECTOR_FAMILY(family<PerChannel>(kTfliteSingle.name, with_extreme_note(kPerChannelNotes), 3012,
                                                 [](Rng& r) { return generate_per_channel(kTfliteSingle, r); }));
 QSPEC_REGISTER_VECTOR_FAMILY(family<PerChannel>(kTosaSingle.name, kPerChannelNotes, 3013,
                                                 [](Rng& r) { return generate_per_channel(kTosaSingle, r); }));

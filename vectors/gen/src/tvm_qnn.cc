@@ -18,6 +18,7 @@
 #include "qspec/refops.h"
 #include "qspec/vecgen.h"
 #include "qspec/vecgen/classify.h"
+#include "qspec/vecgen/extreme_zero_point.h"
 #include "qspec/vecgen/float_helpers.h"
 
 namespace qspec::vecgen {
@@ -78,6 +79,10 @@ const std::vector<std::pair<std::string, std::string>> kRequantizeNotes = {
     {"invalid_output_scale", "ERROR_IF: output_scale = 0"},
     {"invalid_out_dtype", "ERROR_IF: out_dtype is not int8, uint8, int16 or int32"},
     {"invalid_rounding", "ERROR_IF: rounding is neither UPWARD nor TONEAREST"},
+    {"zp_int32_extreme",
+     "output_zero_point INT32_MIN or INT32_MAX: tvm.requantize takes any int32 zero point while the scaled value "
+     "plus it stays in int32 (an unsigned output with INT32_MIN: every output 0); long inputs, so that the "
+     "optimized kernels' vector loops see them"},
 };
 
 // A TVM convention: the same name in requantize and requantize_per_channel.
@@ -102,7 +107,13 @@ ordered_json tvm_attrs(std::uint32_t in_s, std::int64_t in_zp, std::uint32_t out
 
 std::vector<Group> generate_tvm_requantize(const TvmConv& c, Rng& rng) {
   std::vector<Group> groups;
-  for (const auto& o : kOuts) {
+  // Each out_dtype, then again for the groups of output zero points at the int32 extremes, after all
+  // others (the earlier tests keep their tcIds; they draw nothing).
+  std::vector<std::pair<decltype(&kOuts[0]), bool>> passes;
+  for (const bool extreme : {false, true})
+    for (const auto& o : kOuts) passes.emplace_back(&o, extreme);
+  for (const auto& [out, extreme] : passes) {
+    const auto& o = *out;
     Group g;
     attr::set(g.attributes, Requantize::attr::out_dtype, o.dtype);
     auto add = [&](std::uint32_t in_s, std::int64_t in_zp, std::uint32_t out_s, std::int64_t out_zp,
@@ -164,6 +175,17 @@ std::vector<Group> generate_tvm_requantize(const TvmConv& c, Rng& rng) {
       t.attributes = attrs;
       g.tests.push_back(std::move(t));
     };
+    if (extreme) {
+      // Equal scales (no multiply), ratios 2 and 1/4, and an inexact one.
+      for (std::int64_t out_zp : {kI32Min, kI32Max})
+        for (const auto& [in_s, out_s] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{
+                 {f32(1.0f), f32(1.0f)}, {f32(2.0f), f32(1.0f)}, {f32(1.0f), f32(4.0f)}, {f32(0.3f), f32(0.7f)}})
+          add(in_s, 0, out_s, out_zp,
+              extreme_zero_point_accumulators(ref::f32_value(in_s) / ref::f32_value(out_s), out_zp, o.lo, o.hi),
+              {"zp_int32_extreme"}, std::string("output_zero_point INT32_") + (out_zp < 0 ? "MIN" : "MAX"));
+      groups.push_back(std::move(g));
+      continue;
+    }
     const bool wide = o.dtype == DType::I32;
     const std::vector<std::int64_t> out_zps =
         wide ? std::vector<std::int64_t>{0, 3} : std::vector<std::int64_t>{o.mid, o.odd, o.lo, o.hi};

@@ -1,0 +1,60 @@
+// Wide convolution and fully connected shapes for the MRT, TVM and Glow vector families.
+#include "qspec/vecgen/wide_shapes.h"
+
+#include <algorithm>
+
+namespace qspec::vecgen::wide {
+
+std::pair<std::string, std::string> note() {
+  return {
+      "wide",
+      "shapes that fill the optimized kernels' blocks: convolutions of groups 1 with 33-70 output channels and 15-31 "
+      "output columns (up to 93 output pixels), depthwise with 17-70 channels, grouped with 17-20 output channels per "
+      "group; fully connected with 17-70 outputs, K 25-120 and one row (GEMV) or 2-12"};
+}
+
+namespace {
+// The input extent of one axis that gives `out` outputs (at least 1).
+std::int64_t input_extent(std::int64_t out, std::int64_t k, std::int64_t d, std::int64_t s, std::int64_t pads) {
+  return std::max<std::int64_t>(1, (out - 1) * s + d * (k - 1) + 1 - pads);
+}
+}  // namespace
+
+Conv draw_conv(Rng& r, int variant) {
+  const int kind = variant % 4;
+  Conv c{};
+  c.groups = 1;
+  if (kind <= 1) {
+    c.kh = c.kw = kind == 0 ? 1 : 3;
+    c.C = kind == 0 ? r.uniform(5, 16) : r.uniform(5, 10), c.O = r.uniform(33, 70);
+  } else if (kind == 2) {
+    c.kh = r.uniform(1, 3), c.kw = r.uniform(0, 3) == 0 ? 5 : 3;
+    c.C = r.uniform(17, 70), c.groups = c.C, c.O = c.C * (r.uniform(0, 3) == 0 ? 2 : 1);
+  } else {
+    c.kh = c.kw = r.coin() ? 1 : 3;
+    c.groups = r.uniform(2, 3), c.C = c.groups * r.uniform(3, 8), c.O = c.groups * r.uniform(17, 20);
+  }
+  c.dh = r.uniform(0, 5) == 0 ? 2 : 1, c.dw = r.uniform(0, 5) == 0 ? 2 : 1;
+  c.sh = r.uniform(0, 2) == 0 ? 2 : 1, c.sw = r.uniform(0, 2) == 0 ? 2 : 1;
+  c.ph = c.kh == 1 || r.uniform(0, 2) == 0 ? 0 : 1, c.pw = c.kw == 1 || r.uniform(0, 2) == 0 ? 0 : 1;
+  const std::int64_t oh = r.uniform(1, 3), ow = r.uniform(15, 31);
+  c.H = input_extent(oh, c.kh, c.dh, c.sh, 2 * c.ph);
+  c.W = input_extent(ow, c.kw, c.dw, c.sw, 2 * c.pw);
+  return c;
+}
+
+Fc draw_fc(Rng& r, int variant) {
+  Fc f{};
+  f.rows = variant % 2 == 0 ? 1 : r.uniform(2, 12);
+  f.k = r.uniform(25, 120);
+  f.outputs = r.uniform(17, 70);
+  return f;
+}
+
+int output_exponent(std::int64_t k) {
+  int e = 0;
+  while ((std::int64_t{1} << (2 * e)) < 18769 * k) ++e;  // 137^2 = 18769
+  return e;
+}
+
+}  // namespace qspec::vecgen::wide
