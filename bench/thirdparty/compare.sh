@@ -27,7 +27,7 @@ echo "# machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs), 
 echo "# qspec's avx2 rows: QSPEC_SIMD_ISA=${QSPEC_SIMD_ISA:-(unset: the best level)}"
 reps=(--benchmark_repetitions="${QSPEC_BENCH_REPETITIONS:-5}" --benchmark_enable_random_interleaving=true
       --benchmark_display_aggregates_only=true)
-libs='(avx2|gemmlowp|xnnpack[.a-z0-9_]*|onednn[.a-z0-9_]*|libtorch[-a-z0-9_]*)'
+libs='(avx2(\.u8)?|gemmlowp|xnnpack[.a-z0-9_]*|onednn[.a-z0-9_]*|libtorch[-a-z0-9_]*)'
 "$BENCH" --benchmark_filter="/$libs/|BM_peak/vpdpbusd|BM_bandwidth/memcpy" \
   --benchmark_out="$out/all.json" --benchmark_out_format=json "${reps[@]}" "$@" >&2
 ONEDNN_MAX_CPU_ISA=AVX2_VNNI "$BENCH" --benchmark_filter='/(onednn[.a-z0-9_]*|libtorch_int8out)/' \
