@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "x86_levels.h"
@@ -29,6 +30,20 @@ P base_params(typename P::Kind kind, bool u8) {
   p.hi = u8 ? 255 : 127;
   p.fast = true;
   return p;
+}
+
+// Random zero points of the dtype's codes and y's clamp: the dtype's range (the stores' saturation
+// clamps) or a fused clamp on one side or both, a quarter of the draws each.
+template <class P>
+void draw_zero_points_and_clamp(P& p, bool u8, std::mt19937& g) {
+  const auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(g); };
+  const int clo = u8 ? 0 : -128, chi = u8 ? 255 : 127;
+  p.za = uni(clo, chi), p.zb = uni(clo, chi), p.zy = uni(clo, chi);
+  p.lo = uni(clo, chi), p.hi = uni(clo, chi);
+  if (p.lo > p.hi) std::swap(p.lo, p.hi);
+  const int range = uni(0, 3);
+  if (range == 0 || range == 1) p.lo = clo;
+  if (range == 0 || range == 2) p.hi = chi;
 }
 
 // A parameter draw's name in a failure message.
@@ -72,6 +87,16 @@ void expect_scalar_on_every_code_pair(const std::vector<NamedKernel<Fn>>& kernel
     k.fn(p, a.size(), a.data(), b.data(), got.data());
     ASSERT_EQ(got, want) << k.name << " " << what;
   }
+}
+
+// Both dtypes of every kind in `kinds`, `draws` parameter sets each: check(draw(kind, u8, d, g), g, what)
+// with g seeded by `seed` and `what` naming the draw (the loops the add and mul kernel tests share).
+template <class Kinds, class Name, class Draw, class Check>
+void for_each_draw(const Kinds& kinds, int draws, std::uint32_t seed, Name name, Draw draw, Check check) {
+  std::mt19937 g(seed);
+  for (auto kind : kinds)
+    for (bool u8 : {false, true})
+      for (int d = 0; d < draws; ++d) check(draw(kind, u8, d, g), g, draw_name(name(kind), u8, d));
 }
 
 }  // namespace qspec::simd::ew_testing

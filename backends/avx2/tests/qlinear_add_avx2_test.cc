@@ -97,13 +97,7 @@ AddParams random_params(K kind, bool u8, std::mt19937& g) {
     return std::exp2(std::uniform_real_distribution<float>(lo2, hi2)(g));
   };
   const int clo = u8 ? 0 : -128, chi = u8 ? 255 : 127;
-  p.za = uni(clo, chi), p.zb = uni(clo, chi), p.zy = uni(clo, chi);
-  p.lo = uni(clo, chi), p.hi = uni(clo, chi);
-  if (p.lo > p.hi) std::swap(p.lo, p.hi);
-  // The dtype's range (the stores' saturation clamps), or a fused clamp on one side or both.
-  const int range = uni(0, 3);
-  if (range == 0 || range == 1) p.lo = clo;
-  if (range == 0 || range == 2) p.hi = chi;
+  ew_testing::draw_zero_points_and_clamp(p, u8, g);
   switch (kind) {
     case K::kXnnpack:
       p.shift = uni(13, 30);
@@ -155,24 +149,22 @@ constexpr K kKinds[] = {K::kXnnpack, K::kOrt, K::kTfliteDouble, K::kTfliteSingle
 
 TEST(qlinear_add_avx2, MatchesScalarOnEveryTail) {
   if (kernels().empty()) GTEST_SKIP() << "this CPU lacks AVX2 + FMA";
-  std::mt19937 g(20261127);
-  for (K kind : kKinds)
-    for (bool u8 : {false, true})
-      for (int draw = 0; draw < 40; ++draw)
-        ew_testing::expect_scalar_on_lengths(kernels(), &add_scalar, random_params(kind, u8, g),
-                                             ew_testing::tail_lengths(), g, ew_testing::draw_name(name(kind), u8, draw));
+  ew_testing::for_each_draw(
+      kKinds, 40, 20261127, name, [](K k, bool u8, int, std::mt19937& g) { return random_params(k, u8, g); },
+      [](const AddParams& p, std::mt19937& g, const std::string& what) {
+        ew_testing::expect_scalar_on_lengths(kernels(), &add_scalar, p, ew_testing::tail_lengths(), g, what);
+      });
 }
 
 // Every code pair once (65536 elements: the vector loop, no tail) for each kind and dtype, with
 // random parameter sets.
 TEST(qlinear_add_avx2, MatchesScalarOnEveryCodePair) {
   if (kernels().empty()) GTEST_SKIP() << "this CPU lacks AVX2 + FMA";
-  std::mt19937 g(7);
-  for (K kind : kKinds)
-    for (bool u8 : {false, true})
-      for (int draw = 0; draw < 4; ++draw)
-        ew_testing::expect_scalar_on_every_code_pair(kernels(), &add_scalar, random_params(kind, u8, g),
-                                                     ew_testing::draw_name(name(kind), u8, draw));
+  ew_testing::for_each_draw(
+      kKinds, 4, 7, name, [](K k, bool u8, int, std::mt19937& g) { return random_params(k, u8, g); },
+      [](const AddParams& p, std::mt19937&, const std::string& what) {
+        ew_testing::expect_scalar_on_every_code_pair(kernels(), &add_scalar, p, what);
+      });
 }
 
 // The fused trap of OnnxRuntimeFusedAndHalfEven in the kernel: 40 elements (a vector step and a tail).

@@ -116,13 +116,7 @@ MulParams random_params(K kind, bool u8, std::mt19937& g) {
     return std::exp2(std::uniform_real_distribution<float>(lo2, hi2)(g));
   };
   const int clo = u8 ? 0 : -128, chi = u8 ? 255 : 127;
-  p.za = uni(clo, chi), p.zb = uni(clo, chi), p.zy = uni(clo, chi);
-  p.lo = uni(clo, chi), p.hi = uni(clo, chi);
-  if (p.lo > p.hi) std::swap(p.lo, p.hi);
-  // The dtype's range (the stores' saturation clamps), or a fused clamp on one side or both.
-  const int range = uni(0, 3);
-  if (range == 0 || range == 1) p.lo = clo;
-  if (range == 0 || range == 2) p.hi = chi;
+  ew_testing::draw_zero_points_and_clamp(p, u8, g);
   switch (kind) {
     case K::kXnnpack: p.s = logu(-16, 7.9f); break;
     case K::kOrt:
@@ -170,12 +164,11 @@ std::vector<Kernel> kernels() {
 
 TEST(qlinear_mul_avx2, MatchesScalarOnEveryTail) {
   if (kernels().empty()) GTEST_SKIP() << "this CPU lacks AVX2";
-  std::mt19937 g(20261127);
-  for (K kind : kKinds)
-    for (bool u8 : {false, true})
-      for (int draw = 0; draw < 40; ++draw)
-        ew_testing::expect_scalar_on_lengths(kernels(), &mul_scalar, random_params(kind, u8, g),
-                                             ew_testing::tail_lengths(), g, ew_testing::draw_name(name(kind), u8, draw));
+  ew_testing::for_each_draw(
+      kKinds, 40, 20261127, name, [](K k, bool u8, int, std::mt19937& g) { return random_params(k, u8, g); },
+      [](const MulParams& p, std::mt19937& g, const std::string& what) {
+        ew_testing::expect_scalar_on_lengths(kernels(), &mul_scalar, p, ew_testing::tail_lengths(), g, what);
+      });
 }
 
 // Every code pair once (65536 elements) for each kind and dtype, with random parameter sets and the
@@ -183,15 +176,17 @@ TEST(qlinear_mul_avx2, MatchesScalarOnEveryTail) {
 // TFLite, the largest left shift the handler lets through.
 TEST(qlinear_mul_avx2, MatchesScalarOnEveryCodePair) {
   if (kernels().empty()) GTEST_SKIP() << "this CPU lacks AVX2";
-  std::mt19937 g(7);
-  for (K kind : kKinds)
-    for (bool u8 : {false, true})
-      for (int draw = 0; draw < 6; ++draw) {
+  ew_testing::for_each_draw(
+      kKinds, 6, 7, name,
+      [](K kind, bool u8, int draw, std::mt19937& g) {
         MulParams p = random_params(kind, u8, g);
         if (draw == 0 && kind != K::kOnednn) p.za = u8 ? 255 : -128, p.zb = u8 ? 0 : 127;  // |p| = 255^2
         if (draw == 0 && (kind == K::kTfliteDouble || kind == K::kTfliteSingle)) p.e = 14, p.m = INT32_MAX;
-        ew_testing::expect_scalar_on_every_code_pair(kernels(), &mul_scalar, p, ew_testing::draw_name(name(kind), u8, draw));
-      }
+        return p;
+      },
+      [](const MulParams& p, std::mt19937&, const std::string& what) {
+        ew_testing::expect_scalar_on_every_code_pair(kernels(), &mul_scalar, p, what);
+      });
 }
 
 // Where the zero point is added (XnnpackRoundsThenAddsZeroPoint, OnnxRuntimeAddsZeroPointBeforeRounding)
