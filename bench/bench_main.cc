@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <initializer_list>
@@ -313,48 +314,80 @@ RequantProblem shrink(const RequantProblem& p, int f) {
   return q;
 }
 
+// What comparing an implementation's outputs with the judge's found. An inexact implementation is
+// not timed, unless QSPEC_BENCH_TIME_INEXACT is set (compare.sh sets it in its ISA-class run: there
+// a library's fast paths may be inexact, e.g. oneDNN's VPMADDUBSW pairs saturating int16 without
+// VNNI, and how fast the inexact path runs is worth knowing); its row's label then says so, and
+// bench_ratio never picks it as the library's fastest.
+struct Agreement {
+  bool runs = false;    // the implementation has a runner for this problem
+  std::string inexact;  // empty: every output equal; else how many differ, and the first
+  bool timed() const {
+    static const bool time_inexact = std::getenv("QSPEC_BENCH_TIME_INEXACT") != nullptr;
+    return runs && (inexact.empty() || time_inexact);
+  }
+};
+
+// "inexact: k of n outputs differ (output i: got g, expected e)", the label prefix of an inexact row.
+template <class Out, class Want>
+std::string mismatch(const std::vector<Out>& got, Want want_of) {
+  std::size_t differ = 0, first = 0;
+  for (std::size_t i = got.size(); i-- > 0;)
+    if (static_cast<long long>(got[i]) != static_cast<long long>(want_of(i))) {
+      ++differ;
+      first = i;
+    }
+  if (differ == 0) return {};
+  return "inexact: " + std::to_string(differ) + " of " + std::to_string(got.size()) + " outputs differ (output " +
+         std::to_string(first) + ": " + std::to_string(static_cast<long long>(got[first])) + ", expected " +
+         std::to_string(static_cast<long long>(want_of(first))) + ")";
+}
+
 // The first implementation ("avx2", registered first) is the judge of the others' outputs.
 template <class P, class Out, class Get>
-bool check(const P& p, Get get_runner, const Impl& judge, const Impl& impl, std::size_t n_out) {
+Agreement check(const P& p, Get get_runner, const Impl& judge, const Impl& impl, std::size_t n_out) {
   std::vector<Out> want(n_out), got(n_out);
   Runner rj = get_runner(judge)(p, want.data());
   Runner ri = get_runner(impl)(p, got.data());
-  if (!rj || !ri) return static_cast<bool>(ri);
+  if (!rj || !ri) return {static_cast<bool>(ri), {}};
   rj();
   ri();
-  if (want != got) {
-    std::fprintf(stderr, "bench: %s disagrees with %s on %s: not benchmarked\n", impl.lib.c_str(), judge.lib.c_str(),
-                 p.shape().c_str());
-    return false;
-  }
-  return true;
+  Agreement a{true, mismatch(got, [&](std::size_t i) { return want[i]; })};
+  if (!a.inexact.empty())
+    std::fprintf(stderr, "bench: %s disagrees with %s on %s (%s): %s\n", impl.lib.c_str(), judge.lib.c_str(),
+                 p.shape().c_str(), a.inexact.c_str(), a.timed() ? "timed as inexact" : "not benchmarked");
+  return a;
 }
 
 // An int8-output implementation against its library's epilogue over the judge's exact accumulators.
 template <class P, class Get8, class Get32>
-bool check8(const P& p, Get8 get8, Get32 get32, const Impl& judge, const Impl& impl, std::size_t n_out) {
+Agreement check8(const P& p, Get8 get8, Get32 get32, const Impl& judge, const Impl& impl, std::size_t n_out) {
   std::vector<std::int32_t> acc(n_out);
   std::vector<std::int8_t> got(n_out);
   Runner rj = get32(judge)(p, acc.data());
   runner_label().clear();
   Runner ri = get8(impl)(p, got.data());
-  if (!rj || !ri) return static_cast<bool>(ri);
+  if (!rj || !ri) return {static_cast<bool>(ri), {}};
   rj();
   ri();
-  for (std::size_t i = 0; i < n_out; ++i)
-    if (got[i] != epilogue(acc[i], impl.int8_epilogue)) {
-      std::fprintf(stderr,
-                   "bench: %s (int8 output) disagrees with its epilogue over the exact accumulators on %s "
-                   "(output %zu: %d, expected %d): not benchmarked\n",
-                   impl.lib.c_str(), p.shape().c_str(), i, got[i], epilogue(acc[i], impl.int8_epilogue));
-      return false;
-    }
-  return true;
+  Agreement a{true, mismatch(got, [&](std::size_t i) { return epilogue(acc[i], impl.int8_epilogue); })};
+  if (!a.inexact.empty())
+    std::fprintf(stderr, "bench: %s (int8 output) disagrees with its epilogue over the exact accumulators on %s (%s): %s\n",
+                 impl.lib.c_str(), p.shape().c_str(), a.inexact.c_str(), a.timed() ? "timed as inexact" : "not benchmarked");
+  return a;
 }
 
-// Registers BM name timing run; the label is what the runner factory said (runner_label()).
-void register_timed(const std::string& name, Runner run, double ops) {
-  benchmark::RegisterBenchmark(name.c_str(), [run, ops, label = runner_label()](benchmark::State& st) {
+// A timed row's label: the runner factory's (runner_label()), after an inexact row's note.
+std::string row_label(const std::string& inexact) {
+  if (inexact.empty() || runner_label().empty()) return inexact.empty() ? runner_label() : inexact;
+  return inexact + "; " + runner_label();
+}
+
+// Registers BM name timing run; the label is what the runner factory said (runner_label()), after
+// the inexact note of an implementation that disagreed (Agreement::inexact).
+void register_timed(const std::string& name, Runner run, double ops, const std::string& inexact = {}) {
+  const std::string label = row_label(inexact);
+  benchmark::RegisterBenchmark(name.c_str(), [run, ops, label](benchmark::State& st) {
     for (auto _ : st) run();
     st.counters["GOPS"] =
         benchmark::Counter(ops * static_cast<double>(st.iterations()) * 1e-9, benchmark::Counter::kIsRate);
@@ -363,8 +396,10 @@ void register_timed(const std::string& name, Runner run, double ops) {
 }
 
 // Registers a streaming operator's BM (requantize, add): bytes moved and elements per second.
-void register_streamed(const std::string& name, Runner run, double bytes, double elems) {
-  benchmark::RegisterBenchmark(name.c_str(), [run, bytes, elems, label = runner_label()](benchmark::State& st) {
+void register_streamed(const std::string& name, Runner run, double bytes, double elems,
+                       const std::string& inexact = {}) {
+  const std::string label = row_label(inexact);
+  benchmark::RegisterBenchmark(name.c_str(), [run, bytes, elems, label](benchmark::State& st) {
     for (auto _ : st) run();
     st.counters["bytes/s"] = benchmark::Counter(bytes * static_cast<double>(st.iterations()),
                                                 benchmark::Counter::kIsRate, benchmark::Counter::kIs1024);
@@ -507,16 +542,17 @@ void register_all(Holder& h) {
       const std::size_t n_out = static_cast<std::size_t>(p->m * p->n);
       std::string suffix = full.shape();
       if (p->m != full.m || p->n != full.n) suffix += "[run_at_" + p->shape() + "]";
-      if (impl.fc && check<FcProblem, std::int32_t>(*p, get_fc, judge, impl, n_out)) {
+      if (Agreement a; impl.fc && (a = check<FcProblem, std::int32_t>(*p, get_fc, judge, impl, n_out)).timed()) {
         auto out = std::make_unique<OutBuf<std::int32_t>>(n_out);
         runner_label().clear();
-        register_timed("BM_fully_connected/" + impl.lib + "/" + suffix, impl.fc(*p, out->data()), p->ops());
+        register_timed("BM_fully_connected/" + impl.lib + "/" + suffix, impl.fc(*p, out->data()), p->ops(), a.inexact);
         h.outs32.push_back(std::move(out));
       }
-      if (impl.fc8 && check8(*p, get_fc8, get_fc, judge, impl, n_out)) {
+      if (Agreement a; impl.fc8 && (a = check8(*p, get_fc8, get_fc, judge, impl, n_out)).timed()) {
         auto out = std::make_unique<OutBuf<std::int8_t>>(n_out);
         runner_label().clear();
-        register_timed("BM_fully_connected_int8out/" + impl.lib + "/" + suffix, impl.fc8(*p, out->data()), p->ops());
+        register_timed("BM_fully_connected_int8out/" + impl.lib + "/" + suffix, impl.fc8(*p, out->data()), p->ops(),
+                       a.inexact);
         h.outs8.push_back(std::move(out));
       }
       h.fcs.push_back(std::move(p));
@@ -526,17 +562,18 @@ void register_all(Holder& h) {
       const std::size_t n_out = static_cast<std::size_t>(p->oh() * p->ow() * p->o);
       std::string suffix = full.shape();
       if (p->h != full.h) suffix += "[run_at_" + p->shape() + "]";
-      if (impl.conv && check<ConvProblem, std::int32_t>(*p, get_conv, judge, impl, n_out)) {
+      if (Agreement a; impl.conv && (a = check<ConvProblem, std::int32_t>(*p, get_conv, judge, impl, n_out)).timed()) {
         auto out = std::make_unique<OutBuf<std::int32_t>>(n_out);
         runner_label().clear();
-        register_timed("BM_" + conv_op(full) + "/" + impl.lib + "/" + suffix, impl.conv(*p, out->data()), p->ops());
+        register_timed("BM_" + conv_op(full) + "/" + impl.lib + "/" + suffix, impl.conv(*p, out->data()), p->ops(),
+                       a.inexact);
         h.outs32.push_back(std::move(out));
       }
-      if (impl.conv8 && check8(*p, get_conv8, get_conv, judge, impl, n_out)) {
+      if (Agreement a; impl.conv8 && (a = check8(*p, get_conv8, get_conv, judge, impl, n_out)).timed()) {
         auto out = std::make_unique<OutBuf<std::int8_t>>(n_out);
         runner_label().clear();
         register_timed("BM_" + conv_op(full) + "_int8out/" + impl.lib + "/" + suffix, impl.conv8(*p, out->data()),
-                       p->ops());
+                       p->ops(), a.inexact);
         h.outs8.push_back(std::move(out));
       }
       h.convs.push_back(std::move(p));
@@ -545,15 +582,15 @@ void register_all(Holder& h) {
       if (!impl.requant) continue;
       auto p = std::make_unique<RequantProblem>(shrink(full, impl.shrink));
       const std::size_t n_out = p->x.size();
-      if (!check<RequantProblem, std::int8_t>(
-              *p, [](const Impl& i) { return i.requant; }, judge, impl, n_out))
-        continue;
+      const Agreement a = check<RequantProblem, std::int8_t>(
+          *p, [](const Impl& i) { return i.requant; }, judge, impl, n_out);
+      if (!a.timed()) continue;
       auto out = std::make_unique<OutBuf<std::int8_t>>(n_out);
       Runner run = impl.requant(*p, out->data());
       std::string name = "BM_requantize/" + impl.lib + "/" + full.shape();
       if (p->x.size() != full.x.size()) name += "[run_at_" + p->shape() + "]";
       runner_label().clear();
-      register_streamed(name, run, p->bytes(), static_cast<double>(p->x.size()));
+      register_streamed(name, run, p->bytes(), static_cast<double>(p->x.size()), a.inexact);
       h.requants.push_back(std::move(p));
       h.outs8.push_back(std::move(out));
     }

@@ -21,3 +21,7 @@ add_executable(bench_ratio ${PROJECT_SOURCE_DIR}/bench/thirdparty/bench_ratio.cc
 qspec_warnings(bench_ratio)
 set_target_properties(bench_ratio PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench)
 target_link_libraries(bench_ratio PRIVATE nlohmann_json::nlohmann_json)
+add_test(NAME bench_ratio_picks_exact_configurations
+  COMMAND ${CMAKE_COMMAND} -DRATIO=$<TARGET_FILE:bench_ratio> -DWORK=${CMAKE_CURRENT_BINARY_DIR}/bench_ratio_test
+          -P ${PROJECT_SOURCE_DIR}/bench/thirdparty/bench_ratio_test.cmake)
+set_tests_properties(bench_ratio_picks_exact_configurations PROPERTIES LABELS tools TIMEOUT 60)

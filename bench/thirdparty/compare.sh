@@ -2,13 +2,17 @@
 # qspec's avx2 backend against gemmlowp, XNNPACK, oneDNN and libtorch (when built), single-threaded:
 # runs bench_kernels twice (every library in every configuration the benchmark has, int32- and
 # int8-output operators, the machine's VPDPBUSD peaks and memcpy roofs; then oneDNN and libtorch's onednn
-# engine alone under ONEDNN_MAX_CPU_ISA=AVX2_VNNI, the ISA-for-ISA run) and prints avx2 time /
+# engine alone under the ONEDNN_MAX_CPU_ISA of qspec's ISA class, the ISA-for-ISA run) and prints avx2 time /
 # library time per shape with bench_ratio, each library at its fastest exact configuration (named,
 # with the implementation / ISA it dispatched to): the median CPU time of QSPEC_BENCH_REPETITIONS
 # (default 5) repetitions, interleaved in random order so that a slow spell of the machine does not
 # land on one library. The machine and its load are printed first.
-# qspec's rows run the level QSPEC_SIMD_ISA allows, as `qspec run` does: QSPEC_SIMD_ISA=avxvnni
-# sets the AVX-VNNI level against oneDNN@avx2_vnni, ISA class for ISA class.
+# qspec's rows run the level QSPEC_SIMD_ISA allows, as `qspec run` does, and the ISA-for-ISA run
+# follows it: unset or avxvnni (or avx512vnni-ymm), oneDNN@avx2_vnni against qspec's best level or its
+# AVX-VNNI one; QSPEC_SIMD_ISA=avx2, oneDNN@avx2 (AVX2 without VNNI) against qspec's VPMADDWD level.
+# The ISA-for-ISA run also times the configurations that disagree with qspec's exact outputs
+# (QSPEC_BENCH_TIME_INEXACT: without VNNI every fast oneDNN path sums VPMADDUBSW pairs in saturating
+# int16), labelled inexact: bench_ratio shows one only where a library has no exact configuration.
 #
 #   bench/thirdparty/compare.sh [BUILD_DIR] [extra bench_kernels flags]   (default build/default)
 set -euo pipefail
@@ -30,10 +34,19 @@ reps=(--benchmark_repetitions="${QSPEC_BENCH_REPETITIONS:-5}" --benchmark_enable
 libs='(avx2(\.u8)?|gemmlowp|xnnpack[.a-z0-9_]*|onednn[.a-z0-9_]*|libtorch[-a-z0-9_]*)'
 "$BENCH" --benchmark_filter="/$libs/|BM_peak/vpdpbusd|BM_bandwidth/memcpy" \
   --benchmark_out="$out/all.json" --benchmark_out_format=json "${reps[@]}" "$@" >&2
-ONEDNN_MAX_CPU_ISA=AVX2_VNNI "$BENCH" --benchmark_filter='/(onednn[.a-z0-9_]*|libtorch_int8out)/' \
-  --benchmark_out="$out/avx2_vnni.json" --benchmark_out_format=json "${reps[@]}" "$@" >&2
+case "${QSPEC_SIMD_ISA:-}" in
+  avx2) class=avx2 ;;
+  ''|avxvnni|avx512vnni-ymm) class=avx2_vnni ;;
+  *) class= ;;  # scalar: no library class to compare with
+esac
+if [ -n "$class" ]; then
+  echo "# ISA-for-ISA run: ONEDNN_MAX_CPU_ISA=${class^^}"
+  ONEDNN_MAX_CPU_ISA=${class^^} QSPEC_BENCH_TIME_INEXACT=1 "$BENCH" \
+    --benchmark_filter='/(onednn[.a-z0-9_]*|libtorch_int8out)/' \
+    --benchmark_out="$out/$class.json" --benchmark_out_format=json "${reps[@]}" "$@" >&2
+fi
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-"$RATIO" "$out/all.json" "avx2_vnni=$out/avx2_vnni.json"
+"$RATIO" "$out/all.json" ${class:+"$class=$out/$class.json"}
 # The VPDPBUSD peaks of this core (GOPS; qspec's rate over them is in the table's notes), and the
 # memcpy roofs of the streaming rows (BM_add_int8, BM_requantize, BM_avg_pool_int8: bytes moved per
 # second; a pool reads each input byte once per window, from cache, so its memcpy is the traffic floor).
