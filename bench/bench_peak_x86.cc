@@ -169,8 +169,11 @@ void qspec_bench_register_peaks() {
   if (f.avxvnni) benchmark::RegisterBenchmark("BM_peak/vpdpbusd_ymm_vex", BM_peak_vpdpbusd<true>);
   if (f.avx2) {
     benchmark::RegisterBenchmark("BM_peak/vpmaddwd_ymm", BM_peak_vpmaddwd);
-    // 2^20 elements: the working set of BM_requantize (5 MB, L3-resident here); 2^26: DRAM.
+    // 2^20 elements: the working set of BM_requantize (5 MB, L3-resident here); 2^26: DRAM; 2^14 and
+    // 2^16: its L2-resident rows (80 and 320 KiB).
     benchmark::RegisterBenchmark("BM_bandwidth/int32_to_int8", BM_bandwidth_int32_to_int8)
+        ->Arg(1 << 14)
+        ->Arg(1 << 16)
         ->Arg(1 << 20)
         ->Arg(1 << 26)
         ->Unit(benchmark::kMicrosecond);
