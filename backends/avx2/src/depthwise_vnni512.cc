@@ -90,7 +90,7 @@ struct VnniZmm : VnniVector<64> {
       if (second) _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + c), _mm512_extracti64x4_epi64(r, 1));
     }
   };
-  static constexpr bool kPairPack = true;
+  static constexpr bool kOneSweep = true;  // 32 registers: strip_pairs may hold all four quarters
 };
 
 }  // namespace
