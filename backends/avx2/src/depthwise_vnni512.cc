@@ -56,7 +56,8 @@ struct VnniZmm : VnniVector<64> {
   struct PairPack {
     __m512 scale[2], flo, fhi;
     __m512i bias[2], zp16;
-    bool u8;  // qmin >= 0: the unsigned byte pack
+    bool u8;        // qmin >= 0: the unsigned byte pack
+    bool clamp_lo;  // qmin above the byte type's minimum: the float clamp's VMAXPS is needed
     static bool applies(const FusedRequantView& e) {
       const std::int64_t qmin = std::int64_t{e.lo_nozp} + e.zp, qmax = std::int64_t{e.hi_nozp} + e.zp;
       return e.kind == RequantKind::kFloatThenZp && !e.float_bias && e.lo_nozp >= -32768 && e.hi_nozp <= 32767 &&
@@ -69,15 +70,26 @@ struct VnniZmm : VnniVector<64> {
           fhi(_mm512_set1_ps(e->fhi)),
           bias{_mm512_loadu_si512(e->bias + j), _mm512_loadu_si512(e->bias + j + 16)},
           zp16(_mm512_set1_epi16(static_cast<std::int16_t>(e->zp))),
-          u8(std::int64_t{e->lo_nozp} + e->zp >= 0) {}
+          u8(std::int64_t{e->lo_nozp} + e->zp >= 0),
+          clamp_lo(std::int64_t{e->lo_nozp} + e->zp != (u8 ? 0 : -128)) {}
     __attribute__((always_inline)) Vec init(int k, Vec c) const { return _mm512_add_epi32(c, bias[k]); }
     // a, b: channels 0-15 and 16-31 of pixels 2j and 2j + 1 (b ignored without second); y: pixel 2j's
     // first byte, pixel 2j + 1's c bytes on.
     __attribute__((always_inline)) void pair(std::uint8_t* y, const Vec* a, const Vec* b, bool second,
                                              std::int64_t c) const {
+      if (clamp_lo) return pair_as<true>(y, a, b, second, c);
+      pair_as<false>(y, a, b, second, c);
+    }
+    // Without kClampLo (qmin is the byte type's minimum) the lower clamp is the packs' saturation:
+    // below flo, VCVTPS2DQ gives rne(f) < lo_nozp or, past int32, INT32_MIN; VPACKSSDW then gives at
+    // most max(lo_nozp - 1, -32768), VPADDSW at most max(qmin - 1, zp - 32768) <= qmin (lo_nozp =
+    // qmin - zp >= -32768), and the byte pack saturates that to its minimum, qmin, as the clamp does.
+    template <bool kClampLo>
+    __attribute__((always_inline)) void pair_as(std::uint8_t* y, const Vec* a, const Vec* b, bool second,
+                                                std::int64_t c) const {
       auto raw = [&](Vec v, int k) {
         const __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(v), scale[k]);
-        return _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(f, flo), fhi));  // rne: MXCSR's
+        return _mm512_cvtps_epi32(_mm512_min_ps(kClampLo ? _mm512_max_ps(f, flo) : f, fhi));  // rne: MXCSR's
       };
       const __m512i p = _mm512_adds_epi16(_mm512_packs_epi32(raw(a[0], 0), raw(a[1], 1)), zp16);
       const __m512i q = _mm512_adds_epi16(_mm512_packs_epi32(raw(b[0], 0), raw(b[1], 1)), zp16);
