@@ -4,6 +4,10 @@
 // GCC would encode the EVEX intrinsic as VEX as well); each benchmark is registered only if the CPU has the
 // instructions. 12 independent accumulators hide the instruction latency, so the loops measure
 // throughput: MACs per second is the peak the GEMM kernels are compared against.
+// GCC 12 reports its own _mm512_undefined_* placeholders (the unmasked forms of the AVX-512
+// intrinsics: VPMOVSXBD below) as maybe-uninitialized once inlined (GCC bug 105593, fixed in GCC 13).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include <benchmark/benchmark.h>
 #include <immintrin.h>
 
@@ -141,6 +145,33 @@ void BM_bandwidth_int32_to_int8(benchmark::State& st) {
                                               benchmark::Counter::kIsRate, benchmark::Counter::kIs1024);
 }
 
+// The int32-output depthwise roof: read n int8, write them widened to n int32 (VPMOVSXBD), no
+// arithmetic: the bytes a depthwise layer with int32 output must move (1 in, 4 out per element),
+// four fifths of them stores, each of which also reads its line for ownership (which memcpy's half
+// stores undercount). Vec: __m512i where the CPU has zmm, else __m256i (the widest loads and stores).
+template <class Vec>
+void BM_bandwidth_int8_to_int32(benchmark::State& st) {
+  constexpr std::size_t kLanes = sizeof(Vec) / 4;  // int32 per store
+  const std::size_t n = static_cast<std::size_t>(st.range(0));
+  auto* x = static_cast<std::int8_t*>(std::aligned_alloc(64, n));
+  auto* y = static_cast<std::int32_t*>(std::aligned_alloc(64, 4 * n));
+  std::memset(x, 7, n);
+  std::memset(y, 0, 4 * n);
+  auto widen = [](const std::int8_t* p) {
+    if constexpr (kLanes == 16) return _mm512_cvtepi8_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(p)));
+    else return _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+  };
+  for (auto _ : st) {
+    // VPMOVSXBD with its memory operand (kLanes bytes) and one aligned full-width store per step.
+    for (std::size_t i = 0; i + kLanes <= n; i += kLanes) *reinterpret_cast<Vec*>(y + i) = widen(x + i);
+    benchmark::ClobberMemory();
+  }
+  std::free(x);
+  std::free(y);
+  st.counters["bytes/s"] = benchmark::Counter(5.0 * static_cast<double>(n) * static_cast<double>(st.iterations()),
+                                              benchmark::Counter::kIsRate, benchmark::Counter::kIs1024);
+}
+
 void BM_bandwidth_memcpy(benchmark::State& st) {
   const std::size_t n = static_cast<std::size_t>(st.range(0));
   std::vector<char> a(n, 1), b(n);
@@ -175,6 +206,13 @@ void qspec_bench_register_peaks() {
         ->Arg(1 << 14)
         ->Arg(1 << 16)
         ->Arg(1 << 20)
+        ->Arg(1 << 26)
+        ->Unit(benchmark::kMicrosecond);
+    // 401,408 elements: BM_depthwise_conv2d/.../112x112x32_dw3x3's output (0.38 MiB in, 1.53 MiB
+    // out); 2^26: DRAM (320 MiB moved).
+    benchmark::RegisterBenchmark("BM_bandwidth/int8_to_int32", f.zmm ? BM_bandwidth_int8_to_int32<__m512i>
+                                                                      : BM_bandwidth_int8_to_int32<__m256i>)
+        ->Arg(112 * 112 * 32)
         ->Arg(1 << 26)
         ->Unit(benchmark::kMicrosecond);
     // 5 MB (L3) and 256 MB (DRAM); 96 KiB and 1.5 MiB move what BM_add_int8 moves at 2^16 and 2^20

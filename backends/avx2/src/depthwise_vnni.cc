@@ -37,6 +37,7 @@ struct VnniYmm : VnniVector<32> {
                                _mm256_set1_ps(e.fhi), _mm256_set1_epi32(e.zp));
   }
   static Vec add32(Vec a, Vec b) { return _mm256_add_epi32(a, b); }
+  static constexpr bool kOneSweep = false;  // 16 registers: a sweep holds two quarters, not a pixel's four
   __attribute__((always_inline)) static void store(std::int32_t* y, Mask m, Vec v) {
     if (all_lanes(m))
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(y), v);

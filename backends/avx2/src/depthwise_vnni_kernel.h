@@ -180,7 +180,11 @@ void build_row(const Plan& pl, const std::uint8_t* x, std::int64_t n, std::int64
 // a FusedRequantView, its first column and a mask; applied by operator(); float_then_zp<kBias>(ep, v)
 // is the same for kFloatThenZp with an int32 bias, without the dispatch on the kind, and without
 // adding the bias where kBias is false), add32(a, b) (int32 lanes) and store_bytes(y, mask, n, v) for
-// the low bytes of the first n (>= 1) lanes. (The vector types are named through VecOf:
+// the low bytes of the first n (>= 1) lanes; kOneSweep: whether strip_pairs may hold all four
+// quarters in one sweep, and then V::PairPack, the Sink of those strips' bytes, whose
+// pair(y, a, b, second, c) stores the bytes of a pixel
+// pair (a: pixel 2j, b: pixel 2j + 1, two vectors each, all 32 channels) and whose static
+// applies(view) says whether it implements the view's epilogue. (The vector types are named through VecOf:
 // as a template argument one would lose its may_alias attribute.)
 template <int kBytes>
 struct VecOf;
@@ -245,22 +249,38 @@ struct Sink<V, std::uint8_t, N> {
   }
 };
 
+// strip_pairs' sink: V::PairPack for bytes in one sweep (named only then: the ymm vector types have none).
+template <class V, class T, int N, bool kOneSweep>
+struct SinkOf {
+  using type = Sink<V, T, N>;
+};
+template <class V, int N>
+struct SinkOf<V, std::uint8_t, N, true> {
+  using type = typename V::PairPack;
+};
+
 // One channel block, nq output columns of ROWS output rows (ROWS = 2: consecutive rows, ring rows
 // src[0..KH]; ROWS = 1: ring rows src[0..KH-1]). Output row `row` reads src[row + i] through
 // kernel row i. Two sweeps of two quarters each keep the weights of both shifts (2 * KH * kV
 // vectors), the accumulators (ROWS x 2 columns x kV) and the corrections in registers.
 // w points at shift 0, kernel row 0 of this block (kernel row stride wrow, shift stride wshift).
 // T = std::uint8_t: y holds bytes, ep's columns ch0 + ... are the block's channels.
-template <class V, int KH, int ROWS, class T>
+// kOneSweep (zmm, a full block; bytes only where V::PairPack::applies): one sweep of all four
+// quarters (the 32 registers hold twice the weights and accumulators). int32 outputs then write a
+// pixel's two lines together rather than in two sweeps of alternate lines (measured faster:
+// docs/benchmarks.md); bytes go through V::PairPack, which narrows a pixel pair's four vectors together.
+template <class V, int KH, int ROWS, class T, bool kOneSweep = false>
 void strip_pairs(const std::uint8_t* const* src, std::int64_t gstride, const std::int8_t* w, std::int64_t wrow,
                  std::int64_t wshift, const std::int32_t* corr, std::int64_t nq, T* y, std::int64_t yrow,
                  std::int64_t c, std::int64_t valid, const FusedRequantView* ep, std::int64_t ch0) {
   using Vec = typename V::Vec;
-  constexpr int kSrc = KH + ROWS - 1, kQ = V::kQuarters, kV = 2 / kQ;  // kV vectors per two quarters
-  for (int half = 0; half < 2; ++half) {
+  constexpr int kSweepQ = kOneSweep ? 4 : 2;  // quarters per sweep
+  constexpr int kSrc = KH + ROWS - 1, kQ = V::kQuarters, kV = kSweepQ / kQ;  // kV vectors per sweep
+  using S = typename SinkOf<V, T, kV, kOneSweep>::type;
+  for (int half = 0; half < 4 / kSweepQ; ++half) {
     if (valid <= 16 * half) break;  // a channel tail without these quarters
     const int k0 = 2 * half;
-    const Sink<V, T, kV> sink(ep, ch0 + 8 * k0, 8 * kQ, valid - 8 * k0);
+    const S sink(ep, ch0 + 8 * k0, 8 * kQ, valid - 8 * k0);
     Vec wr[2][KH][kV], cr[kV];
     typename V::Mask m[kV];
 #pragma GCC unroll 4
@@ -299,13 +319,18 @@ void strip_pairs(const std::uint8_t* const* src, std::int64_t gstride, const std
           }
         }
       const bool second = 2 * j + 1 < nq;
+      if constexpr (kOneSweep && std::is_same_v<T, std::uint8_t>) {
 #pragma GCC unroll 4
-      for (int row = 0; row < ROWS; ++row) {
-        T* yp = y + row * yrow + 2 * j * c + 8 * k0;
+        for (int row = 0; row < ROWS; ++row) sink.pair(y + row * yrow + 2 * j * c, acc[row][0], acc[row][1], second, c);
+      } else {
+#pragma GCC unroll 4
+        for (int row = 0; row < ROWS; ++row) {
+          T* yp = y + row * yrow + 2 * j * c + 8 * k0;
 #pragma GCC unroll 2
-        for (int kk = 0; kk < kV; ++kk) {
-          sink(kk, yp + 8 * kk * kQ, m[kk], acc[row][0][kk]);
-          if (second) sink(kk, yp + c + 8 * kk * kQ, m[kk], acc[row][1][kk]);
+          for (int kk = 0; kk < kV; ++kk) {
+            sink(kk, yp + 8 * kk * kQ, m[kk], acc[row][0][kk]);
+            if (second) sink(kk, yp + c + 8 * kk * kQ, m[kk], acc[row][1][kk]);
+          }
         }
       }
     }
@@ -317,17 +342,17 @@ using PairsFn = void (*)(const std::uint8_t* const*, std::int64_t, const std::in
                          const std::int32_t*, std::int64_t, T*, std::int64_t, std::int64_t, std::int64_t,
                          const FusedRequantView*, std::int64_t);
 
-template <class V, class T>
+template <class V, class T, bool kOneSweep = false>
 PairsFn<T> pairs_fn(std::int64_t kh, int rows) {
   switch (kh * 2 + rows - 1) {
-    case 2: return strip_pairs<V, 1, 1, T>;
-    case 3: return strip_pairs<V, 1, 2, T>;
-    case 4: return strip_pairs<V, 2, 1, T>;
-    case 5: return strip_pairs<V, 2, 2, T>;
-    case 6: return strip_pairs<V, 3, 1, T>;
-    case 7: return strip_pairs<V, 3, 2, T>;
-    case 8: return strip_pairs<V, 4, 1, T>;
-    case 9: return strip_pairs<V, 4, 2, T>;
+    case 2: return strip_pairs<V, 1, 1, T, kOneSweep>;
+    case 3: return strip_pairs<V, 1, 2, T, kOneSweep>;
+    case 4: return strip_pairs<V, 2, 1, T, kOneSweep>;
+    case 5: return strip_pairs<V, 2, 2, T, kOneSweep>;
+    case 6: return strip_pairs<V, 3, 1, T, kOneSweep>;
+    case 7: return strip_pairs<V, 3, 2, T, kOneSweep>;
+    case 8: return strip_pairs<V, 4, 1, T, kOneSweep>;
+    case 9: return strip_pairs<V, 4, 2, T, kOneSweep>;
     default: return nullptr;
   }
 }
@@ -498,6 +523,14 @@ void depthwise_vnni_run(const DepthwiseArgs& a) {
   const std::int64_t nr = g.kh * pl.groups;  // general layout: (kernel row, group) pairs
   const PairsFn<T> pairs2 = pl.pairs && two_rows ? pairs_fn<V, T>(g.kh, 2) : nullptr;
   const PairsFn<T> pairs1 = pl.pairs ? pairs_fn<V, T>(g.kh, 1) : nullptr;
+  // The full blocks' strips in one sweep where V allows it (bytes: where V::PairPack applies).
+  PairsFn<T> full2 = pairs2, full1 = pairs1;
+  if constexpr (V::kOneSweep) {
+    if (pl.pairs && (std::is_same_v<T, std::int32_t> || V::PairPack::applies(*a.ep))) {
+      full2 = two_rows ? pairs_fn<V, T, true>(g.kh, 2) : nullptr;
+      full1 = pairs_fn<V, T, true>(g.kh, 1);
+    }
+  }
   const StripFn<T> strip1 = strip_fn<V, T>(nr);
   // The ring holds every padded input row one pass reads, each in a slot of its own (the rows of
   // a pass span ring_rows consecutive indices, so index mod ring_rows is a free slot).
@@ -558,7 +591,8 @@ void depthwise_vnni_run(const DepthwiseArgs& a) {
           for (std::int64_t b = 0; b < pl.nb; ++b) {
             for (std::int64_t i = 0; i < ns; ++i)
               sb[static_cast<std::size_t>(i)] = src[static_cast<std::size_t>(i)] + b * kEntry;
-            (two ? pairs2 : pairs1)(sb.data(), gstride, pl.wq + b * kEntry, pl.nb * kEntry, g.kh * pl.nb * kEntry,
+            const bool full = c - b * kCb >= kCb;
+            (two ? (full ? full2 : pairs2) : (full ? full1 : pairs1))(sb.data(), gstride, pl.wq + b * kEntry, pl.nb * kEntry, g.kh * pl.nb * kEntry,
                                     pl.corr + b * kCb, nq, yp + b * kCb, yrow, c, c - b * kCb, a.ep, b * kCb);
           }
           p += two ? 2 : 1;

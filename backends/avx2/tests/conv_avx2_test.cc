@@ -371,7 +371,8 @@ TEST(qconv2d, DirectFusedRequantMatchesTwoPasses) {
 // vectors partly valid, a second block), the pair layout with one and two output rows (odd oh),
 // odd ow (a pair's second column absent), strips narrower than ow, the general layout (stride 2,
 // 5x5, dilation), asymmetric padding, two images, saturated accumulators, and weights w - zw past
-// int8 (uint8 weights with zw 0: the kernels' VPMADDWD fallback, requantized after it).
+// int8 (uint8 weights with zw 0: the kernels' VPMADDWD fallback, requantized after it); c = 32
+// (the zmm pair pack's one 64-byte store) and c = 64 (its two 32-byte stores).
 TEST(qconv2d, DepthwiseFusedRequantMatchesTwoPasses) {
   std::vector<KernelSet> fused;
   for (const KernelSet& k : kernel_sets())
@@ -385,6 +386,7 @@ TEST(qconv2d, DepthwiseFusedRequantMatchesTwoPasses) {
   wide.kh = 2;  // 2x5: the general layout, two groups per kernel row
   const ConvGeom geoms[] = {
       dw(1, 9, 31, 64, 3, 1, 1),   // pairs, two channel blocks, odd ow
+      dw(1, 6, 11, 32, 3, 1, 1),   // pairs, one full block: a pixel pair is 64 contiguous bytes; odd ow
       dw(2, 7, 10, 40, 3, 1, 1),   // pairs, oh 7 (a last single row), c % 32 = 8, two images
       dw(1, 4, 70, 36, 3, 1, 1),   // two strips, c % 32 = 4
       dw(1, 9, 9, 7, 3, 2, 1),     // stride 2: the general layout, c below 8
