@@ -318,15 +318,9 @@ Family pytorch_family(std::string_view conv, ro::QPoolTorchEngine e, std::uint64
           }
           if (attempt > 200) throw std::logic_error("vecgen " + cv + ": cannot draw a valid problem");
         }
-    for (int variant = 0; variant < wide::kPoolDraws; ++variant)  // each channel class of wide::draw_pool once
-      for (int attempt = 0;; ++attempt) {
-        const Problem pr = draw(r, 0, variant);
-        if (b.valid(pr, nullptr)) {
-          b.add(pr, "random, wide");
-          break;
-        }
-        if (attempt > 200) throw std::logic_error("vecgen " + cv + ": cannot draw a valid wide problem");
-      }
+    wide::add_pool_draws(  // each channel class of wide::draw_pool once
+        "vecgen " + cv, [&](int variant) { return draw(r, 0, variant); },
+        [&](const Problem& pr) { return b.valid(pr, nullptr); }, [&](const Problem& pr) { b.add(pr, "random, wide"); });
     return std::vector<Group>{Group{OJ::object(), std::move(b.tests)}};
   });
 }

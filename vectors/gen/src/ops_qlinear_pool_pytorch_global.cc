@@ -224,15 +224,9 @@ Family pytorch_global_family(std::string_view conv, ro::QPoolTorchEngine e, std:
           }
           if (attempt > 200) throw std::logic_error("vecgen " + cv + ": cannot draw a valid problem");
         }
-    for (int variant = 0; variant < wide::kPoolDraws; ++variant)  // each channel class of wide::draw_pool once
-      for (int attempt = 0;; ++attempt) {
-        const Problem pr = draw(r, false, variant);
-        if (b.valid(pr)) {
-          b.add(pr, "random, wide");
-          break;
-        }
-        if (attempt > 200) throw std::logic_error("vecgen " + cv + ": cannot draw a valid wide problem");
-      }
+    wide::add_pool_draws(  // each channel class of wide::draw_pool once
+        "vecgen " + cv, [&](int variant) { return draw(r, false, variant); },
+        [&](const Problem& pr) { return b.valid(pr); }, [&](const Problem& pr) { b.add(pr, "random, wide"); });
     return std::vector<Group>{Group{OJ::object(), std::move(b.tests)}};
   });
 }

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -68,5 +69,21 @@ struct Pool {
   std::array<std::int64_t, 4> pads;  // top, left, bottom, right
 };
 Pool draw_pool(Rng& r, int variant, bool symmetric);
+
+// The wide draws of a family whose builder checks validity itself: add(draw(variant)) for each of the
+// kPoolDraws variants, drawing again while !valid (the reference rejects it); `what` names the family
+// in the error after 200 attempts.
+template <class Draw, class Valid, class Add>
+void add_pool_draws(const std::string& what, const Draw& draw, const Valid& valid, const Add& add) {
+  for (int variant = 0; variant < kPoolDraws; ++variant)
+    for (int attempt = 0;; ++attempt) {
+      const auto pr = draw(variant);
+      if (valid(pr)) {
+        add(pr);
+        break;
+      }
+      if (attempt > 200) throw std::logic_error(what + ": cannot draw a valid wide problem");
+    }
+}
 
 }  // namespace qspec::vecgen::wide
