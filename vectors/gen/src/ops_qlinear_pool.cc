@@ -4,9 +4,9 @@
 // Inputs only; expected outputs come from the reference ops (reference/ops/ops_qlinear_pool.cc).
 // Each family mixes hand cases (named by their comments), tie-rich draws (power-of-two counts and
 // dyadic scales, so the value before the rounding is an exact k + 1/2 for about a quarter of the
-// windows), realistic draws, saturating draws and the parameters each engine rejects (invalid
-// tests). A valid test's flags are computed from the problem and the reference's output, never
-// claimed by hand.
+// windows), realistic draws, saturating draws, wide draws (17-70 channels: the optimized kernels'
+// blocks; qspec/vecgen/wide_shapes.h) and the parameters each engine rejects (invalid tests). A valid test's flags are
+// computed from the problem and the reference's output, never claimed by hand.
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -27,6 +27,7 @@
 #include "qspec/vecgen/classify.h"
 #include "qspec/vecgen/qlinear_tensors.h"
 #include "qspec/vecgen/ties.h"
+#include "qspec/vecgen/wide_shapes.h"
 
 namespace qspec::vecgen {
 namespace {
@@ -54,6 +55,7 @@ struct Problem {
   ro::QPoolGeometry g;
   bool count_include_pad = false;
   bool drawn = false;
+  bool wide = false;  // a shape of wide::draw_pool (flag "wide")
 };
 
 template <class Key>
@@ -260,6 +262,7 @@ std::vector<std::string> auto_flags(const Problem& pr, QPoolConvention c, const 
   }
   if (c == QPoolConvention::OneDnn && pr.kind != Kind::Max) onednn_flags(pr, f);
   if (pr.drawn) f.insert("random");
+  if (pr.wide) f.insert("wide");
   return {f.begin(), f.end()};
 }
 
@@ -344,6 +347,7 @@ const std::vector<std::pair<std::string, std::string>> kNotes = {
     {"rescaled", "x_scale != y_scale"},
     {"scale_limit", "a requantization scale or scale ratio the engine rejects"},
     {"random", "random draw"},
+    wide::pool_note(),
 };
 
 // oneDNN's families add the two implementations' flags; Arm NN's also name the ties where its
@@ -431,33 +435,46 @@ Dims draw_shape(Rng& r, const ro::QPoolGeometry& g) {
 }
 
 // mode 0: realistic scales and codes; 1: tie-rich (dyadic scales, power-of-two counts); 2: saturating.
-Problem draw(Rng& r, const Builder& b, int mode) {
+// wide: the variant of a wide::draw_pool shape (mode 0; codes around x's zero point, no fused clamp,
+// so that most outputs of the kernels' blocks are not at a bound), none for the small shapes.
+Problem draw(Rng& r, const Builder& b, int mode, std::optional<int> wide = std::nullopt) {
   Problem pr;
   pr.kind = b.kind;
+  pr.wide = wide.has_value();
   auto& p = pr.p;
   p.type = draw_type(r, b);
   const bool pooled = b.kind != Kind::Gap;
-  if (pooled) pr.g = draw_geometry(r, b, mode == 1);
   Dims shape;
-  if (pooled) {
+  if (wide) {
+    const wide::Pool w = wide::draw_pool(r, *wide, false);
+    if (pooled) pr.g.kernel = {w.kh, w.kw}, pr.g.strides = {w.sh, w.sw}, pr.g.pads = w.pads;
+    shape = {w.N, w.H, w.W, w.C};  // a global pooling's window: the whole image
+  } else if (pooled) {
+    pr.g = draw_geometry(r, b, mode == 1);
     shape = draw_shape(r, pr.g);
   } else {
     const std::int64_t pow2[] = {1, 2, 4};
     shape = {r.uniform(1, 2), mode == 1 ? pow2[r.uniform(0, 2)] : r.uniform(1, 5),
              mode == 1 ? pow2[r.uniform(1, 2)] : r.uniform(1, 5), r.uniform(1, 4)};
   }
-  if (b.kind == Kind::Avg) pr.count_include_pad = b.xnn() ? true : (b.tfl() || b.tosa() ? false : r.coin());
+  if (b.kind == Kind::Avg && wide)  // both divisors where the convention has the choice
+    pr.count_include_pad = b.xnn() || (!b.tfl() && !b.tosa() && *wide % 2 == 1);
+  else if (b.kind == Kind::Avg)
+    pr.count_include_pad = b.xnn() ? true : (b.tfl() || b.tosa() ? false : r.coin());
   if (b.dnn() && b.kind == Kind::Avg && !pr.count_include_pad)
     for (std::size_t i = 0; i < 4; ++i) pr.g.pads[i] = std::min(pr.g.pads[i], pr.g.kernel[i % 2] - 1);
   const std::int64_t lo = lo_of(p.type), hi = hi_of(p.type);
-  // The zero points: anywhere in the dtype (saturating draws: near the ends).
-  const std::int64_t zx = mode == 2 ? (r.coin() ? lo + r.uniform(0, 20) : hi - r.uniform(0, 20)) : r.uniform(lo, hi);
+  // The zero points: anywhere in the dtype (saturating draws: near the ends; wide ones 40 inside, with
+  // the codes around them).
+  const std::int64_t zx = mode == 2 ? (r.coin() ? lo + r.uniform(0, 20) : hi - r.uniform(0, 20))
+                          : wide    ? r.uniform(lo + 40, hi - 40)
+                                    : r.uniform(lo, hi);
   p.x_zero_point = Int(zx);
-  const std::int64_t center = r.uniform(lo, hi);
+  const std::int64_t center = wide ? std::clamp(zx + r.uniform(-20, 20), lo, hi) : r.uniform(lo, hi);
   const std::int64_t spread = mode == 2 ? 255 : r.uniform(1, 80);
   pr.x = random_codes(r, shape, p.type, center, spread);
   if (b.kind == Kind::Max) {
-    if (!b.ort() && !b.armnn() && !b.tosa() && r.uniform(0, 2) == 0) {
+    if (!wide && !b.ort() && !b.armnn() && !b.tosa() && r.uniform(0, 2) == 0) {
       const std::int64_t a = r.uniform(lo, hi - 1);
       const std::int64_t c = r.uniform(a + 1, hi);
       p.y_min = Int(a), p.y_max = Int(c);
@@ -497,7 +514,7 @@ Problem draw(Rng& r, const Builder& b, int mode) {
     if (pr.count_include_pad && any_pad(pr.g)) p.x_zero_point = p.y_zero_point = Int(0);
   }
   const bool has_clamp = b.xnn() || b.dnn() || (b.tfl() && b.kind == Kind::Avg);
-  if (has_clamp && r.uniform(0, 3) == 0) {
+  if (!wide && has_clamp && r.uniform(0, 3) == 0) {
     const std::int64_t a = r.uniform(lo, hi - 1);
     const std::int64_t c = r.uniform(a + 1, hi);
     p.y_min = Int(a), p.y_max = Int(c);
@@ -1048,6 +1065,9 @@ Family pool_family(std::string_view conv, std::uint64_t seed, Kind kind, int tie
         realistic, [&] { return draw(r, b, 0); }, "random");
     b.add_random(
         saturating, [&] { return draw(r, b, 2); }, "random, saturating");
+    for (int variant = 0; variant < wide::kPoolDraws; ++variant)  // each channel class of wide::draw_pool once
+      b.add_random(
+          1, [&] { return draw(r, b, 0, variant); }, "random, wide");
     return std::vector<Group>{Group{OJ::object(), std::move(b.tests)}};
   });
 }

@@ -5,10 +5,12 @@
 // Hand cases (named by their comments), tie-rich draws (power-of-two kernels: the value before
 // the rounding is an exact k + 1/2 for many windows), realistic draws (kernels up to 3x4, where an
 // even non-power-of-two count puts values next to a half and separates ATen's fl32(1/d) from
-// QNNPACK's fl32(x_s / fl32(x_s K))), draws at the ends of the dtype, and what PyTorch rejects.
+// QNNPACK's fl32(x_s / fl32(x_s K))), draws at the ends of the dtype, wide draws (17-70 channels:
+// the optimized kernels' blocks; qspec/vecgen/wide_shapes.h) and what PyTorch rejects.
 // A valid test's flags are computed from the problem and the reference's output.
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -22,6 +24,7 @@
 #include "qspec/vecgen/classify.h"
 #include "qspec/vecgen/qlinear_tensors.h"
 #include "qspec/vecgen/ties.h"
+#include "qspec/vecgen/wide_shapes.h"
 
 namespace qspec::vecgen {
 namespace {
@@ -43,6 +46,7 @@ struct Problem {
   ro::QPoolGeometry g;
   bool count_include_pad = false;
   bool drawn = false;
+  bool wide = false;  // a shape of wide::draw_pool (flag "wide")
 };
 
 Test to_test(const Problem& pr, std::string comment, bool invalid = false) {
@@ -99,6 +103,7 @@ std::vector<std::string> flags_of(const Problem& pr, int ties, const Tensor& y) 
   }
   if (pr.g.strides[0] > 1 || pr.g.strides[1] > 1) f.insert("strides");
   if (pr.drawn) f.insert("random");
+  if (pr.wide) f.insert("wide");
   return {f.begin(), f.end()};
 }
 
@@ -113,6 +118,7 @@ const std::vector<std::pair<std::string, std::string>> kNotes = {
     {"uint8", "uint8 (quint8) tensors: QNNPACK's average pooling under pytorch.qnnpack"},
     {"int8", "int8 (qint8) tensors: ATen's kernel under both engines"},
     {"random", "random draw"},
+    wide::pool_note(),
 };
 
 struct Builder {
@@ -151,27 +157,38 @@ IntArray codes(const Dims& shape, const std::vector<std::int64_t>& v) {
 }
 
 // mode 0: realistic; 1: tie-rich (power-of-two kernels); 2: codes at the ends of the dtype.
-Problem draw(Rng& r, int mode) {
+// wide: the variant of a wide::draw_pool shape (mode 0, both count_include_pad values, codes around
+// the zero point), none for the small shapes.
+Problem draw(Rng& r, int mode, std::optional<int> wide = std::nullopt) {
   Problem pr;
   pr.drawn = true;
+  pr.wide = wide.has_value();
   pr.type = r.coin() ? DType::U8 : DType::I8;
   auto& g = pr.g;
-  if (mode == 1) {
+  std::int64_t n = 1, h = 1, w = 1, c = 1;
+  if (wide) {
+    const wide::Pool s = wide::draw_pool(r, *wide, true);
+    g.kernel = {s.kh, s.kw}, g.strides = {s.sh, s.sw}, g.pads = s.pads;
+    pr.count_include_pad = *wide % 2 == 1;
+    n = s.N, h = s.H, w = s.W, c = s.C;
+  } else if (mode == 1) {
     const std::int64_t pow2[] = {1, 2, 4};
     g.kernel = {pow2[r.uniform(0, 2)], pow2[r.uniform(0, 2)]};
   } else {
     g.kernel = {r.uniform(1, 3), r.uniform(1, 4)};
   }
-  if (g.kernel[0] * g.kernel[1] == 1) g.kernel[1] = 2;
-  g.strides = {r.uniform(1, 2), r.uniform(1, 2)};
-  const std::int64_t ph = r.coin() ? 0 : r.uniform(0, g.kernel[0] / 2);
-  const std::int64_t pw = r.coin() ? 0 : r.uniform(0, g.kernel[1] / 2);
-  g.pads = {ph, pw, ph, pw};
-  pr.count_include_pad = r.coin();
-  const std::int64_t h = std::max<std::int64_t>(1, g.kernel[0] - 2 * ph) + r.uniform(0, 3);
-  const std::int64_t w = std::max<std::int64_t>(1, g.kernel[1] - 2 * pw) + r.uniform(0, 3);
-  const std::int64_t n = r.uniform(0, 4) == 0 ? 2 : 1;
-  const std::int64_t c = r.uniform(1, 3);
+  if (!wide) {
+    if (g.kernel[0] * g.kernel[1] == 1) g.kernel[1] = 2;
+    g.strides = {r.uniform(1, 2), r.uniform(1, 2)};
+    const std::int64_t ph = r.coin() ? 0 : r.uniform(0, g.kernel[0] / 2);
+    const std::int64_t pw = r.coin() ? 0 : r.uniform(0, g.kernel[1] / 2);
+    g.pads = {ph, pw, ph, pw};
+    pr.count_include_pad = r.coin();
+    h = std::max<std::int64_t>(1, g.kernel[0] - 2 * ph) + r.uniform(0, 3);
+    w = std::max<std::int64_t>(1, g.kernel[1] - 2 * pw) + r.uniform(0, 3);
+    n = r.uniform(0, 4) == 0 ? 2 : 1;
+    c = r.uniform(1, 3);
+  }
   const std::int64_t lo = lo_of(pr.type), hi = hi_of(pr.type);
   pr.x_zero_point = mode == 2 ? (r.coin() ? lo + r.uniform(0, 10) : hi - r.uniform(0, 10)) : r.uniform(lo, hi);
   const int e = static_cast<int>(r.uniform(-12, 3));
@@ -179,7 +196,9 @@ Problem draw(Rng& r, int mode) {
                                       : static_cast<std::uint32_t>(r.uniform(0, 15)) << 19;
   pr.x_scale = (static_cast<std::uint32_t>(e + 127) << 23) | mant;
   pr.x = IntArray(Dims{n, h, w, c});
-  const std::int64_t center = mode == 2 ? (r.coin() ? lo : hi) : r.uniform(lo, hi);
+  const std::int64_t center = wide        ? std::clamp(pr.x_zero_point + r.uniform(-20, 20), lo, hi)
+                              : mode == 2 ? (r.coin() ? lo : hi)
+                                          : r.uniform(lo, hi);
   const std::int64_t spread = mode == 2 ? 6 : r.uniform(1, 90);
   for (auto& v : pr.x.data) {
     const std::int64_t d = r.uniform(-spread, spread);
@@ -299,6 +318,9 @@ Family pytorch_family(std::string_view conv, ro::QPoolTorchEngine e, std::uint64
           }
           if (attempt > 200) throw std::logic_error("vecgen " + cv + ": cannot draw a valid problem");
         }
+    wide::add_pool_draws(  // each channel class of wide::draw_pool once
+        "vecgen " + cv, [&](int variant) { return draw(r, 0, variant); },
+        [&](const Problem& pr) { return b.valid(pr, nullptr); }, [&](const Problem& pr) { b.add(pr, "random, wide"); });
     return std::vector<Group>{Group{OJ::object(), std::move(b.tests)}};
   });
 }

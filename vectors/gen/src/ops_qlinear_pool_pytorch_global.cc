@@ -4,9 +4,11 @@
 // Inputs only; expected outputs come from the reference (reference/ops/ops_qlinear_pool_pytorch_global.cc).
 // Hand cases (half-integer averages, 1x1 images, the image sizes where QNNPACK's
 // fl32(x_s / fl32(x_s K)) and ATen's fl32(1 / K) round a sum apart, what PyTorch rejects),
-// tie-rich draws (power-of-two image sizes) and realistic ones. A valid test's flags are computed.
+// tie-rich draws (power-of-two image sizes), realistic ones and wide ones (17-70 channels: the optimized
+// kernels' blocks; qspec/vecgen/wide_shapes.h). A valid test's flags are computed.
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -19,6 +21,7 @@
 #include "qspec/vecgen.h"
 #include "qspec/vecgen/classify.h"
 #include "qspec/vecgen/qlinear_tensors.h"
+#include "qspec/vecgen/wide_shapes.h"
 
 namespace qspec::vecgen {
 namespace {
@@ -38,6 +41,7 @@ struct Problem {
   std::int64_t x_zero_point = 0;
   IntArray x;
   bool drawn = false;
+  bool wide = false;  // a shape of wide::draw_pool (flag "wide")
 };
 
 Test to_test(const Problem& pr, std::string comment, bool invalid = false) {
@@ -77,6 +81,7 @@ const std::vector<std::pair<std::string, std::string>> kNotes = {
     {"uint8", "uint8 (quint8) tensors: QNNPACK's average pooling under pytorch.qnnpack (H W > 1)"},
     {"int8", "int8 (qint8) tensors: ATen's kernel under both engines"},
     {"random", "random draw"},
+    wide::pool_note(),
 };
 
 struct Builder {
@@ -96,6 +101,7 @@ struct Builder {
     std::set<std::string> f{pr.type == DType::U8 ? "uint8" : "int8"};
     if (ties > 0) f.insert("tie");
     if (pr.drawn) f.insert("random");
+    if (pr.wide) f.insert("wide");
     t.flags = {f.begin(), f.end()};
     if (ties > 0) t.comment += " (" + std::to_string(ties) + " exact ties)";
     tests.push_back(std::move(t));
@@ -115,21 +121,29 @@ IntArray codes(const Dims& shape, const std::vector<std::int64_t>& v) {
 }
 
 // tie_rich: image sizes 2, 4, 8, 16 (acc / K is a half for many sums); otherwise 1..7 x 1..7.
-Problem draw(Rng& r, bool tie_rich) {
+// wide: the variant of a wide::draw_pool shape (its image; codes around the zero point), none for the
+// small shapes.
+Problem draw(Rng& r, bool tie_rich, std::optional<int> wide = std::nullopt) {
   Problem pr;
   pr.drawn = true;
+  pr.wide = wide.has_value();
   pr.type = r.coin() ? DType::U8 : DType::I8;
   const std::int64_t pow2[] = {1, 2, 4};
-  std::int64_t h = 0, w = 0;
-  if (tie_rich) {
+  std::int64_t h = 0, w = 0, n = 1, c = 1;
+  if (wide) {
+    const wide::Pool s = wide::draw_pool(r, *wide, false);
+    h = s.H, w = s.W, n = s.N, c = s.C;
+  } else if (tie_rich) {
     h = pow2[r.uniform(0, 2)];
     w = pow2[r.uniform(0, 2)];
   } else {
     h = r.uniform(1, 7);
     w = r.uniform(1, 7);
   }
-  const std::int64_t n = r.uniform(0, 4) == 0 ? 2 : 1;
-  const std::int64_t c = r.uniform(1, 4);
+  if (!wide) {
+    n = r.uniform(0, 4) == 0 ? 2 : 1;
+    c = r.uniform(1, 4);
+  }
   const std::int64_t lo = lo_of(pr.type), hi = hi_of(pr.type);
   pr.x_zero_point = r.uniform(lo, hi);
   const int e = static_cast<int>(r.uniform(-12, 3));
@@ -137,7 +151,7 @@ Problem draw(Rng& r, bool tie_rich) {
                                       : static_cast<std::uint32_t>(r.uniform(0, 15)) << 19;
   pr.x_scale = (static_cast<std::uint32_t>(e + 127) << 23) | mant;
   pr.x = IntArray(Dims{n, h, w, c});
-  const std::int64_t center = r.uniform(lo, hi);
+  const std::int64_t center = wide ? std::clamp(pr.x_zero_point + r.uniform(-20, 20), lo, hi) : r.uniform(lo, hi);
   const std::int64_t spread = r.uniform(1, 120);
   for (auto& v : pr.x.data) {
     const std::int64_t d = r.uniform(-spread, spread);
@@ -210,6 +224,9 @@ Family pytorch_global_family(std::string_view conv, ro::QPoolTorchEngine e, std:
           }
           if (attempt > 200) throw std::logic_error("vecgen " + cv + ": cannot draw a valid problem");
         }
+    wide::add_pool_draws(  // each channel class of wide::draw_pool once
+        "vecgen " + cv, [&](int variant) { return draw(r, false, variant); },
+        [&](const Problem& pr) { return b.valid(pr); }, [&](const Problem& pr) { b.add(pr, "random, wide"); });
     return std::vector<Group>{Group{OJ::object(), std::move(b.tests)}};
   });
 }

@@ -4,9 +4,11 @@
 // Inputs only; expected outputs come from the reference (reference/ops/ops_qlinear_pool_pytorch_max.cc).
 // Hand cases (the measured errata counterexamples, pads at half the kernel, windows without a tap
 // inside, all-lowest inputs), draws with dilations (where QNNPACK's border-clamped taps leave the
-// window) and without, and what PyTorch rejects. No rounding: there are no ties to flag.
+// window) and without, wide draws (17-70 channels, for the optimized kernels' blocks;
+// qspec/vecgen/wide_shapes.h) and what PyTorch rejects. No rounding: there are no ties to flag.
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -18,6 +20,7 @@
 #include "qspec/vecgen.h"
 #include "qspec/vecgen/classify.h"
 #include "qspec/vecgen/qlinear_tensors.h"
+#include "qspec/vecgen/wide_shapes.h"
 
 namespace qspec::vecgen {
 namespace {
@@ -36,6 +39,7 @@ struct Problem {
   IntArray x;
   ro::QPoolGeometry g;
   bool drawn = false;
+  bool wide = false;  // a shape of wide::draw_pool (flag "wide")
 };
 
 Test to_test(const Problem& pr, std::string comment, bool invalid = false) {
@@ -82,6 +86,7 @@ std::vector<std::string> flags_of(const Problem& pr, const Counts& n) {
   if (n.empty > 0) f.insert("empty_window");
   if (n.outside > 0) f.insert("outside_window");
   if (pr.drawn) f.insert("random");
+  if (pr.wide) f.insert("wide");
   return {f.begin(), f.end()};
 }
 
@@ -96,6 +101,7 @@ const std::vector<std::pair<std::string, std::string>> kNotes = {
      "an output where QNNPACK's border-clamped taps give another value than the window maximum "
      "(E-LIBTORCH-POOL-4)"},
     {"random", "random draw"},
+    wide::pool_note(),
 };
 
 struct Builder {
@@ -131,26 +137,36 @@ IntArray codes(const Dims& shape, const std::vector<std::int64_t>& v) {
 }
 
 // dilated: dilations up to 3 (empty windows and QNNPACK's outside reads); otherwise none.
-Problem draw(Rng& r, bool dilated) {
+// wide: the variant of a wide::draw_pool shape (no dilation, codes around the dtype's middle), none
+// for the small shapes.
+Problem draw(Rng& r, bool dilated, std::optional<int> wide = std::nullopt) {
   Problem pr;
   pr.drawn = true;
+  pr.wide = wide.has_value();
   pr.type = r.coin() ? DType::U8 : DType::I8;
   auto& g = pr.g;
-  g.kernel = {r.uniform(1, 3), r.uniform(1, 4)};
-  if (g.kernel[0] * g.kernel[1] == 1) g.kernel[1] = 2;  // QNNPACK refuses 1x1 (a hand case has it)
-  g.strides = {r.uniform(1, 2), r.uniform(1, 3)};
-  if (dilated) g.dilations = {r.uniform(1, 3), r.uniform(1, 3)};
-  const std::int64_t ph = r.coin() ? 0 : r.uniform(0, g.kernel[0] / 2);
-  const std::int64_t pw = r.coin() ? 0 : r.uniform(0, g.kernel[1] / 2);
-  g.pads = {ph, pw, ph, pw};
-  const std::int64_t eh = g.dilations[0] * (g.kernel[0] - 1) + 1, ew = g.dilations[1] * (g.kernel[1] - 1) + 1;
-  const std::int64_t h = std::max<std::int64_t>(1, eh - 2 * ph) + r.uniform(0, 3);
-  const std::int64_t w = std::max<std::int64_t>(1, ew - 2 * pw) + r.uniform(0, 3);
-  const std::int64_t n = r.uniform(0, 4) == 0 ? 2 : 1;
-  const std::int64_t c = r.uniform(1, 3);
+  std::int64_t n = 1, h = 1, w = 1, c = 1;
+  if (wide) {
+    const wide::Pool s = wide::draw_pool(r, *wide, true);
+    g.kernel = {s.kh, s.kw}, g.strides = {s.sh, s.sw}, g.pads = s.pads;
+    n = s.N, h = s.H, w = s.W, c = s.C;
+  } else {
+    g.kernel = {r.uniform(1, 3), r.uniform(1, 4)};
+    if (g.kernel[0] * g.kernel[1] == 1) g.kernel[1] = 2;  // QNNPACK refuses 1x1 (a hand case has it)
+    g.strides = {r.uniform(1, 2), r.uniform(1, 3)};
+    if (dilated) g.dilations = {r.uniform(1, 3), r.uniform(1, 3)};
+    const std::int64_t ph = r.coin() ? 0 : r.uniform(0, g.kernel[0] / 2);
+    const std::int64_t pw = r.coin() ? 0 : r.uniform(0, g.kernel[1] / 2);
+    g.pads = {ph, pw, ph, pw};
+    const std::int64_t eh = g.dilations[0] * (g.kernel[0] - 1) + 1, ew = g.dilations[1] * (g.kernel[1] - 1) + 1;
+    h = std::max<std::int64_t>(1, eh - 2 * ph) + r.uniform(0, 3);
+    w = std::max<std::int64_t>(1, ew - 2 * pw) + r.uniform(0, 3);
+    n = r.uniform(0, 4) == 0 ? 2 : 1;
+    c = r.uniform(1, 3);
+  }
   const std::int64_t lo = lo_of(pr.type), hi = hi_of(pr.type);
   pr.x = IntArray(Dims{n, h, w, c});
-  const std::int64_t center = r.uniform(lo, hi);
+  const std::int64_t center = wide ? r.uniform(lo + 40, hi - 100) : r.uniform(lo, hi);
   const std::int64_t spread = r.uniform(1, 120);
   for (auto& v : pr.x.data) {
     const std::int64_t d = r.uniform(-spread, spread);
@@ -239,6 +255,9 @@ Family pytorch_max_family(std::string_view conv, ro::QPoolTorchEngine e, std::ui
           }
           if (attempt > 200) throw std::logic_error("vecgen " + cv + ": cannot draw a valid problem");
         }
+    wide::add_pool_draws(  // each channel class of wide::draw_pool once
+        "vecgen " + cv, [&](int variant) { return draw(r, false, variant); },
+        [&](const Problem& pr) { return b.valid(pr); }, [&](const Problem& pr) { b.add(pr, "random, wide"); });
     return std::vector<Group>{Group{OJ::object(), std::move(b.tests)}};
   });
 }

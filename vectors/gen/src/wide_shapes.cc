@@ -1,4 +1,4 @@
-// Wide convolution and fully connected shapes for the MRT, TVM and Glow vector families.
+// Wide convolution, fully connected and pooling shapes (qspec/vecgen/wide_shapes.h).
 #include "qspec/vecgen/wide_shapes.h"
 
 #include <algorithm>
@@ -55,6 +55,35 @@ int output_exponent(std::int64_t k) {
   int e = 0;
   while ((std::int64_t{1} << (2 * e)) < 18769 * k) ++e;  // 137^2 = 18769
   return e;
+}
+
+std::pair<std::string, std::string> pool_note() {
+  return {"wide",
+          "17-70 channels (the optimized kernels' 8- and 16-channel blocks, their two-block steps and every tail) "
+          "over a small image, outputs mostly unsaturated (no fused clamp)"};
+}
+
+Pool draw_pool(Rng& r, int variant, bool symmetric) {
+  Pool p{};
+  switch (variant % kPoolDraws) {
+    case 0: p.C = r.uniform(17, 31); break;
+    case 1: p.C = r.uniform(33, 47); break;
+    case 2: p.C = r.uniform(49, 63); break;
+    case 3: p.C = r.uniform(65, 70); break;
+    default: p.C = 8 * r.uniform(3, 7); break;
+  }
+  p.N = r.uniform(0, 3) == 0 ? 2 : 1;
+  p.kh = r.uniform(1, 3), p.kw = r.uniform(2, 3);
+  p.sh = r.uniform(1, 2), p.sw = r.uniform(1, 2);
+  for (std::size_t i = 0; i < 4; ++i) {
+    const bool pad = variant % kPoolDraws == 1 || (variant % kPoolDraws > 1 && r.coin());
+    p.pads[i] = pad && (i % 2 == 0 ? p.kh : p.kw) > 1 ? 1 : 0;
+  }
+  if (symmetric) p.pads[2] = p.pads[0], p.pads[3] = p.pads[1];
+  const std::int64_t oh = r.uniform(1, 2), ow = r.uniform(1, 3);
+  p.H = input_extent(oh, p.kh, 1, p.sh, p.pads[0] + p.pads[2]);
+  p.W = input_extent(ow, p.kw, 1, p.sw, p.pads[1] + p.pads[3]);
+  return p;
 }
 
 }  // namespace qspec::vecgen::wide

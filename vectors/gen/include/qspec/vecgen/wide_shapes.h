@@ -1,4 +1,5 @@
-// Wide convolution and fully connected shapes for the MRT, TVM and Glow vector families.
+// Wide convolution and fully connected shapes for the MRT, TVM and Glow vector families, and wide
+// pooling shapes for the qlinear pooling families.
 //
 // Those families' small draws stay inside one block of every optimized kernel that runs their
 // 8-bit operands (the avx2 backend's im2col + GEMM engines: 16-column panels, a GEMV for one row,
@@ -7,7 +8,9 @@
 // vector files' size): tens of channels, one to three output rows.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,5 +45,45 @@ Fc draw_fc(Rng& r, int variant);
 // points (typically 74^2 sqrt(k) in magnitude, uniform 8-bit codes) divided by 2^e is about 40
 // output steps, so that an output scale of 2^e times the accumulator's scale saturates few outputs.
 int output_exponent(std::int64_t k);
+
+// ---- pooling: the avx2 backend's average-pooling kernels (one int32 lane per channel, NHWC) run
+// 8 (ymm) / 16 (zmm) channels per block, two blocks per step, then whole blocks and a partial one;
+// the qlinear pooling families' small draws (1-4 channels, 16 in a few hand cases) stay in the tail.
+
+// The note of the flag "wide" in the qlinear pooling families.
+std::pair<std::string, std::string> pool_note();
+
+// Wide pooling draws per file: each channel class once.
+constexpr int kPoolDraws = 5;
+
+// One pooling window over a small NHWC image (N 1-2, 1-2 output rows, 1-3 output columns): variant
+// % 5 picks the channels, 17-31 (ymm: one step and tails; zmm: a whole block and a partial one),
+// 33-47 (zmm: one step and a partial block), 49-63 (zmm: a step, a whole and a partial block),
+// 65-70 (zmm: two steps; ymm: four) or a multiple of 8 in 24-56 (no partial block); and the pads,
+// none (variant 0), 1 on every side (1) or 1 on each side at random (else), 0 beside a kernel
+// dimension of 1 (a pad below the kernel: ONNX Runtime's, TOSA's and oneDNN's exclude-padding
+// rule). symmetric: top = bottom, left = right (PyTorch's one padding per dimension). Kernels
+// KH 1-3 by KW 2-3 (KH KW > 1: XNNPACK's rule), strides 1-2; a pad is at most half its kernel.
+struct Pool {
+  std::int64_t N, H, W, C, kh, kw, sh, sw;
+  std::array<std::int64_t, 4> pads;  // top, left, bottom, right
+};
+Pool draw_pool(Rng& r, int variant, bool symmetric);
+
+// The wide draws of a family whose builder checks validity itself: add(draw(variant)) for each of the
+// kPoolDraws variants, drawing again while !valid (the reference rejects it); `what` names the family
+// in the error after 200 attempts.
+template <class Draw, class Valid, class Add>
+void add_pool_draws(const std::string& what, const Draw& draw, const Valid& valid, const Add& add) {
+  for (int variant = 0; variant < kPoolDraws; ++variant)
+    for (int attempt = 0;; ++attempt) {
+      const auto pr = draw(variant);
+      if (valid(pr)) {
+        add(pr);
+        break;
+      }
+      if (attempt > 200) throw std::logic_error(what + ": cannot draw a valid wide problem");
+    }
+}
 
 }  // namespace qspec::vecgen::wide
