@@ -242,12 +242,12 @@ Impl backend_impl(const std::string& lib, const simd::CpuFeatures& f) {
 
 simd::CpuFeatures without_vnni() {
   simd::CpuFeatures f = simd::detect_cpu_features();
-  f.avxvnni = f.avx512vnni = f.zmm = false;
+  f.avxvnni = f.avx512vnni = f.zmm = f.vbmi = false;
   return f;
 }
 simd::CpuFeatures without_zmm() {
   simd::CpuFeatures f = simd::detect_cpu_features();
-  f.zmm = false;
+  f.zmm = f.vbmi = false;
   return f;
 }
 
@@ -270,6 +270,19 @@ QSPEC_REGISTER_BENCH_IMPL(simd::detect_cpu_features().avx512vnni || simd::detect
                               ? backend_impl("avx2_no_vnni", without_vnni())
                               : Impl{});
 QSPEC_REGISTER_BENCH_IMPL(simd::detect_cpu_features().zmm ? backend_impl("avx2_ymm", without_zmm()) : Impl{});
+// The zmm level without AVX512-VBMI (Cascade Lake's), where the CPU has VBMI: only the depthwise
+// kernel differs there (depthwise_vnni512's ring instead of the direct strips), so only its rows.
+Impl backend_novbmi_impl() {
+  simd::CpuFeatures f = simd::detect_cpu_features();
+  f.vbmi = false;
+  const KernelSet k = simd::avx2::kernel_set(f);
+  Impl impl;
+  impl.lib = "avx2_novbmi";
+  impl.conv = [k](const ConvProblem& p, std::int32_t* y) { return p.groups > 1 ? conv_runner(k, p, y) : Runner{}; };
+  impl.conv8 = [k](const ConvProblem& p, std::int8_t* y) { return p.groups > 1 ? conv8_runner(k, p, y) : Runner{}; };
+  return impl;
+}
+QSPEC_REGISTER_BENCH_IMPL(simd::detect_cpu_features().vbmi ? backend_novbmi_impl() : Impl{});
 QSPEC_REGISTER_BENCH_IMPL(backend_impl("scalar", simd::CpuFeatures{}));
 
 // ---- the exact reference (cpp_int), on problems shrunk 64x ----

@@ -25,7 +25,8 @@
 //    taps past the row's end).
 // Each output row then costs kh (x ceil(kw / 4)) VPDPBUSD per 8 channels (per 16 on zmm), the
 // weights held in registers, and where the stride allows two output rows share every group vector
-// loaded.
+// loaded. A V with direct strips (V::kDirect: zmm with AVX512-VBMI, depthwise_direct_vbmi.h) runs
+// the pair layout's full blocks at stride 1 without the ring.
 //
 // Outputs. int32 accumulators, or (DepthwiseArgs::y8) the bytes of the fused requantizing epilogue:
 // V::Ep (Epilogue16 of epilogue_vnni512.h on zmm, Epilogue8 of epilogue_vnni.h on ymm, the texts the
@@ -101,11 +102,48 @@ inline void prefetch_row(const Plan& pl, const std::uint8_t* x, std::int64_t n, 
   }
 }
 
-// One ring row: the groups of padded input row r (image n) for output columns q0..q0+nq. First
-// the columns the strip reads are flipped to u8 and lane-ordered once each (p_u outside the
-// input) into `cols` ([column][block] vectors); the groups are gathered from there.
+// The pair layout's ring row: the groups of padded input row r (image n) for the strip that starts
+// at output column q0, group j gathering the strip's input columns 2j..2j+3 (p_u outside the
+// input). Each column is flipped to u8 and lane-ordered once and carried in registers to the next
+// group, which shares two of them: a column buffer's stores (this file's general layout keeps one)
+// would queue behind the outputs' in the store commit (docs/benchmarks.md: 17 % of the int32 row).
+void build_pair_groups(const Plan& pl, const std::uint8_t* x, std::int64_t n, std::int64_t r, std::int64_t q0,
+                       std::int64_t nq, std::uint8_t* dst) {
+  const ConvGeom& g = *pl.g;
+  const std::int64_t h = r - g.ph, nb = pl.nb, c = pl.c, nj = (nq + 1) / 2;
+  const bool row_inside = h >= 0 && h < g.h;
+  const __m256i flip = _mm256_set1_epi8(static_cast<char>(pl.flip));
+  const __m256i padv = _mm256_set1_epi8(static_cast<char>(pl.pad_u));
+  const std::int64_t v0 = q0 - g.pw;  // the input column of the strip's column 0 (stride 1)
+  const std::uint8_t* xrow = x + (n * g.h + (row_inside ? h : 0)) * g.w * c;
+  for (std::int64_t b = 0; b < nb; ++b) {
+    const bool full = c - b * kCb >= kCb;
+    const ByteLanes part = first_bytes(c - b * kCb);
+    auto col = [&](std::int64_t u) {
+      const std::int64_t v = v0 + u;
+      if (!row_inside || v < 0 || v >= g.w) return padv;  // uniform: no lane order
+      const std::uint8_t* p = xrow + v * c + b * kCb;
+      const __m256i raw = full ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)) : load_z8(part, p);
+      return lane_order(_mm256_xor_si256(raw, flip));
+    };
+    __m256i t0 = col(0), t1 = col(1);
+    for (std::int64_t j = 0; j < nj; ++j) {
+      const __m256i t2 = col(2 * j + 2), t3 = col(2 * j + 3);
+      transpose4(t0, t1, t2, t3, dst + (j * nb + b) * kEntry);
+      t0 = t2;
+      t1 = t3;
+    }
+  }
+  if (row_inside) prefetch_row(pl, x, n, h, v0, std::max<std::int64_t>(0, -v0), std::min(2 * nj + 2, g.w - v0));
+}
+
+// One ring row: the groups of padded input row r (image n) for output columns q0..q0+nq. The
+// general layout: first the columns the strip reads are flipped to u8 and lane-ordered once each
+// (p_u outside the input) into `cols` ([column][block] vectors); the groups are gathered from
+// there (a group's taps are kw apart, so no two neighbouring groups share a register's worth).
 void build_row(const Plan& pl, const std::uint8_t* x, std::int64_t n, std::int64_t r, std::int64_t q0, std::int64_t nq,
                std::uint8_t* cols, std::uint8_t* dst) {
+  if (pl.pairs) return build_pair_groups(pl, x, n, r, q0, nq, dst);
   const ConvGeom& g = *pl.g;
   const std::int64_t h = r - g.ph, nb = pl.nb;
   const bool row_inside = h >= 0 && h < g.h;
@@ -136,16 +174,6 @@ void build_row(const Plan& pl, const std::uint8_t* x, std::int64_t n, std::int64
     for (std::int64_t b = 0; b < nb; ++b) _mm256_store_si256(cv + u * nb + b, padv);
   prefetch_row(pl, x, n, h, v0, lo, hi);
 
-  if (pl.pairs) {  // group j: columns 2j .. 2j + 3
-    const std::int64_t nj = (nq + 1) / 2;
-    for (std::int64_t j = 0; j < nj; ++j)
-      for (std::int64_t b = 0; b < nb; ++b) {
-        const __m256i* c0 = cv + 2 * j * nb + b;
-        transpose4(_mm256_load_si256(c0), _mm256_load_si256(c0 + nb), _mm256_load_si256(c0 + 2 * nb),
-                   _mm256_load_si256(c0 + 3 * nb), dst + (j * nb + b) * kEntry);
-      }
-    return;
-  }
   for (std::int64_t gi = 0; gi < pl.groups; ++gi) {
     // Taps of this group past the row's end have a zero weight: any byte will do, p_u is at hand.
     const int real = static_cast<int>(std::min<std::int64_t>(4, g.kw - 4 * gi));
@@ -545,6 +573,11 @@ void depthwise_vnni_run(const DepthwiseArgs& a) {
   pack(pl, a.w16, za_u, wq, corr.data());
   pl.wq = wq;
   pl.corr = corr.data();
+  // V's direct strips (depthwise_direct_vbmi.h), where V has them: the pair layout, full blocks,
+  // stride 1 both ways, one sweep.
+  if constexpr (requires { V::kDirect; }) {
+    if (pl.pairs && two_rows && c % kCb == 0 && full2 != pairs2) return V::direct(pl, a, y);
+  }
 
   // Output strips narrow enough that the ring stays about 16 KiB, in L1 with room for the
   // input rows being read (measured best on Zen 4 among 8, 16 and 24 KiB); an even width.

@@ -40,6 +40,7 @@ KernelSet kernel_set(const CpuFeatures& f) {
     k.depthwise_fuses_requant = true;
     k.requant = requant_avx512;  // needs AVX512F only, but a level of its own would be one more to test
   }
+  if (f.avx512vnni && f.zmm && f.vbmi) k.depthwise = depthwise_vnni512_vbmi;
   k.isa = isa_name(f);
   return k;
 }

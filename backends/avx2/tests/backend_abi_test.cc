@@ -36,30 +36,37 @@ class BackendAbi : public ::testing::Test {
 // must be said, never silently run the best path under a lower path's test name.
 TEST(CpuCap, LowersThePathOrNamesTheUnknownValue) {
   CpuFeatures all;
-  all.avx2 = all.avxvnni = all.avx512vnni = all.zmm = all.neon = all.dotprod = true;
+  all.avx2 = all.avxvnni = all.avx512vnni = all.zmm = all.vbmi = all.neon = all.dotprod = true;
   std::string problem;
   const CpuFeatures avx2 = cap_cpu_features(all, "avx2", &problem);
   EXPECT_TRUE(avx2.avx2);
   EXPECT_FALSE(avx2.avxvnni);
   EXPECT_FALSE(avx2.avx512vnni);
   EXPECT_FALSE(avx2.zmm);
+  EXPECT_FALSE(avx2.vbmi);
   EXPECT_EQ(isa_name(avx2), "avx2");
   const CpuFeatures vex = cap_cpu_features(all, "avxvnni", &problem);
   EXPECT_TRUE(vex.avxvnni);
   EXPECT_FALSE(vex.avx512vnni);
   EXPECT_FALSE(vex.zmm);
+  EXPECT_FALSE(vex.vbmi);
   EXPECT_EQ(isa_name(vex), "avx2+avxvnni");
   const CpuFeatures ymm = cap_cpu_features(all, "avx512vnni-ymm", &problem);
   EXPECT_TRUE(ymm.avx512vnni);
   EXPECT_FALSE(ymm.zmm);
+  EXPECT_FALSE(ymm.vbmi);
   EXPECT_EQ(isa_name(ymm), "avx2+avx512vnni");
-  EXPECT_EQ(isa_name(all), "avx2+avx512vnni+zmm");
+  const CpuFeatures zmm = cap_cpu_features(all, "avx512vnni", &problem);
+  EXPECT_TRUE(zmm.zmm);
+  EXPECT_FALSE(zmm.vbmi);
+  EXPECT_EQ(isa_name(zmm), "avx2+avx512vnni+zmm");
+  EXPECT_EQ(isa_name(all), "avx2+avx512vnni+zmm+vbmi");
   EXPECT_EQ(isa_name(cap_cpu_features(all, "scalar", &problem)), "scalar");
   EXPECT_FALSE(cap_cpu_features(all, "neon", &problem).dotprod);
   EXPECT_TRUE(problem.empty()) << problem;
   EXPECT_TRUE(cap_cpu_features(all, "", &problem).avx512vnni);
   EXPECT_TRUE(cap_cpu_features(all, "AVX2", &problem).avx512vnni);
-  EXPECT_NE(problem.find("QSPEC_SIMD_ISA=AVX2 is not one of scalar, avx2, avxvnni, avx512vnni-ymm, neon"),
+  EXPECT_NE(problem.find("QSPEC_SIMD_ISA=AVX2 is not one of scalar, avx2, avxvnni, avx512vnni-ymm, avx512vnni, neon"),
             std::string::npos)
       << problem;
 }

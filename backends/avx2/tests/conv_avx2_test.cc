@@ -26,20 +26,25 @@ std::vector<KernelSet> kernel_sets() {
   std::vector<KernelSet> v = {avx2::kernel_set(CpuFeatures{})};
   if (f.avx2) {
     CpuFeatures only_avx2 = f;
-    only_avx2.avxvnni = only_avx2.avx512vnni = only_avx2.zmm = false;
+    only_avx2.avxvnni = only_avx2.avx512vnni = only_avx2.zmm = only_avx2.vbmi = false;
     v.push_back(avx2::kernel_set(only_avx2));
   }
   if (f.avxvnni) {  // AVX-VNNI's VEX kernels, also where AVX-512 VNNI would take precedence
     CpuFeatures vex = f;
-    vex.avx512vnni = vex.zmm = false;
+    vex.avx512vnni = vex.zmm = vex.vbmi = false;
     v.push_back(avx2::kernel_set(vex));
   }
   if (f.avx512vnni) {
     CpuFeatures ymm = f;
-    ymm.zmm = false;
+    ymm.zmm = ymm.vbmi = false;
     v.push_back(avx2::kernel_set(ymm));
   }
-  if (f.avx512vnni && f.zmm) v.push_back(avx2::kernel_set(f));
+  if (f.avx512vnni && f.zmm) {  // zmm without VBMI (Cascade Lake's level), also where VBMI comes next
+    CpuFeatures zmm = f;
+    zmm.vbmi = false;
+    v.push_back(avx2::kernel_set(zmm));
+  }
+  if (f.avx512vnni && f.zmm && f.vbmi) v.push_back(avx2::kernel_set(f));
   return v;
 }
 
@@ -48,9 +53,9 @@ TEST(qconv2d, EveryIsaLevelOfThisHost) {
   std::string isas;
   for (const KernelSet& k : kernel_sets()) isas += " " + k.isa;
   const std::string lacked =
-      testing::lacked_x86_levels({"avx2", "avx2+avxvnni", "avx2+avx512vnni", "avx2+avx512vnni+zmm"});
+      testing::lacked_x86_levels_vbmi({"avx2", "avx2+avxvnni", "avx2+avx512vnni", "avx2+avx512vnni+zmm", "avx2+avx512vnni+zmm+vbmi"});
   if (!lacked.empty()) GTEST_SKIP() << "tested:" << isas << "; skipped (this CPU lacks them):" << lacked;
-  EXPECT_EQ(isas, " scalar avx2 avx2+avxvnni avx2+avx512vnni avx2+avx512vnni+zmm");
+  EXPECT_EQ(isas, " scalar avx2 avx2+avxvnni avx2+avx512vnni avx2+avx512vnni+zmm avx2+avx512vnni+zmm+vbmi");
 }
 
 // The definition: y (n, oh, ow, o) = sum over the window of (x - za) (w - zw) in int64, a tap

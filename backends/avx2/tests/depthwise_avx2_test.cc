@@ -1,4 +1,5 @@
-// The depthwise kernels (AVX2 VPMADDWD, AVX-VNNI and AVX512-VNNI VPDPBUSD on ymm and zmm) against
+// The depthwise kernels (AVX2 VPMADDWD, AVX-VNNI and AVX512-VNNI VPDPBUSD on ymm and zmm, and zmm with
+// VBMI's direct strips) against
 // depthwise_scalar, exactly, on every channel tail, strip width and parity, kernel shape, stride,
 // dilation, padding, signedness and zero point the layouts distinguish, and on the inputs that
 // must fall back to VPMADDWD.
@@ -30,6 +31,7 @@ std::vector<Kernel> kernels() {
   if (f.avxvnni) v.push_back({"avxvnni", avx2::depthwise_avxvnni});
   if (f.avx512vnni) v.push_back({"vnni", avx2::depthwise_vnni});
   if (f.avx512vnni && f.zmm) v.push_back({"vnni512", avx2::depthwise_vnni512});
+  if (f.avx512vnni && f.zmm && f.vbmi) v.push_back({"vnni512vbmi", avx2::depthwise_vnni512_vbmi});
   return v;
 }
 
@@ -37,9 +39,9 @@ std::vector<Kernel> kernels() {
 TEST(depthwise_avx2, EveryKernelOfThisHost) {
   std::string names;
   for (const Kernel& k : kernels()) names += std::string(" ") + k.name;
-  const std::string lacked = testing::lacked_x86_levels({"avx2", "avxvnni", "vnni", "vnni512"});
+  const std::string lacked = testing::lacked_x86_levels_vbmi({"avx2", "avxvnni", "vnni", "vnni512", "vnni512vbmi"});
   if (!lacked.empty()) GTEST_SKIP() << "tested:" << names << "; skipped (this CPU lacks them):" << lacked;
-  EXPECT_EQ(names, " avx2 avxvnni vnni vnni512");
+  EXPECT_EQ(names, " avx2 avxvnni vnni vnni512 vnni512vbmi");
 }
 
 // XNNPACK-style tester: a geometry, operand ranges and zero points; random operands (or

@@ -28,6 +28,7 @@ CpuFeatures detect_cpu_features() {
   f.avx512vnni = f.avx2 && __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl") &&
                  __builtin_cpu_supports("avx512bw");
   f.zmm = f.avx512vnni && __builtin_cpu_supports("avx512f");
+  f.vbmi = f.zmm && __builtin_cpu_supports("avx512vbmi");
 #elif defined(__aarch64__)
   f.neon = true;
 #if defined(__linux__) && defined(HWCAP_ASIMDDP)
@@ -41,15 +42,19 @@ CpuFeatures cap_cpu_features(CpuFeatures f, const std::string& cap, std::string*
   if (cap.empty()) return f;
   if (cap == "scalar") return CpuFeatures{};
   if (cap == "avx2") {
-    f.avxvnni = f.avx512vnni = f.zmm = false;
+    f.avxvnni = f.avx512vnni = f.zmm = f.vbmi = false;
     return f;
   }
   if (cap == "avxvnni") {
-    f.avx512vnni = f.zmm = false;
+    f.avx512vnni = f.zmm = f.vbmi = false;
     return f;
   }
   if (cap == "avx512vnni-ymm") {
-    f.zmm = false;
+    f.zmm = f.vbmi = false;
+    return f;
+  }
+  if (cap == "avx512vnni") {
+    f.vbmi = false;
     return f;
   }
   if (cap == "neon") {
@@ -58,7 +63,7 @@ CpuFeatures cap_cpu_features(CpuFeatures f, const std::string& cap, std::string*
   }
   if (problem)
     *problem = "QSPEC_SIMD_ISA=" + cap +
-               " is not one of scalar, avx2, avxvnni, avx512vnni-ymm, neon: ignored, the best path runs";
+               " is not one of scalar, avx2, avxvnni, avx512vnni-ymm, avx512vnni, neon: ignored, the best path runs";
   return f;
 }
 
@@ -77,7 +82,7 @@ const CpuFeatures& cpu_features() {
 
 std::string isa_name(const CpuFeatures& f) {
   if (f.avx2) {
-    if (f.avx512vnni) return f.zmm ? "avx2+avx512vnni+zmm" : "avx2+avx512vnni";
+    if (f.avx512vnni) return f.zmm ? (f.vbmi ? "avx2+avx512vnni+zmm+vbmi" : "avx2+avx512vnni+zmm") : "avx2+avx512vnni";
     return f.avxvnni ? "avx2+avxvnni" : "avx2";
   }
   if (f.neon) return f.dotprod ? "neon+dotprod" : "neon";

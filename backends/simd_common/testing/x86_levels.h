@@ -23,6 +23,14 @@ inline std::string lacked_x86_levels(const std::array<const char*, 4>& names) {
   return lacked;
 }
 
+// The same with a fifth level, zmm with AVX512-VBMI, for the tests whose kernels have one.
+inline std::string lacked_x86_levels_vbmi(const std::array<const char*, 5>& names) {
+  const CpuFeatures f = detect_cpu_features();
+  std::string lacked = lacked_x86_levels({names[0], names[1], names[2], names[3]});
+  if (!(f.avx512vnni && f.zmm && f.vbmi)) lacked += std::string(" ") + names[4];
+  return lacked;
+}
+
 // The two widths of a kernel with an AVX2 + FMA form ("ymm") and an AVX512F + BW + VL + FMA form
 // ("zmm": the zmm level's) that this CPU can run (the qlinear.add and pooling tests' lists).
 template <class Fn>

@@ -67,5 +67,8 @@ void depthwise_vnni(const DepthwiseArgs& a);
 void depthwise_avxvnni(const DepthwiseArgs& a);
 // depthwise_vnni with its VPDPBUSD, loads and stores on zmm (AVX512F + BW + VL + VNNI), 16 channels each.
 void depthwise_vnni512(const DepthwiseArgs& a);
+// depthwise_vnni512 where the CPU also has AVX512-VBMI: stride-1 layers with kw <= 3, kh <= 4 and
+// channels a multiple of 32 form their groups with VPERMT2B in registers instead of an L1 ring.
+void depthwise_vnni512_vbmi(const DepthwiseArgs& a);
 
 }  // namespace qspec::simd::avx2
