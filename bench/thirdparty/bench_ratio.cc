@@ -134,14 +134,16 @@ int main(int argc, char** argv) {
   // second run too, whose avx2 rows are not a library's).
   auto internal = [](std::string lib) {
     lib = lib.substr(0, std::min(lib.find('@'), lib.find('.')));
-    return lib == "avx2" || lib == "reference" || lib == "scalar" || lib == "avx2_no_vnni" || lib == "avx2_ymm";
+    return lib == "avx2" || lib == "reference" || lib == "scalar" || lib == "avx2_no_vnni" || lib == "avx2_ymm" ||
+           lib == "avx2_novbmi";
   };
   // qspec's row: its fastest configuration too, "avx2" (the int8 source) or "avx2.u8" (the source
-  // as uint8, converted outside the timed loop as for the libraries' u8 configurations), named.
+  // as uint8, converted outside the timed loop as for the libraries' u8 configurations), named; not
+  // a labelled run's (a filter given to compare.sh runs qspec's rows in its second run too).
   auto qspec_row = [](const std::map<std::string, Entry>& libs) {
     std::pair<std::string, const Entry*> b{"", nullptr};
     for (const auto& [lib, e] : libs)
-      if (lib == "avx2" || lib.starts_with("avx2."))
+      if ((lib == "avx2" || lib.starts_with("avx2.")) && lib.find('@') == std::string::npos)
         if (!b.second || e.seconds < b.second->seconds) b = {lib == "avx2" ? "s8" : lib.substr(5), &e};
     return b;
   };
