@@ -19,6 +19,8 @@ first instruction above the allowed set, and exits 1. An object's flags come fro
 compile_commands.json (the -m options of the command that wrote it): it is what the compiler
 was told, not guessed from the code. The instruction classes, from the encoding (the objdump
 bytes after the legacy and REX prefixes) and, for VEX, the mnemonic:
+  AVX512-VBMI  the EVEX byte permutes vpermb, vpermi2b, vpermt2b and vpmultishiftqb (-mavx512vbmi:
+            the depthwise kernel's direct strips; Skylake-X and Cascade Lake lack them)
   AVX-512   EVEX (0x62 in 64-bit code) and the VEX-encoded mask instructions (k*)
   AVX-VNNI  VEX vpdpbusd(s) / vpdpwssd(s) ({vex}; AVX512-VNNI's are EVEX)
   AVX2      any other VEX instruction (0xc4 / 0xc5 in 64-bit code)
@@ -56,10 +58,11 @@ MARCH_FEATURES = {
     "x86-64": frozenset(), "x86-64-v2": frozenset({"SSE4.2"}), "x86-64-v3": AVX2_SET,
     "x86-64-v4": AVX2_SET | {"AVX-512"},
 }
-LEVEL_ORDER = ["SSE4.2", "AVX2", "AVX-VNNI", "AVX-512"]  # named by these, SSE4.2 only without AVX2
+LEVEL_ORDER = ["SSE4.2", "AVX2", "AVX-VNNI", "AVX-512", "AVX512-VBMI"]  # named by these, SSE4.2 only without AVX2
 
 LEGACY_PREFIXES = {0x66, 0x67, 0xf0, 0xf2, 0xf3, 0x2e, 0x36, 0x3e, 0x26, 0x64, 0x65}
 VEX_VNNI = {"vpdpbusd", "vpdpbusds", "vpdpwssd", "vpdpwssds"}
+VBMI = {"vpermb", "vpermi2b", "vpermt2b", "vpmultishiftqb"}
 # Non-VEX SSE3 ... SSE4.2 and POPCNT mnemonics (under -mavx the compiler emits their VEX forms).
 SSE4_MNEMONICS = set("""
 popcnt crc32 pshufb pblendvb blendvps blendvpd blendps blendpd pblendw ptest pmulld pmuldq pminsd
@@ -103,6 +106,8 @@ def object_features(compile_commands):
                         print(f"QSPEC-SKIP: {entry['file']} is compiled with {a}: no baseline level to check")
                         sys.exit(SKIP)
                     feats = set(MARCH_FEATURES[march])
+                elif a == "-mavx512vbmi":
+                    feats |= AVX2_SET | {"AVX-512", "AVX512-VBMI"}
                 elif a.startswith("-mavx512"):
                     feats |= AVX2_SET | {"AVX-512"}
                 elif a in FLAG_FEATURES:
@@ -162,7 +167,7 @@ def classify(raw, text):
         return None
     op = raw[i]
     if op == 0x62:
-        return "AVX-512"
+        return "AVX512-VBMI" if mnemonic in VBMI else "AVX-512"
     if op in (0xc4, 0xc5):
         if mnemonic.startswith("k"):
             return "AVX-512"
