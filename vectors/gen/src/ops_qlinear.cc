@@ -516,9 +516,41 @@ std::int64_t input_extent(std::int64_t out, std::int64_t k, std::int64_t d, std:
   return std::max<std::int64_t>(1, (out - 1) * s + d * (k - 1) + 1 - pads);
 }
 
+// The wide variant of a MobileNet depthwise layer (convolutions only): 32 or 64 channels, multiplier 1,
+// a kh x 3 kernel (kh 3, sometimes 1 or 2), stride and dilation 1, two or three output rows, every
+// w - w_zero_point in int8: the conditions of the avx2 backend's direct depthwise strips
+// (depthwise_direct_vbmi.h), which kind 2's 17-70 channels and random strides hardly ever met.
+constexpr int kWideDirectDepthwise = 4;
+
+// The direct depthwise layer's shapes: pads 1 all round or 0 / 1 per side (one per axis for PyTorch;
+// TFLite's SAME or VALID, drawn before the input's extent so that the output keeps its rows).
+Shapes draw_direct_depthwise_shapes(Rng& r, QLinearConvention c) {
+  Shapes s;
+  auto& g = s.g;
+  const std::int64_t C = r.coin() ? 32 : 64, kh = r.uniform(0, 3) == 0 ? r.uniform(1, 2) : 3, kw = 3;
+  g.groups = C;
+  if (is_tflite(c)) {
+    const bool valid = r.coin();
+    const auto ph = valid ? std::array<std::int64_t, 2>{0, 0} : same_pads(1, kh, 1, 1);  // stride 1: any extent
+    const auto pw = valid ? std::array<std::int64_t, 2>{0, 0} : same_pads(1, kw, 1, 1);
+    g.pads = {ph[0], pw[0], ph[1], pw[1]};
+  } else {
+    const bool all_ones = r.coin();
+    for (auto& p : g.pads) p = all_ones ? 1 : r.uniform(0, 1);
+    if (is_pytorch(c) || is_pytorch_onednn(c)) g.pads[2] = g.pads[0], g.pads[3] = g.pads[1];
+  }
+  // Two rows: one call of the two-row strip; three: and the odd last row's one-row strip.
+  const std::int64_t oh = r.uniform(2, 3), ow = r.uniform(15, 31);
+  s.x = {1, input_extent(oh, kh, 1, 1, g.pads[0] + g.pads[2]), input_extent(ow, kw, 1, 1, g.pads[1] + g.pads[3]), C};
+  s.w = {C, kh, kw, 1};
+  s.channels = C;
+  return s;  // stride 1: TOSA's idiv_check holds without convention_pads
+}
+
 // variant % 4: 0 groups 1 and 1x1, 1 groups 1 and 3x3, 2 depthwise, 3 grouped (3x3 groups 1 where
-// the convention has no groups), so that every family holds each kind.
+// the convention has no groups), so that every family holds each kind; kWideDirectDepthwise above.
 Shapes draw_wide_conv_shapes(Rng& r, QLinearConvention c, int variant) {
+  if (variant == kWideDirectDepthwise) return draw_direct_depthwise_shapes(r, c);
   Shapes s;
   auto& g = s.g;
   int kind = variant % 4;
@@ -695,7 +727,11 @@ Problem draw_realistic(Rng& r, OpKind kind, QLinearConvention c, int boost,
   p.x_zero_point = wide ? r.uniform(mid - 24, mid + 24) : r.uniform(xlo, xhi);
   p.w_zero_point = draw_w_zero_point(r, t, c, wide.has_value(), kind, pc);
   pr.x = array_of(s.x, [&](std::int64_t) { return r.uniform(xlo, xhi); });
-  pr.w = array_of(s.w, [&](std::int64_t) { return r.uniform(wlo, whi); });
+  // The direct depthwise layer: w - w_zero_point in int8, as the strips' VPDPBUSD needs.
+  const bool direct = kind == OpKind::Conv && wide == kWideDirectDepthwise;
+  const auto wzp = static_cast<std::int64_t>(p.w_zero_point);
+  const std::int64_t w_lo = direct ? std::max(wlo, wzp - 128) : wlo, w_hi = direct ? std::min(whi, wzp + 127) : whi;
+  pr.w = array_of(s.w, [&](std::int64_t) { return r.uniform(w_lo, w_hi); });
   if (kind != OpKind::Matmul && r.coin())
     pr.b = array_of({s.channels}, [&](std::int64_t) { return r.uniform(-(1 << 14), 1 << 14); });
   // log2 of a typical |acc|: about 2^12.4 per sqrt(term) for uniform 8-bit codes.
@@ -1283,6 +1319,11 @@ Family qlinear_family(std::string_view conv, std::uint64_t seed, OpKind kind, in
     for (variant = 0; variant < 4; ++variant)  // each kind of draw_wide_*_shapes once
       b.add_random(
           1, [&] { return draw_realistic(r, kind, b.c, 0, variant); }, "random, wide");
+    if (kind == OpKind::Conv) {  // after the draws above, for the same reason
+      variant = kWideDirectDepthwise;
+      b.add_random(
+          1, [&] { return draw_realistic(r, kind, b.c, 0, variant); }, "random, wide, depthwise stride 1");
+    }
     return std::vector<Group>{Group{OJ::object(), std::move(b.tests)}};
   });
 }
