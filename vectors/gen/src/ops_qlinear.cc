@@ -539,8 +539,10 @@ Shapes draw_direct_depthwise_shapes(Rng& r, QLinearConvention c) {
     for (auto& p : g.pads) p = all_ones ? 1 : r.uniform(0, 1);
     if (is_pytorch(c) || is_pytorch_onednn(c)) g.pads[2] = g.pads[0], g.pads[3] = g.pads[1];
   }
-  // Two rows: one call of the two-row strip; three: and the odd last row's one-row strip.
-  const std::int64_t oh = r.uniform(2, 3), ow = r.uniform(15, 31);
+  // Two rows: one call of the two-row strip; three: and the odd last row's one-row strip. With a
+  // right pad an even width, so that the last column pair's second output reads that pad through
+  // input column w (the strips' edge case v + 1 == w); without one, either parity.
+  const std::int64_t oh = r.uniform(2, 3), ow = g.pads[3] == 1 ? 2 * r.uniform(8, 15) : r.uniform(15, 31);
   s.x = {1, input_extent(oh, kh, 1, 1, g.pads[0] + g.pads[2]), input_extent(ow, kw, 1, 1, g.pads[1] + g.pads[3]), C};
   s.w = {C, kh, kw, 1};
   s.channels = C;
