@@ -39,13 +39,14 @@ inline constexpr PairIdx kPairIdx = [] {
 }();
 
 // Columns v, v + 1 of a source row (its block's first byte; a padding row is a row of p_u ^ flip
-// bytes), flipped; kEdge: either may lie outside the input (p_u).
-template <bool kEdge>
+// bytes), flipped; kEdge: either may lie outside the input (p_u); kC32: c == 32, the two columns
+// one 64-byte load (a run-time test there cost the int32 row 5 %, docs/benchmarks.md).
+template <bool kEdge, bool kC32>
 __attribute__((always_inline)) inline __m512i pair_columns(const std::uint8_t* row, std::int64_t v, std::int64_t w,
                                                            std::int64_t c, __m512i flip, std::uint8_t pad_u) {
   if (!kEdge || (v >= 0 && v + 1 < w)) {
     const std::uint8_t* p = row + v * c;
-    const __m512i raw = c == kCb ? _mm512_loadu_si512(p)
+    const __m512i raw = kC32 ? _mm512_loadu_si512(p)
         : _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))),
                              _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + c)), 1);
     return _mm512_xor_si512(raw, flip);
@@ -59,8 +60,10 @@ __attribute__((always_inline)) inline __m512i pair_columns(const std::uint8_t* r
 
 // ROWS output rows (1 or 2) of block b, the whole output width, from the kh + ROWS - 1 source rows
 // rows[] (each at its block's first byte): strip_pairs' arithmetic and stores with the groups
-// formed in registers. Output row `row` reads source row row + i through kernel row i.
-template <class V, int KH, int ROWS, class T>
+// formed in registers. Output row `row` reads source row row + i through kernel row i. The loop
+// body is a lambda for its two forms (edge columns or not), inlined by force: GCC otherwise called
+// it out of line in some instantiations (measured: the int8 row 8 % slower).
+template <class V, int KH, int ROWS, class T, bool kC32>
 void strip_direct(const Plan& pl, const std::uint8_t* const* rows, std::int64_t b, T* y, std::int64_t yrow,
                   const FusedRequantView* ep) {
   using Vec = typename V::Vec;
@@ -88,8 +91,8 @@ void strip_direct(const Plan& pl, const std::uint8_t* const* rows, std::int64_t 
   const __m512i idx_lo = _mm512_load_si512(kPairIdx.b[0]), idx_hi = _mm512_load_si512(kPairIdx.b[1]);
   __m512i carry[kSrc];
 #pragma GCC unroll 8
-  for (int sr = 0; sr < kSrc; ++sr) carry[sr] = pair_columns<true>(rows[sr], v0, g.w, c, flip, pl.pad_u);
-  auto body = [&](std::int64_t j, auto edge) {
+  for (int sr = 0; sr < kSrc; ++sr) carry[sr] = pair_columns<true, kC32>(rows[sr], v0, g.w, c, flip, pl.pad_u);
+  auto body = [&](std::int64_t j, auto edge) __attribute__((always_inline)) {
     constexpr bool kEdge = decltype(edge)::value;
     Vec acc[ROWS][2][2];
 #pragma GCC unroll 4
@@ -100,7 +103,7 @@ void strip_direct(const Plan& pl, const std::uint8_t* const* rows, std::int64_t 
         for (int kk = 0; kk < 2; ++kk) acc[row][px][kk] = cr[kk];
 #pragma GCC unroll 8
     for (int sr = 0; sr < kSrc; ++sr) {
-      const __m512i nx = pair_columns<kEdge>(rows[sr], v0 + 2 * j + 2, g.w, c, flip, pl.pad_u);
+      const __m512i nx = pair_columns<kEdge, kC32>(rows[sr], v0 + 2 * j + 2, g.w, c, flip, pl.pad_u);
       const Vec e[2] = {_mm512_permutex2var_epi8(carry[sr], idx_lo, nx), _mm512_permutex2var_epi8(carry[sr], idx_hi, nx)};
       carry[sr] = nx;
 #pragma GCC unroll 2
@@ -140,19 +143,17 @@ template <class T>
 using DirectFn = void (*)(const Plan&, const std::uint8_t* const*, std::int64_t, T*, std::int64_t, const FusedRequantView*);
 
 template <class V, class T, int KH>
-DirectFn<T> direct_rows(int rows) {
-  switch (rows) {
-    case 1: return strip_direct<V, KH, 1, T>;
-    default: return strip_direct<V, KH, 2, T>;
-  }
+DirectFn<T> direct_rows(int rows, bool c32) {
+  if (c32) return rows == 1 ? strip_direct<V, KH, 1, T, true> : strip_direct<V, KH, 2, T, true>;
+  return rows == 1 ? strip_direct<V, KH, 1, T, false> : strip_direct<V, KH, 2, T, false>;
 }
 template <class V, class T>
-DirectFn<T> direct_fn(std::int64_t kh, int rows) {
+DirectFn<T> direct_fn(std::int64_t kh, int rows, bool c32) {
   switch (kh) {
-    case 1: return direct_rows<V, T, 1>(rows);
-    case 2: return direct_rows<V, T, 2>(rows);
-    case 3: return direct_rows<V, T, 3>(rows);
-    case 4: return direct_rows<V, T, 4>(rows);
+    case 1: return direct_rows<V, T, 1>(rows, c32);
+    case 2: return direct_rows<V, T, 2>(rows, c32);
+    case 3: return direct_rows<V, T, 3>(rows, c32);
+    case 4: return direct_rows<V, T, 4>(rows, c32);
     default: return nullptr;
   }
 }
@@ -170,7 +171,7 @@ void depthwise_direct(const Plan& pl, const DepthwiseArgs& a, T* y) {
   for (std::int64_t n = 0; n < g.n; ++n)
     for (std::int64_t p = 0; p < pl.oh;) {
       const int rows = static_cast<int>(std::min<std::int64_t>(2, pl.oh - p));
-      const DirectFn<T> fn = direct_fn<V, T>(g.kh, rows);
+      const DirectFn<T> fn = direct_fn<V, T>(g.kh, rows, c == kCb);
       const std::int64_t ns = g.kh + rows - 1;
       for (std::int64_t b = 0; b < pl.nb; ++b) {
         for (std::int64_t i = 0; i < ns; ++i) {
