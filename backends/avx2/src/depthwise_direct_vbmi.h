@@ -63,12 +63,12 @@ __attribute__((always_inline)) inline __m512i pair_columns(const std::uint8_t* r
 // formed in registers. Output row `row` reads source row row + i through kernel row i. The loop
 // body is a lambda for its two forms (edge columns or not), inlined by force: GCC otherwise called
 // it out of line in some instantiations (measured: the int8 row 8 % slower).
-template <class V, int KH, int ROWS, class T, bool kC32>
+template <class V, int KH, int ROWS, class T, bool kC32, bool kPack>
 void strip_direct(const Plan& pl, const std::uint8_t* const* rows, std::int64_t b, T* y, std::int64_t yrow,
                   const FusedRequantView* ep) {
   using Vec = typename V::Vec;
   constexpr int kSrc = KH + ROWS - 1;
-  using S = typename SinkOf<V, T, 2, true>::type;
+  using S = typename SinkOf<V, T, 2, kPack>::type;
   const ConvGeom& g = *pl.g;
   const std::int64_t c = pl.c, nq = pl.ow, ch0 = b * kCb, v0 = -g.pw;
   const S sink(ep, ch0, 16, c - ch0);
@@ -117,7 +117,7 @@ void strip_direct(const Plan& pl, const std::uint8_t* const* rows, std::int64_t 
         }
     }
     const bool second = 2 * j + 1 < nq;
-    if constexpr (std::is_same_v<T, std::uint8_t>) {
+    if constexpr (kPack && std::is_same_v<T, std::uint8_t>) {
 #pragma GCC unroll 4
       for (int row = 0; row < ROWS; ++row) sink.pair(y + row * yrow + 2 * j * c, acc[row][0], acc[row][1], second, c);
     } else {
@@ -142,18 +142,20 @@ void strip_direct(const Plan& pl, const std::uint8_t* const* rows, std::int64_t 
 template <class T>
 using DirectFn = void (*)(const Plan&, const std::uint8_t* const*, std::int64_t, T*, std::int64_t, const FusedRequantView*);
 
-template <class V, class T, int KH>
+template <class V, class T, int KH, bool kPack>
 DirectFn<T> direct_rows(int rows, bool c32) {
-  if (c32) return rows == 1 ? strip_direct<V, KH, 1, T, true> : strip_direct<V, KH, 2, T, true>;
-  return rows == 1 ? strip_direct<V, KH, 1, T, false> : strip_direct<V, KH, 2, T, false>;
+  if (c32) return rows == 1 ? strip_direct<V, KH, 1, T, true, kPack> : strip_direct<V, KH, 2, T, true, kPack>;
+  return rows == 1 ? strip_direct<V, KH, 1, T, false, kPack> : strip_direct<V, KH, 2, T, false, kPack>;
 }
-template <class V, class T>
+// kPack: bytes through V::PairPack (its epilogue only); else int32, or bytes through Sink's
+// epilogue per vector (every other kind: TFLite's, TOSA's, oneDNN's).
+template <class V, class T, bool kPack>
 DirectFn<T> direct_fn(std::int64_t kh, int rows, bool c32) {
   switch (kh) {
-    case 1: return direct_rows<V, T, 1>(rows, c32);
-    case 2: return direct_rows<V, T, 2>(rows, c32);
-    case 3: return direct_rows<V, T, 3>(rows, c32);
-    case 4: return direct_rows<V, T, 4>(rows, c32);
+    case 1: return direct_rows<V, T, 1, kPack>(rows, c32);
+    case 2: return direct_rows<V, T, 2, kPack>(rows, c32);
+    case 3: return direct_rows<V, T, 3, kPack>(rows, c32);
+    case 4: return direct_rows<V, T, 4, kPack>(rows, c32);
     default: return nullptr;
   }
 }
@@ -165,13 +167,18 @@ template <class V, class T>
 void depthwise_direct(const Plan& pl, const DepthwiseArgs& a, T* y) {
   const ConvGeom& g = *pl.g;
   const std::int64_t c = pl.c;
+  bool pack = false;  // bytes through V::PairPack where it implements the epilogue
+  if constexpr (std::is_same_v<T, std::uint8_t>) pack = V::PairPack::applies(*a.ep);
   thread_local LocalVector<std::uint8_t> pad_row;
   pad_row.assign(static_cast<std::size_t>(g.w * c), static_cast<std::uint8_t>(pl.pad_u ^ pl.flip));
   const std::uint8_t* rb[5];  // kh + 1 <= 5 source rows
   for (std::int64_t n = 0; n < g.n; ++n)
     for (std::int64_t p = 0; p < pl.oh;) {
       const int rows = static_cast<int>(std::min<std::int64_t>(2, pl.oh - p));
-      const DirectFn<T> fn = direct_fn<V, T>(g.kh, rows, c == kCb);
+      DirectFn<T> fn = direct_fn<V, T, false>(g.kh, rows, c == kCb);
+      if constexpr (std::is_same_v<T, std::uint8_t>) {
+        if (pack) fn = direct_fn<V, T, true>(g.kh, rows, c == kCb);
+      }
       const std::int64_t ns = g.kh + rows - 1;
       for (std::int64_t b = 0; b < pl.nb; ++b) {
         for (std::int64_t i = 0; i < ns; ++i) {

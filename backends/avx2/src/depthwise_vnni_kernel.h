@@ -574,9 +574,9 @@ void depthwise_vnni_run(const DepthwiseArgs& a) {
   pl.wq = wq;
   pl.corr = corr.data();
   // V's direct strips (depthwise_direct_vbmi.h), where V has them: the pair layout, full blocks,
-  // stride 1 both ways, one sweep.
+  // stride 1 both ways, every epilogue.
   if constexpr (requires { V::kDirect; }) {
-    if (pl.pairs && two_rows && c % kCb == 0 && full2 != pairs2) return V::direct(pl, a, y);
+    if (pl.pairs && two_rows && c % kCb == 0) return V::direct(pl, a, y);
   }
 
   // Output strips narrow enough that the ring stays about 16 KiB, in L1 with room for the
