@@ -107,30 +107,9 @@ void strip_direct(const Plan& pl, const std::uint8_t* const* rows, std::int64_t 
       const Vec e[2] = {_mm512_permutex2var_epi8(carry[sr], idx_lo, nx), _mm512_permutex2var_epi8(carry[sr], idx_hi, nx)};
       carry[sr] = nx;
 #pragma GCC unroll 2
-      for (int kk = 0; kk < 2; ++kk)
-#pragma GCC unroll 4
-        for (int row = 0; row < ROWS; ++row) {
-          const int i = sr - row;
-          if (i < 0 || i >= KH) continue;
-          acc[row][0][kk] = V::dpbusd(acc[row][0][kk], e[kk], wr[0][i][kk]);
-          acc[row][1][kk] = V::dpbusd(acc[row][1][kk], e[kk], wr[1][i][kk]);
-        }
+      for (int kk = 0; kk < 2; ++kk) accumulate_source_row<V, KH, ROWS, 2>(acc, e[kk], wr, sr, kk);
     }
-    const bool second = 2 * j + 1 < nq;
-    if constexpr (kPack && std::is_same_v<T, std::uint8_t>) {
-#pragma GCC unroll 4
-      for (int row = 0; row < ROWS; ++row) sink.pair(y + row * yrow + 2 * j * c, acc[row][0], acc[row][1], second, c);
-    } else {
-#pragma GCC unroll 4
-      for (int row = 0; row < ROWS; ++row) {
-        T* yp = y + row * yrow + 2 * j * c;
-#pragma GCC unroll 2
-        for (int kk = 0; kk < 2; ++kk) {
-          sink(kk, yp + 16 * kk, m[kk], acc[row][0][kk]);
-          if (second) sink(kk, yp + c + 16 * kk, m[kk], acc[row][1][kk]);
-        }
-      }
-    }
+    store_pair_rows<kPack && std::is_same_v<T, std::uint8_t>, ROWS, 2, 2>(sink, y, yrow, j, c, nq, 0, acc, m);
   };
   for (std::int64_t j = 0; 2 * j < nq; ++j) {
     const std::int64_t v = v0 + 2 * j + 2;  // the new pair's first column

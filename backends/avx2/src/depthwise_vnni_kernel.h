@@ -287,6 +287,47 @@ struct SinkOf<V, std::uint8_t, N, true> {
   using type = typename V::PairPack;
 };
 
+// Source row sr's group vector e (quarter kk) into the accumulators of the pixel pair of each output
+// row that reads it (row `row` through kernel row sr - row): weights of shift 0 for the pair's first
+// pixel, of shift 1 for its second. Shared by strip_pairs and the direct strips.
+template <class V, int KH, int ROWS, int KV>
+__attribute__((always_inline)) inline void accumulate_source_row(typename V::Vec (&acc)[ROWS][2][KV],
+                                                                 typename V::Vec e,
+                                                                 const typename V::Vec (&wr)[2][KH][KV], int sr,
+                                                                 int kk) {
+#pragma GCC unroll 4
+  for (int row = 0; row < ROWS; ++row) {
+    const int i = sr - row;
+    if (i < 0 || i >= KH) continue;
+    acc[row][0][kk] = V::dpbusd(acc[row][0][kk], e, wr[0][i][kk]);
+    acc[row][1][kk] = V::dpbusd(acc[row][1][kk], e, wr[1][i][kk]);
+  }
+}
+
+// The pixel pair j of ROWS output rows from their accumulators: through sink.pair (kPairPack: V::PairPack,
+// bytes of all four quarters) or per vector through sink (int32 stores or a byte epilogue), vector kk
+// holding quarters k0 + kk * kQ onward; the pair's second pixel only where 2j + 1 < nq.
+template <bool kPairPack, int ROWS, int KV, int kQ, class S, class T, class Vec, class Mask>
+__attribute__((always_inline)) inline void store_pair_rows(const S& sink, T* y, std::int64_t yrow, std::int64_t j,
+                                                           std::int64_t c, std::int64_t nq, int k0,
+                                                           Vec (&acc)[ROWS][2][KV], const Mask (&m)[KV]) {
+  const bool second = 2 * j + 1 < nq;
+  if constexpr (kPairPack) {
+#pragma GCC unroll 4
+    for (int row = 0; row < ROWS; ++row) sink.pair(y + row * yrow + 2 * j * c, acc[row][0], acc[row][1], second, c);
+  } else {
+#pragma GCC unroll 4
+    for (int row = 0; row < ROWS; ++row) {
+      T* yp = y + row * yrow + 2 * j * c + 8 * k0;
+#pragma GCC unroll 2
+      for (int kk = 0; kk < KV; ++kk) {
+        sink(kk, yp + 8 * kk * kQ, m[kk], acc[row][0][kk]);
+        if (second) sink(kk, yp + c + 8 * kk * kQ, m[kk], acc[row][1][kk]);
+      }
+    }
+  }
+}
+
 // One channel block, nq output columns of ROWS output rows (ROWS = 2: consecutive rows, ring rows
 // src[0..KH]; ROWS = 1: ring rows src[0..KH-1]). Output row `row` reads src[row + i] through
 // kernel row i. Two sweeps of two quarters each keep the weights of both shifts (2 * KH * kV
@@ -338,29 +379,9 @@ void strip_pairs(const std::uint8_t* const* src, std::int64_t gstride, const std
           // Opaque to the compiler, so that it is loaded once for its up to four uses (under this
           // register pressure GCC otherwise loads it again for each).
           asm("" : "+v"(e));
-#pragma GCC unroll 4
-          for (int row = 0; row < ROWS; ++row) {
-            const int i = sr - row;
-            if (i < 0 || i >= KH) continue;
-            acc[row][0][kk] = V::dpbusd(acc[row][0][kk], e, wr[0][i][kk]);
-            acc[row][1][kk] = V::dpbusd(acc[row][1][kk], e, wr[1][i][kk]);
-          }
+          accumulate_source_row<V, KH, ROWS, kV>(acc, e, wr, sr, kk);
         }
-      const bool second = 2 * j + 1 < nq;
-      if constexpr (kOneSweep && std::is_same_v<T, std::uint8_t>) {
-#pragma GCC unroll 4
-        for (int row = 0; row < ROWS; ++row) sink.pair(y + row * yrow + 2 * j * c, acc[row][0], acc[row][1], second, c);
-      } else {
-#pragma GCC unroll 4
-        for (int row = 0; row < ROWS; ++row) {
-          T* yp = y + row * yrow + 2 * j * c + 8 * k0;
-#pragma GCC unroll 2
-          for (int kk = 0; kk < kV; ++kk) {
-            sink(kk, yp + 8 * kk * kQ, m[kk], acc[row][0][kk]);
-            if (second) sink(kk, yp + c + 8 * kk * kQ, m[kk], acc[row][1][kk]);
-          }
-        }
-      }
+      store_pair_rows<kOneSweep && std::is_same_v<T, std::uint8_t>, ROWS, kV, kQ>(sink, y, yrow, j, c, nq, k0, acc, m);
     }
   }
 }
