@@ -106,7 +106,7 @@ inline void prefetch_row(const Plan& pl, const std::uint8_t* x, std::int64_t n, 
 // at output column q0, group j gathering the strip's input columns 2j..2j+3 (p_u outside the
 // input). Each column is flipped to u8 and lane-ordered once and carried in registers to the next
 // group, which shares two of them: a column buffer's stores (this file's general layout keeps one)
-// would queue behind the outputs' in the store commit (docs/benchmarks.md: 17 % of the int32 row).
+// would queue behind the outputs' in the store commit (docs/benchmarks.md: -11 % on the int32 row).
 void build_pair_groups(const Plan& pl, const std::uint8_t* x, std::int64_t n, std::int64_t r, std::int64_t q0,
                        std::int64_t nq, std::uint8_t* dst) {
   const ConvGeom& g = *pl.g;
@@ -140,7 +140,7 @@ void build_pair_groups(const Plan& pl, const std::uint8_t* x, std::int64_t n, st
 // One ring row: the groups of padded input row r (image n) for output columns q0..q0+nq. The
 // general layout: first the columns the strip reads are flipped to u8 and lane-ordered once each
 // (p_u outside the input) into `cols` ([column][block] vectors); the groups are gathered from
-// there (a group's taps are kw apart, so no two neighbouring groups share a register's worth).
+// there.
 void build_row(const Plan& pl, const std::uint8_t* x, std::int64_t n, std::int64_t r, std::int64_t q0, std::int64_t nq,
                std::uint8_t* cols, std::uint8_t* dst) {
   if (pl.pairs) return build_pair_groups(pl, x, n, r, q0, nq, dst);
@@ -610,7 +610,7 @@ void depthwise_vnni_run(const DepthwiseArgs& a) {
   const std::int64_t row_bytes = (pl.pairs ? (tq + 1) / 2 : tq) * gbytes;
   thread_local AlignedBuffer ring, cols;
   ring.resize(static_cast<std::size_t>(pl.ring_rows * row_bytes));
-  cols.resize(static_cast<std::size_t>(strip_columns(pl, tq) * pl.nb * kCb));
+  if (!pl.pairs) cols.resize(static_cast<std::size_t>(strip_columns(pl, tq) * pl.nb * kCb));  // the general layout's column pass
   thread_local LocalVector<std::int64_t> slot_row;  // the padded row each ring slot holds
   thread_local LocalVector<const std::uint8_t*> src, sb;
   thread_local LocalVector<const std::int8_t*> wp;
