@@ -20,8 +20,27 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "depthwise_zmm_shift_pack.h"
+
 namespace qspec::simd::avx2 {
 namespace {
+
+// The strips' byte epilogue: kSink, Sink's per vector (int32 outputs, and the kinds without a pair
+// pack: oneDNN's); kFloatPack, V::PairPack (xnnpack.fp32's kind); kShiftPack, ShiftPairPack (the
+// folded shift kinds: TFLite's, TOSA's, TVM's).
+enum PackKind { kSink, kFloatPack, kShiftPack };
+template <class V, class T, int kPack>
+struct DirectSink {
+  using type = Sink<V, T, 2>;
+};
+template <class V>
+struct DirectSink<V, std::uint8_t, kFloatPack> {
+  using type = typename V::PairPack;
+};
+template <class V>
+struct DirectSink<V, std::uint8_t, kShiftPack> {
+  using type = ShiftPairPack;
+};
 
 // The groups of each source row are formed in registers as the strip goes, two VPERMT2B each
 // (entry byte 4ch + t, tap t of channel ch, from the flipped columns 2j, 2j + 1 for t < 2 and
@@ -63,12 +82,12 @@ __attribute__((always_inline)) inline __m512i pair_columns(const std::uint8_t* r
 // formed in registers. Output row `row` reads source row row + i through kernel row i. The loop
 // body is a lambda for its two forms (edge columns or not), inlined by force: GCC otherwise called
 // it out of line in some instantiations (measured: the int8 row 8 % slower).
-template <class V, int KH, int ROWS, class T, bool kC32, bool kPack>
+template <class V, int KH, int ROWS, class T, bool kC32, int kPack, int kForm>
 void strip_direct(const Plan& pl, const std::uint8_t* const* rows, std::int64_t b, T* y, std::int64_t yrow,
                   const FusedRequantView* ep) {
   using Vec = typename V::Vec;
   constexpr int kSrc = KH + ROWS - 1;
-  using S = typename SinkOf<V, T, 2, kPack>::type;
+  using S = typename DirectSink<V, T, kPack>::type;
   const ConvGeom& g = *pl.g;
   const std::int64_t c = pl.c, nq = pl.ow, ch0 = b * kCb, v0 = -g.pw;
   const S sink(ep, ch0, 16, c - ch0);
@@ -109,7 +128,8 @@ void strip_direct(const Plan& pl, const std::uint8_t* const* rows, std::int64_t 
 #pragma GCC unroll 2
       for (int kk = 0; kk < 2; ++kk) accumulate_source_row<V, KH, ROWS, 2>(acc, e[kk], wr, sr, kk);
     }
-    store_pair_rows<kPack && std::is_same_v<T, std::uint8_t>, ROWS, 2, 2>(sink, y, yrow, j, c, nq, 0, acc, m);
+    store_pair_rows<kPack != kSink && std::is_same_v<T, std::uint8_t>, ROWS, 2, 2, kForm>(sink, y, yrow, j, c, nq, 0, acc,
+                                                                                         m);
   };
   for (std::int64_t j = 0; 2 * j < nq; ++j) {
     const std::int64_t v = v0 + 2 * j + 2;  // the new pair's first column
@@ -121,22 +141,30 @@ void strip_direct(const Plan& pl, const std::uint8_t* const* rows, std::int64_t 
 template <class T>
 using DirectFn = void (*)(const Plan&, const std::uint8_t* const*, std::int64_t, T*, std::int64_t, const FusedRequantView*);
 
-template <class V, class T, int KH, bool kPack>
+template <class V, class T, int KH, int kPack, int kForm>
 DirectFn<T> direct_rows(int rows, bool c32) {
-  if (c32) return rows == 1 ? strip_direct<V, KH, 1, T, true, kPack> : strip_direct<V, KH, 2, T, true, kPack>;
-  return rows == 1 ? strip_direct<V, KH, 1, T, false, kPack> : strip_direct<V, KH, 2, T, false, kPack>;
+  if (c32) return rows == 1 ? strip_direct<V, KH, 1, T, true, kPack, kForm> : strip_direct<V, KH, 2, T, true, kPack, kForm>;
+  return rows == 1 ? strip_direct<V, KH, 1, T, false, kPack, kForm> : strip_direct<V, KH, 2, T, false, kPack, kForm>;
 }
-// kPack: bytes through V::PairPack (its epilogue only); else int32, or bytes through Sink's
-// epilogue per vector (every other kind: TFLite's, TOSA's, oneDNN's).
-template <class V, class T, bool kPack>
+// kPack: the byte epilogue (PackKind), a pair pack's in form kForm (its kRuntime, kS8Full, kU8Full).
+template <class V, class T, int kPack, int kForm = 0>
 DirectFn<T> direct_fn(std::int64_t kh, int rows, bool c32) {
   switch (kh) {
-    case 1: return direct_rows<V, T, 1, kPack>(rows, c32);
-    case 2: return direct_rows<V, T, 2, kPack>(rows, c32);
-    case 3: return direct_rows<V, T, 3, kPack>(rows, c32);
-    case 4: return direct_rows<V, T, 4, kPack>(rows, c32);
+    case 1: return direct_rows<V, T, 1, kPack, kForm>(rows, c32);
+    case 2: return direct_rows<V, T, 2, kPack, kForm>(rows, c32);
+    case 3: return direct_rows<V, T, 3, kPack, kForm>(rows, c32);
+    case 4: return direct_rows<V, T, 4, kPack, kForm>(rows, c32);
     default: return nullptr;
   }
+}
+
+// A pair pack's strip in its form (the forms' values are PairPack's and ShiftPairPack's alike).
+template <class V, class T, int kPack>
+DirectFn<T> pack_fn(int form, std::int64_t kh, int rows, bool c32) {
+  static_assert(ShiftPairPack::kS8Full == V::PairPack::kS8Full && ShiftPairPack::kU8Full == V::PairPack::kU8Full);
+  if (form == ShiftPairPack::kS8Full) return direct_fn<V, T, kPack, ShiftPairPack::kS8Full>(kh, rows, c32);
+  if (form == ShiftPairPack::kU8Full) return direct_fn<V, T, kPack, ShiftPairPack::kU8Full>(kh, rows, c32);
+  return direct_fn<V, T, kPack>(kh, rows, c32);
 }
 
 // The whole convolution with the direct strips (the caller checked the layout's conditions):
@@ -146,17 +174,24 @@ template <class V, class T>
 void depthwise_direct(const Plan& pl, const DepthwiseArgs& a, T* y) {
   const ConvGeom& g = *pl.g;
   const std::int64_t c = pl.c;
-  bool pack = false;  // bytes through V::PairPack where it implements the epilogue
-  if constexpr (std::is_same_v<T, std::uint8_t>) pack = V::PairPack::applies(*a.ep);
+  int pack = kSink, form = 0;  // the pair pack that implements the epilogue, and its form
+  if constexpr (std::is_same_v<T, std::uint8_t>) {
+    if (V::PairPack::applies(*a.ep)) {
+      pack = kFloatPack, form = V::PairPack::form(*a.ep);
+    } else if (ShiftPairPack::applies(*a.ep)) {
+      pack = kShiftPack, form = ShiftPairPack::form(*a.ep);
+    }
+  }
   thread_local LocalVector<std::uint8_t> pad_row;
   pad_row.assign(static_cast<std::size_t>(g.w * c), static_cast<std::uint8_t>(pl.pad_u ^ pl.flip));
   const std::uint8_t* rb[5];  // kh + 1 <= 5 source rows
   for (std::int64_t n = 0; n < g.n; ++n)
     for (std::int64_t p = 0; p < pl.oh;) {
       const int rows = static_cast<int>(std::min<std::int64_t>(2, pl.oh - p));
-      DirectFn<T> fn = direct_fn<V, T, false>(g.kh, rows, c == kCb);
+      DirectFn<T> fn = direct_fn<V, T, kSink>(g.kh, rows, c == kCb);
       if constexpr (std::is_same_v<T, std::uint8_t>) {
-        if (pack) fn = direct_fn<V, T, true>(g.kh, rows, c == kCb);
+        if (pack != kSink) fn = pack == kFloatPack ? pack_fn<V, T, kFloatPack>(form, g.kh, rows, c == kCb)
+                                                   : pack_fn<V, T, kShiftPack>(form, g.kh, rows, c == kCb);
       }
       const std::int64_t ns = g.kh + rows - 1;
       for (std::int64_t b = 0; b < pl.nb; ++b) {

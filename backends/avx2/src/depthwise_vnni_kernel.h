@@ -306,15 +306,17 @@ __attribute__((always_inline)) inline void accumulate_source_row(typename V::Vec
 
 // The pixel pair j of ROWS output rows from their accumulators: through sink.pair (kPairPack: V::PairPack,
 // bytes of all four quarters) or per vector through sink (int32 stores or a byte epilogue), vector kk
-// holding quarters k0 + kk * kQ onward; the pair's second pixel only where 2j + 1 < nq.
-template <bool kPairPack, int ROWS, int KV, int kQ, class S, class T, class Vec, class Mask>
+// holding quarters k0 + kk * kQ onward; the pair's second pixel only where 2j + 1 < nq. kForm: the
+// PairPack form the caller fixed (V::PairPack::kRuntime: read its flags per pair).
+template <bool kPairPack, int ROWS, int KV, int kQ, int kForm = 0, class S, class T, class Vec, class Mask>
 __attribute__((always_inline)) inline void store_pair_rows(const S& sink, T* y, std::int64_t yrow, std::int64_t j,
                                                            std::int64_t c, std::int64_t nq, int k0,
                                                            Vec (&acc)[ROWS][2][KV], const Mask (&m)[KV]) {
   const bool second = 2 * j + 1 < nq;
   if constexpr (kPairPack) {
 #pragma GCC unroll 4
-    for (int row = 0; row < ROWS; ++row) sink.pair(y + row * yrow + 2 * j * c, acc[row][0], acc[row][1], second, c);
+    for (int row = 0; row < ROWS; ++row)
+      sink.template pair<kForm>(y + row * yrow + 2 * j * c, acc[row][0], acc[row][1], second, c);
   } else {
 #pragma GCC unroll 4
     for (int row = 0; row < ROWS; ++row) {

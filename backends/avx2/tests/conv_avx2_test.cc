@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <optional>
 #include <random>
@@ -296,6 +297,12 @@ struct EpilogueCase {
         bias(testing::random_bias(o, float_bias && cases % 2 == 0, rng)),
         plan(testing::random_plan(kind, out, o, cases % 4 == 0, rng)),
         fr(plan, o, bias.data(), float_bias) {}
+  // A chosen plan (one entry: per tensor) and int32 bias.
+  EpilogueCase(std::vector<std::int64_t> b, std::vector<RequantParams> p)
+      : float_bias(false),
+        bias(std::move(b)),
+        plan(std::move(p)),
+        fr(plan, static_cast<std::int64_t>(bias.size()), bias.data(), false) {}
 };
 
 // The first acc.size() bytes of a fused requantizing store against the two passes: the exact
@@ -315,6 +322,21 @@ void expect_two_passes(const std::vector<std::uint8_t>& got, const std::vector<s
     const auto want = static_cast<std::uint8_t>(requant_one(p, static_cast<std::int32_t>(v)));
     ASSERT_EQ(got[i], want) << what << " output " << i << " (channel " << j << ") acc " << c << " bias " << b;
   }
+}
+
+// qconv2d_nhwc_requant of depthwise weights (the padding byte is the input zero point, as the qlinear
+// operators pass it) on kernel set k against the two passes, and no byte written past the output.
+void expect_depthwise_fused(const KernelSet& k, const ConvGeom& g, const std::vector<std::uint8_t>& x, bool xs,
+                            const std::vector<std::uint8_t>& w, bool wu, std::int64_t zw, std::int64_t za,
+                            const EpilogueCase& e, const std::string& what) {
+  const QConvWeights pw = pack_conv_weights(k, g, w.data(), wu, zw, za, za);
+  ASSERT_TRUE(pw.depthwise && conv_fuses_requant(k, pw)) << what;
+  const auto outs = static_cast<std::size_t>(g.n * g.oh() * g.ow() * g.o);
+  std::vector<std::uint8_t> got(outs + 64, 0xa5);
+  qconv2d_nhwc_requant(k, pw, x.data(), xs, za, za, e.fr, got.data());
+  const std::vector<std::int64_t> acc = conv_definition(g, x, xs, w, wu, za, zw, za);
+  ASSERT_NO_FATAL_FAILURE(expect_two_passes(got, acc, e, g.o, what));
+  for (std::size_t i = outs; i < got.size(); ++i) ASSERT_EQ(got[i], 0xa5) << what << ": byte " << i << " past the output";
 }
 
 // The direct convolution's fused requantizing store (qconv2d_nhwc_requant on its weights) against
@@ -416,18 +438,132 @@ TEST(qconv2d, DepthwiseFusedRequantMatchesTwoPasses) {
           testing::fill_operands(x, xs, w, wu, extreme, rng);
           const EpilogueCase e(kind, out, g.o, cases, rng);
           ASSERT_TRUE(e.fr.ok());
-          // The padding byte is the input zero point, as the qlinear operators pass it.
-          const QConvWeights pw = pack_conv_weights(k, g, w.data(), wu, zw, za, za);
-          ASSERT_TRUE(pw.depthwise) << "case " << cases;
-          ASSERT_TRUE(conv_fuses_requant(k, pw));
-          const auto outs = static_cast<std::size_t>(g.n * g.oh() * g.ow() * g.o);
-          std::vector<std::uint8_t> got(outs + 64, 0xa5);  // bytes past the output must stay untouched
-          qconv2d_nhwc_requant(k, pw, x.data(), xs, za, za, e.fr, got.data());
-          const std::vector<std::int64_t> acc = conv_definition(g, x, xs, w, wu, za, zw, za);
- ASSERT_NO_FATAL_FAILURE(expect_two_passes(got, acc, e, g.o, k.isa + " case " + std::to_string(cases) + " kind " +
-                                                        std::to_string(static_cast<int>(kind))));
-          for (std::size_t i = outs; i < got.size(); ++i) ASSERT_EQ(got[i], 0xa5) << k.isa << " case " << cases;
+          ASSERT_NO_FATAL_FAILURE(expect_depthwise_fused(
+              k, g, x, xs, w, wu, zw, za, e,
+              k.isa + " case " + std::to_string(cases) + " kind " + std::to_string(static_cast<int>(kind))));
         }
+}
+
+// The zmm pair pack (xnnpack.fp32's epilogue in the depthwise strips) leaves the upper clamp to the
+// packs' saturation where qmax is the byte type's maximum and every |scale| < 1
+// (FusedRequantView::scale_below_one), as it leaves the lower one where qmin is the minimum. The
+// argument needs fl32(v) * scale < 2^31: at scale 1 a v of 2^31 - 64 or more gives exactly 2^31,
+// which VCVTPS2DQ turns into INT32_MIN (a byte of qmin, not qmax). Exact worst cases: every input
+// 127 against a zero point of -128 and weights of 127 (-128) on even (odd) channels make each
+// interior accumulator +291,465 (-293,760), and biases of INT32_MAX - 291,465 (INT32_MIN + 293,760)
+// put v at INT32_MAX (INT32_MIN); random operands then biases within 2^20 of the int32 ends. Scales
+// just below 1, exactly 1 and above, full and narrowed ranges, int8 and uint8 outputs, c = 32 and
+// 64 (one 64-byte store and two 32-byte ones), odd oh (a single last row).
+TEST(qconv2d, DepthwisePairPackSaturatesNearInt32Ends) {
+  std::vector<KernelSet> fused;
+  for (const KernelSet& k : kernel_sets())
+    if (k.depthwise_fuses_requant) fused.push_back(k);
+  if (fused.empty()) GTEST_SKIP() << "no VNNI depthwise kernel on this CPU (AVX-VNNI or AVX512-VNNI)";
+  constexpr std::int64_t kPos = 9 * 255 * 127, kNeg = 9 * 255 * 128;
+  const float scales[] = {std::nextafter(1.0f, 0.0f), 1.0f, 1.5f, 0.25f};
+  std::mt19937_64 rng(47);
+  int cases = 0;
+  for (const KernelSet& k : fused)
+    for (std::int64_t c : {32, 64})
+      for (float scale : scales)
+        for (OutType out : {OutType::I8, OutType::U8})
+          for (int variant = 0; variant < 4; ++variant) {
+            ++cases;
+            const bool extreme = variant % 2 == 0, narrowed = variant >= 2;
+            const ConvGeom g = geom(1, 5, 9, c, c, 3, 1, 1, 1, c);
+            std::vector<std::uint8_t> x(static_cast<std::size_t>(g.h * g.w * c)), w(static_cast<std::size_t>(c * 9));
+            std::vector<std::int64_t> bias(static_cast<std::size_t>(c));
+            std::int64_t za = -128;
+            if (extreme) {
+              std::fill(x.begin(), x.end(), std::uint8_t{127});
+              for (std::size_t i = 0; i < w.size(); ++i) w[i] = (i / 9) % 2 == 0 ? 127 : 0x80;
+              for (std::size_t j = 0; j < bias.size(); ++j) bias[j] = j % 2 == 0 ? INT32_MAX - kPos : INT32_MIN + kNeg;
+            } else {
+              testing::fill_operands(x, true, w, false, false, rng);
+              za = static_cast<std::int64_t>(rng() % 256) - 128;
+              for (std::size_t j = 0; j < bias.size(); ++j) {
+                const auto off = static_cast<std::int64_t>(rng() % (1u << 20));
+                bias[j] = j % 2 == 0 ? INT32_MAX - kNeg - off : INT32_MIN + kNeg + off;
+              }
+            }
+            RequantParams p;
+            p.kind = RequantKind::kFloatThenZp;
+            p.out = OutType::I32;  // as the qlinear plans: int32 lanes, narrowed by the store
+            p.qmin = out_min(out) + (narrowed ? 10 : 0);
+            p.qmax = out_max(out) - (narrowed ? 20 : 0);
+            p.zp = out_min(out) + static_cast<std::int32_t>(rng() % 256);
+            p.scale = scale;
+            p.zp_f = static_cast<float>(p.zp);
+            ASSERT_TRUE(finalize(p));
+            const EpilogueCase e(bias, {p});
+            ASSERT_TRUE(e.fr.ok());
+            ASSERT_EQ(e.fr.view().scale_below_one, scale < 1.0f);
+            if (extreme) {  // the construction: pixel (1, 1), channel 0 is the largest accumulator
+              ASSERT_EQ(conv_definition(g, x, true, w, false, za, 0, za)[static_cast<std::size_t>((g.ow() + 1) * c)], kPos);
+            }
+            ASSERT_NO_FATAL_FAILURE(expect_depthwise_fused(k, g, x, true, w, false, 0, za, e,
+                                                           k.isa + " case " + std::to_string(cases)));
+          }
+}
+
+// The shift kinds' folded epilogue (FusedRequantView::folded; the direct strips' ShiftPairPack on
+// VBMI CPUs, Sink's per vector elsewhere) against the two passes: TFLite's double rounding (kQ31Double,
+// M >= 0, L = 0, R >= 1: folded by q31_as_shift_round), TFLite's single rounding (kShiftRound, one
+// constant) and TOSA's double one (c +- 2^30), S from 32 up, multipliers from 0 to INT32_MAX (and
+// negative for kShiftRound), per tensor and per channel, full and narrowed ranges, int8 and uint8, on
+// c = 32 and 64, odd oh and ow, saturated accumulators. Every plan must fold: else the test would
+// not reach the folded form.
+TEST(qconv2d, DepthwiseFoldedShiftMatchesTwoPasses) {
+  std::vector<KernelSet> fused;
+  for (const KernelSet& k : kernel_sets())
+    if (k.depthwise_fuses_requant) fused.push_back(k);
+  if (fused.empty()) GTEST_SKIP() << "no VNNI depthwise kernel on this CPU (AVX-VNNI or AVX512-VNNI)";
+  std::mt19937_64 rng(53);
+  auto plan = [&](int form, OutType out, std::int64_t n, bool narrowed) {
+    std::vector<RequantParams> v;
+    const std::int32_t zp = out_min(out) + static_cast<std::int32_t>(rng() % 256);
+    for (std::int64_t j = 0; j < n; ++j) {
+      RequantParams p;
+      p.out = OutType::I32;  // as the qlinear plans: int32 lanes, narrowed by the store
+      p.qmin = out_min(out) + (narrowed ? 10 : 0);
+      p.qmax = out_max(out) - (narrowed ? 20 : 0);
+      p.zp = zp;
+      const auto m = static_cast<std::int32_t>(j % 7 == 0 ? INT32_MAX : j % 7 == 1 ? 0 : (rng() >> 33) >> (rng() % 24));
+      if (form == 0) {  // TFLite's double rounding
+        p.kind = RequantKind::kQ31Double;
+        p.multiplier = m;
+        p.right_shift = static_cast<int>(1 + rng() % (j % 2 ? 22 : 12));  // S = 31 + R <= 53: zp * 2^S folds
+      } else {  // TFLite's single rounding (1), TOSA's double rounding (2)
+        p.kind = RequantKind::kShiftRound;
+        p.multiplier = j % 3 == 2 ? -m : m;
+        p.shift = static_cast<int>(32 + rng() % (j % 2 ? 22 : 12));
+        p.round_pos = p.round_neg = std::int64_t{1} << (p.shift - 1);
+        if (form == 2) p.round_pos += std::int64_t{1} << 30, p.round_neg -= std::int64_t{1} << 30;
+      }
+      EXPECT_TRUE(finalize(p));
+      v.push_back(p);
+    }
+    return v;
+  };
+  int cases = 0;
+  for (const KernelSet& k : fused)
+    for (std::int64_t c : {32, 64})
+      for (int form = 0; form < 3; ++form)
+        for (OutType out : {OutType::I8, OutType::U8})
+          for (int variant = 0; variant < 4; ++variant) {
+            ++cases;
+            const bool per_tensor = variant % 2 == 0, narrowed = variant == 3, extreme = variant == 1;
+            const ConvGeom g = geom(1, 5, 9, c, c, 3, 1, 1, 1, c);
+            const auto [xs, wu, za] = random_signedness(rng);
+            const std::int64_t zw = wu ? 128 : 0;  // w - zw in int8: the u8 x s8 kernel
+            std::vector<std::uint8_t> x(static_cast<std::size_t>(g.h * g.w * c)), w(static_cast<std::size_t>(c * 9));
+            testing::fill_operands(x, xs, w, wu, extreme, rng);
+            const EpilogueCase e(testing::random_bias(c, false, rng), plan(form, out, per_tensor ? 1 : c, narrowed));
+            ASSERT_TRUE(e.fr.ok());
+            ASSERT_TRUE(e.fr.view().folded) << "case " << cases << ": the plan does not fold";
+            ASSERT_NO_FATAL_FAILURE(expect_depthwise_fused(
+                k, g, x, xs, w, wu, zw, za, e, k.isa + " case " + std::to_string(cases) + " form " + std::to_string(form)));
+          }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Portable u8 x s8 -> int32 matrix-product engine, the GemmEngine defaults (incl. the two-pass form
 // of the fused requantization) and the aligned buffer.
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -59,6 +60,7 @@ FusedRequant::FusedRequant(const std::vector<RequantParams>& plan, std::int64_t 
   const auto un = static_cast<std::size_t>(n);
   const RequantParams& p0 = plan[0];
   bias_.assign(un, 0);
+  bool below_one = true;
   for (std::size_t j = 0; j < un; ++j) {
     const RequantParams& p = plan[plan.size() == 1 ? 0 : j];
     // One kind, clamp and zero point for every column (the qlinear plans), a kind with a fused form.
@@ -68,6 +70,7 @@ FusedRequant::FusedRequant(const std::vector<RequantParams>& plan, std::int64_t 
     if (p.qmin < -128 || p.qmax > 255) return;  // a byte store
     params_.push_back(p);
     scale_.push_back(p.scale);
+    below_one = below_one && std::fabs(p.scale) < 1.0f;  // false for a NaN
     multiplier_.push_back(p.multiplier);
     left_shift_.push_back(p.left_shift);
     right_shift_.push_back(p.right_shift);
@@ -98,11 +101,34 @@ FusedRequant::FusedRequant(const std::vector<RequantParams>& plan, std::int64_t 
   v_.shift = shift_.data();
   v_.flo = p0.flo, v_.fhi = p0.fhi, v_.zp_f = p0.zp_f;
   v_.zp = p0.zp, v_.lo_nozp = p0.lo_nozp, v_.hi_nozp = p0.hi_nozp;
+  v_.scale_below_one = below_one;
+  fold();
   ok_ = true;
+}
+
+// The folded shift form (FusedRequantView::folded) where every column has one and the differences of
+// their rounding constants agree.
+void FusedRequant::fold() {
+  const std::size_t n = params_.size();
+  fold_m_.resize(n), fold_s_.resize(n), fold_c_.resize(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    RequantParams s = params_[j], z;
+    if (s.kind == RequantKind::kQ31Double && !q31_as_shift_round(params_[j], s)) return;
+    if (s.kind != RequantKind::kShiftRound || s.input_offset != 0 || !zp_into_rounding(s, z)) return;
+    const std::int64_t diff = z.round_neg - z.round_pos;
+    if (j == 0) v_.fold_diff = diff;
+    if (diff != v_.fold_diff) return;
+    fold_m_[j] = z.multiplier;
+    fold_c_[j] = z.round_pos;
+    fold_s_[j] = z.shift - 32;
+  }
+  v_.fold_m = fold_m_.data(), v_.fold_c = fold_c_.data(), v_.fold_s = fold_s_.data();
+  v_.folded = n > 0;
 }
 
 FusedRequantView FusedRequant::view(std::int64_t col0) const {
   FusedRequantView v = v_;
+  if (v.folded) v.fold_m += col0, v.fold_c += col0, v.fold_s += col0;
   v.params += col0, v.bias += col0, v.scale += col0;
   v.multiplier += col0, v.left_shift += col0, v.right_shift += col0;
   v.round_pos += col0, v.round_neg += col0, v.s_lo += col0, v.s_hi += col0, v.shift += col0;

@@ -96,6 +96,46 @@ bool finalize(RequantParams& p) {
   return false;
 }
 
+// kQ31Double with L = 0, R >= 1 and M >= 0 (every gemmlowp / TFLite double rounding with a negative
+// exponent) as one kShiftRound, RDBPOT(SRDHM(x, M), R) = floor((x*M + c) / 2^(31+R)) with
+// c = 2^30 + 2^(30+R) - [x < 0] * 2^31. Why: with p = x*M and t = SRDHM = floor((p + 2^30) / 2^31),
+// RDBPOT(t, R) = floor((t + 2^(R-1) - [t < 0]) / 2^R), and t + k = floor((p + 2^30 + k * 2^31) / 2^31)
+// for an integer k, so the two floors nest into one. [x < 0] stands for [t < 0]: they differ only where
+// p is in [-2^30, 0] (x < 0 with M > 0, or M = 0), where t = 0 and the numerator is
+// in [0, 2^(31+R)) either way, so the quotient is 0 = RDBPOT(0, R). M >= 0 excludes INT32_MIN^2.
+// The quotient is RDBPOT of an int32 by R >= 1, so it fits int32 (not wide), and |x*M + c| < 2^63.
+bool q31_as_shift_round(const RequantParams& p, RequantParams& s) {
+  if (p.kind != RequantKind::kQ31Double || p.left_shift != 0 || p.right_shift < 1 || p.multiplier < 0) return false;
+  s = p;
+  s.kind = RequantKind::kShiftRound;
+  s.input_offset = 0;
+  s.shift = 31 + p.right_shift;
+  s.round_pos = (std::int64_t{1} << 30) + (std::int64_t{1} << (30 + p.right_shift));
+  s.round_neg = s.round_pos - (std::int64_t{1} << 31);
+  s.wide = false;
+  return true;
+}
+
+// kShiftRound with S >= 32, not wide: the zero point moved into the rounding constants, c' = c +
+// zp * 2^S, so that floor((x*M + c') / 2^S) = floor((x*M + c) / 2^S) + zp exactly (zp * 2^S is a
+// multiple of 2^S). Only where x*M + c' stays inside int64 (|c'| <= 2^62, what finalize() asks of c)
+// and the sum inside int32: its extremes over int32 x are at x in {0, INT32_MAX, -1, INT32_MIN}, as in
+// finalize() (monotone on x >= 0 and on x < 0, c constant on each).
+bool zp_into_rounding(const RequantParams& p, RequantParams& z) {
+  if (p.kind != RequantKind::kShiftRound || p.wide || p.shift < 32) return false;
+  const i128 zs = i128{p.zp} << p.shift, cmax = i128{1} << 62;
+  const i128 cp = p.round_pos + zs, cn = p.round_neg + zs;
+  if (cp > cmax || cp < -cmax || cn > cmax || cn < -cmax) return false;
+  for (const std::int64_t x : {std::int64_t{0}, std::int64_t{INT32_MAX}, std::int64_t{-1}, std::int64_t{INT32_MIN}}) {
+    const i128 t = (i128{x} * p.multiplier + (x >= 0 ? cp : cn)) >> p.shift;  // floor: >> of a signed value
+    if (t < INT32_MIN || t > INT32_MAX) return false;
+  }
+  z = p;
+  z.round_pos = static_cast<std::int64_t>(cp);
+  z.round_neg = static_cast<std::int64_t>(cn);
+  return true;
+}
+
 std::int32_t requant_one(const RequantParams& p, std::int32_t x) {
   switch (p.kind) {
     case RequantKind::kQ31Double: {

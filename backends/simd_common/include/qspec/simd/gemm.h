@@ -75,6 +75,19 @@ struct FusedRequantView {
   const std::int64_t* shift = nullptr;
   float flo = 0, fhi = 0, zp_f = 0;  // shared by the columns (float kinds: float_narrow's bounds)
   std::int32_t zp = 0, lo_nozp = 0, hi_nozp = 0;
+  // Float kinds: every column's |scale| < 1, so |fl32(v) * scale| <= 2^31 - 128 for any int32 v
+  // (2^31 * s is exact and the float below 2^31 is 2^31 - 128) and VCVTPS2DQ never returns its
+  // out-of-range value: an epilogue may leave the upper clamp to a saturating pack.
+  bool scale_below_one = false;
+  // The shift kinds folded, where every column folds (kQ31Double through q31_as_shift_round, then
+  // kShiftRound with S >= 32 through zp_into_rounding): column j's byte before the clamp is
+  // floor((v * fold_m[j] + fold_c[j] + [v < 0] * fold_diff) / 2^(32 + fold_s[j])), the zero point
+  // included, with one difference of the rounding constants fold_diff for every column.
+  bool folded = false;
+  std::int64_t fold_diff = 0;
+  const std::int32_t* fold_m = nullptr;
+  const std::int64_t* fold_c = nullptr;
+  const std::int32_t* fold_s = nullptr;
 };
 
 // The per-column arrays behind a FusedRequantView, built from a plan of 1 or n RequantParams
@@ -88,12 +101,15 @@ class FusedRequant {
   FusedRequantView view(std::int64_t col0 = 0) const;
 
  private:
+  void fold();  // the folded shift form, where it exists
   bool ok_ = false;
   FusedRequantView v_;
   std::vector<RequantParams> params_;
   std::vector<std::int32_t> bias_, multiplier_, left_shift_, right_shift_;
   std::vector<float> scale_;
   std::vector<std::int64_t> round_pos_, round_neg_, s_lo_, s_hi_, shift_;
+  std::vector<std::int32_t> fold_m_, fold_s_;
+  std::vector<std::int64_t> fold_c_;
 };
 
 // Column j's byte, exactly as the two passes compute it (the scalar form every engine must match).

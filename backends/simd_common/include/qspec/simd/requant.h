@@ -103,6 +103,15 @@ using RequantFn = void (*)(const RequantParams& p, std::size_t n, const std::int
 void requant_scalar(const RequantParams& p, std::size_t n, const std::int32_t* x, void* y);
 
 // One element, exactly as requant_scalar computes it (int32 result before the store).
+// kQ31Double with L = 0, R >= 1 and M >= 0 (every gemmlowp / TFLite double rounding with a negative
+// exponent) as one kShiftRound into s: RDBPOT(SRDHM(x, M), R) = floor((x*M + c(x)) / 2^(31+R)); false
+// where p is not of that form. The argument is in requant_scalar.cc.
+bool q31_as_shift_round(const RequantParams& p, RequantParams& s);
+// kShiftRound with S >= 32, not wide, the zero point moved into the rounding constants into z
+// (floor((x*M + c + zp * 2^S) / 2^S) = floor((x*M + c) / 2^S) + zp); false where that could leave
+// int64 or the sum int32.
+bool zp_into_rounding(const RequantParams& p, RequantParams& z);
+
 std::int32_t requant_one(const RequantParams& p, std::int32_t x);
 
 // ---- the scalar primitives, shared by every implementation ----
