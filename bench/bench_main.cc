@@ -33,6 +33,13 @@ bool register_impl(Impl impl) {
 }
 
 std::int8_t epilogue(std::int64_t acc, Epilogue e) {
+  if (e == Epilogue::kQ31DoubleRounding) {
+    // SRDHM(acc, 2^30) = floor((acc * 2^30 + 2^30) / 2^31) = floor((acc + 1) / 2) (no saturation:
+    // the accumulators are far from INT32_MIN); RDBPOT(h, 6) rounds h / 64 half away from zero.
+    const std::int64_t h = (acc + 1) >> 1;  // C++20: arithmetic shift = floor
+    const std::int64_t q = h >= 0 ? (h + 32) >> 6 : -((-h + 32) >> 6);
+    return static_cast<std::int8_t>(std::clamp<std::int64_t>(q + Int8Out::kOutZp, -128, 127));
+  }
   // acc * 2^-7 is exact in binary32 for the benchmarks' accumulators (< 2^24 in magnitude).
   const float v = static_cast<float>(acc) * Int8Out::kScale;
   const long r = e == Epilogue::kZpAfterRounding ? std::lrint(v) + Int8Out::kOutZp

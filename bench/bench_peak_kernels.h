@@ -83,5 +83,6 @@ void BM_peak_vpdpbusd_evex(benchmark::State& st);    // AVX512-VNNI + VL's EVEX 
 void BM_peak_vpdpbusd_zmm(benchmark::State& st);
 void BM_bandwidth_dpbusd_stream(benchmark::State& st);
 void BM_bandwidth_int8_to_int32_zmm(benchmark::State& st);
+void BM_peak_depthwise_int8_direct(benchmark::State& st);  // bench_peak_depthwise_vbmi.cc: + AVX512-VBMI
 
 }  // namespace qspec::bench::peak

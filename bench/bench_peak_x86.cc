@@ -67,6 +67,10 @@ void qspec_bench_register_peaks() {
   if (f.avx512vnni) {
     benchmark::RegisterBenchmark("BM_peak/vpdpbusd_ymm", BM_peak_vpdpbusd_evex);
     if (f.zmm) benchmark::RegisterBenchmark("BM_peak/vpdpbusd_zmm", BM_peak_vpdpbusd_zmm);
+    // The depthwise int8 direct strips' instruction mix (the layer of BM_depthwise_conv2d_int8out).
+    if (f.zmm && f.vbmi)
+      benchmark::RegisterBenchmark("BM_peak/depthwise_int8_direct", BM_peak_depthwise_int8_direct)
+          ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark("BM_bandwidth/dpbusd_stream", BM_bandwidth_dpbusd_stream)
         ->Arg(16 << 10)
         ->Arg(64 << 10)

@@ -98,7 +98,9 @@ struct Int8Out {
 };
 // How a library forms the int8 output from the accumulator: XNNPACK (and qspec's xnnpack.fp32
 // convention) sat(rne(acc * s) + zp); oneDNN sat(rne(acc * s + zp)).
-enum class Epilogue { kZpAfterRounding, kZpBeforeRounding };
+// kQ31DoubleRounding: TFLite's double rounding of the same scale (M = 2^30 in Q31, a right shift
+// of 6), sat(RDBPOT(SRDHM(acc, 2^30), 6) + zp).
+enum class Epilogue { kZpAfterRounding, kZpBeforeRounding, kQ31DoubleRounding };
 std::int8_t epilogue(std::int64_t acc, Epilogue e);
 
 // What a runner factory may say about the run it prepared (e.g. oneDNN's implementation name,

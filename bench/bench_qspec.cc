@@ -74,13 +74,18 @@ Runner conv_runner(const KernelSet& k, const ConvProblem& p, std::int32_t* y, bo
 // kFloatThenZp (sat(rne(fl32(acc) * scale) + zp)) fused into the stores (no int32 tensor is
 // written) of the GEMM engines that fuse in registers (the VNNI ones: qgemm_requant, the im2col
 // convolution), of the direct convolution and of the VNNI depthwise kernels; the other engines keep two passes.
-simd::RequantParams int8out_params() {
+// kind kQ31Double: TFLite's double rounding of the same scale (the avx2_tflite rows), M = 2^30
+// (one half in Q31) and a right shift of 6.
+simd::RequantParams int8out_params(simd::RequantKind kind = simd::RequantKind::kFloatThenZp) {
+  static_assert(Int8Out::kScale == 1.0f / 128);
   simd::RequantParams r;
-  r.kind = simd::RequantKind::kFloatThenZp;
+  r.kind = kind;
   r.out = simd::OutType::I8;
   r.zp = Int8Out::kOutZp;
   r.scale = Int8Out::kScale;
   r.zp_f = static_cast<float>(Int8Out::kOutZp);
+  r.multiplier = 1 << 30;
+  r.right_shift = 6;
   simd::finalize(r);
   return r;
 }
@@ -88,9 +93,9 @@ simd::RequantParams int8out_params() {
 // The two passes (the engines without an in-register epilogue, the AVX2 depthwise kernel): the
 // int32 result, then the requantization kernel over it.
 Runner two_passes(const KernelSet& k, Runner int32_run, std::shared_ptr<std::vector<std::int32_t>> acc,
-                  std::int8_t* y) {
+                  std::int8_t* y, const simd::RequantParams& r = int8out_params()) {
   const simd::RequantFn rq = k.requant;
-  return [int32_run, acc, rq, y, r = int8out_params()] {
+  return [int32_run, acc, rq, y, r] {
     int32_run();
     rq(r, acc->size(), acc->data(), y);
   };
@@ -112,16 +117,17 @@ Runner fc8_runner(const KernelSet& k, const FcProblem& p, std::int8_t* y, bool u
   };
 }
 
-Runner conv8_runner(const KernelSet& k, const ConvProblem& p, std::int8_t* y, bool u8 = false) {
+Runner conv8_runner(const KernelSet& k, const ConvProblem& p, std::int8_t* y, bool u8 = false,
+                    simd::RequantKind kind = simd::RequantKind::kFloatThenZp) {
   const simd::ConvGeom g = geom_of(p);
   const Src s = src_of(p.x, p.zx, u8);
   auto w = std::make_shared<simd::QConvWeights>(simd::pack_conv_weights(k, g, p.wt.data(), false, 0, s.zp, s.zp));
   if (!simd::conv_fuses_requant(k, *w) || !k.gemm->fuses_requant()) {
     auto acc = std::make_shared<std::vector<std::int32_t>>(static_cast<std::size_t>(p.oh() * p.ow() * p.o));
-    return two_passes(k, conv_runner(k, p, acc->data(), u8), acc, y);
+    return two_passes(k, conv_runner(k, p, acc->data(), u8), acc, y, int8out_params(kind));
   }
   auto ep =
-      std::make_shared<simd::FusedRequant>(std::vector<simd::RequantParams>{int8out_params()}, p.o, nullptr, false);
+      std::make_shared<simd::FusedRequant>(std::vector<simd::RequantParams>{int8out_params(kind)}, p.o, nullptr, false);
   auto ks = std::make_shared<KernelSet>(k);
   auto* yb = reinterpret_cast<std::uint8_t*>(y);
   return [ks, w, ep, yb, s] { simd::qconv2d_nhwc_requant(*ks, *w, s.data, s.is_signed, s.zp, s.zp, *ep, yb); };
@@ -283,6 +289,19 @@ Impl backend_novbmi_impl() {
   return impl;
 }
 QSPEC_REGISTER_BENCH_IMPL(simd::detect_cpu_features().vbmi ? backend_novbmi_impl() : Impl{});
+// The depthwise int8 rows under TFLite's double rounding (kQ31Double) instead of xnnpack.fp32: the
+// epilogue VnniZmm::PairPack does not implement, which the kernels run per vector through Sink's.
+Impl backend_tflite_impl() {
+  const KernelSet k = simd::avx2::kernel_set(simd::cpu_features());
+  Impl impl;
+  impl.lib = "avx2_tflite";
+  impl.int8_epilogue = Epilogue::kQ31DoubleRounding;
+  impl.conv8 = [k](const ConvProblem& p, std::int8_t* y) {
+    return p.groups > 1 ? conv8_runner(k, p, y, false, simd::RequantKind::kQ31Double) : Runner{};
+  };
+  return impl;
+}
+QSPEC_REGISTER_BENCH_IMPL(backend_tflite_impl());
 QSPEC_REGISTER_BENCH_IMPL(backend_impl("scalar", simd::CpuFeatures{}));
 
 // ---- the exact reference (cpp_int), on problems shrunk 64x ----

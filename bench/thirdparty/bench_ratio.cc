@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
   auto internal = [](std::string lib) {
     lib = lib.substr(0, std::min(lib.find('@'), lib.find('.')));
     return lib == "avx2" || lib == "reference" || lib == "scalar" || lib == "avx2_no_vnni" || lib == "avx2_ymm" ||
-           lib == "avx2_novbmi";
+           lib == "avx2_novbmi" || lib == "avx2_tflite";
   };
   // qspec's row: its fastest configuration too, "avx2" (the int8 source) or "avx2.u8" (the source
   // as uint8, converted outside the timed loop as for the libraries' u8 configurations), named; not
