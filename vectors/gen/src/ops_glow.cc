@@ -444,13 +444,17 @@ QSPEC_REGISTER_VECTOR_FAMILY(
         if (d.elem == DType::I16) t.flags.push_back("int16");
         return t;
       });
-      for (int v = 0; v < wide::kDraws; ++v) {  // NHWC input, OHWI filter
-        const wide::Conv c = wide::draw_conv(r, v);
-        const OJ g = geometry(c.sh, c.sw, {c.ph, c.pw, c.ph, c.pw}, c.dh, c.dw, c.groups);
+      // NHWC input, OHWI filter; last, the direct depthwise layer (pads per side) with every
+      // w - weights_offset in int8.
+      for (int v = 0; v <= wide::kDirectDepthwise; ++v) {
+        const bool direct = v == wide::kDirectDepthwise;
+        const wide::Conv c = direct ? wide::draw_direct_depthwise(r, false) : wide::draw_conv(r, v);
+        const OJ g = geometry(c.sh, c.sw, {c.ph, c.pw, c.pb, c.pr}, c.dh, c.dw, c.groups);
         OJ a = merge_attributes(wide_linear_attrs<Op>(r, c.kh * c.kw * (c.C / c.groups)).first, g);
+        const auto [w_lo, w_hi] = wide::weight_range(direct, -128, 127, attr::get(a, Op::attr::weights_offset));
         b.add(wide_test(make("random",
                              {rand_tensor(r, In::x, {1, c.H, c.W, c.C}, -128, 127, DType::I8),
-                              rand_tensor(r, In::w, {c.O, c.kh, c.kw, c.C / c.groups}, -128, 127, DType::I8),
+                              rand_tensor(r, In::w, {c.O, c.kh, c.kw, c.C / c.groups}, w_lo, w_hi, DType::I8),
                               rand_tensor(r, In::bias, {c.O}, -4096, 4096, DType::I32)},
                              std::move(a))));
       }

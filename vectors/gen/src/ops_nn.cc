@@ -70,10 +70,12 @@ ConvProblem conv_problem(Rng& r, std::int64_t max_groups = 3) {
   return {{r.uniform(1, 2), g * ic, h, w}, {g * opg, ic, kh, kw}, conv_attrs<Op>(sh, sw, ph, pw, dh, dw, g)};
 }
 
-// A wide convolution (vecgen/wide_shapes.h) as NCHW / OIHW shapes and Op's attributes.
+constexpr int kWideDraws = wide::kDraws;
+// A wide convolution (vecgen/wide_shapes.h) as NCHW / OIHW shapes and Op's attributes; variant
+// wide::kDirectDepthwise: the direct depthwise layer (symmetric pads: these ops have one per axis).
 template <class Op>
 ConvProblem wide_conv_problem(Rng& r, int variant) {
-  const wide::Conv c = wide::draw_conv(r, variant);
+  const wide::Conv c = variant == wide::kDirectDepthwise ? wide::draw_direct_depthwise(r, true) : wide::draw_conv(r, variant);
   return {{1, c.C, c.H, c.W},
           {c.O, c.C / c.groups, c.kh, c.kw},
           conv_attrs<Op>(c.sh, c.sw, c.ph, c.pw, c.dh, c.dw, c.groups)};
@@ -89,7 +91,6 @@ Test wide_test(Test t) {
   return t;
 }
 const std::vector<std::pair<std::string, std::string>> kWideNotes = {wide::note()};
-constexpr int kWideDraws = wide::kDraws;
 
 std::vector<Test> conv_edge_cases(Rng& r) {
   using K = cat::conv2d;
@@ -136,7 +137,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(family<cat::conv2d>(cat::conv2d::conv::mrt, kWideNo
   using K = cat::conv2d;
   auto t = conv_edge_cases(r);
   for (auto& x : random_conv(r, 100, -127, 127)) t.push_back(std::move(x));
-  for (int v = 0; v < kWideDraws; ++v) {
+  for (int v = 0; v <= wide::kDirectDepthwise; ++v) {  // weights in [-127, 127]: w - 0 fits int8
     const auto p = wide_conv_problem<K>(r, v);
     t.push_back(wide_test(
         make("random", {rand_tensor(r, K::in::x, p.x, -127, 127), rand_tensor(r, K::in::w, p.w, -127, 127)}, p.attrs)));
@@ -404,7 +405,11 @@ std::vector<Group> conv_expansion_vectors(Rng& r, bool zx, bool zw) {
                       rand_tensor(r, K::in::w, p.w, zw ? 0 : -127, zw ? 255 : 127)},
                      a));
   }
-  for (int v = 0; v < kWideDraws; ++v) {  // zero points near the affine codes' mean
+  // Zero points near the affine codes' mean. The direct depthwise layer only where x is symmetric:
+  // with zx, x_pad = -zx is no byte and the backends' exact loops run, not the depthwise kernel
+  // (which takes mrt.sym's products and mrt.zpw's window sums; mrt.zpw's products, of weights in
+  // [0, 255] against a zero point of 0, run its VPMADDWD form).
+  for (int v = 0; v <= (zx ? kWideDraws - 1 : wide::kDirectDepthwise); ++v) {
     const auto p = wide_conv_problem<K>(r, v);
     OJ a = p.attrs;
     const std::int64_t zxv = zx ? r.uniform(104, 152) : 0, zwv = zw ? r.uniform(104, 152) : 0;
@@ -515,7 +520,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(
         t.push_back(
             make("random", {rand_tensor(r, K::in::x, p.x, -127, 127), rand_tensor(r, K::in::w, p.w, -127, 127)}, a));
       }
-      for (int v = 0; v < kWideDraws; ++v) {
+      for (int v = 0; v <= wide::kDirectDepthwise; ++v) {
         const auto p = wide_conv_problem<K>(r, v);
         OJ a = p.attrs;
         attr::set(a, K::attr::step, r.uniform(1, 8));
@@ -603,7 +608,9 @@ QSPEC_REGISTER_VECTOR_FAMILY(family<cat::tvm_qnn_conv2d>(cat::tvm_qnn_conv2d::co
                    {rand_tensor(r, K::in::data, {1, 1, 1, 1}, 0, 5, DType::I8),
                     rand_tensor(r, K::in::kernel, {1, 1, 1, 1}, 0, 5, DType::I8)},
                    attrs_of(A::out_dtype, DType::I16), true));
-  for (int v = 0; v < kWideDraws; ++v) {  // NCHW and NHWC in turn; the last one int32 out
+  // NCHW and NHWC in turn; the last two int32 out (the direct depthwise layer's accumulators as
+  // they are; every draw's convolution runs the backends' int32 kernels).
+  for (int v = 0; v <= wide::kDirectDepthwise; ++v) {
     const auto p = wide_conv_problem<K>(r, v);
     OJ a = p.attrs;
     const bool u8 = r.coin();
@@ -613,8 +620,10 @@ QSPEC_REGISTER_VECTOR_FAMILY(family<cat::tvm_qnn_conv2d>(cat::tvm_qnn_conv2d::co
     attr::set(a, A::kernel_scale, k_s);
     attr::set(a, A::output_scale, wide_output_scale(r, in_s, k_s, p.w[1] * p.w[2] * p.w[3]));
     attr::set(a, A::output_zero_point, r.uniform(-8, 8));
-    attr::set(a, A::out_dtype, v == kWideDraws - 1 ? DType::I32 : DType::I8);
+    attr::set(a, A::out_dtype, v >= kWideDraws - 1 ? DType::I32 : DType::I8);
     attr::set(a, A::rounding, r.coin() ? A::rounding_is::UPWARD : A::rounding_is::TONEAREST);
+    const auto [w_lo, w_hi] =
+        wide::weight_range(v == wide::kDirectDepthwise, -128, 127, attr::get(a, A::kernel_zero_point));
     Dims x = p.x, w = p.w;
     if (v % 2) {
       attr::set(a, A::data_layout, A::data_layout_is::NHWC);
@@ -624,7 +633,7 @@ QSPEC_REGISTER_VECTOR_FAMILY(family<cat::tvm_qnn_conv2d>(cat::tvm_qnn_conv2d::co
     t.push_back(
         wide_test(make(v % 2 ? "NHWC/HWIO" : "NCHW/OIHW",
                        {rand_tensor(r, K::in::data, x, u8 ? 0 : -128, u8 ? 255 : 127, u8 ? DType::U8 : DType::I8),
-                        rand_tensor(r, K::in::kernel, w, -128, 127, DType::I8)},
+                        rand_tensor(r, K::in::kernel, w, w_lo, w_hi, DType::I8)},
                        a)));
   }
   return one_group(std::move(t));

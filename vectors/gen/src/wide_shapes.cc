@@ -37,10 +37,37 @@ Conv draw_conv(Rng& r, int variant) {
   c.dh = r.uniform(0, 5) == 0 ? 2 : 1, c.dw = r.uniform(0, 5) == 0 ? 2 : 1;
   c.sh = r.uniform(0, 2) == 0 ? 2 : 1, c.sw = r.uniform(0, 2) == 0 ? 2 : 1;
   c.ph = c.kh == 1 || r.uniform(0, 2) == 0 ? 0 : 1, c.pw = c.kw == 1 || r.uniform(0, 2) == 0 ? 0 : 1;
+  c.pb = c.ph, c.pr = c.pw;
   const std::int64_t oh = r.uniform(1, 3), ow = r.uniform(15, 31);
   c.H = input_extent(oh, c.kh, c.dh, c.sh, 2 * c.ph);
   c.W = input_extent(ow, c.kw, c.dw, c.sw, 2 * c.pw);
   return c;
+}
+
+Conv draw_direct_depthwise(Rng& r, bool symmetric) {
+  Conv c{};
+  c.C = r.coin() ? 32 : 64;
+  c.O = c.groups = c.C;
+  c.kh = r.uniform(0, 3) == 0 ? r.uniform(1, 2) : 3;
+  c.kw = 3;
+  c.sh = c.sw = c.dh = c.dw = 1;
+  const bool all_ones = r.coin();
+  std::array<std::int64_t, 4> p{};  // top, left, bottom, right
+  for (auto& v : p) v = all_ones ? 1 : r.uniform(0, 1);
+  if (symmetric) p[2] = p[0], p[3] = p[1];
+  c.ph = p[0], c.pw = p[1], c.pb = p[2], c.pr = p[3];
+  // With a right pad an even width: the last column pair's second output reads the pad through
+  // input column W (the strips' pair_columns at v + 1 == W); without one an odd width (the last
+  // pair's second output not stored), so that the few draws hold both.
+  const std::int64_t oh = r.uniform(2, 3), ow = c.pr == 1 ? 2 * r.uniform(8, 15) : 2 * r.uniform(7, 15) + 1;
+  c.H = input_extent(oh, c.kh, 1, 1, c.ph + c.pb);
+  c.W = input_extent(ow, c.kw, 1, 1, c.pw + c.pr);
+  return c;
+}
+
+std::pair<std::int64_t, std::int64_t> weight_range(bool direct, std::int64_t lo, std::int64_t hi, std::int64_t zw) {
+  if (!direct) return {lo, hi};
+  return {std::max(lo, zw - 128), std::min(hi, zw + 127)};
 }
 
 Fc draw_fc(Rng& r, int variant) {

@@ -29,11 +29,30 @@ constexpr int kDraws = 4;
 // One convolution, batch 1, symmetric pads: variant % 4 is 0 groups 1 and 1x1 (5-16 input
 // channels), 1 groups 1 and 3x3 (5-10), both with 33-70 output channels; 2 depthwise with 17-70
 // channels (a multiplier 2 sometimes, kernel width 5 sometimes); 3 grouped, 17-20 outputs per group.
-// 1-3 output rows of 15-31 columns; strides and dilations 1 or 2.
+// 1-3 output rows of 15-31 columns; strides and dilations 1 or 2. Pads: ph, pw top and left, pb, pr
+// bottom and right (equal to ph, pw here).
 struct Conv {
-  std::int64_t C, H, W, O, kh, kw, groups, sh, sw, dh, dw, ph, pw;
+  std::int64_t C, H, W, O, kh, kw, groups, sh, sw, dh, dw, ph, pw, pb, pr;
 };
 Conv draw_conv(Rng& r, int variant);
+
+// The draw after the kDraws above in the convolution families whose backends' convolution yields
+// the accumulator (MRT's conv2d, channel-wise and expansions, TVM's qnn.conv2d, Glow's Convolution:
+// the avx2 backend's depthwise kernel with int32 results): a MobileNet depthwise layer inside the
+// conditions of that kernel's direct strips (depthwise_direct_vbmi.h), which kind 2's 17-70
+// channels and random strides hardly ever meet. 32 or 64 channels, multiplier 1, a kh x 3 kernel
+// (kh 3, sometimes 1 or 2), stride and dilation 1, pads 1 all round or 0 / 1 per side (symmetric:
+// bottom = top, right = left), 2-3 output rows (one call of the two-row strip, or that and the
+// one-row strip), 15-31 columns: even where there is a right pad (the last column pair's second
+// output then reads that pad through input column W: the strips' edge case), else odd. The caller draws
+// weights whose difference from their zero point fits int8 (the strips' VPDPBUSD operand).
+Conv draw_direct_depthwise(Rng& r, bool symmetric);
+// The variant number of that draw in the families' loops (after the kDraws others).
+constexpr int kDirectDepthwise = kDraws;
+
+// The weights' code range [lo, hi] of a draw, narrowed for the direct depthwise layer (direct) to
+// [zw - 128, zw + 127], where every w - zw fits int8.
+std::pair<std::int64_t, std::int64_t> weight_range(bool direct, std::int64_t lo, std::int64_t hi, std::int64_t zw);
 
 // One fully connected layer: one row (the GEMV) for even variants, else 2-12; K 25-120; 17-70 outputs.
 struct Fc {
