@@ -52,7 +52,7 @@ struct VnniZmm : VnniVector<64> {
     __m512i bias[2], zp16;
     bool u8;        // qmin >= 0: the unsigned byte pack
     bool clamp_lo;  // qmin above the byte type's minimum: the float clamp's VMAXPS is needed
-    bool clamp_hi;  // qmax below the byte type's maximum, or a scale of 1 or more: VMINPS is needed
+    bool clamp_hi;  // qmax below the byte type's maximum, or a |scale| of 1 or more: VMINPS is needed
     static bool applies(const FusedRequantView& e) {
       const std::int64_t qmin = std::int64_t{e.lo_nozp} + e.zp, qmax = std::int64_t{e.hi_nozp} + e.zp;
       return e.kind == RequantKind::kFloatThenZp && !e.float_bias && e.lo_nozp >= -32768 && e.hi_nozp <= 32767 &&
@@ -73,7 +73,7 @@ struct VnniZmm : VnniVector<64> {
       return std::int64_t{e.lo_nozp} + e.zp != (unsigned_bytes(e) ? 0 : -128);
     }
     static bool needs_clamp_hi(const FusedRequantView& e) {
-      return std::int64_t{e.hi_nozp} + e.zp != (unsigned_bytes(e) ? 255 : 127) || !e.scale_below_one;
+      return std::int64_t{e.hi_nozp} + e.zp != (unsigned_bytes(e) ? 255 : 127) || !(e.max_abs_scale < 1.0f);
     }
     __attribute__((always_inline)) Vec init(int k, Vec c) const { return _mm512_add_epi32(c, bias[k]); }
     // The forms a strip can fix at compile time (its loop then tests no flag per pair): kRuntime
@@ -101,7 +101,7 @@ struct VnniZmm : VnniVector<64> {
     // most max(lo_nozp - 1, -32768), VPADDSW at most max(qmin - 1, zp - 32768) <= qmin (lo_nozp =
     // qmin - zp >= -32768), and the byte pack saturates that to its minimum, qmin, as the clamp does.
     // Without kClampHi (qmax is the byte type's maximum, every |scale| < 1) the upper clamp is the
-    // same saturation from above: f <= 2^31 - 128 (scale_below_one), so VCVTPS2DQ gives rne(f) >
+    // same saturation from above: f <= 2^31 - 128 (max_abs_scale < 1), so VCVTPS2DQ gives rne(f) >
     // hi_nozp exactly where f > fhi; VPACKSSDW gives at least min(hi_nozp + 1, 32767), VPADDSW at
     // least min(qmax + 1, zp + 32767) >= qmax (hi_nozp = qmax - zp <= 32767), and the byte pack
     // saturates that to qmax. Which saves a VMINPS per 16 outputs, 8 per strip step of 128.

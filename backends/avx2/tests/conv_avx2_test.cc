@@ -446,7 +446,7 @@ TEST(qconv2d, DepthwiseFusedRequantMatchesTwoPasses) {
 
 // The zmm pair pack (xnnpack.fp32's epilogue in the depthwise strips) leaves the upper clamp to the
 // packs' saturation where qmax is the byte type's maximum and every |scale| < 1
-// (FusedRequantView::scale_below_one), as it leaves the lower one where qmin is the minimum. The
+// (FusedRequantView::max_abs_scale < 1), as it leaves the lower one where qmin is the minimum. The
 // argument needs fl32(v) * scale < 2^31: at scale 1 a v of 2^31 - 64 or more gives exactly 2^31,
 // which VCVTPS2DQ turns into INT32_MIN (a byte of qmin, not qmax). Exact worst cases: every input
 // 127 against a zero point of -128 and weights of 127 (-128) on even (odd) channels make each
@@ -497,7 +497,7 @@ TEST(qconv2d, DepthwisePairPackSaturatesNearInt32Ends) {
             ASSERT_TRUE(finalize(p));
             const EpilogueCase e(bias, {p});
             ASSERT_TRUE(e.fr.ok());
-            ASSERT_EQ(e.fr.view().scale_below_one, scale < 1.0f);
+            ASSERT_EQ(e.fr.view().max_abs_scale, scale);
             if (extreme) {  // the construction: pixel (1, 1), channel 0 is the largest accumulator
               ASSERT_EQ(conv_definition(g, x, true, w, false, za, 0, za)[static_cast<std::size_t>((g.ow() + 1) * c)], kPos);
             }

@@ -60,7 +60,7 @@ FusedRequant::FusedRequant(const std::vector<RequantParams>& plan, std::int64_t 
   const auto un = static_cast<std::size_t>(n);
   const RequantParams& p0 = plan[0];
   bias_.assign(un, 0);
-  bool below_one = true;
+  float max_abs_scale = 0;
   for (std::size_t j = 0; j < un; ++j) {
     const RequantParams& p = plan[plan.size() == 1 ? 0 : j];
     // One kind, clamp and zero point for every column (the qlinear plans), a kind with a fused form.
@@ -70,7 +70,7 @@ FusedRequant::FusedRequant(const std::vector<RequantParams>& plan, std::int64_t 
     if (p.qmin < -128 || p.qmax > 255) return;  // a byte store
     params_.push_back(p);
     scale_.push_back(p.scale);
-    below_one = below_one && std::fabs(p.scale) < 1.0f;  // false for a NaN
+    max_abs_scale = std::isnan(p.scale) ? INFINITY : std::max(max_abs_scale, std::fabs(p.scale));
     multiplier_.push_back(p.multiplier);
     left_shift_.push_back(p.left_shift);
     right_shift_.push_back(p.right_shift);
@@ -101,7 +101,7 @@ FusedRequant::FusedRequant(const std::vector<RequantParams>& plan, std::int64_t 
   v_.shift = shift_.data();
   v_.flo = p0.flo, v_.fhi = p0.fhi, v_.zp_f = p0.zp_f;
   v_.zp = p0.zp, v_.lo_nozp = p0.lo_nozp, v_.hi_nozp = p0.hi_nozp;
-  v_.scale_below_one = below_one;
+  v_.max_abs_scale = max_abs_scale;
   fold();
   ok_ = true;
 }

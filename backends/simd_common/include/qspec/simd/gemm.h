@@ -75,10 +75,11 @@ struct FusedRequantView {
   const std::int64_t* shift = nullptr;
   float flo = 0, fhi = 0, zp_f = 0;  // shared by the columns (float kinds: float_narrow's bounds)
   std::int32_t zp = 0, lo_nozp = 0, hi_nozp = 0;
-  // Float kinds: every column's |scale| < 1, so |fl32(v) * scale| <= 2^31 - 128 for any int32 v
-  // (2^31 * s is exact and the float below 2^31 is 2^31 - 128) and VCVTPS2DQ never returns its
-  // out-of-range value: an epilogue may leave the upper clamp to a saturating pack.
-  bool scale_below_one = false;
+  // Float kinds: the largest |scale| of the columns (+inf for a NaN). For any int32 v, |fl32(fl32(v) *
+  // scale)| <= 2^31 * max_abs_scale (fl32(v) is at most 2^31 in magnitude, 2^31 * s is a float and
+  // rounding is monotone), which tells an epilogue when VCVTPS2DQ cannot return its out-of-range
+  // value and a saturating narrowing may stand for the clamp (below 1: at most 2^31 - 128).
+  float max_abs_scale = 0;
   // The shift kinds folded, where every column folds (kQ31Double through q31_as_shift_round, then
   // kShiftRound with S >= 32 through zp_into_rounding): column j's byte before the clamp is
   // floor((v * fold_m[j] + fold_c[j] + [v < 0] * fold_diff) / 2^(32 + fold_s[j])), the zero point
