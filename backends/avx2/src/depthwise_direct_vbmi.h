@@ -20,13 +20,11 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "depthwise_zmm_shift_pack.h"
-
 namespace qspec::simd::avx2 {
 namespace {
 
 // The strips' byte epilogue: kSink, Sink's per vector (int32 outputs, and the kinds without a pair
-// pack: oneDNN's); kFloatPack, V::PairPack (xnnpack.fp32's kind); kShiftPack, ShiftPairPack (the
+// pack: oneDNN's); kFloatPack, V::PairPack (xnnpack.fp32's kind); kShiftPack, V::ShiftPack (the
 // folded shift kinds: TFLite's, TOSA's, TVM's).
 enum PackKind { kSink, kFloatPack, kShiftPack };
 template <class V, class T, int kPack>
@@ -39,7 +37,7 @@ struct DirectSink<V, std::uint8_t, kFloatPack> {
 };
 template <class V>
 struct DirectSink<V, std::uint8_t, kShiftPack> {
-  using type = ShiftPairPack;
+  using type = typename V::ShiftPack;
 };
 
 // The groups of each source row are formed in registers as the strip goes, two VPERMT2B each
@@ -158,12 +156,13 @@ DirectFn<T> direct_fn(std::int64_t kh, int rows, bool c32) {
   }
 }
 
-// A pair pack's strip in its form (the forms' values are PairPack's and ShiftPairPack's alike).
+// A pair pack's strip in its form (the forms' values are PairPack's and ShiftPack's alike).
 template <class V, class T, int kPack>
 DirectFn<T> pack_fn(int form, std::int64_t kh, int rows, bool c32) {
-  static_assert(ShiftPairPack::kS8Full == V::PairPack::kS8Full && ShiftPairPack::kU8Full == V::PairPack::kU8Full);
-  if (form == ShiftPairPack::kS8Full) return direct_fn<V, T, kPack, ShiftPairPack::kS8Full>(kh, rows, c32);
-  if (form == ShiftPairPack::kU8Full) return direct_fn<V, T, kPack, ShiftPairPack::kU8Full>(kh, rows, c32);
+  using P = typename V::PairPack;
+  static_assert(V::ShiftPack::kS8Full == P::kS8Full && V::ShiftPack::kU8Full == P::kU8Full);
+  if (form == P::kS8Full) return direct_fn<V, T, kPack, P::kS8Full>(kh, rows, c32);
+  if (form == P::kU8Full) return direct_fn<V, T, kPack, P::kU8Full>(kh, rows, c32);
   return direct_fn<V, T, kPack>(kh, rows, c32);
 }
 
@@ -178,8 +177,8 @@ void depthwise_direct(const Plan& pl, const DepthwiseArgs& a, T* y) {
   if constexpr (std::is_same_v<T, std::uint8_t>) {
     if (V::PairPack::applies(*a.ep)) {
       pack = kFloatPack, form = V::PairPack::form(*a.ep);
-    } else if (ShiftPairPack::applies(*a.ep)) {
-      pack = kShiftPack, form = ShiftPairPack::form(*a.ep);
+    } else if (V::ShiftPack::applies(*a.ep)) {
+      pack = kShiftPack, form = V::ShiftPack::form(*a.ep);
     }
   }
   thread_local LocalVector<std::uint8_t> pad_row;

@@ -209,7 +209,7 @@ void build_row(const Plan& pl, const std::uint8_t* x, std::int64_t n, std::int64
 // is the same for kFloatThenZp with an int32 bias, without the dispatch on the kind, and without
 // adding the bias where kBias is false), add32(a, b) (int32 lanes) and store_bytes(y, mask, n, v) for
 // the low bytes of the first n (>= 1) lanes; kOneSweep: whether strip_pairs may hold all four
-// quarters in one sweep, and then V::PairPack, the Sink of those strips' bytes, whose
+// quarters in one sweep, and then V::PairPack and V::ShiftPack, the Sinks of those strips' bytes, whose
 // pair(y, a, b, second, c) stores the bytes of a pixel
 // pair (a: pixel 2j, b: pixel 2j + 1, two vectors each, all 32 channels) and whose static
 // applies(view) says whether it implements the view's epilogue. (The vector types are named through VecOf:
@@ -278,13 +278,18 @@ struct Sink<V, std::uint8_t, N> {
 };
 
 // strip_pairs' sink: V::PairPack for bytes in one sweep (named only then: the ymm vector types have none).
-template <class V, class T, int N, bool kOneSweep>
+// kSweep: 0 two sweeps; 1 one sweep (bytes: V::PairPack); 2 one sweep, bytes through V::ShiftPack.
+template <class V, class T, int N, int kSweep>
 struct SinkOf {
   using type = Sink<V, T, N>;
 };
 template <class V, int N>
-struct SinkOf<V, std::uint8_t, N, true> {
+struct SinkOf<V, std::uint8_t, N, 1> {
   using type = typename V::PairPack;
+};
+template <class V, int N>
+struct SinkOf<V, std::uint8_t, N, 2> {
+  using type = typename V::ShiftPack;
 };
 
 // Source row sr's group vector e (quarter kk) into the accumulators of the pixel pair of each output
@@ -336,18 +341,20 @@ __attribute__((always_inline)) inline void store_pair_rows(const S& sink, T* y, 
 // vectors), the accumulators (ROWS x 2 columns x kV) and the corrections in registers.
 // w points at shift 0, kernel row 0 of this block (kernel row stride wrow, shift stride wshift).
 // T = std::uint8_t: y holds bytes, ep's columns ch0 + ... are the block's channels.
-// kOneSweep (zmm, a full block; bytes only where V::PairPack::applies): one sweep of all four
-// quarters (the 32 registers hold twice the weights and accumulators). int32 outputs then write a
-// pixel's two lines together rather than in two sweeps of alternate lines (measured faster:
-// docs/benchmarks.md); bytes go through V::PairPack, which narrows a pixel pair's four vectors together.
-template <class V, int KH, int ROWS, class T, bool kOneSweep = false>
+// kSweep != 0 (zmm, a full block; bytes only where V::PairPack or V::ShiftPack applies): one sweep
+// of all four quarters (the 32 registers hold twice the weights and accumulators). int32 outputs then
+// write a pixel's two lines together rather than in two sweeps of alternate lines (measured faster:
+// docs/benchmarks.md); bytes go through V::PairPack (kSweep 1) or V::ShiftPack (2), which narrow a
+// pixel pair's four vectors together.
+template <class V, int KH, int ROWS, class T, int kSweep = 0>
 void strip_pairs(const std::uint8_t* const* src, std::int64_t gstride, const std::int8_t* w, std::int64_t wrow,
                  std::int64_t wshift, const std::int32_t* corr, std::int64_t nq, T* y, std::int64_t yrow,
                  std::int64_t c, std::int64_t valid, const FusedRequantView* ep, std::int64_t ch0) {
   using Vec = typename V::Vec;
+  constexpr bool kOneSweep = kSweep != 0;
   constexpr int kSweepQ = kOneSweep ? 4 : 2;  // quarters per sweep
   constexpr int kSrc = KH + ROWS - 1, kQ = V::kQuarters, kV = kSweepQ / kQ;  // kV vectors per sweep
-  using S = typename SinkOf<V, T, kV, kOneSweep>::type;
+  using S = typename SinkOf<V, T, kV, kSweep>::type;
   for (int half = 0; half < 4 / kSweepQ; ++half) {
     if (valid <= 16 * half) break;  // a channel tail without these quarters
     const int k0 = 2 * half;
@@ -393,17 +400,17 @@ using PairsFn = void (*)(const std::uint8_t* const*, std::int64_t, const std::in
                          const std::int32_t*, std::int64_t, T*, std::int64_t, std::int64_t, std::int64_t,
                          const FusedRequantView*, std::int64_t);
 
-template <class V, class T, bool kOneSweep = false>
+template <class V, class T, int kSweep = 0>
 PairsFn<T> pairs_fn(std::int64_t kh, int rows) {
   switch (kh * 2 + rows - 1) {
-    case 2: return strip_pairs<V, 1, 1, T, kOneSweep>;
-    case 3: return strip_pairs<V, 1, 2, T, kOneSweep>;
-    case 4: return strip_pairs<V, 2, 1, T, kOneSweep>;
-    case 5: return strip_pairs<V, 2, 2, T, kOneSweep>;
-    case 6: return strip_pairs<V, 3, 1, T, kOneSweep>;
-    case 7: return strip_pairs<V, 3, 2, T, kOneSweep>;
-    case 8: return strip_pairs<V, 4, 1, T, kOneSweep>;
-    case 9: return strip_pairs<V, 4, 2, T, kOneSweep>;
+    case 2: return strip_pairs<V, 1, 1, T, kSweep>;
+    case 3: return strip_pairs<V, 1, 2, T, kSweep>;
+    case 4: return strip_pairs<V, 2, 1, T, kSweep>;
+    case 5: return strip_pairs<V, 2, 2, T, kSweep>;
+    case 6: return strip_pairs<V, 3, 1, T, kSweep>;
+    case 7: return strip_pairs<V, 3, 2, T, kSweep>;
+    case 8: return strip_pairs<V, 4, 1, T, kSweep>;
+    case 9: return strip_pairs<V, 4, 2, T, kSweep>;
     default: return nullptr;
   }
 }
@@ -574,12 +581,16 @@ void depthwise_vnni_run(const DepthwiseArgs& a) {
   const std::int64_t nr = g.kh * pl.groups;  // general layout: (kernel row, group) pairs
   const PairsFn<T> pairs2 = pl.pairs && two_rows ? pairs_fn<V, T>(g.kh, 2) : nullptr;
   const PairsFn<T> pairs1 = pl.pairs ? pairs_fn<V, T>(g.kh, 1) : nullptr;
-  // The full blocks' strips in one sweep where V allows it (bytes: where V::PairPack applies).
+  // The full blocks' strips in one sweep where V allows it (bytes: where V::PairPack or
+  // V::ShiftPack applies).
   PairsFn<T> full2 = pairs2, full1 = pairs1;
   if constexpr (V::kOneSweep) {
-    if (pl.pairs && (std::is_same_v<T, std::int32_t> || V::PairPack::applies(*a.ep))) {
-      full2 = two_rows ? pairs_fn<V, T, true>(g.kh, 2) : nullptr;
-      full1 = pairs_fn<V, T, true>(g.kh, 1);
+    if constexpr (std::is_same_v<T, std::int32_t>) {
+      if (pl.pairs) full2 = two_rows ? pairs_fn<V, T, 1>(g.kh, 2) : nullptr, full1 = pairs_fn<V, T, 1>(g.kh, 1);
+    } else if (pl.pairs && V::PairPack::applies(*a.ep)) {
+      full2 = two_rows ? pairs_fn<V, T, 1>(g.kh, 2) : nullptr, full1 = pairs_fn<V, T, 1>(g.kh, 1);
+    } else if (pl.pairs && V::ShiftPack::applies(*a.ep)) {
+      full2 = two_rows ? pairs_fn<V, T, 2>(g.kh, 2) : nullptr, full1 = pairs_fn<V, T, 2>(g.kh, 1);
     }
   }
   const StripFn<T> strip1 = strip_fn<V, T>(nr);

@@ -1,6 +1,7 @@
-// Internal to depthwise_vnni512_vbmi.cc: the direct strips' fused epilogue for the shift kinds
-// (TFLite's double rounding, folded; TFLite's single rounding, TOSA's, TVM's) on a full block's pixel
-// pair, 64 bytes, where FusedRequantView::folded holds.
+// Internal to the zmm VNNI depthwise kernels (VnniZmm::ShiftPack, depthwise_zmm_vector.h): the fused
+// epilogue of the direct strips and of the ring's one-sweep strips for the shift kinds (TFLite's
+// double rounding, folded; TFLite's single rounding, TOSA's, TVM's) on a full block's pixel pair, 64
+// bytes, where FusedRequantView::folded holds.
 //
 // Why. Sink's per-vector epilogue (Epilogue16 of epilogue_vnni512.h) runs TFLite's double rounding as
 // written, SRDHM then RDBPOT, about 25 operations per 16 outputs with the VPMOVDB narrowing, and

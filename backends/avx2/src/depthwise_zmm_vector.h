@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "depthwise_vnni_kernel.h"
+#include "depthwise_zmm_shift_pack.h"
 #include "epilogue_vnni512.h"
 #include "vnni_isa.h"
 
@@ -127,6 +128,7 @@ struct VnniZmm : VnniVector<64> {
     }
   };
   static constexpr bool kOneSweep = true;  // 32 registers: strip_pairs may hold all four quarters
+  using ShiftPack = ShiftPairPack;          // the shift kinds' pair pack (depthwise_zmm_shift_pack.h)
 };
 
 }  // namespace
