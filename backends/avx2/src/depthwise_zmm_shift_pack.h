@@ -18,6 +18,7 @@
 
 #include <cstdint>
 
+#include "depthwise_zmm_pair_bytes.h"
 #include "qspec/simd/gemm.h"
 
 namespace qspec::simd::avx2 {
@@ -35,7 +36,6 @@ struct ShiftPairPack {
     const std::int64_t qmin = std::int64_t{e.lo_nozp} + e.zp, qmax = std::int64_t{e.hi_nozp} + e.zp;
     return e.folded && !e.float_bias && qmin >= -128 && qmax <= 255 && (qmin >= 0 || qmax <= 127);
   }
-  static bool unsigned_bytes(const FusedRequantView& e) { return std::int64_t{e.lo_nozp} + e.zp >= 0; }
   // The packs' saturation is the clamp where [qmin, qmax] is the byte type's whole range.
   static bool needs_clamp(const FusedRequantView& e) {
     const std::int64_t qmin = std::int64_t{e.lo_nozp} + e.zp, qmax = std::int64_t{e.hi_nozp} + e.zp;
@@ -96,13 +96,7 @@ struct ShiftPairPack {
       p = _mm512_min_epi16(_mm512_max_epi16(p, lo16), hi16);
       q = _mm512_min_epi16(_mm512_max_epi16(q, lo16), hi16);
     }
-    // Lane L of the packed bytes holds dword L of a[0], a[1], b[0], b[1]: dword 4i + L of the
-    // output comes from dword 4L + i (as VnniZmm::PairPack).
-    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-    const __m512i r = _mm512_permutexvar_epi32(order, pack_u8 ? _mm512_packus_epi16(p, q) : _mm512_packs_epi16(p, q));
-    if (second && c == 32) return _mm512_storeu_si512(y, r);  // the pair is 64 contiguous bytes
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y), _mm512_castsi512_si256(r));
-    if (second) _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + c), _mm512_extracti64x4_epi64(r, 1));
+    store_pair_bytes(y, p, q, pack_u8, second, c);
   }
 };
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "depthwise_vnni_kernel.h"
+#include "depthwise_zmm_pair_bytes.h"
 #include "depthwise_zmm_shift_pack.h"
 #include "epilogue_vnni512.h"
 #include "vnni_isa.h"
@@ -69,7 +70,6 @@ struct VnniZmm : VnniVector<64> {
           u8(unsigned_bytes(*e)),
           clamp_lo(needs_clamp_lo(*e)),
           clamp_hi(needs_clamp_hi(*e)) {}
-    static bool unsigned_bytes(const FusedRequantView& e) { return std::int64_t{e.lo_nozp} + e.zp >= 0; }
     static bool needs_clamp_lo(const FusedRequantView& e) {
       return std::int64_t{e.lo_nozp} + e.zp != (unsigned_bytes(e) ? 0 : -128);
     }
@@ -117,14 +117,7 @@ struct VnniZmm : VnniVector<64> {
       };
       const __m512i p = _mm512_adds_epi16(_mm512_packs_epi32(raw(a[0], 0), raw(a[1], 1)), zp16);
       const __m512i q = _mm512_adds_epi16(_mm512_packs_epi32(raw(b[0], 0), raw(b[1], 1)), zp16);
-      // Lane L of the packed bytes holds dword L of a[0], a[1], b[0], b[1]: dword 4i + L of the
-      // output comes from dword 4L + i.
-      const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-      const bool pack_u8 = kU8 < 0 ? u8 : kU8 == 1;
-      const __m512i r = _mm512_permutexvar_epi32(order, pack_u8 ? _mm512_packus_epi16(p, q) : _mm512_packs_epi16(p, q));
-      if (second && c == 32) return _mm512_storeu_si512(y, r);  // the pair is 64 contiguous bytes
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(y), _mm512_castsi512_si256(r));
-      if (second) _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + c), _mm512_extracti64x4_epi64(r, 1));
+      store_pair_bytes(y, p, q, kU8 < 0 ? u8 : kU8 == 1, second, c);
     }
   };
   static constexpr bool kOneSweep = true;  // 32 registers: strip_pairs may hold all four quarters
